@@ -1,0 +1,132 @@
+"""The game interface students program against.
+
+It is the formal game of the lectures (TO-MOVE, ACTIONS, RESULT, IS-TERMINAL, UTILITY) plus
+what depth-limited, stochastic and n-player search need:
+
+================================  ===========================================================
+``game.players``                  number of players (two: ``MAX`` = 0, ``MIN`` = 1)
+``game.to_move(state)``           the player index to move, or ``CHANCE``
+``game.actions(state)``           the legal actions, in a fixed order (children left to right)
+``game.result(state, action)``    the child state; every call generates (and records) a child
+``game.is_terminal(state)``       True at the end of the game
+``game.utility(state)``           MAX's payoff (two players) or a tuple, one entry a player
+``game.depth_limit``              None (search to the end) or the depth where search stops
+``game.is_cutoff(state, depth)``  terminal, or ``depth >= depth_limit`` (root depth is 0)
+``game.evaluate(state)``          utility at a terminal, heuristic value at a cutoff
+``game.chance_outcomes(state)``   ``[(action, probability), ...]`` at a chance node
+``game.value_bounds``             ``(L, U)`` when a case asks for Star1 pruning, else None
+``game.max_sum``                  the bound on the sum of payoffs for max^n shallow pruning
+================================  ===========================================================
+
+States are opaque: code that searches only passes them back to the game. Misuse raises a
+:class:`~grader.errors.GameError` that names the state and the mistake.
+
+Depth is the number of edges from the root; every edge counts, chance edges included.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Hashable, Sequence
+
+from grader.errors import AboveCutoffError, IllegalActionError, NotChanceNodeError, NotTerminalError
+
+MAX = 0
+MIN = 1
+CHANCE = "chance"
+
+State = Any  # opaque to searching code; hashable for every built-in game
+Action = Hashable
+
+
+class Game:
+    """Base class: subclasses implement the ``_`` hooks and ``state_id``/``depth_of``.
+
+    The public methods here check their arguments, so every game reports misuse the same way.
+    """
+
+    players: int = 2
+    depth_limit: int | None = None
+    value_bounds: tuple[float, float] | None = None
+    max_sum: float | None = None
+
+    # --- what a subclass provides -------------------------------------------------------
+    def initial_state(self) -> State:
+        raise NotImplementedError
+
+    def to_move(self, state: State) -> int | str:
+        raise NotImplementedError
+
+    def actions(self, state: State) -> Sequence[Action]:
+        raise NotImplementedError
+
+    def _result(self, state: State, action: Action) -> State:
+        """The child for a legal action (legality already checked)."""
+        raise NotImplementedError
+
+    def is_terminal(self, state: State) -> bool:
+        raise NotImplementedError
+
+    def _utility(self, state: State) -> float | tuple[float, ...]:
+        """The payoff of a terminal state (terminality already checked)."""
+        raise NotImplementedError
+
+    def _heuristic(self, state: State) -> float | tuple[float, ...]:
+        """The evaluation of a non-terminal state at the cutoff."""
+        raise AboveCutoffError(f"{self.describe(state)} has no evaluation function value")
+
+    def _chance_outcomes(self, state: State) -> list[tuple[Action, float]]:
+        raise NotChanceNodeError(f"{self.describe(state)} is not a chance node")
+
+    def state_id(self, state: State) -> str:
+        """A readable, stable id: what traces record and feedback prints."""
+        raise NotImplementedError
+
+    def depth_of(self, state: State) -> int:
+        """Edges from the case's root to ``state``."""
+        raise NotImplementedError
+
+    # --- the checked public interface ---------------------------------------------------
+    def describe(self, state: State) -> str:
+        return f"state {self.state_id(state)!r}"
+
+    def result(self, state: State, action: Action) -> State:
+        legal = self.actions(state)
+        if action not in legal:
+            raise IllegalActionError(
+                f"result() got action {action!r} at {self.describe(state)}; "
+                f"the legal actions are {list(legal)!r}"
+            )
+        return self._result(state, action)
+
+    def utility(self, state: State) -> float | tuple[float, ...]:
+        if not self.is_terminal(state):
+            raise NotTerminalError(
+                f"utility() called on {self.describe(state)}, which is not terminal; "
+                "use evaluate() at a depth cutoff"
+            )
+        return self._utility(state)
+
+    def is_cutoff(self, state: State, depth: int) -> bool:
+        if self.is_terminal(state):
+            return True
+        return self.depth_limit is not None and depth >= self.depth_limit
+
+    def evaluate(self, state: State) -> float | tuple[float, ...]:
+        if self.is_terminal(state):
+            return self._utility(state)
+        depth = self.depth_of(state)
+        if self.depth_limit is None or depth < self.depth_limit:
+            limit = "no depth limit" if self.depth_limit is None else f"depth limit {self.depth_limit}"
+            raise AboveCutoffError(
+                f"evaluate() called on {self.describe(state)} at depth {depth}, which is "
+                f"neither terminal nor at the cutoff ({limit}); search its children instead"
+            )
+        return self._heuristic(state)
+
+    def chance_outcomes(self, state: State) -> list[tuple[Action, float]]:
+        if self.to_move(state) != CHANCE:
+            raise NotChanceNodeError(
+                f"chance_outcomes() called on {self.describe(state)}, where player "
+                f"{self.to_move(state)!r} moves, not chance"
+            )
+        return self._chance_outcomes(state)

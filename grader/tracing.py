@@ -1,0 +1,102 @@
+"""The tracing game: records what a search expands, in order.
+
+:func:`traced` wraps any :class:`~grader.games.base.Game` and returns the wrapper that searching
+code receives plus the :class:`Trace` that only the grader holds. The trace has two ordered
+lists:
+
+* ``generated``: the child made by every ``result`` call (the root is not in it; a child made
+  twice is in it twice);
+* ``evaluated``: every state scored by ``utility`` or ``evaluate``.
+
+The hot path costs one list append per call: the wrapper's methods are closures that append the
+state object itself, and ids are computed once, when the grader asks for them. The wrapped game
+is not an attribute of the wrapper, so the public interface offers no way around the recording.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from grader.games.base import Game
+
+
+@dataclass
+class Trace:
+    """The recorded search. Lists hold states; :meth:`generated_ids` turns them into ids."""
+
+    game: Game
+    generated: list[Any] = field(default_factory=list)
+    evaluated: list[Any] = field(default_factory=list)
+
+    def generated_ids(self) -> list[str]:
+        state_id = self.game.state_id
+        return [state_id(state) for state in self.generated]
+
+    def evaluated_ids(self) -> list[str]:
+        state_id = self.game.state_id
+        return [state_id(state) for state in self.evaluated]
+
+    def duplicate_generations(self) -> dict[str, int]:
+        """Ids generated more than once, with their counts."""
+        counts = Counter(self.generated_ids())
+        return {node: count for node, count in counts.items() if count > 1}
+
+
+class TracedGame:
+    """What searching code receives: the game interface, every call recorded. Read-only."""
+
+    __slots__ = (
+        "players", "depth_limit", "value_bounds", "max_sum",
+        "to_move", "actions", "result", "is_terminal", "utility",
+        "is_cutoff", "evaluate", "chance_outcomes",
+    )  # fmt: skip
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"the game is read-only: cannot set {name!r}")
+
+    def __repr__(self) -> str:
+        return f"<game: {self.players} players, depth limit {self.depth_limit}>"
+
+
+def traced(game: Game) -> tuple[TracedGame, Trace]:
+    """Wrap ``game``; return the wrapper for the search and the trace for the grader."""
+    trace = Trace(game)
+    record_generated = trace.generated.append
+    record_evaluated = trace.evaluated.append
+    inner_result, inner_utility, inner_evaluate = game.result, game.utility, game.evaluate
+
+    def result(state, action):
+        child = inner_result(state, action)
+        record_generated(child)
+        return child
+
+    def utility(state):
+        value = inner_utility(state)
+        record_evaluated(state)
+        return value
+
+    def evaluate(state):
+        value = inner_evaluate(state)
+        record_evaluated(state)
+        return value
+
+    wrapper = object.__new__(TracedGame)
+    attributes = {
+        "players": game.players,
+        "depth_limit": game.depth_limit,
+        "value_bounds": game.value_bounds,
+        "max_sum": game.max_sum,
+        "to_move": game.to_move,
+        "actions": game.actions,
+        "result": result,
+        "is_terminal": game.is_terminal,
+        "utility": utility,
+        "is_cutoff": game.is_cutoff,
+        "evaluate": evaluate,
+        "chance_outcomes": game.chance_outcomes,
+    }
+    for name, value in attributes.items():
+        object.__setattr__(wrapper, name, value)
+    return wrapper, trace
