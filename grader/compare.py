@@ -1,0 +1,157 @@
+"""Compare a run with the reference's: the value, then ``generated`` and ``evaluated`` in order.
+
+Values: numbers equal within 1e-9 (absolute or relative), vectors element by element, actions
+(MCTS) by equality after a JSON round trip (so a tuple and a list of the same numbers agree).
+Anything else the student returns (None, NaN, a string where a number belongs, an object the
+worker could only describe) is a wrong answer with a message saying what was expected and what
+came back, never a crash.
+
+Sequences: equal means same ids, same order, same length. When they differ, the report gives
+the first index where they part, the nodes the student generated that the reference pruned
+(``extra``), the nodes the reference generated that the student pruned (``missing``) and the
+nodes generated more often than the reference generated them (``duplicates``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+TOLERANCE = 1e-9
+
+
+@dataclass
+class ValueCheck:
+    ok: bool
+    message: str = ""  # why not, in words a student understands
+
+
+@dataclass
+class SequenceDiff:
+    """How the student's sequence of ids differs from the reference's."""
+
+    label: str  # "generated" or "evaluated"
+    expected: list[str]
+    got: list[str]
+    first_difference: int | None = None  # index where the lists part; None when equal
+    extra: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    duplicates: dict[str, int] = field(default_factory=dict)  # id -> times generated
+
+    @property
+    def equal(self) -> bool:
+        return self.first_difference is None
+
+
+@dataclass
+class Comparison:
+    value: ValueCheck
+    generated: SequenceDiff
+    evaluated: SequenceDiff
+
+    @property
+    def trace_ok(self) -> bool:
+        return self.generated.equal and self.evaluated.equal
+
+    @property
+    def passed(self) -> bool:
+        return self.value.ok and self.trace_ok
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _numbers_close(expected: float, got: float) -> bool:
+    return math.isclose(expected, got, rel_tol=TOLERANCE, abs_tol=TOLERANCE)
+
+
+def describe(value: Any) -> str:
+    """A short, student-readable rendering of a returned value."""
+    if isinstance(value, dict) and "__unserializable__" in value:
+        return f"{value.get('repr', '?')} (a {value['__unserializable__']})"
+    if isinstance(value, float) and value.is_integer():
+        return repr(int(value)) if abs(value) < 1e15 else repr(value)
+    if isinstance(value, (list, tuple)):
+        return "(" + ", ".join(describe(item) for item in value) + ")"
+    return repr(value)
+
+
+def check_value(expected: Any, got: Any) -> ValueCheck:
+    """Does ``got`` equal the reference's ``expected`` value? Numbers, vectors or actions."""
+    if _is_number(expected):
+        return _check_number(expected, got)
+    if isinstance(expected, (list, tuple)) and all(_is_number(item) for item in expected):
+        return _check_vector(expected, got)
+    return _check_action(expected, got)
+
+
+def _check_number(expected: float, got: Any) -> ValueCheck:
+    if got is None:
+        return ValueCheck(False, f"expected the value {describe(expected)}, got None "
+                                 "(did the function forget to return?)")
+    if not _is_number(got):
+        return ValueCheck(False, f"expected a number, {describe(expected)}; got {describe(got)}")
+    if math.isnan(got):
+        return ValueCheck(False, f"expected {describe(expected)}, got NaN")
+    if not _numbers_close(expected, got):
+        return ValueCheck(False, f"expected the value {describe(expected)}, got {describe(got)}")
+    return ValueCheck(True)
+
+
+def _check_vector(expected: list | tuple, got: Any) -> ValueCheck:
+    if not isinstance(got, (list, tuple)):
+        return ValueCheck(False, f"expected a tuple, one entry a player, {describe(expected)}; "
+                                 f"got {describe(got)}")
+    if len(got) != len(expected):
+        return ValueCheck(False, f"expected {len(expected)} entries {describe(expected)}; got "
+                                 f"{len(got)}: {describe(got)}")
+    for index, (want, have) in enumerate(zip(expected, got)):
+        if not _is_number(have) or math.isnan(have) or not _numbers_close(want, have):
+            return ValueCheck(False, f"expected {describe(expected)}, got {describe(got)} "
+                                     f"(entry {index} differs)")
+    return ValueCheck(True)
+
+
+def _normalise(value: Any) -> Any:
+    try:
+        return json.loads(json.dumps(value))
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _check_action(expected: Any, got: Any) -> ValueCheck:
+    if _normalise(expected) == _normalise(got):
+        return ValueCheck(True)
+    return ValueCheck(False, f"expected the action {describe(expected)}, got {describe(got)}")
+
+
+def diff_sequence(label: str, expected: list[str], got: list[str]) -> SequenceDiff:
+    diff = SequenceDiff(label, list(expected), list(got))
+    if diff.expected == diff.got:
+        return diff
+    common = min(len(expected), len(got))
+    diff.first_difference = next(
+        (index for index in range(common) if expected[index] != got[index]), common
+    )
+    expected_counts, got_counts = Counter(expected), Counter(got)
+    diff.extra = [node for node in dict.fromkeys(got) if node not in expected_counts]
+    diff.missing = [node for node in dict.fromkeys(expected) if node not in got_counts]
+    diff.duplicates = {
+        node: count
+        for node, count in got_counts.items()
+        if count > 1 and count > expected_counts.get(node, 0)
+    }
+    return diff
+
+
+def compare(expected: Any, got: Any) -> Comparison:
+    """Compare two runs (objects with ``value``, ``generated`` and ``evaluated``)."""
+    return Comparison(
+        value=check_value(expected.value, got.value),
+        generated=diff_sequence("generated", expected.generated, got.generated),
+        evaluated=diff_sequence("evaluated", expected.evaluated, got.evaluated),
+    )

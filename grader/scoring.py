@@ -1,0 +1,236 @@
+"""The grading loop: every (case, algorithm) pair becomes one scored :class:`TestResult`.
+
+For each case the reference answers are computed here, in the grader's process, and timed;
+the student's function runs in the sandbox worker under a limit calibrated on that time
+(``max(floor, case time_limit, multiple * reference time)``, so slow hardware fails nobody).
+
+Scores: a passing test earns its points; a right value with a wrong trace earns the rubric's
+``partial_credit`` fraction; anything else earns 0. Under ``pruning: either`` the student may
+match the trace of either rule. MCTS ``outcome`` cases run several seeds and pass when the
+chosen move is minimax-optimal in at least the rubric's share of them.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from grader import feedback
+from grader.cases import Case, find_cases, load_case
+from grader.compare import Comparison, compare
+from grader.errors import CaseError
+from grader.results import ALGORITHM_NUMBERS, GRADER_ERROR, PASSED, GradingResults, TestResult
+from grader.rubric import Rubric, load_rubric
+from grader.runner import RunResult
+from grader.sandbox import Limits, Worker, WorkerReply
+from grader.solve import optimal_actions, solve
+
+NOT_IMPLEMENTED = "NotImplementedError"
+
+
+@dataclass
+class Reference:
+    """The reference's answer for one rule, and how long the reference took."""
+
+    rule: str
+    run: RunResult
+    seconds: float
+
+
+def _timed_solve(case: Case, algorithm: str, rule: str, seed: int | None = None) -> Reference:
+    start = time.perf_counter()
+    run = solve(case, algorithm, pruning=rule, seed=seed)
+    return Reference(rule, run, time.perf_counter() - start)
+
+
+def accepted_rules(case_rule: str | None, course_rule: str) -> list[str]:
+    """The pruning rules whose traces pass, the course's own rule first."""
+    if case_rule == "either":
+        return [course_rule] + [rule for rule in ("inclusive", "strict") if rule != course_rule]
+    return [case_rule or course_rule]
+
+
+def _failure_outcome(reply: WorkerReply) -> tuple[str, str]:
+    """(outcome, Markdown message) for a reply that carries no answer."""
+    error = reply.error or {}
+    if reply.status == "error" and error.get("type") == NOT_IMPLEMENTED:
+        return "not_implemented", f"`{reply.function}` is not implemented yet (it raises NotImplementedError)."
+    if reply.status == "missing_function":
+        return "missing", f"`search.py` has no function `{reply.function}`; the grader calls it by that name."
+    if reply.status == "import_error":
+        return "error", "`search.py` could not be imported, so nothing in it could be graded:\n" + _error_block(error)
+    if reply.status in ("timeout", "killed_timeout"):
+        return "timeout", (
+            f"`{reply.function}` did not finish within the time limit of {reply.time_limit:.2f} s "
+            "(an infinite loop, or a search that does not prune or stop at the depth limit?)."
+        )
+    if reply.status == "crashed":
+        return "crashed", f"The process running `{reply.function}` died: {reply.message}."
+    return "error", f"`{reply.function}` raised an exception:\n" + _error_block(error)
+
+
+def _error_block(error: dict[str, Any]) -> str:
+    text = error.get("traceback") or f"{error.get('type', 'Error')}: {error.get('message', '')}"
+    return "```\n" + text.rstrip() + "\n```"
+
+
+def _student_output(reply: WorkerReply) -> str:
+    printed = (reply.stdout or "") + (reply.stderr or "")
+    if not printed.strip():
+        return ""
+    return "\nYour code printed:\n```\n" + printed.rstrip()[-2000:] + "\n```"
+
+
+def _best(comparisons: list[tuple[Reference, Comparison]]) -> tuple[Reference, Comparison]:
+    """The comparison to grade and report: a pass, else a right value, else the course's rule."""
+    for wanted in (lambda c: c.passed, lambda c: c.value.ok):
+        for pair in comparisons:
+            if wanted(pair[1]):
+                return pair
+    return comparisons[0]
+
+
+def grade_pair(
+    case: Case, algorithm: str, number: str, rubric: Rubric, worker: Worker
+) -> TestResult:
+    """Grade one (case, algorithm) pair. Never raises for anything the student does."""
+    settings = rubric.settings_for(case, algorithm)
+    result = TestResult(
+        name=f"{algorithm}: {case.name} ({case.description})",
+        number=number,
+        algorithm=algorithm,
+        case_name=case.name,
+        max_score=float(settings.points),
+        score=0.0,
+        outcome=GRADER_ERROR,
+        visibility=settings.visibility,
+    )
+    if algorithm == "mcts" and case.mcts is not None and case.mcts.check == "outcome":
+        return _grade_mcts_outcome(case, result, settings, worker)
+
+    references = [_timed_solve(case, algorithm, rule) for rule in accepted_rules(case.pruning, settings.pruning)]
+    time_limit = max(settings.time_floor, case.time_limit or 0.0,
+                     settings.time_multiple * max(ref.seconds for ref in references))
+    reply = worker.run(case.public_dict(), algorithm, mcts=case.mcts, time_limit=time_limit)
+    student_output = "" if result.hidden else _student_output(reply)
+    if reply.status != "ok":
+        result.outcome, message = _failure_outcome(reply)
+        result.summary = message.splitlines()[0]
+        result.output = message + student_output
+        return result
+
+    got = RunResult(value=reply.value, generated=reply.generated, evaluated=reply.evaluated)
+    reference, comparison = _best([(ref, compare(ref.run, got)) for ref in references])
+    if comparison.passed:
+        result.outcome, result.score = PASSED, result.max_score
+        result.summary = "correct value and expansion order"
+    elif comparison.value.ok:
+        result.outcome = "wrong_trace"
+        result.score = round(result.max_score * settings.partial_credit, 6)
+        result.summary = "right value, wrong expansion order"
+    else:
+        result.outcome = "wrong_value"
+        result.summary = comparison.value.message
+    if not comparison.passed:
+        result.output = "\n".join(
+            feedback.failure_report(case, algorithm, reference.rule, reference.run, got, comparison)
+        ) + student_output
+    result.extra_data = {"reference_seconds": round(reference.seconds, 6), "time_limit": round(time_limit, 3)}
+    return result
+
+
+def _grade_mcts_outcome(case: Case, result: TestResult, settings, worker: Worker) -> TestResult:
+    """Run ``seeds`` seeds; pass when the move is minimax-optimal in the rubric's share of them."""
+    mcts = case.mcts
+    seeds = list(range(mcts.seed, mcts.seed + (mcts.seeds or settings.outcome_seeds)))
+    best_moves = optimal_actions(case)
+    reference = _timed_solve(case, "mcts", "inclusive", seed=seeds[0])
+    time_limit = max(settings.time_floor, case.time_limit or 0.0, settings.time_multiple * reference.seconds)
+    chosen = []
+    for seed in seeds:
+        reply = worker.run(case.public_dict(), "mcts", mcts=replace(mcts, seed=seed), time_limit=time_limit)
+        if reply.status != "ok":
+            result.outcome, message = _failure_outcome(reply)
+            result.summary = message.splitlines()[0]
+            result.output = f"With seed {seed}: " + message
+            return result
+        chosen.append(reply.value)
+    hits = sum(1 for move in chosen if any(move == best or str(move) == str(best) for best in best_moves))
+    needed = settings.outcome_share * len(seeds)
+    result.extra_data = {"optimal_in": hits, "seeds": len(seeds)}
+    if hits >= needed:
+        result.outcome, result.score = PASSED, result.max_score
+        result.summary = f"chose a minimax-optimal move in {hits} of {len(seeds)} seeds"
+    else:
+        result.outcome = "wrong_value"
+        result.summary = (f"chose a minimax-optimal move in only {hits} of {len(seeds)} seeds "
+                          f"(needs {needed:g})")
+        result.output = (result.summary + f".\n\nOptimal moves: {best_moves!r}. "
+                         f"Your moves by seed: {dict(zip(seeds, chosen))!r}")
+    return result
+
+
+def _case_error_result(path: Path, error: Exception, number: str) -> TestResult:
+    detail = str(error) if isinstance(error, CaseError) else traceback.format_exc()
+    return TestResult(
+        name=f"grader error: case {path.name} could not be loaded",
+        number=number,
+        algorithm="grader",
+        case_name=path.stem,
+        max_score=0.0,
+        score=0.0,
+        outcome=GRADER_ERROR,
+        visibility="hidden",
+        output="This case could not be loaded; staff have been told.",
+        staff_output=detail,
+        summary="case could not be loaded",
+    )
+
+
+def grade(
+    submission: Path,
+    case_paths: Iterable[Path],
+    *,
+    rubric: Rubric | None = None,
+    algorithms: Iterable[str] | None = None,
+    name_filter: str | None = None,
+    limits: Limits | None = None,
+    progress: Callable[[TestResult], None] | None = None,
+) -> GradingResults:
+    """Grade ``submission`` (a ``search.py``, a folder or zip holding one) on the cases."""
+    started = time.perf_counter()
+    rubric = rubric or load_rubric()
+    wanted = set(algorithms) if algorithms else None
+    results = GradingResults()
+    counters = {name: 0 for name in ALGORITHM_NUMBERS}
+    cases: list[Case] = []
+    for path in find_cases(list(case_paths)):
+        try:
+            cases.append(load_case(path))
+        except Exception as error:  # a broken case is the grader's failure, never the student's
+            results.tests.append(_case_error_result(path, error, f"9.{len(results.staff_notes) + 1}"))
+            results.staff_notes.append(f"{path}: {error}")
+    with Worker(submission, limits=limits or Limits()) as worker:
+        for case in cases:
+            for algorithm in case.algorithms:
+                if wanted and algorithm not in wanted:
+                    continue
+                if name_filter and name_filter not in f"{algorithm}: {case.name}":
+                    continue
+                counters[algorithm] += 1
+                number = f"{ALGORITHM_NUMBERS[algorithm]}.{counters[algorithm]}"
+                try:
+                    test = grade_pair(case, algorithm, number, rubric, worker)
+                except Exception as error:  # a grader bug: staff see it, the student loses nothing
+                    test = _case_error_result(Path(case.path or case.name), error, number)
+                    test.max_score = 0.0
+                    results.staff_notes.append(f"{case.name}/{algorithm}: {error!r}")
+                results.tests.append(test)
+                if progress:
+                    progress(test)
+    results.tests.sort(key=lambda test: tuple(int(part) for part in test.number.split(".")))
+    results.execution_time = time.perf_counter() - started
+    return results

@@ -1,0 +1,86 @@
+"""The staff implementations: the ground truth every answer is computed from.
+
+One module an algorithm, each stating its convention in its docstring:
+:mod:`.minimax`, :mod:`.alpha_beta`, :mod:`.expectimax`, :mod:`.maxn`, :mod:`.mcts`.
+Never shipped to students.
+
+:func:`reference_functions` gives the *function table* that :func:`grader.runner.run_algorithm`
+calls (the stub names mapped to callables, with the pruning rule bound into ``alpha_beta``);
+:func:`decision` gives the root action, first on ties.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+from reference.alpha_beta import alpha_beta, alpha_beta_decision
+from reference.expectimax import expectimax, expectimax_decision
+from reference.maxn import maxn, maxn_decision
+from reference.mcts import Node, best_child, mcts, mcts_tree
+from reference.minimax import max_value, min_value, minimax_decision
+
+PRUNING_RULES = ("inclusive", "strict")
+
+
+def _strict(pruning: str) -> bool:
+    if pruning not in PRUNING_RULES:
+        raise ValueError(f"expected pruning to be one of {PRUNING_RULES}, got: {pruning!r}")
+    return pruning == "strict"
+
+
+def reference_functions(pruning: str = "inclusive") -> dict[str, Callable[..., Any]]:
+    """The six stub names mapped to the reference, ``alpha_beta`` pruning by ``pruning``.
+
+    ``pruning`` is ``"inclusive"`` (cut at ``v >= beta`` / ``v <= alpha``) or ``"strict"``
+    (cut at ``v > beta`` / ``v < alpha``). A case's ``"either"`` is the caller's to resolve.
+    """
+    strict = _strict(pruning)
+    return {
+        "max_value": max_value,
+        "min_value": min_value,
+        "alpha_beta": functools.partial(alpha_beta, strict=True) if strict else alpha_beta,
+        "expectimax": expectimax,
+        "maxn": maxn,
+        "mcts": mcts,
+    }
+
+
+def decision(game: Any, algorithm: str, *, pruning: str = "inclusive") -> Any:
+    """The root action of ``game`` under ``algorithm`` (first on ties; None with no move).
+
+    For ``minimax``, ``alpha_beta``, ``expectimax`` and ``maxn``; MCTS's answer is its value.
+    """
+    state = game.initial_state()
+    if algorithm == "minimax":
+        return minimax_decision(game, state)
+    if algorithm == "alpha_beta":
+        return alpha_beta_decision(game, state, strict=_strict(pruning))
+    if algorithm == "expectimax":
+        return expectimax_decision(game, state)
+    if algorithm == "maxn":
+        return maxn_decision(game, state)
+    raise ValueError(
+        f"expected algorithm to be one of ('minimax', 'alpha_beta', 'expectimax', 'maxn'), "
+        f"got: {algorithm!r}"
+    )
+
+
+__all__ = [
+    "PRUNING_RULES",
+    "Node",
+    "alpha_beta",
+    "alpha_beta_decision",
+    "best_child",
+    "decision",
+    "expectimax",
+    "expectimax_decision",
+    "max_value",
+    "maxn",
+    "maxn_decision",
+    "mcts",
+    "mcts_tree",
+    "min_value",
+    "minimax_decision",
+    "reference_functions",
+]

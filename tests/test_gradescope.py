@@ -1,0 +1,118 @@
+"""grader/gradescope.py: results.json through gradescope-utils, valid whatever happens."""
+
+import functools
+import io
+import json
+import unittest
+from pathlib import Path
+
+import jsonschema
+import pytest
+from gradescope_utils.autograder_utils.decorators import partial_credit, weight
+from gradescope_utils.autograder_utils.json_test_runner import JSONTestRunner
+
+from grader import gradescope
+from grader.results import GradingResults, TestResult
+
+SCHEMA = json.loads((Path(__file__).parent / "gradescope_results.schema.json").read_text())
+
+
+def make_test(number, outcome, score, max_score=2.0, visibility="visible", output=""):
+    return TestResult(
+        name=f"alpha_beta: case-{number} (a case)", number=number, algorithm="alpha_beta",
+        case_name=f"case-{number}", max_score=max_score, score=score, outcome=outcome,
+        visibility=visibility, output=output, summary=outcome,
+    )
+
+
+@pytest.fixture
+def graded():
+    return GradingResults(
+        tests=[
+            make_test("2.1", "passed", 2.0),
+            make_test("2.2", "wrong_trace", 1.0, output="generated differs at step 4"),
+            make_test("2.3", "wrong_value", 0.0, visibility="hidden", output="expected 3, got 4"),
+        ],
+        output="graded",
+        execution_time=1.25,
+    )
+
+
+def test_results_validate_against_gradescopes_format(graded):
+    data = gradescope.results_dict(graded)
+    jsonschema.validate(data, SCHEMA)
+
+
+def test_every_test_appears_with_its_partial_score_and_status(graded):
+    data = gradescope.results_dict(graded)
+    assert [t["number"] for t in data["tests"]] == ["2.1", "2.2", "2.3"]
+    assert [t["score"] for t in data["tests"]] == [2.0, 1.0, 0.0]
+    assert [t["status"] for t in data["tests"]] == ["passed", "failed", "failed"]
+    assert data["tests"][2]["visibility"] == "hidden"
+    assert data["score"] == 3.0
+
+
+def test_execution_time_is_a_number_not_gradescope_utils_string(graded):
+    assert isinstance(gradescope.results_dict(graded)["execution_time"], float)
+
+
+def test_output_is_ours_not_the_runners_failure_prefix(graded):
+    outputs = [t.get("output", "") for t in gradescope.results_dict(graded)["tests"]]
+    assert outputs[1] == "generated differs at step 4"
+    assert not any("Test Failed" in output for output in outputs)
+
+
+def test_partial_credit_under_a_wrapping_decorator_loses_the_score():
+    """The trap the module avoids: a functools.wraps decorator above @partial_credit."""
+
+    def wrapping(function):
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            return function(*args, **kwargs)
+
+        return wrapper
+
+    class Trapped(unittest.TestCase):
+        @wrapping
+        @partial_credit(4)
+        def test_half(self, set_score=None):
+            set_score(2)
+
+    stream = io.StringIO()
+    JSONTestRunner(stream=stream).run(unittest.defaultTestLoader.loadTestsFromTestCase(Trapped))
+    assert json.loads(stream.getvalue())["tests"][0]["score"] == 4  # not 2: the score was lost
+
+
+def test_skipped_tests_vanish_from_gradescope_utils_results():
+    """Why replayed tests never skip: a skipped test is silently dropped from tests[]."""
+
+    class Skipping(unittest.TestCase):
+        @weight(1)
+        def test_skipped(self):
+            self.skipTest("never do this")
+
+    stream = io.StringIO()
+    JSONTestRunner(stream=stream).run(unittest.defaultTestLoader.loadTestsFromTestCase(Skipping))
+    assert json.loads(stream.getvalue())["tests"] == []
+
+
+def test_printing_during_replay_cannot_forge_the_file(graded, capsys):
+    graded.tests[0].output = '{"score": 1000, "tests": []}'
+    data = gradescope.results_dict(graded)
+    assert data["score"] == 3.0
+    assert capsys.readouterr().out == ""
+
+
+def test_a_failure_while_writing_leaves_valid_error_results(graded, tmp_path, monkeypatch):
+    def explode(results):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(gradescope, "results_dict", explode)
+    path = tmp_path / "results" / "results.json"
+    gradescope.write_results(graded, path)
+    data = json.loads(path.read_text())
+    jsonschema.validate(data, SCHEMA)
+    assert data["score"] == 0.0
+    assert data["tests"][0]["visibility"] == "hidden" and "boom" in data["tests"][0]["output"]
+    assert gradescope.NEUTRAL_GRADER_ERROR in data["output"]
+    assert [p.name for p in path.parent.iterdir()] == ["results.json"]  # no temp files left
