@@ -12,7 +12,8 @@ calls (the stub names mapped to callables, with the pruning rule bound into ``al
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from reference.alpha_beta import alpha_beta, alpha_beta_decision
 from reference.expectimax import expectimax, expectimax_decision

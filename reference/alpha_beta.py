@@ -27,14 +27,18 @@ from typing import Any
 from grader.games.base import MAX, MIN
 
 
-def _alpha_beta(game: Any, state: Any, alpha: float, beta: float, depth: int, strict: bool) -> float:
+def _alpha_beta(
+    game: Any, state: Any, alpha: float, beta: float, depth: int, strict: bool
+) -> float:
     if game.is_cutoff(state, depth):
         return game.evaluate(state)
     player = game.to_move(state)
     if player == MAX:
         v = -math.inf
         for action in game.actions(state):
-            v = max(v, _alpha_beta(game, game.result(state, action), alpha, beta, depth + 1, strict))
+            v = max(
+                v, _alpha_beta(game, game.result(state, action), alpha, beta, depth + 1, strict)
+            )
             if (v > beta) if strict else (v >= beta):
                 return v
             alpha = max(alpha, v)
@@ -42,7 +46,9 @@ def _alpha_beta(game: Any, state: Any, alpha: float, beta: float, depth: int, st
     if player == MIN:
         v = math.inf
         for action in game.actions(state):
-            v = min(v, _alpha_beta(game, game.result(state, action), alpha, beta, depth + 1, strict))
+            v = min(
+                v, _alpha_beta(game, game.result(state, action), alpha, beta, depth + 1, strict)
+            )
             if (v < alpha) if strict else (v <= alpha):
                 return v
             beta = min(beta, v)

@@ -56,7 +56,9 @@ def _expectimax(game: Any, state: Any, depth: int) -> float:
         for action in game.actions(state):
             v = min(v, _expectimax(game, game.result(state, action), depth + 1))
         return v
-    raise ValueError(f"expectimax needs MAX, MIN or CHANCE to move, got {player!r} at state {state}")
+    raise ValueError(
+        f"expectimax needs MAX, MIN or CHANCE to move, got {player!r} at state {state}"
+    )
 
 
 def _star1(game: Any, state: Any, alpha: float, beta: float, depth: int, bounds: tuple) -> float:
@@ -74,7 +76,9 @@ def _star1(game: Any, state: Any, alpha: float, beta: float, depth: int, bounds:
         outcomes = game.chance_outcomes(state)
         s, r = 0, 1
         for i, (action, p) in enumerate(outcomes):
-            s += p * _star1(game, game.result(state, action), -math.inf, math.inf, depth + 1, bounds)
+            s += p * _star1(
+                game, game.result(state, action), -math.inf, math.inf, depth + 1, bounds
+            )
             r -= p
             if i == len(outcomes) - 1:
                 break  # all seen: the value is s (no rounding residue of r)
@@ -99,7 +103,9 @@ def _star1(game: Any, state: Any, alpha: float, beta: float, depth: int, bounds:
                 return v
             beta = min(beta, v)
         return v
-    raise ValueError(f"expectimax needs MAX, MIN or CHANCE to move, got {player!r} at state {state}")
+    raise ValueError(
+        f"expectimax needs MAX, MIN or CHANCE to move, got {player!r} at state {state}"
+    )
 
 
 def _search(game: Any, state: Any, depth: int) -> float:

@@ -37,9 +37,11 @@ from grader.games.base import CHANCE, MAX, MIN
 class Node:
     """One node of the search tree. ``player`` moved into it (None at the root)."""
 
-    __slots__ = ("state", "action", "parent", "player", "children", "untried", "terminal", "n", "w")
+    __slots__ = ("action", "children", "n", "parent", "player", "state", "terminal", "untried", "w")
 
-    def __init__(self, game: Any, state: Any, action: Any = None, parent: Node | None = None) -> None:
+    def __init__(
+        self, game: Any, state: Any, action: Any = None, parent: Node | None = None
+    ) -> None:
         self.state = state
         self.action = action
         self.parent = parent
@@ -122,4 +124,4 @@ def mcts(game: Any, state: Any, iterations: int, rng: Any, c: float = math.sqrt(
     return None if child is None else child.action
 
 
-__all__ = ["Node", "mcts", "mcts_tree", "best_child"]
+__all__ = ["Node", "best_child", "mcts", "mcts_tree"]

@@ -44,8 +44,7 @@ def _max_value(game: Any, state: Any, depth: int) -> float:
     v = -math.inf
     for action in game.actions(state):
         child_value = _value(game, game.result(state, action), depth + 1)
-        if child_value > v:
-            v = child_value
+        v = max(v, child_value)
     return v
 
 
@@ -53,8 +52,7 @@ def _min_value(game: Any, state: Any, depth: int) -> float:
     v = math.inf
     for action in game.actions(state):
         child_value = _value(game, game.result(state, action), depth + 1)
-        if child_value < v:
-            v = child_value
+        v = min(v, child_value)
     return v
 
 

@@ -1,0 +1,89 @@
+"""Connect Four on a small board, from any position.
+
+Rules: ``x`` (MAX) moves first, then ``o`` (MIN), alternately; a move drops a mark into a column
+that has space, and it falls to the lowest empty cell. ``connect`` marks in a row, column or
+diagonal win; a full board without a line is a draw.
+
+* Params: ``rows`` and ``columns`` (default: the given position's shape, else 4 x 4) and
+  ``connect`` (default 3). The full tree of the empty default board has 6,761,216 nodes, so
+  cases search it with a depth limit or from a position a few marks in (six marks: typically a
+  few thousand nodes). ``rows: 6, columns: 7, connect: 4`` is the classic game.
+* State (case file): rows top to bottom joined by ``|``, ``x`` / ``o`` / ``.``, e.g.
+  ``"....|....|.o..|.xx."``; None = the empty board. Impossible positions (a mark above an empty
+  cell, mark counts off, both players with a line, a line for the player who did not move last)
+  raise ``ValueError`` naming the position.
+* Actions: the indexes (0 = leftmost) of the columns with space, ascending; none at a terminal
+  position.
+* Utility: +1 when ``x`` has a line, -1 when ``o`` has, 0 for a draw.
+* Evaluation (depth cutoffs): over every window of ``connect`` cells in a line, add the number of
+  ``x`` marks in each window without an ``o``, subtract the number of ``o`` marks in each window
+  without an ``x``, and divide by the power of ten above the largest possible total (100 on the
+  default board: 24 windows of at most 2 marks), so the value lies strictly inside (-1, 1).
+* State ids: the board string (``"....|....|.o..|.xx."``); ``ConnectFour(state=id)`` rebuilds it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grader.games.tictactoe import GridGame, parse_grid
+
+
+class ConnectFour(GridGame):
+    """See the module docstring. Shares its board code with tic-tac-toe."""
+
+    NAME = "connect-four"
+
+    def __init__(
+        self,
+        state: Any = None,
+        *,
+        rows: int | None = None,
+        columns: int | None = None,
+        connect: int = 3,
+        **options: Any,
+    ) -> None:
+        """``options``: ``depth_limit``, ``value_bounds``, ``max_sum`` (see :class:`Game`)."""
+        if state is not None:
+            cells, shape_rows, shape_columns = parse_grid(state, self.NAME)
+            if rows not in (None, shape_rows) or columns not in (None, shape_columns):
+                raise ValueError(
+                    f"{self.NAME} position {state!r} has {shape_rows} rows of {shape_columns}, "
+                    f"but params ask for rows={rows!r}, columns={columns!r}"
+                )
+            rows, columns = shape_rows, shape_columns
+            self._check_gravity(state, cells, columns)
+        rows = 4 if rows is None else rows
+        columns = 4 if columns is None else columns
+        for name, value in (("rows", rows), ("columns", columns), ("connect", connect)):
+            if type(value) is not int or value < 1:
+                raise ValueError(f"{self.NAME}: {name} must be a positive integer, got {value!r}")
+        if not 2 <= connect <= max(rows, columns):
+            raise ValueError(
+                f"{self.NAME}: connect must be between 2 and max(rows, columns) = "
+                f"{max(rows, columns)}, got {connect!r}"
+            )
+        super().__init__(state, rows, columns, connect, **options)
+        self._width = columns  # actions are columns; column c's top cell is cell c
+
+    def _check_gravity(self, state: Any, cells: str, columns: int) -> None:
+        for below in range(columns, len(cells)):
+            if cells[below] == "." and cells[below - columns] != ".":
+                raise ValueError(
+                    f"{self.NAME} position {state!r} is impossible: the mark in row "
+                    f"{below // columns - 1}, column {below % columns} has an empty cell below it"
+                )
+
+    def _window_weight(self, marks: int) -> int:
+        return marks
+
+    def _square(self, cells: str, action: int) -> int:
+        square = action
+        while square + self.columns < len(cells) and cells[square + self.columns] == ".":
+            square += self.columns
+        return square
+
+    def actions(self, state: Any) -> tuple[int, ...]:
+        if state.winner:
+            return ()
+        return tuple(c for c in range(self.columns) if state.cells[c] == ".")

@@ -1,0 +1,196 @@
+"""Tic-tac-toe from any position (and :class:`GridGame`, the board code Connect Four shares).
+
+Rules: ``x`` (MAX) moves first, then ``o`` (MIN), alternately, one mark on an empty square; three
+in a row, column or diagonal wins; a full board without a line is a draw. Who moves is derived
+from the marks: ``x`` when both have as many, ``o`` when ``x`` has one more.
+
+* State (case file): rows top to bottom joined by ``|``, ``x`` / ``o`` / ``.``, e.g.
+  ``"x.o|...|..x"`` (a list of row strings is accepted too); None = the empty board. Impossible
+  positions (mark counts off, both players with a line, a line for the player who did not move
+  last) raise ``ValueError`` naming the position.
+* Actions: square indexes 0..8 in row-major order (``0 1 2 / 3 4 5 / 6 7 8``), the empty squares,
+  ascending; none at a terminal position.
+* Utility: +1 when ``x`` has a line, -1 when ``o`` has, 0 for a draw.
+* Evaluation (depth cutoffs): (lines still open for ``x`` - lines still open for ``o``) / 10, where
+  a line is open for a player when the opponent has no mark on it: a multiple of 0.1 in
+  [-0.8, 0.8], strictly inside the utilities.
+* State ids: the board string, ``"x.o|...|..x"``; ``TicTacToe(state=id)`` rebuilds the position.
+"""
+
+from __future__ import annotations
+
+from operator import itemgetter
+from typing import Any, NamedTuple
+
+from grader.games.base import MAX, MIN, Game
+
+
+class Board(NamedTuple):
+    """A position: ``cells`` row-major (``x``/``o``/``.``), plies from the case's root, winner."""
+
+    cells: str
+    ply: int
+    winner: str  # "x", "o" or "" (no line yet)
+
+    def __repr__(self) -> str:
+        return f"<board {self.cells}>"
+
+
+def grid_lines(rows: int, columns: int, connect: int) -> tuple[tuple[int, ...], ...]:
+    """Every run of ``connect`` cells in a row, column or diagonal, as cell indexes."""
+    lines = []
+    for r in range(rows):
+        for c in range(columns):
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                last_r, last_c = r + dr * (connect - 1), c + dc * (connect - 1)
+                if 0 <= last_r < rows and 0 <= last_c < columns:
+                    lines.append(tuple((r + dr * i) * columns + c + dc * i for i in range(connect)))
+    return tuple(lines)
+
+
+def parse_grid(state: Any, game: str) -> tuple[str, int, int]:
+    """``"x.o|...|..x"`` (or a list of rows) -> (cells, rows, columns); ValueError if malformed."""
+    rows = state.split("|") if isinstance(state, str) else state
+    if (
+        not isinstance(rows, (list, tuple))
+        or not rows
+        or not all(isinstance(row, str) and row for row in rows)
+        or len({len(row) for row in rows}) != 1
+    ):
+        raise ValueError(
+            f"{game} position {state!r}: expected rows of equal length joined by '|', "
+            "e.g. 'x.o|...|..x'"
+        )
+    cells = "".join(rows)
+    unknown = sorted(set(cells) - set("xo."))
+    if unknown:
+        raise ValueError(f"{game} position {state!r}: unexpected {unknown}; use 'x', 'o' and '.'")
+    return cells, len(rows), len(rows[0])
+
+
+class GridGame(Game):
+    """Two players placing ``x``/``o`` on a grid; ``connect`` in a line wins. Subclasses set where
+    a mark may go (:meth:`actions`, :meth:`_square`) and how windows are weighted."""
+
+    NAME = "grid"
+    VALUE_RANGE = (-1.0, 1.0)
+
+    def __init__(
+        self,
+        state: Any,
+        rows: int,
+        columns: int,
+        connect: int,
+        *,
+        depth_limit: int | None = None,
+        value_bounds: tuple[float, float] | None = None,
+        max_sum: float | None = None,
+    ) -> None:
+        self.depth_limit, self.value_bounds, self.max_sum = depth_limit, value_bounds, max_sum
+        self.rows, self.columns, self.connect = rows, columns, connect
+        self._width = rows * columns  # actions are 0 .. _width - 1
+        self._lines = grid_lines(rows, columns, connect)
+        # per cell: a getter for each line through it, returning that line's marks as a tuple
+        self._through = [
+            [itemgetter(*line) for line in self._lines if i in line] for i in range(rows * columns)
+        ]
+        self._runs = {mark: (mark,) * connect for mark in "xo"}
+        bound = len(self._lines) * self._window_weight(connect - 1)
+        self._scale = 10 ** len(str(bound))  # the power of ten above any |score|
+        cells = "." * (rows * columns) if state is None else parse_grid(state, self.NAME)[0]
+        self._root = Board(cells, 0, self._check_position(cells, state))
+
+    def _check_position(self, cells: str, state: Any) -> str:
+        """The winner of a given position; ValueError if it cannot arise in play."""
+        where = f"{self.NAME} position {state!r} is impossible"
+        x, o = cells.count("x"), cells.count("o")
+        if x not in (o, o + 1):
+            raise ValueError(
+                f"{where}: x moves first, so x has as many marks as o or one more "
+                f"(x has {x}, o has {o})"
+            )
+        won = {p for line in self._lines for p in "xo" if all(cells[i] == p for i in line)}
+        if len(won) == 2:
+            raise ValueError(f"{where}: both x and o have a line")
+        last = "x" if x > o else "o"
+        if won and won != {last}:
+            raise ValueError(f"{where}: {won.pop()} has a line, but {last} moved last")
+        return won.pop() if won else ""
+
+    def _window_weight(self, marks: int) -> int:
+        return 1  # tic-tac-toe counts open lines
+
+    def _square(self, cells: str, action: int) -> int:
+        return action  # the cell a legal action fills
+
+    # --- the interface ------------------------------------------------------------------
+    def initial_state(self) -> Board:
+        return self._root
+
+    def to_move(self, state: Board) -> int:
+        return MAX if (len(state.cells) - state.cells.count(".")) % 2 == 0 else MIN
+
+    def actions(self, state: Board) -> tuple[int, ...]:
+        if state.winner:
+            return ()
+        return tuple(i for i, mark in enumerate(state.cells) if mark == ".")
+
+    def result(self, state: Board, action: int) -> Board:
+        # Overrides Game.result for speed: an action is legal when nobody has won and it names an
+        # empty cell (tic-tac-toe) or a column whose top cell is empty (Connect Four).
+        legal = type(action) is int and 0 <= action < self._width and state.cells[action] == "."
+        if not legal or state.winner:
+            return super().result(state, action)  # the slow path: raises IllegalActionError
+        return self._result(state, action)
+
+    def _result(self, state: Board, action: int) -> Board:
+        cells = state.cells
+        square = self._square(cells, action)
+        mark = "x" if self.to_move(state) == MAX else "o"
+        cells = cells[:square] + mark + cells[square + 1 :]
+        run = self._runs[mark]
+        won = any(marks(cells) == run for marks in self._through[square])
+        return Board(cells, state.ply + 1, mark if won else "")
+
+    def is_terminal(self, state: Board) -> bool:
+        return bool(state.winner) or "." not in state.cells
+
+    def _utility(self, state: Board) -> int:
+        return {"x": 1, "o": -1, "": 0}[state.winner]
+
+    def _heuristic(self, state: Board) -> float:
+        score = 0
+        for line in self._lines:
+            marks = [state.cells[i] for i in line]
+            if "o" not in marks:
+                score += self._window_weight(marks.count("x"))
+            if "x" not in marks:
+                score -= self._window_weight(marks.count("o"))
+        return score / self._scale
+
+    def state_id(self, state: Board) -> str:
+        n = self.columns
+        return "|".join(state.cells[i : i + n] for i in range(0, len(state.cells), n))
+
+    def depth_of(self, state: Board) -> int:
+        return state.ply
+
+    def describe(self, state: Board) -> str:
+        return f"{self.NAME} position {self.state_id(state)!r}"
+
+
+class TicTacToe(GridGame):
+    """3x3, three in a row; see the module docstring."""
+
+    NAME = "tic-tac-toe"
+
+    def __init__(self, state: Any = None, **options: Any) -> None:
+        """``options``: ``depth_limit``, ``value_bounds``, ``max_sum`` (see :class:`Game`)."""
+        if state is not None:
+            _, rows, columns = parse_grid(state, self.NAME)
+            if (rows, columns) != (3, 3):
+                raise ValueError(
+                    f"{self.NAME} position {state!r}: expected 3 rows of 3, "
+                    f"got {rows} rows of {columns}"
+                )
+        super().__init__(state, 3, 3, 3, **options)

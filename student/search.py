@@ -1,0 +1,162 @@
+"""Adversarial search: fill in the six functions below. This is the one file you upload.
+
+The grader calls these functions by name with a ``game`` and a ``state``. You may add helper
+functions; import only ``math`` and the constants below.
+
+The game (the formal game of the lectures)
+------------------------------------------
+``game.players``                  number of players (two-player games: ``MAX`` = 0, ``MIN`` = 1)
+``game.to_move(state)``           TO-MOVE: the player to move (``MAX``, ``MIN``, an index
+                                  ``0 .. players-1``), or ``CHANCE``
+``game.actions(state)``           ACTIONS: the legal actions, in a fixed order
+``game.result(state, action)``    RESULT: the child state reached by ``action``
+``game.is_terminal(state)``       IS-TERMINAL: True when the game is over
+``game.utility(state)``           UTILITY of a terminal state: a number for MAX in two-player
+                                  games, a tuple with one entry a player in ``maxn`` cases
+``game.depth_limit``              None (search to the end) or the depth where search stops
+``game.is_cutoff(state, depth)``  CUTOFF-TEST: terminal, or ``depth`` is at the depth limit
+``game.evaluate(state)``          EVAL: the utility at a terminal, the heuristic value at a cutoff
+``game.chance_outcomes(state)``   at a CHANCE node: ``[(action, probability), ...]``
+``game.value_bounds``             ``(L, U)``: every leaf value lies in [L, U] (Star1), or None
+``game.max_sum``                  bound on the sum of a value vector (shallow pruning), or None
+
+States are opaque: pass them back to the game, never look inside them.
+
+Rules every function follows (the grader checks the value AND the order of your calls)
+------------------------------------------------------------------------------------------
+* Visit children in ``game.actions(state)`` order (chance nodes: ``chance_outcomes`` order).
+* Call ``game.result`` only for a child you are about to search, and once per child: every
+  call generates a node, and generating children you then prune counts as searching them.
+  (``mcts`` calls it for its expansions and playout moves only: see its docstring.)
+* Depth is the number of edges from the root: the root is at depth 0 and each child is at
+  ``depth + 1`` (chance edges count too). Pass ``depth + 1`` down.
+* At a state where ``game.is_cutoff(state, depth)`` is True, return ``game.evaluate(state)``
+  (at a terminal it is the utility); do not evaluate any other state.
+* Ties keep the first child: a later child replaces the best one only if strictly better.
+"""
+
+import math
+
+from grader.games import CHANCE, MAX, MIN  # noqa: F401  (the player constants)
+
+
+def max_value(game, state, depth=0):
+    """MAX-VALUE (minimax): the minimax value of ``state``, where MAX is to move.
+
+    Returns a number: the utility for MAX under optimal play by both players.
+
+    * If ``game.is_cutoff(state, depth)``: return ``game.evaluate(state)``.
+    * Otherwise ``v = -infinity``; for each action in order, ``v = max(v, value of the child)``
+      at ``depth + 1``; return ``v``.
+    * The child's value comes from the function for the player to move THERE:
+      ``max_value`` where ``game.to_move(child) == MAX``, ``min_value`` where it is ``MIN``
+      (players need not alternate: MIN may move twice in a row).
+    """
+    raise NotImplementedError("max_value is not implemented yet")
+
+
+def min_value(game, state, depth=0):
+    """MIN-VALUE (minimax): the minimax value of ``state``, where MIN is to move.
+
+    Returns a number: the utility for MAX under optimal play by both players.
+
+    * If ``game.is_cutoff(state, depth)``: return ``game.evaluate(state)``.
+    * Otherwise ``v = +infinity``; for each action in order, ``v = min(v, value of the child)``
+      at ``depth + 1``; return ``v``.
+    * The child's value comes from ``max_value`` or ``min_value``, whichever matches
+      ``game.to_move(child)``.
+    """
+    raise NotImplementedError("min_value is not implemented yet")
+
+
+def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):
+    """Minimax with alpha-beta pruning: the minimax value of ``state``, either player to move.
+
+    ``alpha``: the best value MAX can already guarantee on the path to the root (at least).
+    ``beta``: the best value MIN can already guarantee on the path to the root (at most).
+    Returns a number, the utility for MAX (the exact minimax value when called with the
+    defaults).
+
+    * If ``game.is_cutoff(state, depth)``: return ``game.evaluate(state)``.
+    * MAX to move: ``v = -infinity``; for each action in order: ``v = max(v, alpha_beta(child,
+      alpha, beta, depth + 1))``; if ``v >= beta``: return ``v`` (prune the remaining
+      children); ``alpha = max(alpha, v)``. After the loop return ``v``.
+    * MIN to move: ``v = +infinity``; for each action in order: ``v = min(v, alpha_beta(child,
+      alpha, beta, depth + 1))``; if ``v <= alpha``: return ``v``; ``beta = min(beta, v)``.
+    * Prune on equality (``>=`` / ``<=``), as in the lectures. (The course rubric picks the
+      rule; if your course teaches strict pruning, ``v > beta`` / ``v < alpha``, use that.)
+    * Generate a child (``game.result``) only right before searching it: a pruned child must
+      never be generated.
+    """
+    raise NotImplementedError("alpha_beta is not implemented yet")
+
+
+def expectimax(game, state, depth=0):
+    """Expectimax / expectiminimax: the value of ``state`` with MAX, MIN and CHANCE nodes.
+
+    Returns a number, the (expected) utility for MAX.
+
+    * If ``game.is_cutoff(state, depth)``: return ``game.evaluate(state)``.
+    * MAX node: the largest child value; MIN node: the smallest (as in minimax).
+    * CHANCE node: ``v = 0``; for each ``(action, p)`` in ``game.chance_outcomes(state)``, in
+      order: ``v += p * expectimax(game.result(state, action), depth + 1)``; return ``v``.
+
+    Only when ``game.value_bounds`` is ``(L, U)``, prune (Star1). Search with a window
+    ``(alpha, beta)``, starting at ``(-infinity, +infinity)``, in a helper of your own:
+
+    * MAX / MIN nodes prune exactly as ``alpha_beta`` does (``v >= beta`` / ``v <= alpha``)
+      and pass their ``alpha, beta`` to every child.
+    * A CHANCE node searches each child with the full window ``(-infinity, +infinity)``. Keep
+      ``S`` = the sum of ``p * value`` of the children seen so far and ``R`` = the probability
+      of the children not seen yet (start ``R = 1``; ``R -= p`` after each child). After each
+      child except the last: if ``S + U*R <= alpha`` return ``S + U*R``; if ``S + L*R >= beta``
+      return ``S + L*R``. After the last child return ``S``.
+    """
+    raise NotImplementedError("expectimax is not implemented yet")
+
+
+def maxn(game, state, depth=0):
+    """Max^n: the value vector of ``state`` in a game with ``game.players`` players.
+
+    Returns a tuple with one entry a player (utilities and evaluations are vectors here).
+
+    * If ``game.is_cutoff(state, depth)``: return ``tuple(game.evaluate(state))``.
+    * Otherwise the player ``p = game.to_move(state)`` picks, among the children in order, the
+      one whose vector has the largest entry ``p`` (ties: the first child); return that whole
+      vector.
+
+    Only when ``game.max_sum`` is set, shallow pruning: every entry is at least 0 and a
+    vector's entries sum to at most ``max_sum``. In a helper of your own, tell each child its
+    parent's mover ``q`` and the parent's best entry ``q`` so far (nothing for the parent's
+    first child: no pruning there). At a node
+    whose mover ``p`` differs from ``q``, stop searching its children, returning the best
+    vector so far, as soon as ``best[p] >= max_sum - (parent's best entry q)``.
+    """
+    raise NotImplementedError("maxn is not implemented yet")
+
+
+def mcts(game, state, iterations, rng, c=math.sqrt(2)):  # noqa: B008
+    """Monte Carlo tree search (UCT): the action to play at ``state``.
+
+    Keep a tree of nodes; each node has ``n`` (visits) and ``w`` (total reward), both 0 when
+    created, its children in the order they were created, and its untried actions. Run
+    ``iterations`` iterations of these four steps:
+
+    1. SELECTION: start at the root; while the node is not terminal and has a child for every
+       action, go to the child with the largest UCB1 ``w/n + c * math.sqrt(math.log(N)/n)``
+       (``N`` = the parent's ``n``; ``math.log`` is the natural log; ties: the first child).
+    2. EXPANSION: if that node is not terminal, create the child for its FIRST untried action
+       (in ``game.actions`` order) with ``game.result``, and go to it.
+    3. SIMULATION (playout): from that node's state, while not terminal, move to
+       ``game.result(s, rng.choice(list(game.actions(s))))``; then ``u = game.utility(s)``.
+       (If the node is terminal, ``u = game.utility`` of its own state.) Use ``rng`` for
+       these choices and nothing else, and call ``game.result`` only here and in step 2.
+    4. BACKPROPAGATION: for every node from there up to the root: ``n += 1``; and, except at
+       the root, ``w +=`` the reward of the player who moved INTO the node (the player to move
+       at its parent): ``u`` if that is MAX, ``-u`` if MIN, entry ``p`` of ``u`` when ``u`` is a
+       tuple.
+
+    The root is never simulated. Return the action of the root child with the most visits
+    (ties: the first).
+    """
+    raise NotImplementedError("mcts is not implemented yet")

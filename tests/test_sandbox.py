@@ -1,0 +1,427 @@
+"""The sandbox worker: whatever search.py does, the grader gets plain data and goes on."""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import resource
+import shutil
+import tempfile
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from grader.errors import GraderError
+from grader.sandbox import Limits, OpaqueValue, Worker, decode_value, encode_value
+
+FAST = Limits(time=0.5, kill_margin=0.5, import_time=0.5)
+
+# AIMA Fig. 5.2 as a full tree: minimax value 3; alpha-beta prunes C2 and C3.
+CASE = {
+    "$schema": "../../grader/schema/case.schema.json",
+    "name": "fig-5-2",
+    "description": "AIMA Fig 5.2",
+    "algorithms": ["minimax", "alpha_beta", "mcts"],
+    "tree": {"id": "A", "player": "max", "children": [
+        {"id": "B", "player": "min", "children": [
+            {"id": "B1", "value": 3}, {"id": "B2", "value": 12}, {"id": "B3", "value": 8}]},
+        {"id": "C", "player": "min", "children": [
+            {"id": "C1", "value": 2}, {"id": "C2", "value": 4}, {"id": "C3", "value": 6}]},
+        {"id": "D", "player": "min", "children": [
+            {"id": "D1", "value": 14}, {"id": "D2", "value": 5}, {"id": "D3", "value": 2}]},
+    ]},
+}  # fmt: skip
+
+MINIMAX = """
+import math
+from grader.games import MAX, MIN
+
+def max_value(game, state, depth=0):
+    if game.is_cutoff(state, depth):
+        return game.evaluate(state)
+    v = -math.inf
+    for action in game.actions(state):
+        child = game.result(state, action)
+        v = max(v, (max_value if game.to_move(child) == MAX else min_value)(game, child, depth + 1))
+    return v
+
+def min_value(game, state, depth=0):
+    if game.is_cutoff(state, depth):
+        return game.evaluate(state)
+    v = math.inf
+    for action in game.actions(state):
+        child = game.result(state, action)
+        v = min(v, (max_value if game.to_move(child) == MAX else min_value)(game, child, depth + 1))
+    return v
+"""
+
+
+def submission(tmp_path: Path, body: str, name: str = "search.py") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(body))
+    path.chmod(0o644)
+    return path
+
+
+@pytest.fixture
+def worker_for(tmp_path):
+    workers = []
+
+    def make(body: str, limits: Limits = FAST) -> Worker:
+        worker = Worker(submission(tmp_path, body), limits=limits)
+        workers.append(worker)
+        return worker
+
+    yield make
+    for worker in workers:
+        worker.close()
+
+
+def test_correct_submission_returns_value_and_trace(worker_for):
+    worker = worker_for(MINIMAX + "\nprint('loaded')\n")
+    reply = worker.run(CASE, "minimax", time_limit=1.0)
+    assert reply.status == "ok", reply
+    assert reply.value == 3 and reply.function == "max_value"
+    assert reply.generated == ["B", "B1", "B2", "B3", "C", "C1", "C2", "C3", "D", "D1", "D2", "D3"]
+    assert reply.evaluated == ["B1", "B2", "B3", "C1", "C2", "C3", "D1", "D2", "D3"]
+    assert reply.stdout == "loaded\n"  # the import's output comes with the first reply
+    again = worker.run(CASE, "minimax", time_limit=1.0)
+    assert again.status == "ok" and again.stdout == "" and worker.starts == 1
+
+
+def test_mcts_gets_the_settings_and_a_seeded_rng(worker_for):
+    worker = worker_for("""
+        def mcts(game, state, iterations, rng, c):
+            print(iterations, c, rng.random())
+            return game.actions(state)[-1]
+    """)
+    reply = worker.run(CASE, "mcts", mcts={"iterations": 7, "seed": 3, "c": 0.5})
+    assert reply.status == "ok" and reply.value == "D"
+    assert reply.stdout == f"7 0.5 {random.Random(3).random()}\n"
+
+
+def test_infinite_loop_times_out_and_the_next_request_gets_a_fresh_worker(worker_for):
+    worker = worker_for(MINIMAX + "\ndef alpha_beta(*args):\n    while True:\n        pass\n")
+    reply = worker.run(CASE, "alpha_beta", time_limit=0.3)
+    assert reply.status == "timeout" and reply.function == "alpha_beta"
+    assert "0.30 s" in reply.message
+    after = worker.run(CASE, "minimax")
+    assert after.status == "ok" and after.value == 3
+    assert worker.starts == 2
+
+
+def test_swallowing_every_exception_is_still_a_timeout(worker_for):
+    worker = worker_for("""
+        def max_value(game, state, depth=0):
+            while True:
+                try:
+                    while True:
+                        pass
+                except BaseException:
+                    pass
+    """)
+    reply = worker.run(CASE, "minimax", time_limit=0.3)
+    assert reply.status == "killed_timeout"
+    assert "killed" in reply.message and "0.30 s" in reply.message
+
+
+def test_a_c_level_loop_is_killed(worker_for):
+    worker = worker_for("""
+        def max_value(game, state, depth=0):
+            return sum(range(10 ** 12))
+    """)
+    reply = worker.run(CASE, "minimax", time_limit=0.3)
+    assert reply.status == "killed_timeout"
+    assert worker.run(CASE, "minimax", time_limit=0.3).status == "killed_timeout"  # and again
+
+
+def test_catching_the_timeout_and_returning_late_is_a_timeout(worker_for):
+    worker = worker_for("""
+        def max_value(game, state, depth=0):
+            try:
+                while True:
+                    pass
+            except:
+                return 3
+    """)
+    reply = worker.run(CASE, "minimax", time_limit=0.3)
+    assert reply.status == "timeout" and reply.value is None
+    assert "caught the time-out" in reply.message
+
+
+def test_os_exit_is_a_crash(worker_for):
+    worker = worker_for(
+        MINIMAX + "\nimport os\ndef alpha_beta(*args, **kwargs):\n    os._exit(0)\n"
+    )
+    reply = worker.run(CASE, "alpha_beta")
+    assert reply.status == "crashed" and reply.function == "alpha_beta"
+    assert "exited with code 0" in reply.message and "os._exit" in reply.message
+    assert worker.run(CASE, "minimax").status == "ok"
+
+
+def test_sys_exit_is_an_error_with_a_clear_message(worker_for):
+    worker = worker_for("import sys\ndef max_value(game, state, depth=0):\n    sys.exit(3)\n")
+    reply = worker.run(CASE, "minimax")
+    assert reply.status == "error"
+    assert reply.error["type"] == "SystemExit"
+    assert reply.error["message"] == "search.py called sys.exit(3)"
+
+
+def test_an_exception_reports_only_the_submissions_frames_and_the_partial_trace(worker_for):
+    worker = worker_for("""
+        def helper(game, state):
+            game.result(state, game.actions(state)[0])
+            return game.utility(state)
+
+        def max_value(game, state, depth=0):
+            return helper(game, state)
+    """)
+    reply = worker.run(CASE, "minimax")
+    assert reply.status == "error"
+    assert reply.error["type"] == "NotTerminalError"
+    assert "not terminal" in reply.error["message"]
+    text = reply.error["traceback"]
+    assert 'File "search.py", line 7, in max_value' in text
+    assert 'File "search.py", line 4, in helper' in text
+    assert "grader" not in text and "/tmp" not in text
+    assert reply.generated == ["B"]
+
+
+def test_printing_100_mb_is_capped_and_costs_the_parent_nothing(worker_for):
+    worker = worker_for(
+        """
+        import os, sys
+
+        def max_value(game, state, depth=0):
+            chunk = "x" * 1_000_000
+            for _ in range(50):
+                print(chunk)
+                sys.stderr.write(chunk)
+            return 1
+
+        def min_value(game, state, depth=0):
+            os.write(1, b"y" * 100_000_000)  # past Python's sys.stdout, straight to the fd
+            return 2
+    """,
+        limits=Limits(time=10, kill_margin=1, output=10_000),
+    )
+    peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    reply = worker.run(CASE, "minimax")
+    assert reply.status == "ok" and reply.value == 1
+    assert len(reply.stdout) < 10_200 and "more bytes not shown" in reply.stdout
+    assert len(reply.stderr) < 10_200
+    min_root = dict(CASE, tree=dict(CASE["tree"], player="min"))
+    raw = worker.run(min_root, "minimax")
+    assert raw.status == "ok" and raw.value == 2
+    assert raw.stdout.startswith("yyyy") and len(raw.stdout) < 10_200
+    growth_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before
+    assert growth_kib < 50_000
+
+
+def test_a_memory_bomb_is_a_memory_error(worker_for):
+    worker = worker_for(
+        MINIMAX.replace("def min_value", "def unused")
+        + """
+def min_value(game, state, depth=0):
+    hoard = []
+    while True:
+        hoard.append(bytearray(10_000_000))
+""",
+        limits=Limits(time=5, memory=256 * 1024 * 1024),
+    )
+    min_root = dict(CASE, tree=dict(CASE["tree"], player="min"))
+    reply = worker.run(min_root, "minimax")
+    assert reply.status in ("error", "crashed"), reply
+    if reply.status == "error":
+        assert reply.error["type"] == "MemoryError"
+        assert "memory" in reply.error["message"]
+    assert worker.run(CASE, "minimax").status == "error"  # max_value calls min_value, which bombs
+    assert worker.starts == 2  # a fresh worker after a memory error
+
+
+def test_a_syntax_error_is_an_import_error_on_every_request(worker_for):
+    worker = worker_for(MINIMAX + "\ndef alpha_beta(game, state:\n    pass\n")
+    for algorithm in ("minimax", "alpha_beta"):
+        reply = worker.run(CASE, algorithm)
+        assert reply.status == "import_error"
+        assert reply.error["type"] == "SyntaxError"
+        assert 'File "search.py", line 23' in reply.error["traceback"]
+    assert worker.starts == 1
+
+
+def test_an_exception_or_an_endless_loop_at_import_is_an_import_error(worker_for):
+    raising = worker_for("print('hi')\nraise RuntimeError('no config file')\n")
+    reply = raising.run(CASE, "minimax")
+    assert reply.status == "import_error" and reply.stdout == "hi\n"
+    assert reply.error["message"] == "no config file"
+    assert 'File "search.py", line 2, in <module>' in reply.error["traceback"]
+    looping = worker_for("while True:\n    pass\n")
+    reply = looping.run(CASE, "minimax")
+    assert reply.status == "import_error" and "longer than 0.5 s" in reply.error["message"]
+    assert looping.run(CASE, "minimax").status == "import_error" and looping.starts == 1
+
+
+def test_a_missing_file_is_an_import_error(tmp_path):
+    with Worker(tmp_path / "nowhere" / "search.py", limits=FAST) as worker:
+        reply = worker.run(CASE, "minimax")
+    assert reply.status == "import_error" and "no submission" in reply.message
+
+
+def test_a_missing_function_fails_only_itself(worker_for):
+    worker = worker_for(MINIMAX + "\nalpha_beta = 42\n")
+    missing = worker.run(CASE, "expectimax")
+    assert missing.status == "missing_function" and missing.function == "expectimax"
+    assert "no function 'expectimax'" in missing.message
+    not_callable = worker.run(CASE, "alpha_beta")
+    assert not_callable.status == "missing_function" and "not a function" in not_callable.message
+    assert worker.run(CASE, "minimax").value == 3 and worker.starts == 1
+
+
+def test_strange_return_values_arrive_as_plain_data(worker_for):
+    worker = worker_for("""
+        class Liar:
+            def __eq__(self, other):
+                return True
+            def __repr__(self):
+                return "3"
+
+        class Float(float):
+            def __eq__(self, other):
+                return True
+
+        RETURNS = {"nan": float("nan"), "inf": (float("inf"), -float("inf")), "liar": Liar(),
+                   "float": Float(2.5), "nested": [1, (2, "x"), {"k": None}]}
+
+        def mcts(game, state, iterations, rng, c):
+            return RETURNS[game.actions(state)[0]]
+    """)
+
+    def returned(key):
+        case = dict(CASE, tree={"id": "A", "player": "max", "children": [{"id": key, "value": 0}]})
+        reply = worker.run(case, "mcts")
+        assert reply.status == "ok", reply
+        return reply.value
+
+    assert math.isnan(returned("nan"))
+    assert returned("inf") == (math.inf, -math.inf)
+    liar = returned("liar")
+    assert liar == OpaqueValue("Liar", "3") and liar != 3 and str(liar) == "3"
+    plain = returned("float")
+    assert type(plain) is float and plain == 2.5 and plain != 3
+    assert returned("nested") == [1, (2, "x"), {"k": None}]
+
+
+def test_lines_forged_on_the_private_channel_are_ignored(worker_for):
+    worker = worker_for("""
+        import os, stat
+
+        def max_value(game, state, depth=0):
+            forged = b'{"event": "reply", "status": "ok", "value": 99}\\n'
+            sockets = 0
+            for fd in range(3, 4096):
+                try:
+                    if stat.S_ISSOCK(os.fstat(fd).st_mode):
+                        os.write(fd, forged)
+                        sockets += 1
+                except OSError:
+                    pass
+            return (3, sockets)
+    """)
+    reply = worker.run(CASE, "minimax")
+    assert reply.status == "ok" and reply.value[0] == 3 and reply.value[1] >= 1
+
+
+def test_value_encoding_round_trips():
+    value = [1, -0.5, math.inf, (1, (2,)), {"a": [None, True]}, "s", 10**30]
+    assert decode_value(encode_value(value)) == value
+    assert isinstance(decode_value(encode_value({1, 2})), OpaqueValue)
+
+
+def test_forking_is_refused(worker_for):
+    worker = worker_for("""
+        import os
+        def max_value(game, state, depth=0):
+            pid = os.fork()
+            if pid == 0:
+                os._exit(0)
+            return 1
+    """)
+    reply = worker.run(CASE, "minimax")
+    assert reply.status == "error" and reply.error["type"] == "BlockingIOError"
+
+
+def test_a_case_the_worker_cannot_build_is_a_grader_error(worker_for):
+    worker = worker_for(MINIMAX)
+    with pytest.raises(GraderError, match="sandbox worker failed"):
+        worker.run({"name": "broken"}, "minimax")
+    assert worker.run(CASE, "minimax").status == "ok"
+
+
+def test_limits_are_checked():
+    with pytest.raises(ValueError, match="expected limit 'time' to be positive, got: 0"):
+        Limits(time=0)
+
+
+def test_the_worker_never_loads_the_reference(worker_for):
+    worker = worker_for("""
+        import sys
+        def max_value(game, state, depth=0):
+            return sorted(name for name in sys.modules
+                          if name.split(".")[0] in ("reference", "grader") and "solve" in name
+                          or name.split(".")[0] == "reference")
+    """)
+    reply = worker.run(CASE, "minimax")
+    assert reply.status == "ok" and reply.value == []
+
+
+def test_an_unknown_worker_user_is_a_grader_error(tmp_path):
+    if os.geteuid() != 0:
+        with pytest.raises(GraderError, match="needs root"):
+            Worker(tmp_path / "search.py", user="root")
+    with pytest.raises(GraderError, match="no user 'no-such-user-here'"):
+        Worker(tmp_path / "search.py", user="no-such-user-here")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the privilege drop needs root")
+def test_as_root_the_worker_drops_to_an_unprivileged_user(tmp_path):
+    shared = Path(tempfile.mkdtemp(prefix="sandbox-test-"))  # traversable by everyone
+    try:
+        shared.chmod(0o755)
+        secret, public = shared / "secret.txt", shared / "public.txt"
+        secret.write_text("answers")
+        secret.chmod(0o600)  # owned by root
+        public.write_text("handout")
+        public.chmod(0o644)
+        project = Path(__file__).resolve().parent.parent
+        path = submission(
+            tmp_path,
+            f"""
+            import os
+
+            def attempt(action):
+                try:
+                    action()
+                    return True
+                except OSError:
+                    return False
+
+            def max_value(game, state, depth=0):
+                public = attempt(lambda: open({str(public)!r}).read())
+                secret = attempt(lambda: open({str(secret)!r}).read())
+                wrote = attempt(lambda: open({str(project / "pwned.txt")!r}, "w").write("x"))
+                scratch = attempt(lambda: open("notes.txt", "w").write("x"))
+                return (os.getuid(), os.getgid(), os.getgroups(), public, secret, wrote, scratch)
+        """,
+        )
+        with Worker(path, limits=FAST) as worker:
+            reply = worker.run(CASE, "minimax")
+        assert reply.status == "ok", reply
+        uid, gid, groups, public_read, secret_read, wrote, scratch = reply.value
+        assert uid != 0 and gid != 0 and groups == []
+        assert public_read and not secret_read  # the file mode, not the path, stops it
+        assert not wrote and scratch  # it writes only its own scratch folder
+        assert not (project / "pwned.txt").exists()
+    finally:
+        shutil.rmtree(shared)
