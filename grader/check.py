@@ -17,6 +17,7 @@ def check_main(
     algorithm: str | None = None,
     name_filter: str | None = None,
     rubric_path: Path | None = None,
+    html: Path | None = None,
 ) -> int:
     """Exit 0 when every selected test passes, 1 otherwise."""
     results = grade(
@@ -27,6 +28,11 @@ def check_main(
         name_filter=name_filter,
     )
     print_report(results, sys.stdout)
+    if html:
+        from grader.html import write_html_report
+
+        write_html_report(results, Path(html))
+        print(f"HTML report written to {html}")
     if not results.tests:
         print("no tests selected: check --algorithm / -k")
         return 1

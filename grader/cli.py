@@ -20,6 +20,11 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _solve(args: argparse.Namespace) -> int:
+    if args.key:
+        return _key(args)
+    if not args.algorithm:
+        print("grader solve: give --algorithm (or --key for every algorithm)", file=sys.stderr)
+        return 2
     from grader.solve import solve_main
 
     return solve_main(args.case, args.algorithm, pruning=args.pruning, seed=args.seed, as_json=args.json)
@@ -37,8 +42,61 @@ def _check(args: argparse.Namespace) -> int:
 
     return check_main(
         args.submission, args.cases or [PUBLIC_CASES], algorithm=args.algorithm, name_filter=args.k,
-        rubric_path=args.rubric,
+        rubric_path=args.rubric, html=args.html,
     )
+
+
+def _batch(args: argparse.Namespace) -> int:
+    from grader.batch import batch_main
+
+    cases = args.cases or [PUBLIC_CASES, HIDDEN_CASES]
+    return batch_main(args.submissions, args.out, cases=cases, jobs=args.jobs, force=args.force,
+                      rubric_path=args.rubric)
+
+
+def _build(args: argparse.Namespace) -> int:
+    from grader.build import build_main
+
+    return build_main(args.target, args.out)
+
+
+def _new(args: argparse.Namespace) -> int:
+    from grader.authoring import new_main
+
+    return new_main(args.algorithm, args.shape, players=args.players, chance=args.chance, out=args.out)
+
+
+def _key(args: argparse.Namespace) -> int:
+    from grader.answer_sheet import key_main
+
+    return key_main(args.case)
+
+
+def _render(args: argparse.Namespace) -> int:
+    from grader.render import render_main
+
+    return render_main(args.case, args.format, algorithm=args.algorithm, trace=args.trace, out=args.out)
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from grader.generate import generate_main
+
+    return generate_main(
+        args.algorithm, depth=args.depth, branching=args.branching, seed=args.seed, count=args.count,
+        require=args.require, out=args.out, low=args.low, high=args.high,
+    )
+
+
+def _import_cs188(args: argparse.Namespace) -> int:
+    from grader.cs188 import import_main
+
+    return import_main(args.test_file, solution=args.solution, out=args.out)
+
+
+def _report(args: argparse.Namespace) -> int:
+    from grader.html import report_main
+
+    return report_main(args.results, html=args.html)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,10 +109,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     solve = commands.add_parser("solve", help="the reference's answer for a case")
     solve.add_argument("case", type=Path)
-    solve.add_argument("--algorithm", "-a", required=True, choices=ALGORITHMS)
+    solve.add_argument("--algorithm", "-a", choices=ALGORITHMS, help="required unless --key")
     solve.add_argument("--pruning", choices=("inclusive", "strict"), default=None)
     solve.add_argument("--seed", type=int, default=None, help="MCTS seed (default: the case's)")
     solve.add_argument("--json", action="store_true", help="print JSON")
+    solve.add_argument("--key", action="store_true",
+                       help="an answer key in Markdown for every algorithm and rule of the case")
     solve.set_defaults(run=_solve)
 
     grade = commands.add_parser("grade", help="grade a submission, write Gradescope results.json")
@@ -71,7 +131,61 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--algorithm", "-a", choices=ALGORITHMS)
     check.add_argument("-k", metavar="NAME", help="only tests whose name contains NAME")
     check.add_argument("--rubric", type=Path, default=None)
+    check.add_argument("--html", type=Path, default=None, help="also write an HTML report here")
     check.set_defaults(run=_check)
+
+    batch = commands.add_parser("batch", help="staff: grade every submission of an export, in parallel")
+    batch.add_argument("submissions", type=Path, help="a Gradescope export folder (or any folder)")
+    batch.add_argument("--out", type=Path, required=True)
+    batch.add_argument("--cases", type=Path, nargs="+")
+    batch.add_argument("--jobs", type=int, default=None, help="parallel graders (default: cores)")
+    batch.add_argument("--force", action="store_true", help="regrade even up-to-date results")
+    batch.add_argument("--rubric", type=Path, default=None)
+    batch.set_defaults(run=_batch)
+
+    build = commands.add_parser("build", help="staff: the Gradescope autograder zip or the handout")
+    build.add_argument("target", choices=("autograder", "handout"))
+    build.add_argument("--out", type=Path, required=True)
+    build.set_defaults(run=_build)
+
+    new = commands.add_parser("new", help="TAs: write a schema-valid case skeleton")
+    new.add_argument("--algorithm", "-a", required=True, choices=ALGORITHMS)
+    new.add_argument("--shape", default="3x3", help="BRANCHINGxDEPTH, e.g. 3x2")
+    new.add_argument("--players", type=int, default=2)
+    new.add_argument("--chance", action="store_true", help="chance nodes between the players")
+    new.add_argument("--out", type=Path, default=None, help="file to write (default: stdout)")
+    new.set_defaults(run=_new)
+
+    render = commands.add_parser("render", help="TAs: a picture of a case's tree")
+    render.add_argument("case", type=Path)
+    render.add_argument("--format", "-f", choices=("txt", "dot", "svg", "png"), default="txt")
+    render.add_argument("--algorithm", "-a", choices=ALGORITHMS, default=None)
+    render.add_argument("--trace", type=Path, default=None, help="a submission whose trace to draw")
+    render.add_argument("--out", type=Path, default=None)
+    render.set_defaults(run=_render)
+
+    generate = commands.add_parser("generate", help="TAs: random exercise trees with answer keys")
+    generate.add_argument("--algorithm", "-a", required=True, choices=ALGORITHMS)
+    generate.add_argument("--depth", type=int, default=3)
+    generate.add_argument("--branching", type=int, default=3)
+    generate.add_argument("--seed", type=int, default=0)
+    generate.add_argument("--count", type=int, default=1)
+    generate.add_argument("--require", choices=("strict-differs", "ties", "deep-cutoff"))
+    generate.add_argument("--low", type=int, default=-10, help="smallest leaf value")
+    generate.add_argument("--high", type=int, default=20, help="largest leaf value")
+    generate.add_argument("--out", type=Path, default=Path("."))
+    generate.set_defaults(run=_generate)
+
+    cs188 = commands.add_parser("import-cs188", help="TAs: convert a CS188 GraphGameTreeTest")
+    cs188.add_argument("test_file", type=Path)
+    cs188.add_argument("--solution", type=Path, default=None)
+    cs188.add_argument("--out", type=Path, default=None)
+    cs188.set_defaults(run=_import_cs188)
+
+    report = commands.add_parser("report", help="staff: an HTML report from a graded results.json")
+    report.add_argument("results", type=Path)
+    report.add_argument("--html", type=Path, required=True)
+    report.set_defaults(run=_report)
     return parser
 
 

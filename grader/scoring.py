@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import time
 import traceback
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from grader import feedback
+from grader.answers import AnswerKey, Reference
 from grader.cases import Case, find_cases, load_case
 from grader.compare import Comparison, compare
 from grader.errors import CaseError
@@ -26,24 +27,8 @@ from grader.results import ALGORITHM_NUMBERS, GRADER_ERROR, PASSED, GradingResul
 from grader.rubric import Rubric, load_rubric
 from grader.runner import RunResult
 from grader.sandbox import Limits, Worker, WorkerReply
-from grader.solve import optimal_actions, solve
 
 NOT_IMPLEMENTED = "NotImplementedError"
-
-
-@dataclass
-class Reference:
-    """The reference's answer for one rule, and how long the reference took."""
-
-    rule: str
-    run: RunResult
-    seconds: float
-
-
-def _timed_solve(case: Case, algorithm: str, rule: str, seed: int | None = None) -> Reference:
-    start = time.perf_counter()
-    run = solve(case, algorithm, pruning=rule, seed=seed)
-    return Reference(rule, run, time.perf_counter() - start)
 
 
 def accepted_rules(case_rule: str | None, course_rule: str) -> list[str]:
@@ -94,7 +79,7 @@ def _best(comparisons: list[tuple[Reference, Comparison]]) -> tuple[Reference, C
 
 
 def grade_pair(
-    case: Case, algorithm: str, number: str, rubric: Rubric, worker: Worker
+    case: Case, algorithm: str, number: str, rubric: Rubric, worker: Worker, answers: AnswerKey
 ) -> TestResult:
     """Grade one (case, algorithm) pair. Never raises for anything the student does."""
     settings = rubric.settings_for(case, algorithm)
@@ -109,9 +94,10 @@ def grade_pair(
         visibility=settings.visibility,
     )
     if algorithm == "mcts" and case.mcts is not None and case.mcts.check == "outcome":
-        return _grade_mcts_outcome(case, result, settings, worker)
+        return _grade_mcts_outcome(case, result, settings, worker, answers)
 
-    references = [_timed_solve(case, algorithm, rule) for rule in accepted_rules(case.pruning, settings.pruning)]
+    rules = accepted_rules(case.pruning, settings.pruning)
+    references = [answers.reference(case, algorithm, rule) for rule in rules]
     time_limit = max(settings.time_floor, case.time_limit or 0.0,
                      settings.time_multiple * max(ref.seconds for ref in references))
     reply = worker.run(case.public_dict(), algorithm, mcts=case.mcts, time_limit=time_limit)
@@ -142,12 +128,14 @@ def grade_pair(
     return result
 
 
-def _grade_mcts_outcome(case: Case, result: TestResult, settings, worker: Worker) -> TestResult:
+def _grade_mcts_outcome(
+    case: Case, result: TestResult, settings, worker: Worker, answers: AnswerKey
+) -> TestResult:
     """Run ``seeds`` seeds; pass when the move is minimax-optimal in the rubric's share of them."""
     mcts = case.mcts
     seeds = list(range(mcts.seed, mcts.seed + (mcts.seeds or settings.outcome_seeds)))
-    best_moves = optimal_actions(case)
-    reference = _timed_solve(case, "mcts", "inclusive", seed=seeds[0])
+    best_moves = answers.optimal_actions(case)
+    reference = answers.reference(case, "mcts", "inclusive", seed=seeds[0])
     time_limit = max(settings.time_floor, case.time_limit or 0.0, settings.time_multiple * reference.seconds)
     chosen = []
     for seed in seeds:
@@ -171,6 +159,23 @@ def _grade_mcts_outcome(case: Case, result: TestResult, settings, worker: Worker
         result.output = (result.summary + f".\n\nOptimal moves: {best_moves!r}. "
                          f"Your moves by seed: {dict(zip(seeds, chosen))!r}")
     return result
+
+
+def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey) -> None:
+    """Compute every reference answer grading these cases will ask ``answers`` for.
+
+    ``grader build handout`` calls this so the handout's key holds everything ``grader check``
+    needs without ``reference/``.
+    """
+    for case in cases:
+        for algorithm in case.algorithms:
+            settings = rubric.settings_for(case, algorithm)
+            if algorithm == "mcts" and case.mcts is not None and case.mcts.check == "outcome":
+                answers.optimal_actions(case)
+                answers.reference(case, "mcts", "inclusive", seed=case.mcts.seed)
+                continue
+            for rule in accepted_rules(case.pruning, settings.pruning):
+                answers.reference(case, algorithm, rule)
 
 
 def _case_error_result(path: Path, error: Exception, number: str) -> TestResult:
@@ -198,11 +203,17 @@ def grade(
     algorithms: Iterable[str] | None = None,
     name_filter: str | None = None,
     limits: Limits | None = None,
+    answers: AnswerKey | None = None,
     progress: Callable[[TestResult], None] | None = None,
 ) -> GradingResults:
-    """Grade ``submission`` (a ``search.py``, a folder or zip holding one) on the cases."""
+    """Grade ``submission`` (a ``search.py``, a folder or zip holding one) on the cases.
+
+    Reference answers come from ``answers`` (default: :meth:`AnswerKey.default`), which
+    computes and caches what it does not hold yet.
+    """
     started = time.perf_counter()
     rubric = rubric or load_rubric()
+    answers = answers or AnswerKey.default()
     wanted = set(algorithms) if algorithms else None
     results = GradingResults()
     counters = {name: 0 for name in ALGORITHM_NUMBERS}
@@ -223,7 +234,7 @@ def grade(
                 counters[algorithm] += 1
                 number = f"{ALGORITHM_NUMBERS[algorithm]}.{counters[algorithm]}"
                 try:
-                    test = grade_pair(case, algorithm, number, rubric, worker)
+                    test = grade_pair(case, algorithm, number, rubric, worker, answers)
                 except Exception as error:  # a grader bug: staff see it, the student loses nothing
                     test = _case_error_result(Path(case.path or case.name), error, number)
                     test.max_score = 0.0
@@ -231,6 +242,7 @@ def grade(
                 results.tests.append(test)
                 if progress:
                     progress(test)
+    answers.save()
     results.tests.sort(key=lambda test: tuple(int(part) for part in test.number.split(".")))
     results.execution_time = time.perf_counter() - started
     return results
