@@ -111,6 +111,9 @@ class AlgorithmRubric:
     points: float = _key(1, "points of each (case, algorithm) test", _number(0))
     visibility: str = _key("visible", "when students see a test: " + ", ".join(VISIBILITIES),
                            _one_of(VISIBILITIES))
+    hidden_visibility: str = _key("after_due_date", "visibility of the tests of cases in a "
+                                  "hidden/ folder (unless the case sets its own)",
+                                  _one_of(VISIBILITIES))
     pruning: str = _key("inclusive", "the course's pruning rule: inclusive (cut at v >= beta) "
                         "or strict (cut at v > beta, CS188's)", _one_of(RULES))
     partial_credit: float = _key(0.5, "fraction of the points for a right value with a wrong "
@@ -190,9 +193,11 @@ class Rubric:
         if case.time_limit is not None:
             time_floor = max(time_floor, case.time_limit)
         mcts = getattr(case, "mcts", None)
+        in_hidden_folder = case.path is not None and "hidden" in Path(case.path).parts
         return TestSettings(
             points=base.points if points is None else points,
-            visibility=case.visibility or base.visibility,
+            visibility=case.visibility or (base.hidden_visibility if in_hidden_folder
+                                           else base.visibility),
             pruning=case.pruning or base.pruning,
             partial_credit=base.partial_credit,
             time_floor=time_floor,

@@ -1,0 +1,189 @@
+"""Adversarial search: a correct solution (the grader's known-good submission).
+
+Written as a careful student would, from the stubs' docstrings alone. The known-wrong
+submissions are derived from this file by tests/submissions/variants.py, through exact text
+replacements: an edit here that breaks one of them fails loudly, naming the variant.
+"""
+
+import math
+
+from grader.games import CHANCE, MAX, MIN
+
+
+def _value(game, state, depth):
+    """Minimax value of a child: the function for the player to move there."""
+    if game.to_move(state) == MAX:
+        return max_value(game, state, depth)
+    return min_value(game, state, depth)
+
+
+def max_value(game, state, depth=0):
+    if game.is_cutoff(state, depth):
+        return game.evaluate(state)
+    v = -math.inf
+    for action in game.actions(state):
+        v = max(v, _value(game, game.result(state, action), depth + 1))
+    return v
+
+
+def min_value(game, state, depth=0):
+    if game.is_cutoff(state, depth):
+        return game.evaluate(state)
+    v = math.inf
+    for action in game.actions(state):
+        v = min(v, _value(game, game.result(state, action), depth + 1))
+    return v
+
+
+def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):
+    if game.is_cutoff(state, depth):
+        return game.evaluate(state)
+    if game.to_move(state) == MAX:
+        v = -math.inf
+        for action in game.actions(state):
+            child = game.result(state, action)
+            v = max(v, alpha_beta(game, child, alpha, beta, depth + 1))
+            if v >= beta:
+                return v
+            alpha = max(alpha, v)
+        return v
+    v = math.inf
+    for action in game.actions(state):
+        child = game.result(state, action)
+        v = min(v, alpha_beta(game, child, alpha, beta, depth + 1))
+        if v <= alpha:
+            return v
+        beta = min(beta, v)
+    return v
+
+
+def expectimax(game, state, depth=0):
+    if game.value_bounds is not None:
+        return _star1(game, state, -math.inf, math.inf, depth)
+    if game.is_cutoff(state, depth):
+        return game.evaluate(state)
+    player = game.to_move(state)
+    if player == CHANCE:
+        v = 0
+        for action, p in game.chance_outcomes(state):
+            v += p * expectimax(game, game.result(state, action), depth + 1)
+        return v
+    values = []
+    for action in game.actions(state):
+        values.append(expectimax(game, game.result(state, action), depth + 1))
+    return max(values) if player == MAX else min(values)
+
+
+def _star1(game, state, alpha, beta, depth):
+    """Expectimax with alpha-beta at MAX/MIN nodes and Star1 cuts at chance nodes."""
+    if game.is_cutoff(state, depth):
+        return game.evaluate(state)
+    player = game.to_move(state)
+    if player == CHANCE:
+        low, high = game.value_bounds
+        outcomes = game.chance_outcomes(state)
+        s, r = 0, 1
+        for i, (action, p) in enumerate(outcomes):
+            s += p * _star1(game, game.result(state, action), -math.inf, math.inf, depth + 1)
+            r -= p
+            if i == len(outcomes) - 1:
+                break
+            if s + high * r <= alpha:
+                return s + high * r
+            if s + low * r >= beta:
+                return s + low * r
+        return s
+    if player == MAX:
+        v = -math.inf
+        for action in game.actions(state):
+            v = max(v, _star1(game, game.result(state, action), alpha, beta, depth + 1))
+            if v >= beta:
+                return v
+            alpha = max(alpha, v)
+        return v
+    v = math.inf
+    for action in game.actions(state):
+        v = min(v, _star1(game, game.result(state, action), alpha, beta, depth + 1))
+        if v <= alpha:
+            return v
+        beta = min(beta, v)
+    return v
+
+
+def maxn(game, state, depth=0):
+    return _maxn(game, state, depth, None)
+
+
+def _maxn(game, state, depth, parent):
+    """``parent`` is (the parent's mover q, the parent's best entry q so far), or None."""
+    if game.is_cutoff(state, depth):
+        return tuple(game.evaluate(state))
+    p = game.to_move(state)
+    limit = None
+    if game.max_sum is not None and parent is not None and parent[0] != p:
+        limit = game.max_sum - parent[1]
+    best = None
+    for action in game.actions(state):
+        bound = None if best is None else (p, best[p])
+        value = _maxn(game, game.result(state, action), depth + 1, bound)
+        if best is None or value[p] > best[p]:
+            best = value
+        if limit is not None and best[p] >= limit:
+            return best
+    return best
+
+
+class _Node:
+    def __init__(self, game, state, parent=None, action=None):
+        self.state = state
+        self.parent = parent
+        self.action = action
+        self.mover = None if parent is None else game.to_move(parent.state)
+        self.terminal = game.is_terminal(state)
+        self.untried = [] if self.terminal else list(game.actions(state))
+        self.children = []
+        self.n = 0
+        self.w = 0.0
+
+
+def _ucb(node, c):
+    return node.w / node.n + c * math.sqrt(math.log(node.parent.n) / node.n)
+
+
+def _reward(u, player):
+    if isinstance(u, (tuple, list)):
+        return u[player]
+    return u if player == MAX else -u
+
+
+def mcts(game, state, iterations, rng, c=math.sqrt(2)):
+    root = _Node(game, state)
+    if root.terminal:
+        return None
+    for _ in range(iterations):
+        node = root
+        while not node.terminal and not node.untried:
+            best = node.children[0]
+            for child in node.children[1:]:
+                if _ucb(child, c) > _ucb(best, c):
+                    best = child
+            node = best
+        if not node.terminal:
+            action = node.untried.pop(0)
+            child = _Node(game, game.result(node.state, action), node, action)
+            node.children.append(child)
+            node = child
+        s = node.state
+        while not game.is_terminal(s):
+            s = game.result(s, rng.choice(list(game.actions(s))))
+        u = game.utility(s)
+        while node is not None:
+            node.n += 1
+            if node.parent is not None:
+                node.w += _reward(u, node.mover)
+            node = node.parent
+    best = None
+    for child in root.children:
+        if best is None or child.n > best.n:
+            best = child
+    return None if best is None else best.action

@@ -1,0 +1,87 @@
+"""grader/answers.py: reference answers computed once, cached by content, shipped in handouts."""
+
+import json
+
+import pytest
+
+from grader import answers as answers_module
+from grader.answers import AnswerKey, case_fingerprint
+from grader.cases import case_from_dict
+from grader.errors import GraderError
+
+TREE = {
+    "$schema": "../../grader/schema/case.schema.json",
+    "name": "small",
+    "description": "a small tree",
+    "algorithms": ["minimax", "alpha_beta"],
+    "tree": [[3, 12, 8], [2, 4, 6], [14, 5, 2]],
+}
+
+
+def case(**changes):
+    return case_from_dict({**TREE, **changes})
+
+
+def test_answers_are_computed_once_and_reused(tmp_path, monkeypatch):
+    key = AnswerKey(cache=tmp_path / "key.json")
+    calls = []
+    import grader.solve
+
+    real_solve = grader.solve.solve
+    monkeypatch.setattr(grader.solve, "solve", lambda *a, **k: calls.append(a) or real_solve(*a, **k))
+    first = key.reference(case(), "alpha_beta", "inclusive")
+    second = key.reference(case(), "alpha_beta", "inclusive")
+    assert first.run.value == second.run.value == 3
+    assert first.run.evaluated == ["B1", "B2", "B3", "C1", "D1", "D2", "D3"]
+    assert len(calls) == 1
+
+
+def test_the_cache_survives_a_save_and_reload(tmp_path):
+    path = tmp_path / "key.json"
+    key = AnswerKey(cache=path)
+    key.reference(case(), "minimax", "inclusive")
+    key.save()
+    reloaded = AnswerKey(cache=path)
+    assert len(reloaded.entries) == 1
+    assert reloaded.reference(case(), "minimax", "inclusive").run.value == 3
+
+
+def test_editing_a_case_changes_its_fingerprint_but_prose_does_not():
+    assert case_fingerprint(case()) != case_fingerprint(case(tree=[[3, 12, 8], [2, 4, 6], [14, 5, 1]]))
+    assert case_fingerprint(case()) == case_fingerprint(case(description="reworded", name="renamed"))
+
+
+def test_a_key_computed_by_other_code_is_ignored(tmp_path):
+    path = tmp_path / "key.json"
+    key = AnswerKey(cache=path)
+    key.reference(case(), "minimax", "inclusive")
+    key.save()
+    data = json.loads(path.read_text())
+    data["code_version"] = "something-else"
+    path.write_text(json.dumps(data))
+    assert AnswerKey(cache=path).entries == {}
+
+
+def test_without_the_reference_only_the_shipped_key_answers(tmp_path, monkeypatch):
+    shipped = tmp_path / ".answer-key.json"
+    staff_key = AnswerKey()
+    staff_key.reference(case(), "minimax", "inclusive")
+    staff_key.save(shipped)
+
+    monkeypatch.setattr(answers_module, "code_version", lambda: None)  # as in the handout
+    handout_key = AnswerKey(files=[shipped])
+    assert handout_key.reference(case(), "minimax", "inclusive").run.value == 3
+    with pytest.raises(GraderError, match="not in the handout's answer key"):
+        handout_key.reference(case(), "alpha_beta", "strict")
+
+
+def test_times_from_another_machine_are_scaled_by_calibration(tmp_path, monkeypatch):
+    shipped = tmp_path / ".answer-key.json"
+    staff_key = AnswerKey()
+    measured = staff_key.reference(case(), "minimax", "inclusive").seconds
+    staff_key._calibration = 0.01
+    staff_key.save(shipped)
+    other_machine = AnswerKey(files=[shipped])
+    other_machine._calibration = 0.03  # three times slower
+    scaled = other_machine.reference(case(), "minimax", "inclusive").seconds
+    assert scaled == pytest.approx(3 * measured)

@@ -1,0 +1,99 @@
+"""grader/scoring.py: how one reply becomes a score, with a scripted worker (no processes)."""
+
+import pytest
+
+from grader.answers import AnswerKey
+from grader.cases import case_from_dict
+from grader.rubric import Rubric
+from grader.sandbox import WorkerReply
+from grader.scoring import accepted_rules, grade_pair
+
+AIMA = {
+    "$schema": "../../grader/schema/case.schema.json",
+    "name": "aima",
+    "description": "the 3-12-8 tree",
+    "algorithms": ["alpha_beta"],
+    "tree": [[3, 12, 8], [2, 4, 6], [14, 5, 2]],
+    "points": 4,
+}
+RIGHT_GENERATED = ["B", "B1", "B2", "B3", "C", "C1", "D", "D1", "D2", "D3"]
+RIGHT_EVALUATED = ["B1", "B2", "B3", "C1", "D1", "D2", "D3"]
+
+
+class ScriptedWorker:
+    """Answers each run with the next scripted reply and records what it was asked."""
+
+    def __init__(self, *replies):
+        self.replies = list(replies)
+        self.requests = []
+
+    def run(self, case, algorithm, *, mcts=None, time_limit=None):
+        self.requests.append({"case": case, "algorithm": algorithm, "time_limit": time_limit})
+        reply = self.replies.pop(0)
+        reply.function, reply.algorithm, reply.time_limit = "alpha_beta", algorithm, time_limit
+        return reply
+
+
+@pytest.fixture(scope="module")
+def answers():
+    return AnswerKey()
+
+
+def grade(reply, answers, **changes):
+    worker = ScriptedWorker(reply)
+    test = grade_pair(case_from_dict({**AIMA, **changes}), "alpha_beta", "2.1", Rubric(), worker, answers)
+    return test, worker
+
+
+def test_right_value_and_trace_earn_full_points(answers):
+    test, worker = grade(WorkerReply("ok", 3, RIGHT_GENERATED, RIGHT_EVALUATED), answers)
+    assert (test.outcome, test.score, test.max_score) == ("passed", 4, 4)
+    assert "expect" not in worker.requests[0]["case"]  # the worker never sees answers
+    assert worker.requests[0]["time_limit"] >= 1.0  # the rubric's floor
+
+
+def test_right_value_wrong_trace_earns_the_partial_fraction(answers):
+    never_prunes = ["B", "B1", "B2", "B3", "C", "C1", "C2", "C3", "D", "D1", "D2", "D3"]
+    test, _ = grade(WorkerReply("ok", 3, never_prunes, ["B1", "B2", "B3", "C1", "C2", "C3", "D1", "D2", "D3"]), answers)
+    assert (test.outcome, test.score) == ("wrong_trace", 2.0)
+    assert "C2" in test.output and "reference pruned" in test.output
+
+
+def test_wrong_value_earns_nothing_and_says_expected_and_got(answers):
+    test, _ = grade(WorkerReply("ok", 14, RIGHT_GENERATED, RIGHT_EVALUATED), answers)
+    assert (test.outcome, test.score) == ("wrong_value", 0)
+    assert "expected the value 3, got 14" in test.output
+
+
+def test_not_implemented_is_reported_as_such(answers):
+    reply = WorkerReply("error", error={"type": "NotImplementedError", "message": "", "traceback": ""})
+    test, _ = grade(reply, answers)
+    assert test.outcome == "not_implemented" and test.score == 0
+    assert "not implemented yet" in test.output
+
+
+def test_timeouts_name_the_limit(answers):
+    test, _ = grade(WorkerReply("killed_timeout"), answers)
+    assert test.outcome == "timeout" and "time limit" in test.output
+
+
+def test_hidden_tests_show_no_student_output(answers):
+    reply = WorkerReply("ok", 14, RIGHT_GENERATED, RIGHT_EVALUATED, stdout="SECRET PRINT")
+    visible, _ = grade(reply, answers)
+    assert "SECRET PRINT" in visible.output
+    reply = WorkerReply("ok", 14, RIGHT_GENERATED, RIGHT_EVALUATED, stdout="SECRET PRINT")
+    hidden, _ = grade(reply, answers, visibility="hidden")
+    assert "SECRET PRINT" not in hidden.output
+
+
+def test_either_accepts_the_other_rules_trace():
+    assert accepted_rules("either", "inclusive") == ["inclusive", "strict"]
+    assert accepted_rules("either", "strict") == ["strict", "inclusive"]
+    assert accepted_rules(None, "strict") == ["strict"]
+    assert accepted_rules("inclusive", "strict") == ["inclusive"]
+
+
+def test_names_follow_algorithm_case_description(answers):
+    test, _ = grade(WorkerReply("ok", 3, RIGHT_GENERATED, RIGHT_EVALUATED), answers)
+    assert test.name == "alpha_beta: aima (the 3-12-8 tree)"
+    assert test.number == "2.1"
