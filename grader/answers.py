@@ -104,13 +104,20 @@ def _plain(value: Any) -> Any:
 class AnswerKey:
     """Cached reference answers. ``files`` are read; ``cache`` is read and written."""
 
-    def __init__(self, files: list[Path] | None = None, cache: Path | None = None) -> None:
+    def __init__(
+        self, files: list[Path] | None = None, cache: Path | None = None, *,
+        calibration: float | None = None,
+    ) -> None:
+        """``calibration``: this machine's :func:`calibration_seconds`, when the caller knows it
+        (``grader batch`` passes the parent's, so each grading process neither re-measures it
+        nor rescales times that were measured on this very machine)."""
         self.version = code_version()
         self.cache = cache
         self.entries: dict[str, dict[str, Any]] = {}
         self._scale: dict[str, float] = {}  # entry key -> time scale for other machines' files
         self._dirty = False
-        self._calibration: float | None = None
+        self._calibration: float | None = calibration
+        self.used: set[str] = set()  # keys looked up so far (what ``save(used_only=True)`` keeps)
         for path in [*(files or []), *([cache] if cache else [])]:
             self._load(Path(path))
 
@@ -139,8 +146,12 @@ class AnswerKey:
             if foreign and data.get("calibration"):
                 self._scale[key] = data["calibration"]
 
-    def save(self, path: Path | None = None) -> None:
-        """Write the key (to ``path``, or to the cache when answers were added)."""
+    def save(self, path: Path | None = None, *, used_only: bool = False) -> None:
+        """Write the key (to ``path``, or to the cache when answers were added).
+
+        ``used_only``: only the answers looked up so far (a key for one set of cases, not the
+        whole staff cache; ``grader batch`` ships such a key to its grading processes).
+        """
         target = Path(path) if path else self.cache
         if target is None or (path is None and not self._dirty):
             return
@@ -148,6 +159,8 @@ class AnswerKey:
 
         data = {"format": KEY_FORMAT, "code_version": self.version,
                 "calibration": self.calibration(), "entries": self.entries}
+        if used_only:
+            data["entries"] = {k: v for k, v in self.entries.items() if k in self.used}
         try:
             write_json_atomically(data, target)
         except OSError:
@@ -162,6 +175,7 @@ class AnswerKey:
 
     # --- lookups ----------------------------------------------------------------------
     def _lookup(self, key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        self.used.add(key)
         entry = self.entries.get(key)
         if entry is None:
             if self.version is None:

@@ -16,7 +16,12 @@ Defences, innermost first:
 * ``resource`` limits: address space, CPU seconds, processes, file size, open files, no core;
 * as root: the worker drops to an unprivileged user (``user``, else ``$GRADER_WORKER_USER``,
   else ``nobody``) before it imports the submission, and runs in a scratch copy of it;
-* a minimal environment (no secrets), ``PYTHONHASHSEED=0``; only JSON crosses back.
+* where the kernel has Landlock (as root or not): reads only the interpreter's libraries and
+  ``grader/``, writes only its scratch folder, no TCP, no signals to outside processes
+  (``$GRADER_LANDLOCK=0`` turns this off, to test the other layers alone);
+* a minimal environment (no secrets), ``PYTHONHASHSEED=0``; only JSON crosses back, and every
+  field of a reply is checked to be the plain type it should be;
+* a call that prints more than ``limits.flood`` bytes fails ("printed too much").
 
 Values cross as JSON: numbers, strings, ``None``, lists as themselves; NaN and infinities,
 tuples, dicts and every other object are tagged (:func:`encode_value`, :func:`decode_value`);
@@ -60,6 +65,8 @@ STATUSES = (
 
 ERROR_KEYS = ("type", "message", "traceback")
 WORKER_USER_ENV = "GRADER_WORKER_USER"
+LANDLOCK_ENV = "GRADER_LANDLOCK"  # "0": do not confine the worker with Landlock
+REPO_ROOT = Path(__file__).resolve().parent.parent  # where grader/ (and reference/) live
 MAX_MESSAGE_BYTES = 64 * MiB  # a longer reply is a broken (or forged) one
 MAX_TRACE = 1_000_000  # ids of each trace list sent back (all of tic-tac-toe: 549,945)
 
@@ -79,6 +86,7 @@ class Limits:
     file_size: int = 1 * MiB  # RLIMIT_FSIZE: a write past it fails with EFBIG
     open_files: int = 64  # RLIMIT_NOFILE
     output: int = 10_000  # bytes of stdout, and of stderr, kept per request
+    flood: int = 10 * MiB  # a call printing more (stdout + stderr, all ways) fails
 
     def __post_init__(self) -> None:
         for item in fields(self):
@@ -249,6 +257,11 @@ class CappedBuffer:
             self.data += chunk[:room]
         self.dropped += max(0, len(chunk) - max(room, 0))
 
+    @property
+    def total(self) -> int:
+        """Bytes fed since the last :meth:`take`."""
+        return len(self.data) + self.dropped
+
     def take(self) -> str:
         """The text kept so far (with a note of what was dropped); empties the buffer."""
         text = self.data.decode("utf-8", "replace")
@@ -365,6 +378,8 @@ class Worker:
         self._import_failure: WorkerReply | None = None
         self._import_output = ("", "")
         self._finalizer: weakref.finalize | None = None
+        # how the last worker was confined: {"uid": its uid, "landlock": ABI applied, 0 = none}
+        self.confinement: dict[str, int] = {}
 
     # --- lifecycle ------------------------------------------------------------------------
     def __enter__(self) -> Worker:  # noqa: PYI034
@@ -399,7 +414,12 @@ class Worker:
             self._import_failure = self._import_error("SubmissionError", str(error))
             return
         try:
-            self._expect("importing", time.monotonic() + self.limits.setup_time)
+            importing = self._expect("importing", time.monotonic() + self.limits.setup_time)
+            confinement = importing.get("confinement")  # sent before any student code ran
+            if isinstance(confinement, dict):
+                self.confinement = {
+                    key: int(_number(confinement.get(key), -1)) for key in ("uid", "landlock")
+                }
         except (_Deadline, _Closed) as error:
             detail = self._kill_and_drain(error)
             stderr = self._take_output()[1]
@@ -423,7 +443,7 @@ class Worker:
             self.close()
             return
         self.startup_seconds = time.perf_counter() - started
-        self._cpu = float(ready.get("cpu", 0.0))
+        self._cpu = _number(ready.get("cpu"), 0.0)
         stdout, stderr = self._take_output()
         stdout = _join_output(str(ready.get("stdout", "")), stdout, self.limits.output)
         stderr = _join_output(str(ready.get("stderr", "")), stderr, self.limits.output)
@@ -465,7 +485,7 @@ class Worker:
             "PATH": "/usr/local/bin:/usr/bin:/bin",
             "LANG": "C.UTF-8",
             "LC_ALL": "C.UTF-8",
-            "PYTHONPATH": str(Path(__file__).resolve().parent.parent),  # where grader/ is
+            "PYTHONPATH": str(REPO_ROOT),  # where grader/ is
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONHASHSEED": "0",  # set and dict-of-str orders are the same in every run
             "PYTHONNOUSERSITE": "1",
@@ -509,6 +529,7 @@ class Worker:
                 "scratch": str(scratch),
                 "ids": list(self._ids) if self._ids else None,
                 "limits": asdict(self.limits),
+                "landlock": os.environ.get(LANDLOCK_ENV, "1") != "0",
             }
         )
 
@@ -708,25 +729,48 @@ class Worker:
             return WorkerReply(
                 "crashed", function=function, message=f"sent an unknown status {status!r}"
             )
+        printed = sum(buffer.total for buffer in self._streams.values())
+        printed += int(_number(message.get("printed"), 0))
         stdout, stderr = self._take_output()
         error = message.get("error")
+        # Every field is rebuilt as the plain type it should be: the message came from a
+        # process the student controls, and nothing of it reaches the grader but data.
         reply = WorkerReply(
             status,
             value=decode_value(message.get("value")) if status == "ok" else None,
-            generated=[str(x) for x in message.get("generated") or []],
-            evaluated=[str(x) for x in message.get("evaluated") or []],
-            error={k: str(error.get(k, "")) for k in ERROR_KEYS} if error else None,
+            generated=_strings(message.get("generated")),
+            evaluated=_strings(message.get("evaluated")),
+            error={k: str(error.get(k, "")) for k in ERROR_KEYS} if isinstance(error, dict) else None,
             stdout=_join_output(str(message.get("stdout", "")), stdout, self.limits.output),
             stderr=_join_output(str(message.get("stderr", "")), stderr, self.limits.output),
-            elapsed=message.get("elapsed"),
-            function=message.get("function") or function,
+            elapsed=_number(message.get("elapsed"), None),
+            function=str(message.get("function") or function or "") or None,
             message=str(message.get("message", "")),
             trace_truncated=bool(message.get("trace_truncated")),
         )
-        self._cpu = float(message.get("cpu", self._cpu))
+        self._cpu = _number(message.get("cpu"), self._cpu)
+        if printed > self.limits.flood and status in ("ok", "error"):
+            text = (
+                f"printed {printed:,} bytes in one call, more than the limit of "
+                f"{self.limits.flood:,} (leftover debugging output?)"
+            )
+            reply.status, reply.value = "error", None
+            reply.error = {"type": "OutputLimitExceeded", "message": text, "traceback": ""}
+            reply.message = f"OutputLimitExceeded: {text}"
         if status == "timeout" or message.get("recycle"):
             self.close()  # the process may be in any state: the next request gets a fresh one
         return reply
+
+
+def _number(value: Any, default: Any) -> Any:
+    """``value`` as a finite float, else ``default`` (fields of a reply the worker forged)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return default
+
+
+def _strings(items: Any) -> list[str]:
+    return [str(item) for item in items] if isinstance(items, list) else []
 
 
 def _has_exited(proc: subprocess.Popen) -> bool:

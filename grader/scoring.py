@@ -18,10 +18,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from grader import feedback
+from grader import diagnosis, feedback, shrink
 from grader.answers import AnswerKey, Reference
+from grader.audit import record_audit
 from grader.cases import Case, find_cases, load_case
 from grader.compare import Comparison, compare
+from grader.diagnosis import Hint
 from grader.errors import CaseError
 from grader.results import ALGORITHM_NUMBERS, GRADER_ERROR, PASSED, GradingResults, TestResult
 from grader.rubric import Rubric, load_rubric
@@ -121,11 +123,29 @@ def grade_pair(
         result.outcome = "wrong_value"
         result.summary = comparison.value.message
     if not comparison.passed:
-        result.output = "\n".join(
-            feedback.failure_report(case, algorithm, reference.rule, reference.run, got, comparison)
-        ) + student_output
+        result.output, result.staff_output, hints = _feedback(
+            case, algorithm, reference, got, comparison, answers)
+        result.output += student_output
+        if hints:
+            result.summary += f" (likely mistake: {hints[0].title})"
     result.extra_data = {"reference_seconds": round(reference.seconds, 6), "time_limit": round(time_limit, 3)}
     return result
+
+
+def _feedback(
+    case: Case, algorithm: str, reference: Reference, got: RunResult, comparison: Comparison,
+    answers: AnswerKey,
+) -> tuple[str, str, list[Hint]]:
+    """(student output, staff output, hints) of a failing test. A bug in the diagnosis or the
+    drawing costs the student only the extras: the plain comparison is shown instead."""
+    try:
+        hints = diagnosis.diagnose(case, algorithm, reference.rule, got, answers)
+        lines = feedback.failure_report(case, algorithm, reference.rule, reference.run, got,
+                                        comparison, hints)
+        return "\n".join(lines), "", hints
+    except Exception:  # noqa: BLE001 - the grader's failure, reported to staff
+        lines = feedback.comparison_report(comparison)
+        return "\n".join(lines), "feedback failed:\n" + traceback.format_exc(), []
 
 
 def _grade_mcts_outcome(
@@ -176,6 +196,7 @@ def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey) -
                 continue
             for rule in accepted_rules(case.pruning, settings.pruning):
                 answers.reference(case, algorithm, rule)
+                diagnosis.cached_runs(case, algorithm, rule, answers)  # the hints' variants
 
 
 def _case_error_result(path: Path, error: Exception, number: str) -> TestResult:
@@ -242,6 +263,13 @@ def grade(
                 results.tests.append(test)
                 if progress:
                     progress(test)
+        for test in shrink.random_tree_tests(rubric, worker, counters, wanted, name_filter):
+            results.tests.append(test)  # numbered after the algorithm's cases
+            if progress:
+                progress(test)
+    results.output = "\n\n".join(filter(None, [results.output,
+                                               shrink.handout_note(rubric, wanted, name_filter)]))
+    record_audit(submission, results)  # staff only (extra_data, a staff note); never a deduction
     answers.save()
     results.tests.sort(key=lambda test: tuple(int(part) for part in test.number.split(".")))
     results.execution_time = time.perf_counter() - started

@@ -3,20 +3,29 @@
 It talks JSON lines over the socket ``FD`` (never stdout), in this order::
 
     parent -> {"submission", "scratch", "ids": [uid, gid] | null, "limits": {...}}
-    worker -> {"event": "importing"}                  (set up; about to run student code)
+    worker -> {"event": "importing", "confinement": {"uid", "landlock": ABI or 0}}
+                                                      (set up; about to run student code)
     worker -> {"event": "ready", "status": "ok" | "import_error", "error", "stdout", "stderr"}
     then, per request:
     parent -> {"seq", "case": {...}, "algorithm", "mcts": {...} | null, "time_limit": seconds}
     worker -> {"event": "started", "seq", "function"}  (the student's function is being called)
     worker -> {"event": "reply", "seq", "status", "value", "generated", "evaluated", "error",
-               "stdout", "stderr", "elapsed", "function", "message", "cpu", "trace_truncated"}
+               "stdout", "stderr", "printed", "elapsed", "function", "message", "cpu",
+               "trace_truncated"}
 
 (``missing_function`` and grader failures are answered with a reply and no ``started``.)
 
 Set-up, before any student code runs: import everything the worker will need (once the
 privileges are dropped the interpreter's own files may be unreadable), move into the scratch
-folder, drop to ``ids`` (as root), apply the ``resource`` limits. Then import ``search.py``
-once, under the fixed module name ``search``, and serve requests until the channel closes.
+folder, drop to ``ids`` (as root), confine the process with Landlock where the kernel has it
+(:func:`_confine`: read only the interpreter's libraries and ``grader/``, write only the
+scratch folder, no TCP, no signals to processes outside the sandbox), apply the ``resource``
+limits. Then import ``search.py`` once, under the fixed module name ``search``, and serve
+requests until the channel closes.
+
+Everything in this process is the student's to change; the parent trusts none of it (it
+reads plain JSON and keeps its own deadlines). The checks made here (the time limit, the
+late return, :func:`_tampered`) are there to give honest mistakes a clear message.
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ import io
 import json
 import math
 import os
+import random
 import resource
 import signal
 import socket
@@ -42,7 +52,7 @@ import timeout_decorator
 from grader import runner, tracing
 from grader.games import BUILTIN_GAMES
 from grader.runner import MctsSettings, function_name, run_algorithm
-from grader.sandbox import MAX_REPR, MAX_TRACE, encode_value
+from grader.sandbox import MAX_REPR, MAX_TRACE, REPO_ROOT, encode_value
 
 # Imported for the student's code before the privilege drop: the standard library may be
 # unreadable by the worker's user (an interpreter installed under /root).
@@ -58,6 +68,10 @@ WARM_UP_CASES = (  # loaded at start, so the case path's lazy imports happen bef
     {**WARM_UP, "algorithms": ["expectimax"], "tree": [[1, 2], [3, 4]], "turns": ["max", "chance"]},
     {**WARM_UP, "algorithms": ["minimax"], "game": "tictactoe", "state": "xox|oxo|.x."},
 )  # fmt: skip
+
+
+class SandboxViolation(Exception):
+    """Student code changed the grader's code inside the worker (reported, never raised)."""
 
 
 class WorkerTimeout(BaseException):
@@ -87,6 +101,11 @@ class _Capture(io.RawIOBase):
             self.data += chunk[:room]
         self.dropped += max(0, len(chunk) - max(room, 0))
         return len(chunk)
+
+    @property
+    def total(self) -> int:
+        """Bytes written so far (kept and dropped)."""
+        return len(self.data) + self.dropped
 
     def text(self) -> str:
         text = self.data.decode("utf-8", "replace")
@@ -154,7 +173,8 @@ def _error(exc: BaseException, path: str) -> dict[str, str]:
     elif isinstance(exc, MemoryError):
         message = _safe_str(exc) or "out of memory (the worker's memory limit was reached)"
     else:
-        message = _safe_str(exc)
+        message = _safe_str(exc) or f"search.py raised {kind}"
+        message += _hint(exc)
     tb = exc.__traceback__
     traceback.clear_frames(tb)  # drop the locals (a memory bomb's list) before formatting
     frames = [
@@ -171,6 +191,18 @@ def _error(exc: BaseException, path: str) -> dict[str, str]:
             "Traceback (most recent call last):\n" + text if text else ""
         ) + f"{kind}: {message}\n"
     return {"type": kind, "message": message, "traceback": text}
+
+
+def _hint(exc: BaseException) -> str:
+    """What the sandbox refused, for the errors its limits cause."""
+    if isinstance(exc, PermissionError):
+        return (" (search.py tried to reach something outside the sandbox: it may read and write "
+                "only its own scratch folder, use no network and signal no other process)")
+    if isinstance(exc, BlockingIOError) or (
+        isinstance(exc, RuntimeError) and "thread" in _safe_str(exc)
+    ):
+        return " (search.py tried to start a process or a thread: the sandbox allows neither)"
+    return ""
 
 
 def _grader_error(exc: BaseException) -> dict[str, Any]:
@@ -227,6 +259,119 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+
+
+# Landlock (Linux >= 5.13; unprivileged): the kernel's own file-system, network and signal
+# fence. <linux/landlock.h>: syscalls, rule type, access bits (by ABI version).
+_CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF, _CREATE_RULESET_VERSION = 444, 445, 446, 1
+_PATH_BENEATH, _PR_SET_NO_NEW_PRIVS = 1, 38
+_FS_EXECUTE, _FS_WRITE_FILE, _FS_READ_FILE, _FS_READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+_FS_TRUNCATE, _FS_IOCTL_DEV = 1 << 14, 1 << 15
+_FILE_ACCESS = _FS_EXECUTE | _FS_WRITE_FILE | _FS_READ_FILE | _FS_TRUNCATE | _FS_IOCTL_DEV
+_NET_TCP = 0b11  # bind, connect
+_SCOPE = 0b11  # abstract unix sockets, signals
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = (("fs", ctypes.c_uint64), ("net", ctypes.c_uint64), ("scoped", ctypes.c_uint64))
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = (("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32))
+
+
+def _readable_roots() -> list[str]:
+    """The interpreter's libraries and the ``grader`` package; never the grader's own root
+    (it holds ``reference/``, ``trees/``, the answer cache), nor anything above it."""
+    repo = os.path.realpath(REPO_ROOT)
+    roots = [os.path.join(repo, "grader")]
+    for entry in sys.path:
+        path = os.path.realpath(entry or ".")
+        if os.path.isdir(path) and not (repo + os.sep).startswith(path.rstrip(os.sep) + os.sep):
+            roots.append(path)
+    return roots
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version; 0 where there is none (old kernel, not Linux)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        return max(0, libc.syscall(_CREATE_RULESET, None, ctypes.c_size_t(0), _CREATE_RULESET_VERSION))
+    except (OSError, AttributeError):
+        return 0
+
+
+def _confine(scratch: str) -> int:
+    """Landlock this process: read the roots of :func:`_readable_roots`, read and write
+    ``scratch``, nothing else; no TCP; no signals or abstract sockets outside the sandbox.
+    Sets ``no_new_privs`` in any case. Returns the Landlock ABI applied, 0 where there is none.
+    """
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # setuid programs cannot give back privileges
+    abi = landlock_abi()
+    if abi < 1:
+        return 0
+    handled = (1 << 13) - 1 | (abi >= 2) << 13 | (abi >= 3) << 14 | (abi >= 5) << 15
+    attr = _RulesetAttr(handled, _NET_TCP if abi >= 4 else 0, _SCOPE if abi >= 6 else 0)
+    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
+    ruleset = libc.syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), 0)
+    if ruleset < 0:
+        return 0
+    read = _FS_EXECUTE | _FS_READ_FILE | _FS_READ_DIR
+    rules = [(path, read) for path in _readable_roots()]
+    rules += [(scratch, handled), ("/dev/null", handled), ("/dev/urandom", read)]
+    try:
+        for path, access in rules:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue  # missing, or unreadable to this user anyway
+            try:
+                if not os.path.isdir(path):
+                    access &= _FILE_ACCESS
+                rule = _PathBeneathAttr(access & handled, fd)
+                libc.syscall(_ADD_RULE, ruleset, _PATH_BENEATH, ctypes.byref(rule), 0)
+            finally:
+                os.close(fd)
+        if libc.syscall(_RESTRICT_SELF, ruleset, 0) != 0:
+            return 0
+    finally:
+        os.close(ruleset)
+    return abi
+
+
+# Names whose replacement by student code makes a result meaningless: the worker itself, the
+# grader's modules it loaded (the tracing game), and what the worker's checks rely on.
+GUARDED_MODULES = ("__main__", "builtins", "time", "signal", "json", "socket", "timeout_decorator",
+                   "timeout_decorator.timeout_decorator")  # fmt: skip
+
+
+def _snapshot() -> dict[str, Any]:
+    """Every function and class (and class member) of the guarded modules, by qualified name."""
+    seen: dict[str, Any] = {}
+    for name, module in list(sys.modules.items()):
+        if name not in GUARDED_MODULES and name.split(".")[0] != "grader":
+            continue
+        seen[f"sys.modules[{name!r}]"] = module
+        for key, value in list(vars(module).items()):
+            if not (callable(value) and not key.startswith("__")):
+                continue
+            seen[f"{name}.{key}"] = value
+            if isinstance(value, type) and value.__module__ == name:
+                for member, item in list(vars(value).items()):
+                    if callable(item) or isinstance(item, (staticmethod, classmethod, property)):
+                        seen[f"{name}.{key}.{member}"] = item
+    return seen
+
+
+def _tampered(snapshot: dict[str, Any]) -> list[str]:
+    """The names of ``snapshot`` now bound to something else (first few)."""
+    current = _snapshot()
+    changed = [name for name, value in snapshot.items() if current.get(name) is not value]
+    return [name.replace("__main__", "grader.worker") for name in changed[:5]]
 
 
 def _apply_limits(limits: dict[str, Any]) -> None:
@@ -359,7 +504,12 @@ def _safe_repr_factory(seconds: float) -> Any:
 
 
 def _serve(
-    request: dict[str, Any], module: Any, path: str, limits: dict[str, Any], send: Any
+    request: dict[str, Any],
+    module: Any,
+    path: str,
+    limits: dict[str, Any],
+    send: Any,
+    snapshot: dict[str, Any],
 ) -> dict[str, Any]:
     """Run one request; the reply (without ``seq``)."""
     algorithm = request["algorithm"]
@@ -385,6 +535,7 @@ def _serve(
         )
         return reply
     _Stash.trace = None
+    random.seed(0)  # code that uses the global RNG gets the same answer in every run
     _allow_cpu(time_limit + limits["kill_margin"])
     send({"event": "started", "seq": request.get("seq"), "function": name})
     result: Any = None
@@ -402,6 +553,12 @@ def _serve(
         reply["elapsed"] = elapsed
         if caught is None and elapsed > time_limit:
             caught = "late"
+        changed = _tampered(snapshot)
+        if changed:  # whatever it returned, it ran under code that was not the grader's
+            caught = SandboxViolation(
+                f"search.py replaced part of the grader ({', '.join(changed)}); "
+                "a result computed that way does not count"
+            )
         if caught is None:
             repr_seconds = max(0.05, min(1.0, limits["kill_margin"] / 4))
             reply.update(
@@ -415,7 +572,9 @@ def _serve(
             if isinstance(caught, BaseException):
                 reply.update(status="error", error=_error(caught, path))
                 reply["message"] = f"{reply['error']['type']}: {reply['error']['message']}"
-                reply["recycle"] = isinstance(caught, (MemoryError, RecursionError))
+                reply["recycle"] = isinstance(
+                    caught, (MemoryError, RecursionError, SandboxViolation)
+                )
             else:
                 reply["status"] = "timeout"
                 reply["message"] = (
@@ -431,6 +590,7 @@ def _serve(
         trace_truncated=truncated,
         stdout=output.out.text(),
         stderr=output.err.text(),
+        printed=output.out.total + output.err.total,
         cpu=_cpu_used(),
     )
     return reply
@@ -470,8 +630,10 @@ def main(argv: list[str] | None = None) -> int:
     os.chdir(config["scratch"])
     _drop_privileges(config["ids"])
     _die_with_parent()
+    landlock = _confine(config["scratch"]) if config.get("landlock", True) else 0
     _apply_limits(limits)
-    send({"event": "importing"})
+    snapshot = _snapshot()
+    send({"event": "importing", "confinement": {"uid": os.getuid(), "landlock": landlock}})
     module, ready = _import_submission(path, limits)
     send(ready)
     while True:
@@ -482,7 +644,7 @@ def main(argv: list[str] | None = None) -> int:
             reply = {**ready, "event": "reply"}
         else:
             try:
-                reply = _serve(request, module, path, limits, send)
+                reply = _serve(request, module, path, limits, send, snapshot)
             except Exception as exc:  # noqa: BLE001 - a worker bug: the grader's failure
                 reply = _grader_error(exc)
         send({**reply, "seq": request.get("seq")})

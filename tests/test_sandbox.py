@@ -14,8 +14,18 @@ from pathlib import Path
 import pytest
 
 from grader.errors import GraderError
-from grader.sandbox import Limits, OpaqueValue, Worker, decode_value, encode_value
+from grader.sandbox import (
+    LANDLOCK_ENV,
+    Limits,
+    OpaqueValue,
+    Worker,
+    WorkerReply,
+    decode_value,
+    encode_value,
+)
+from grader.worker import landlock_abi
 
+MIB = 1024 * 1024
 FAST = Limits(time=0.5, kill_margin=0.5, import_time=0.5)
 
 # AIMA Fig. 5.2 as a full tree: minimax value 3; alpha-beta prunes C2 and C3.
@@ -205,7 +215,7 @@ def test_printing_100_mb_is_capped_and_costs_the_parent_nothing(worker_for):
             os.write(1, b"y" * 100_000_000)  # past Python's sys.stdout, straight to the fd
             return 2
     """,
-        limits=Limits(time=10, kill_margin=1, output=10_000),
+        limits=Limits(time=10, kill_margin=1, output=10_000, flood=200 * MIB),
     )
     peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     reply = worker.run(CASE, "minimax")
@@ -218,6 +228,29 @@ def test_printing_100_mb_is_capped_and_costs_the_parent_nothing(worker_for):
     assert raw.stdout.startswith("yyyy") and len(raw.stdout) < 10_200
     growth_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before
     assert growth_kib < 50_000
+
+
+def test_printing_past_the_flood_limit_fails_the_call_whichever_way_it_prints(worker_for):
+    worker = worker_for(
+        """
+        import os
+
+        def max_value(game, state, depth=0):
+            print("x" * 3_000_000)
+            return 3
+
+        def min_value(game, state, depth=0):
+            os.write(1, b"y" * 3_000_000)
+            return 3
+    """,
+        limits=Limits(time=5, flood=2 * MIB),
+    )
+    reply = worker.run(CASE, "minimax")
+    assert reply.status == "error" and reply.value is None
+    assert reply.error["type"] == "OutputLimitExceeded"
+    assert "printed 3,000,001 bytes in one call" in reply.message
+    min_root = dict(CASE, tree=dict(CASE["tree"], player="min"))
+    assert worker.run(min_root, "minimax").error["type"] == "OutputLimitExceeded"
 
 
 def test_a_memory_bomb_is_a_memory_error(worker_for):
@@ -385,7 +418,8 @@ def test_an_unknown_worker_user_is_a_grader_error(tmp_path):
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the privilege drop needs root")
-def test_as_root_the_worker_drops_to_an_unprivileged_user(tmp_path):
+def test_as_root_the_worker_drops_to_an_unprivileged_user(tmp_path, monkeypatch):
+    monkeypatch.setenv(LANDLOCK_ENV, "0")  # the file modes alone, without Landlock's fence
     shared = Path(tempfile.mkdtemp(prefix="sandbox-test-"))  # traversable by everyone
     try:
         shared.chmod(0o755)
@@ -425,3 +459,98 @@ def test_as_root_the_worker_drops_to_an_unprivileged_user(tmp_path):
         assert not (project / "pwned.txt").exists()
     finally:
         shutil.rmtree(shared)
+
+
+@pytest.mark.skipif(landlock_abi() < 6, reason="needs Landlock ABI 6 (Linux 6.12) for signals")
+def test_landlock_fences_files_network_and_signals_whoever_runs_the_grader(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    outside.chmod(0o777)
+    readable = outside / "readable.txt"
+    readable.write_text("anyone may read this")
+    readable.chmod(0o666)
+    path = submission(
+        tmp_path,
+        f"""
+        import os, signal, socket
+
+        def attempt(action):
+            try:
+                action()
+                return "done"
+            except OSError as error:
+                return type(error).__name__
+
+        def max_value(game, state, depth=0):
+            import grader.compare  # grader/ stays readable: a lazy import still works
+            with socket.socket() as sock:
+                connect = attempt(lambda: sock.connect(("127.0.0.1", 9)))
+            return (
+                attempt(lambda: open({str(readable)!r}).read()),
+                attempt(lambda: open({str(outside / "new.txt")!r}, "w").write("x")),
+                attempt(lambda: os.listdir({str(outside)!r})),
+                attempt(lambda: os.kill(os.getppid(), 0)),
+                connect,
+                attempt(lambda: open("notes.txt", "w").write("x")),
+            )
+    """,
+    )
+    with Worker(path, limits=FAST) as worker:
+        reply = worker.run(CASE, "minimax")
+        assert worker.confinement["landlock"] == landlock_abi()
+    assert reply.status == "ok", reply
+    assert reply.value == ("PermissionError",) * 5 + ("done",)
+    assert not (outside / "new.txt").exists()
+
+
+def test_replacing_the_grader_inside_the_worker_fails_that_call_only(worker_for):
+    worker = worker_for(MINIMAX + """
+import grader.tracing
+
+def alpha_beta(game, state, alpha=-1, beta=1, depth=0):
+    grader.tracing.traced = lambda game: (game, None)
+    return 3
+""")
+    reply = worker.run(CASE, "alpha_beta")
+    assert reply.status == "error" and reply.error["type"] == "SandboxViolation"
+    assert "grader.tracing.traced" in reply.message
+    assert worker.run(CASE, "minimax").status == "ok"  # a fresh worker, untouched
+    assert worker.starts == 2
+
+
+def test_the_global_random_is_seeded_before_every_call(worker_for):
+    worker = worker_for("import random\ndef max_value(game, state, depth=0):\n    return random.random()\n")
+    first, second = worker.run(CASE, "minimax"), worker.run(CASE, "minimax")
+    assert first.value == second.value == random.Random(0).random()
+
+
+def test_every_field_of_a_forged_reply_arrives_as_plain_data(worker_for):
+    worker = worker_for("""
+        import json, sys
+
+        def max_value(game, state, depth=0):
+            frame = sys._getframe()
+            while "request" not in frame.f_locals:
+                frame = frame.f_back
+            seq = frame.f_locals["request"]["seq"]
+            forged = {"event": "reply", "seq": seq, "status": "ok", "value": {"$object": [1]},
+                      "generated": {"a": 1}, "evaluated": "B1", "error": [1], "elapsed": "soon",
+                      "function": {"x": 1}, "message": [2], "cpu": "lots", "printed": None}
+            with open(int(sys.argv[1]), "w", closefd=False) as channel:
+                channel.write(json.dumps(forged) + "\\n")
+            return 3
+    """)
+    reply = worker.run(CASE, "minimax")
+    plain = (str, int, float, bool, type(None), OpaqueValue)
+
+    def check(value):
+        if isinstance(value, (list, tuple)):
+            return all(check(item) for item in value)
+        if isinstance(value, dict):
+            return all(check(k) and check(v) for k, v in value.items())
+        return type(value) in plain
+
+    assert isinstance(reply, WorkerReply) and reply.status == "ok"
+    assert all(check(getattr(reply, name)) for name in vars(reply))
+    assert reply.generated == [] and reply.evaluated == [] and reply.elapsed is None
+    assert reply.function == "{'x': 1}" and reply.message == "[2]"

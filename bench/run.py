@@ -1,0 +1,100 @@
+"""The benchmarks: ``python bench/run.py [--quick] [--only SECTION ...]``.
+
+Prints a table a section and writes every figure to ``bench/results.json`` (gitignored). Each
+figure is the median of several runs (``--quick``: fewer runs, smaller trees, a smaller batch).
+Sections: ``grade`` (``grader grade`` on every case, as a subprocess), ``cases`` (per test:
+grading time against the reference's own time; worker start-up), ``tracing`` (traced against
+untraced search), ``big`` (loading a 10^6-node case file; the deepest tree that loads),
+``batch`` (``grader batch`` on 50 mixed submissions, 2 jobs).
+
+The answer cache is a fresh temporary folder (``GRADER_CACHE``): the ``grade`` section's first
+run computes it (the "cold" figure), every later run reads it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+VENV_PYTHON = REPO / ".venv" / "bin" / "python"
+try:
+    import grader  # noqa: F401
+except ImportError:  # run with a Python outside the project's venv: use the venv's
+    if VENV_PYTHON.exists() and Path(sys.executable) != VENV_PYTHON:
+        os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), *sys.argv])
+    raise
+
+from bench import scale, sections  # noqa: E402
+from bench.measure import load_average  # noqa: E402
+
+SECTIONS = ("grade", "cases", "tracing", "big", "batch")
+RESULTS = REPO / "bench" / "results.json"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer runs, smaller inputs")
+    parser.add_argument("--only", nargs="+", choices=SECTIONS, default=list(SECTIONS))
+    parser.add_argument("--out", type=Path, default=RESULTS, help="the JSON file to write")
+    args = parser.parse_args(argv)
+    quick = args.quick
+    runs = 3 if quick else 5
+    figures: dict = {
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                    "platform": platform.platform(), "load_average_at_start": load_average()},
+        "quick": quick, "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
+    with tempfile.TemporaryDirectory(prefix="bench-cache-") as cache_name:
+        cache = Path(cache_name)
+        os.environ["GRADER_CACHE"] = str(cache)  # in-process sections read the same cache
+        plan = {
+            "grade": lambda: sections.grade_all(runs, cache),
+            "cases": lambda: sections.per_case(1 if quick else 3, cache),
+            "tracing": lambda: sections.tracing(
+                1 if quick else 3, [10**5] if quick else [10**5, 10**6]),
+            "big": lambda: scale.big_cases(
+                [(10**5, 1)] if quick else [(10**5, 3), (10**6, 1)], timeout=900),
+            "batch": lambda: scale.batch(
+                {"correct": 4, "wrong": 3, "hostile": 3} if quick
+                else {"correct": 15, "wrong": 20, "hostile": 15}, 2, cache),
+        }
+        if "cases" in args.only and "grade" not in args.only:
+            _warm(cache)
+        for name in SECTIONS:
+            if name not in args.only:
+                continue
+            print(f"\n== {name} (load average {load_average()}) ==", flush=True)
+            started = time.perf_counter()
+            figures[name] = plan[name]()
+            figures[name]["section_seconds"] = round(time.perf_counter() - started, 1)
+            figures[name]["load_average_after"] = load_average()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(figures, indent=2, default=str) + "\n")
+    print(f"\nfigures written to {args.out}")
+    return 0
+
+
+def _warm(cache: Path) -> None:
+    """Compute the answer key into ``cache`` (what the grade section's cold run does)."""
+    from grader.answers import AnswerKey
+    from grader.cases import find_cases, load_case
+    from grader.rubric import load_rubric
+    from grader.scoring import prepare_answers
+
+    answers = AnswerKey(cache=cache / "answer-key.json")
+    cases = [load_case(p) for p in find_cases(sections.CASE_DIRS)]
+    prepare_answers(cases, load_rubric(), answers)
+    answers.save()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,126 @@
+"""Scale sections: a big case file, a deep one, and batch regrading of a mixed export."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bench.measure import GRADER, PYTHON, REPO, median_measured, run_measured, table
+
+LOAD = "import sys; from grader.cases import load_case; load_case(sys.argv[1]).build_game()"
+WRITE = ("import sys; from pathlib import Path; from bench.trees import write_random_case; "
+         "write_random_case(Path(sys.argv[1]), int(sys.argv[2]))")
+
+
+def _deep_text(depth: int) -> str:
+    """A full-tree case nested ``depth`` levels (a spine with one leaf a level), built as text."""
+    head = "".join(
+        f'{{"id": "n{i}", "player": "{"max" if i % 2 else "min"}", "children": '
+        f'[{{"id": "l{i}", "value": {i}}}, ' for i in range(1, depth + 1))
+    body = head + '{"id": "end", "value": 0}' + "]}" * depth
+    return json.dumps({"$schema": "../../grader/schema/case.schema.json", "name": "deep",
+                       "description": "deep", "algorithms": ["minimax"]})[:-1] + f', "tree": {body}}}'
+
+
+def _loads(path: Path) -> bool:
+    done = subprocess.run([PYTHON, "-c", LOAD, str(path)], capture_output=True, cwd=REPO)
+    return done.returncode == 0
+
+
+def big_cases(sizes: list[tuple[int, int]], timeout: float) -> dict[str, Any]:
+    """Load + validate + build a random full-tree case file of each size, in a fresh process;
+    and the deepest full tree that loads at all."""
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for size, runs in sizes:
+            path = Path(scratch) / f"random-{size}.json"
+            subprocess.run([PYTHON, "-c", WRITE, str(path), str(size)], check=True, cwd=REPO)
+            figures = median_measured([PYTHON, "-c", LOAD, str(path)], runs, timeout=timeout)
+            rows.append({"nodes": size, "file_mb": path.stat().st_size / 1e6, "runs": runs,
+                         **figures})
+            path.unlink()
+        low, high = 10, 1000  # the deepest tree that loads lies in [low, high)
+        deep = Path(scratch) / "deep.json"
+        deep.write_text(_deep_text(high))
+        if _loads(deep):
+            low = high
+        while high - low > 5 and low < high:
+            middle = (low + high) // 2
+            deep.write_text(_deep_text(middle))
+            low, high = (middle, high) if _loads(deep) else (low, middle)
+    print(table([[f"{r['nodes']:,}", f"{r['file_mb']:.0f}", f"{r['wall']:.1f}",
+                  f"{r['peak_mb']:.0f}", ",".join(r["codes"]), r["runs"]] for r in rows],
+                ["case nodes", "file MB", "load+validate s", "peak MB", "exit", "runs"]))
+    print(f"deepest full tree that loads: {low} levels (fails at about {high})")
+    return {"rows": rows, "deepest_loading": low, "first_failing": high,
+            "target": {"wall": 10.0, "peak_mb": 1500}}
+
+
+# --- batch ---------------------------------------------------------------------------------
+
+
+def _generated(script: Path, scratch: Path) -> list[Path]:
+    """The submissions a corpus script writes (none when the script is missing or fails)."""
+    if not script.exists():
+        return []
+    target = scratch / script.stem
+    done = subprocess.run([PYTHON, str(script), str(target)], capture_output=True, cwd=REPO)
+    if done.returncode != 0 or not target.exists():
+        return []
+    return sorted(p for p in target.iterdir() if (p / "search.py").exists())
+
+
+def _spread(items: list[Path], count: int) -> list[Path]:
+    """``count`` items evenly spread over ``items`` (all when fewer)."""
+    if len(items) <= count:
+        return items
+    return [items[round(i * (len(items) - 1) / (count - 1))] for i in range(count)]
+
+
+def batch(mix: dict[str, int], jobs: int, cache: Path) -> dict[str, Any]:
+    """``grader batch`` on an export of correct, wrong and hostile submissions (bundled cases)."""
+    correct = REPO / "tests" / "submissions" / "correct" / "search.py"
+    with tempfile.TemporaryDirectory() as scratch_name:
+        scratch = Path(scratch_name)
+        kinds = {
+            "correct": [correct.parent] * mix["correct"],
+            "wrong": _spread(_generated(REPO / "tests" / "submissions" / "variants.py", scratch),
+                             mix["wrong"]),
+            "hostile": _spread(_generated(REPO / "tests" / "hostile" / "attacks.py", scratch),
+                               mix["hostile"]),
+        }
+        export = scratch / "export"
+        export.mkdir()
+        names: dict[str, str] = {}
+        for kind, sources in kinds.items():
+            for i, source in enumerate(sources):
+                name = f"submission_{kind}_{i:02d}"
+                (export / name).mkdir()
+                shutil.copy(source / "search.py", export / name / "search.py")
+                names[name] = f"{kind}/{source.name}"
+        out = scratch / "out"
+        figures = run_measured([*GRADER, "batch", str(export), "--out", str(out),
+                                "--jobs", str(jobs)], env={"GRADER_CACHE": str(cache)},
+                               timeout=3600)
+        seconds: dict[str, list[float]] = {kind: [] for kind in kinds}
+        slowest = []
+        for name, label in names.items():
+            data = json.loads((out / name / "results.json").read_text())
+            seconds[label.split("/")[0]].append(float(data.get("execution_time") or 0.0))
+            slowest.append((float(data.get("execution_time") or 0.0), label))
+    total = len(names)
+    rate = 60 * total / figures["wall"]
+    per_kind = {k: {"count": len(v), "mean_s": sum(v) / len(v) if v else 0.0}
+                for k, v in seconds.items()}
+    print(table([[k, v["count"], f"{v['mean_s']:.1f}"] for k, v in per_kind.items()],
+                ["submissions", "count", "mean grading s each"]))
+    print(f"batch of {total} on {jobs} jobs: {figures['wall']:.1f} s wall, {rate:.1f} submissions "
+          f"a minute, peak {figures['peak_mb']:.0f} MB; slowest: "
+          + ", ".join(f"{label} {s:.1f} s" for s, label in sorted(slowest, reverse=True)[:5]))
+    return {"submissions": total, "jobs": jobs, **figures, "per_minute": rate,
+            "per_kind": per_kind, "slowest": sorted(slowest, reverse=True)[:10],
+            "target_per_minute": 60}

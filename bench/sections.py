@@ -1,0 +1,164 @@
+"""The benchmark's sections. Each returns plain data (for bench/results.json) and prints a table.
+
+The "student" is ``tests/submissions/correct/search.py``, a careful student's correct solution
+(the sandbox refuses ``import reference``, so the reference itself cannot be submitted). The
+reference's "own time" is ``reference/`` called directly on the untraced game.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.measure import GRADER, PYTHON, REPO, median_measured, run_measured, table, timed
+
+CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
+CASE_DIRS = [REPO / "trees" / "public", REPO / "trees" / "hidden"]
+
+
+def grade_all(runs: int, cache: Path) -> dict[str, Any]:
+    """``grader grade`` of the correct submission on every case (public + hidden)."""
+    env = {"GRADER_CACHE": str(cache)}
+    with tempfile.TemporaryDirectory() as scratch:
+        command = [*GRADER, "grade", "--submission", str(CORRECT), "--hidden",
+                   "--results", str(Path(scratch) / "results.json")]
+        cold = run_measured(command, env=env)  # computes and caches every reference answer
+        warm = median_measured(command, runs, env=env)
+    print(table([["cold answer key", f"{cold['wall']:.2f}", f"{cold['peak_mb']:.0f}"],
+                 [f"warm (median of {runs})", f"{warm['wall']:.2f}", f"{warm['peak_mb']:.0f}"]],
+                ["grader grade, all cases", "wall s", "peak MB"]))
+    return {"cold": cold, "warm": warm, "target_wall": 5.0}
+
+
+def _import_student(path: Path) -> dict[str, Any]:
+    spec = importlib.util.spec_from_file_location("bench_student", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return vars(module)
+
+
+def _own_run(functions: Any, case: Any, game: Any, algorithm: str, seeds: list[int]) -> Any:
+    """The algorithm on the untraced game, as the grader would call it (every seed it runs)."""
+    from grader.runner import function_name
+
+    function = functions[function_name(algorithm, game)]
+    root = game.initial_state()
+    if algorithm != "mcts":
+        return function(game, root)
+    mcts = case.mcts
+    return [function(game, root, mcts.iterations, random.Random(seed), mcts.c) for seed in seeds]
+
+
+def per_case(runs: int, cache: Path) -> dict[str, Any]:
+    """Per test: grading time (warm worker, cached answers) against the reference's own time."""
+    import reference
+    from grader.answers import AnswerKey
+    from grader.cases import find_cases, load_case
+    from grader.rubric import load_rubric
+    from grader.sandbox import Limits, Worker
+    from grader.scoring import accepted_rules, grade_pair
+
+    rubric, answers = load_rubric(), AnswerKey(cache=cache / "answer-key.json")
+    student = _import_student(CORRECT)
+    cases = [load_case(path) for path in find_cases(CASE_DIRS)]
+    rows = []
+    with Worker(CORRECT, limits=Limits()) as worker:
+        worker.start()
+        for case in cases:
+            game = case.build_game()
+            for algorithm in case.algorithms:
+                settings = rubric.settings_for(case, algorithm)
+                seeds = [case.mcts.seed]
+                if algorithm == "mcts" and case.mcts.check == "outcome":
+                    count = case.mcts.seeds or settings.outcome_seeds
+                    seeds = list(range(case.mcts.seed, case.mcts.seed + count))
+                rule = next(r for r in accepted_rules(case.pruning, settings.pruning)
+                            if r in ("inclusive", "strict"))  # a rubric may say "either"
+                functions = reference.reference_functions(rule)
+                own, _ = timed(lambda: _own_run(functions, case, game, algorithm, seeds), runs)
+                mine, _ = timed(lambda: _own_run(student, case, game, algorithm, seeds), runs)
+                graded, test = timed(
+                    lambda: grade_pair(case, algorithm, "1.1", rubric, worker, answers), runs)
+                rows.append({"test": f"{algorithm}: {case.name}", "reference_s": own,
+                             "student_s": mine, "grade_s": graded, "passed": test.passed,
+                             "ratio": graded / own, "grader_ratio": graded / mine})
+        starts = worker.starts
+    startup = []
+    for _ in range(runs + 2):
+        with Worker(CORRECT, limits=Limits()) as fresh:
+            fresh.start()
+            startup.append(fresh.startup_seconds)
+    slow = [row for row in rows if row["reference_s"] > 0.1]
+    shown = sorted(rows, key=lambda row: -row["reference_s"])[:12]
+    print(table([[r["test"][:44], f"{1000 * r['reference_s']:.1f}", f"{1000 * r['student_s']:.1f}",
+                  f"{1000 * r['grade_s']:.1f}", f"{r['ratio']:.2f}", f"{r['grader_ratio']:.2f}"]
+                 for r in shown],
+                ["test (12 slowest for the reference)", "ref ms", "student ms", "grade ms",
+                 "grade/ref", "grade/student"]))
+    startup_s = statistics.median(startup)
+    summary = {
+        "tests": len(rows), "all_passed": all(r["passed"] for r in rows),
+        "total_grade_s": sum(r["grade_s"] for r in rows),
+        "total_reference_s": sum(r["reference_s"] for r in rows),
+        "slow_tests": [r["test"] for r in slow],
+        "worst_ratio_over_100ms": max((r["ratio"] for r in slow), default=None),
+        "worst_grader_ratio_over_100ms": max((r["grader_ratio"] for r in slow), default=None),
+        "worker_startup_s": startup_s, "worker_starts_in_run": starts,
+        "startup_per_test_ms": 1000 * startup_s * starts / max(len(rows), 1),
+        "median_overhead_small_ms": 1000 * statistics.median(
+            r["grade_s"] - r["student_s"] for r in rows if r["reference_s"] <= 0.1),
+    }
+    print(f"worker start-up {1000 * startup_s:.0f} ms, {starts} start(s) for {len(rows)} tests: "
+          f"{summary['startup_per_test_ms']:.2f} ms a test; median grading overhead on tests "
+          f"under 100 ms: {summary['median_overhead_small_ms']:.2f} ms")
+    return {"rows": rows, **summary}
+
+
+def tracing(runs: int, sizes: list[int]) -> dict[str, Any]:
+    """Traced against untraced reference minimax: full tic-tac-toe and random trees."""
+    import reference
+    from bench.trees import random_tree_game
+    from grader.games import builtin_game
+    from grader.runner import run_algorithm
+    from grader.tracing import traced
+
+    games = [("tic-tac-toe, empty board", lambda: builtin_game("tictactoe"))]
+    games += [(f"random tree, {size:,} nodes", lambda size=size: random_tree_game(size))
+              for size in sizes]
+    results = []
+    for label, make in games:
+        built, game = timed(make, 1)
+        root = game.initial_state()
+        functions = reference.reference_functions()
+
+        def hot(game=game, root=root):
+            wrapper, trace = traced(game)
+            reference.max_value(wrapper, root)
+            return trace
+
+        samples: list[list[float]] = [[], [], []]
+        for _ in range(runs):  # interleaved, so a change in the machine's load hits all three
+            samples[0].append(timed(lambda: reference.max_value(game, root), 1)[0])
+            seconds, trace = timed(hot, 1)
+            samples[1].append(seconds)
+            samples[2].append(timed(lambda: run_algorithm(functions, game, "minimax"), 1)[0])
+        untraced, recorded, full = (statistics.median(sample) for sample in samples)
+        results.append({"game": label, "generated": len(trace.generated),
+                        "evaluated": len(trace.evaluated), "build_s": built,
+                        "untraced_s": untraced, "traced_s": recorded, "traced_ids_s": full,
+                        "ratio": recorded / untraced, "ratio_ids": full / untraced})
+        del trace, game
+    print(table([[r["game"], f"{r['generated']:,}", f"{r['untraced_s']:.3f}",
+                  f"{r['traced_s']:.3f}", f"{r['traced_ids_s']:.3f}", f"{r['ratio']:.2f}",
+                  f"{r['ratio_ids']:.2f}"] for r in results],
+                ["reference minimax on", "generated", "untraced s", "traced s", "+ids s",
+                 "traced/untraced", "+ids/untraced"]))
+    return {"rows": results, "target_ratio": 1.5}

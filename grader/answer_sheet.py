@@ -1,0 +1,414 @@
+"""Answer keys: ``grader solve CASE --key`` prints, in Markdown, everything a TA grades by hand.
+
+For every algorithm the case lists: the root value and move, every node's backed-up value (a
+table, for explicit trees), the nodes pruned, the ``generated`` and ``evaluated`` orders, and
+for alpha-beta the alpha/beta window at each cut, under both pruning rules (saying when they
+agree). The answers come from the reference (:func:`grader.solve.solve`); the windows come
+from :class:`AlphaBetaReplay`, an instrumented copy of ``reference/alpha_beta.py`` whose trace
+is checked against the reference's on every use, so the two cannot drift apart unnoticed.
+:func:`walk` and :class:`AlphaBetaReplay` also serve :mod:`grader.render` and
+:mod:`grader.generate`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grader.errors import CaseError, GraderError
+from grader.games.base import CHANCE, MAX, MIN
+from grader.solve import RULES, mcts_settings, resolve_pruning, solve
+
+WALK_LIMIT = 2000  # nodes: a key's table and a picture are for trees a person can read
+SHOWN_IDS = 60  # ids of a long trace printed before "... (N in all)"
+SHOWN_CUTS = 30  # rows of a long cut table printed before "... and N more"
+RULE_TEXT = {"inclusive": "cut at v >= beta in MAX nodes, v <= alpha in MIN nodes",
+             "strict": "cut at v > beta in MAX nodes, v < alpha in MIN nodes; CS188's rule"}
+
+
+class TreeTooLargeError(ValueError):
+    """The game has more nodes than a table or a picture can show."""
+
+
+@dataclass
+class TreeNode:
+    """One occurrence of a state in the search tree (a shared state occurs once a parent)."""
+
+    id: str
+    player: Any  # MAX / MIN / a player index / CHANCE; at a leaf, whoever would move
+    depth: int
+    parent: str | None
+    action: Any = None  # the move from the parent
+    probability: float | None = None  # the chance of this outcome, under a chance node
+    terminal: bool = False
+    cutoff: bool = False  # terminal, or at the depth limit: the search evaluates it
+    value: Any = None  # the exact backed-up value (minimax / expectimax / max^n)
+    children: list[str] = field(default_factory=list)
+    repeat: bool = False  # a shared state met before: its subtree is listed at its first place
+
+
+def walk(game: Any, limit: int = WALK_LIMIT) -> list[TreeNode]:
+    """Every node the full search (no pruning) reaches, in search order, with exact values.
+
+    Values: MAX takes the largest child, MIN the smallest, chance the probability-weighted sum
+    (in outcome order, as the reference sums), a max^n mover the child with the largest own
+    entry; ties keep the first child. Raises :class:`TreeTooLargeError` past ``limit`` nodes.
+    """
+    nodes: list[TreeNode] = []
+    first: dict[str, TreeNode] = {}
+
+    def visit(state: Any, depth: int, parent: str | None, action: Any, p: float | None) -> TreeNode:
+        if len(nodes) >= limit:
+            raise TreeTooLargeError(f"the game tree has more than {limit} nodes")
+        node = TreeNode(game.state_id(state), game.to_move(state), depth, parent, action, p,
+                        game.is_terminal(state), game.is_cutoff(state, depth))
+        nodes.append(node)
+        if node.id in first:
+            node.repeat, node.value = True, first[node.id].value
+            return node
+        first[node.id] = node
+        if node.cutoff:
+            node.value = game.evaluate(state)
+            return node
+        moves = (game.chance_outcomes(state) if node.player == CHANCE
+                 else [(a, None) for a in game.actions(state)])
+        children = [visit(game.result(state, a), depth + 1, node.id, a, q) for a, q in moves]
+        node.children = [child.id for child in children]
+        node.value = back_up(node.player, [c.value for c in children], [q for _, q in moves])
+        return node
+
+    visit(game.initial_state(), 0, None, None, None)
+    return nodes
+
+
+def back_up(player: Any, values: list[Any], probabilities: list[Any]) -> Any:
+    """A node's value from its children's, by the reference's rules (first child on ties)."""
+    if player == CHANCE:
+        total = 0
+        for p, value in zip(probabilities, values):
+            total += p * value
+        return total
+    if isinstance(values[0], tuple):
+        return max(values, key=lambda v: v[player])  # max() keeps the first of equal keys
+    return max(values) if player == MAX else min(values)
+
+
+# --- alpha-beta, instrumented ---------------------------------------------------------------
+
+
+@dataclass
+class Visit:
+    """A node as alpha-beta entered it: its window, and what it returned (fail-soft)."""
+
+    id: str
+    depth: int
+    alpha: float
+    beta: float
+    returned: Any = None
+    exact: bool = True  # nothing was pruned below it, so the value returned is exact
+
+    def bound(self) -> str:
+        """``"<="`` when the returned value is an upper bound, ``">="`` a lower, else ``""``."""
+        if self.exact:
+            return ""
+        if self.returned <= self.alpha:
+            return "<="
+        return ">=" if self.returned >= self.beta else ""
+
+
+@dataclass
+class Cut:
+    """One cutoff that pruned something: where, the value and window then, what it pruned."""
+
+    id: str
+    player: Any
+    depth: int
+    value: float
+    alpha: float
+    beta: float
+    pruned: list[str]
+    bound_depth: int | None  # the depth of the node that set the bound that caused the cut
+
+    @property
+    def deep(self) -> bool:
+        """A deep cutoff: at depth >= 2, by a bound from two or more levels up."""
+        return (self.depth >= 2 and self.bound_depth is not None
+                and self.depth - self.bound_depth >= 2)
+
+
+class AlphaBetaReplay:
+    """``reference/alpha_beta.py`` step for step, recording windows, cuts and returned values.
+
+    Construct, then read ``value``, ``generated``, ``evaluated``, ``visits`` and ``cuts``.
+    """
+
+    def __init__(self, game: Any, pruning: str = "inclusive") -> None:
+        if pruning not in RULES:
+            raise ValueError(f"expected pruning to be one of {RULES}, got: {pruning!r}")
+        self.game, self.strict = game, pruning == "strict"
+        self.generated: list[str] = []
+        self.evaluated: list[str] = []
+        self.visits: list[Visit] = []
+        self.cuts: list[Cut] = []
+        self.value = self._search(game.initial_state(), -math.inf, math.inf, 0, None, None)
+
+    def _search(self, state: Any, alpha: float, beta: float, depth: int,
+                alpha_from: int | None, beta_from: int | None) -> float:
+        game = self.game
+        visit = Visit(game.state_id(state), depth, alpha, beta)
+        self.visits.append(visit)
+        if game.is_cutoff(state, depth):
+            self.evaluated.append(visit.id)
+            visit.returned = game.evaluate(state)
+            return visit.returned
+        cuts = len(self.cuts)
+        player = game.to_move(state)
+        if player not in (MAX, MIN):
+            raise ValueError(f"alpha_beta needs MAX or MIN to move, got {player!r} at {visit.id}")
+        actions = list(game.actions(state))
+        v = -math.inf if player == MAX else math.inf
+        for i, action in enumerate(actions):
+            child = game.result(state, action)
+            self.generated.append(game.state_id(child))
+            found = self._search(child, alpha, beta, depth + 1, alpha_from, beta_from)
+            if player == MAX:
+                v = max(v, found)
+                cut, bound_from = ((v > beta) if self.strict else (v >= beta)), beta_from
+            else:
+                v = min(v, found)
+                cut, bound_from = ((v < alpha) if self.strict else (v <= alpha)), alpha_from
+            if cut:
+                rest = [game.state_id(game.result(state, a)) for a in actions[i + 1:]]
+                if rest:
+                    self.cuts.append(Cut(visit.id, player, depth, v, alpha, beta, rest, bound_from))
+                visit.returned, visit.exact = v, len(self.cuts) == cuts
+                return v
+            if player == MAX and v > alpha:
+                alpha, alpha_from = v, depth
+            elif player == MIN and v < beta:
+                beta, beta_from = v, depth
+        visit.returned, visit.exact = v, len(self.cuts) == cuts
+        return v
+
+
+def checked_replay(case: Any, pruning: str, reference: Any = None) -> AlphaBetaReplay:
+    """The replay of ``case`` under ``pruning``, its trace checked against the reference's."""
+    replay = AlphaBetaReplay(case.build_game(), pruning)
+    reference = reference or solve(case, "alpha_beta", pruning=pruning)
+    if (replay.generated, replay.evaluated) != (reference.generated, reference.evaluated):
+        raise GraderError(f"the answer key's alpha-beta replay ({pruning}) disagrees with "
+                          f"reference/alpha_beta.py on {case.name!r}: update "
+                          "grader/answer_sheet.py to follow the reference")
+    return replay
+
+
+# --- formatting -------------------------------------------------------------------------------
+
+
+def fmt(value: Any) -> str:
+    """A value as a person writes it: ``3``, ``8.8``, ``-inf``, ``(1, 2, 6)``."""
+    if isinstance(value, (tuple, list)):
+        return "(" + ", ".join(fmt(v) for v in value) + ")"
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "+inf" if value > 0 else "-inf"
+        return f"{value:.10g}"
+    return str(value)
+
+
+def player_name(node: TreeNode, vectors: bool) -> str:
+    if node.cutoff:
+        return "leaf" if node.terminal else "cutoff"
+    if node.player == CHANCE:
+        return "chance"
+    if vectors:
+        return f"P{node.player}"
+    return {MAX: "MAX", MIN: "MIN"}.get(node.player, str(node.player))
+
+
+def id_list(ids: list[str]) -> str:
+    if not ids:
+        return "(none)"
+    shown = " ".join(ids[:SHOWN_IDS])
+    return f"`{shown}`" + (f" ... ({len(ids)} in all)" if len(ids) > SHOWN_IDS else "")
+
+
+def pruned_tops(nodes: list[TreeNode], generated: list[str]) -> tuple[list[str], int]:
+    """The roots of the pruned subtrees (in tree order), and how many nodes were pruned in all."""
+    seen = set(generated) | {nodes[0].id}
+    pruned = {n.id for n in nodes if n.id not in seen}
+    parents = {n.id: n.parent for n in nodes if not n.repeat}
+    tops = [i for i in dict.fromkeys(n.id for n in nodes) if i in pruned
+            and parents[i] not in pruned]
+    return tops, len(pruned)
+
+
+def _orders(generated: list[str]) -> dict[str, list[int]]:
+    orders: dict[str, list[int]] = {}
+    for position, node_id in enumerate(generated, 1):
+        orders.setdefault(node_id, []).append(position)
+    return orders
+
+
+def _table(nodes: list[TreeNode], vectors: bool, generated: list[str],
+           replay: AlphaBetaReplay | None = None) -> list[str]:
+    chance = any(n.probability is not None for n in nodes)
+    named = any(n.action is not None and n.action != n.id for n in nodes)
+    head = ["node", "player", "depth"] + (["move"] if named else []) + (["p"] if chance else [])
+    head += ["value", "generated #"] + (["window on entry", "returned"] if replay else [])
+    lines = [_row(head), "|" + " --- |" * len(head)]
+    orders, entered = _orders(generated), {}
+    for visit in replay.visits if replay else ():
+        entered.setdefault(visit.id, visit)
+    root = nodes[0].id
+    for node in nodes:
+        if node.repeat:
+            continue
+        searched = node.id == root or node.id in orders
+        row = [node.id, player_name(node, vectors), str(node.depth)]
+        row += [str(node.action or "")] if named else []
+        row += [fmt(node.probability) if node.probability is not None else ""] if chance else []
+        row += [fmt(node.value), ", ".join(map(str, orders.get(node.id, [])))
+                or ("root" if node.id == root else "pruned")]
+        if replay:
+            visit = entered.get(node.id)
+            row += ([f"({fmt(visit.alpha)}, {fmt(visit.beta)})",
+                     f"{visit.bound()}{fmt(visit.returned)}"] if visit and searched else ["", ""])
+        lines.append(_row(row))
+    return lines
+
+
+def _row(cells: list[str]) -> str:
+    """A Markdown table row; a ``|`` inside a cell (tic-tac-toe ids) is escaped."""
+    return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+
+
+def _cut_table(cuts: list[Cut], strict: bool) -> list[str]:
+    if not cuts:
+        return ["Cuts: none."]
+    lines = ["| # | at node | player | depth | v | window (alpha, beta) | test | pruned |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for number, cut in enumerate(cuts[:SHOWN_CUTS], 1):
+        sign = (">" if cut.player == MAX else "<") + ("" if strict else "=")
+        bound = f"beta {fmt(cut.beta)}" if cut.player == MAX else f"alpha {fmt(cut.alpha)}"
+        test = f"{fmt(cut.value)} {sign} {bound}" + (
+            " (equal)" if cut.value == (cut.beta if cut.player == MAX else cut.alpha) else "")
+        lines.append(_row([str(number), cut.id, "MAX" if cut.player == MAX else "MIN",
+                           str(cut.depth), fmt(cut.value), f"({fmt(cut.alpha)}, {fmt(cut.beta)})",
+                           test, ", ".join(cut.pruned)]))
+    if len(cuts) > SHOWN_CUTS:
+        lines.append(f"... and {len(cuts) - SHOWN_CUTS} more cuts.")
+    return lines
+
+
+def _run_lines(result: Any, nodes: list[TreeNode] | None, searches_all: bool) -> list[str]:
+    lines = [f"- Root value: **{fmt(result.value)}**"]
+    if result.action is not None and not isinstance(result.value, str):
+        lines.append(f"- Root move: **{result.action}**")
+    if nodes is not None:
+        if searches_all:
+            tops, count = pruned_tops(nodes, result.generated)
+            lines.append("- Pruned: " + (f"{', '.join(tops)} ({count} node"
+                                         f"{'s' if count != 1 else ''} in all, subtrees included)"
+                                         if tops else "none"))
+    lines.append(f"- Generated ({len(result.generated)}): {id_list(result.generated)}")
+    lines.append(f"- Evaluated ({len(result.evaluated)}): {id_list(result.evaluated)}")
+    return lines
+
+
+def _alpha_beta_section(case: Any, nodes: list[TreeNode] | None, graded: str) -> list[str]:
+    runs = {rule: solve(case, "alpha_beta", pruning=rule) for rule in RULES}
+    replays = {rule: checked_replay(case, rule, runs[rule]) for rule in RULES}
+    inclusive, strict = runs["inclusive"], runs["strict"]
+    agree = (inclusive.generated, inclusive.evaluated) == (strict.generated, strict.evaluated)
+    lines = [f"Graded with the **{graded}** rule."]
+    if agree:
+        lines.append("The inclusive and strict rules **agree** on this case: one answer below.")
+        rules = ["inclusive"]
+    else:
+        step = next((i for i, (a, b) in enumerate(zip(inclusive.generated, strict.generated))
+                     if a != b), min(len(inclusive.generated), len(strict.generated)))
+        lines.append(f"The inclusive and strict rules **differ**: `generated` parts at step "
+                     f"{step + 1}.")
+        rules = list(RULES)
+    for rule in rules:
+        title = "both rules" if agree else f"{rule} rule ({RULE_TEXT[rule]})"
+        lines += ["", f"### alpha_beta, {title}", ""]
+        lines += _run_lines(runs[rule], nodes, True) + [""]
+        lines += _cut_table(replays[rule].cuts, rule == "strict")
+        if nodes is not None:
+            lines += [""] + _table(nodes, False, runs[rule].generated, replays[rule])
+    return lines
+
+
+def _mcts_lines(case: Any) -> list[str]:
+    from reference import mcts_tree
+
+    settings = mcts_settings(case)
+    game = case.build_game()
+    root = mcts_tree(game, game.initial_state(), settings.iterations,
+                     random.Random(settings.seed), settings.c)
+    visits = ", ".join(f"{child.action}: {child.n}" for child in root.children)
+    return [f"Iterations {settings.iterations}, seed {settings.seed}, c {fmt(settings.c)}; "
+            f"visits of the root's moves: {visits or '(none)'}."]
+
+
+def answer_key(case: Any, rubric: Any = None) -> str:
+    """The case's answer key in Markdown (see the module docstring)."""
+    game = case.build_game()
+    vectors = case.vector_values
+    try:
+        nodes = walk(game) if case.form != "game" else None
+    except TreeTooLargeError:
+        nodes = None
+    where = f" (`{Path(case.path).name}`)" if case.path else ""  # no folder: keys move
+    lines = [f"# Answer key: {case.name}{where}", "", case.description, "",
+             f"Players: {case.players}; depth limit: "
+             f"{case.depth_limit if case.depth_limit is not None else 'none'}."]
+    if nodes is None:
+        lines.append("(A built-in game or a large tree: no node table.)")
+    for algorithm in case.algorithms:
+        lines += ["", f"## {algorithm}", ""]
+        if algorithm == "alpha_beta":
+            graded = resolve_pruning(case, algorithm, None, rubric)
+            if case.pruning == "either":
+                graded = "either (both traces pass)"
+            lines += _alpha_beta_section(case, nodes, graded)
+            continue
+        result = solve(case, algorithm)
+        if algorithm == "mcts":
+            lines += _mcts_lines(case) + [f"- Chosen move: **{fmt(result.value)}**"]
+            lines += _run_lines(result, None, False)[1:]
+            continue
+        prunes = (algorithm == "expectimax" and case.value_bounds is not None) or (
+            algorithm == "maxn" and case.max_sum is not None)
+        lines += _run_lines(result, nodes, prunes)
+        if not prunes:
+            lines.append(f"- ({algorithm} prunes nothing: every node within the depth limit.)")
+        if nodes is not None:
+            lines += [""] + _table(nodes, vectors, result.generated)
+    return "\n".join(lines) + "\n"
+
+
+def key_main(case_path: str | Path, *, out: Any = None) -> int:
+    """``grader solve CASE --key``: print the answer key; 0, or 2 for a bad case."""
+    from grader.cases import load_case
+    from grader.rubric import RubricError, load_rubric
+
+    out = out or sys.stdout
+    try:
+        case = load_case(case_path)
+        text = answer_key(case, load_rubric())
+    except (CaseError, RubricError, ValueError, OSError) as error:
+        print(f"grader solve --key: {error}", file=sys.stderr)
+        return 2
+    print(text, end="", file=out)
+    return 0
+
+
+__all__ = ["AlphaBetaReplay", "Cut", "TreeNode", "TreeTooLargeError", "Visit", "answer_key",
+           "back_up", "checked_replay", "fmt", "key_main", "pruned_tops", "walk"]

@@ -1,0 +1,220 @@
+"""The text of a case file: JSON with positions, and errors that point into it.
+
+Owns the first checking layer (JSON syntax, an empty file, a key given twice,
+``NaN``/``Infinity``: :func:`parse_case_text`) and the error plumbing every layer shares: a
+:class:`~grader.errors.CaseError` built from a JSON path (:func:`case_error`), given its
+line:column from the parsed positions (:func:`locate`), and put in file order
+(:func:`sort_errors`). Knows nothing of what a case means.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grader.errors import CaseError
+
+JsonPath = tuple  # ("tree", "children", 1, "value"): str keys, int indexes
+
+
+# --- errors with JSON paths ---------------------------------------------------------------
+
+
+def format_path(parts: Iterable[Any]) -> str:
+    """``("tree", "children", 1)`` -> ``$.tree.children[1]``; odd keys are quoted."""
+    text = "$"
+    for part in parts:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part):
+            text += f".{part}"
+        else:
+            text += f"[{json.dumps(part)}]"
+    return text
+
+
+def place(error: CaseError, line: int | None, column: int | None) -> CaseError:
+    """Set where ``error`` is in its file (the message text follows)."""
+    error.line, error.column = line, column
+    error.args = (f"{error.location()}: {error.message}",)
+    return error
+
+
+def case_error(message: str, parts: Iterable[Any] = (), file: str | None = None) -> CaseError:
+    """A :class:`CaseError` that remembers its JSON path as parts, for :func:`locate`."""
+    parts = tuple(parts)
+    error = CaseError(message, file=file, path=format_path(parts))
+    error.json_path = parts  # type: ignore[attr-defined]
+    return error
+
+
+# --- the text: JSON with positions ----------------------------------------------------------
+
+
+@dataclass
+class ParsedText:
+    """A case file's text parsed: the data, where each JSON path starts, and text errors."""
+
+    data: Any = None
+    positions: dict[JsonPath, tuple[int, int]] = field(default_factory=dict)
+    errors: list[CaseError] = field(default_factory=list)
+
+
+_NUMBER_OR_WORD = re.compile(
+    r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null|NaN|-?Infinity"
+)
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+def parse_case_text(text: str, file: str | None = None) -> ParsedText:
+    """Parse a case file's text; positions map JSON paths to (line, column), both 1-based.
+
+    A member's position is its key's (where the TA looks: ``"value": 3``); an array item's is
+    its first character.
+    """
+    parsed = ParsedText()
+    if not text.strip():
+        parsed.errors.append(case_error(
+            "the file is empty; a case is one JSON object: copy a case from trees/public/ "
+            "and edit it (see docs/cases.md)", (), file))
+        return parsed
+    try:
+        parsed.data = json.loads(text)
+    except json.JSONDecodeError as error:
+        hint = _json_hint(error)
+        parsed.errors.append(CaseError(f"not valid JSON: {error.msg}{hint}", file=file,
+                                       path="$", line=error.lineno, column=error.colno))
+        return parsed
+    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def where(offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(line_starts, offset)
+        return line, offset - line_starts[line - 1] + 1
+
+    offsets: dict[JsonPath, int] = {}
+    problems: list[tuple[JsonPath, int, str]] = []
+    _scan(text, offsets, problems)
+    parsed.positions = {parts: where(offset) for parts, offset in offsets.items()}
+    for parts, offset, message in problems:
+        parsed.errors.append(place(case_error(message, parts, file), *where(offset)))
+    return parsed
+
+
+def _json_hint(error: json.JSONDecodeError) -> str:
+    before = error.doc[: error.pos].rstrip()
+    here = error.doc[error.pos : error.pos + 1]
+    if before.endswith(",") and here in ("}", "]"):
+        return f"; remove the trailing comma before this '{here}'"
+    if error.msg.startswith("Expecting property name enclosed in double quotes"):
+        return "; JSON keys need double quotes"
+    if error.msg.startswith("Expecting ',' delimiter"):
+        return "; a ',' is missing between two items (or a quote is not closed)"
+    if error.msg.startswith("Extra data"):
+        return "; the file must hold one JSON object: remove what follows it"
+    if error.msg.startswith("Expecting value") and here == "'":
+        return "; JSON strings need double quotes"
+    return ""
+
+
+def _scan(text: str, offsets: dict[JsonPath, int], problems: list) -> None:
+    """Record where each value starts (text already known to be JSON), duplicate keys, NaN."""
+
+    def skip(i: int) -> int:
+        return _WHITESPACE.match(text, i).end()
+
+    def value(i: int, parts: JsonPath) -> int:
+        i = skip(i)
+        offsets.setdefault(parts, i)
+        char = text[i]
+        if char == "{":
+            i = skip(i + 1)
+            if text[i] == "}":
+                return i + 1
+            seen: set[str] = set()
+            while True:
+                i = skip(i)
+                key_start = i
+                key, i = json.decoder.scanstring(text, i + 1)
+                member = parts + (key,)
+                if key in seen:
+                    message = (f"the key {key!r} is given twice in this object; JSON keeps "
+                               "only the last one: remove one")
+                    problems.append((member, key_start, message))
+                seen.add(key)
+                offsets[member] = key_start
+                i = value(skip(i) + 1, member)
+                i = skip(i)
+                if text[i] == "}":
+                    return i + 1
+                i += 1  # ","
+        if char == "[":
+            i = skip(i + 1)
+            if text[i] == "]":
+                return i + 1
+            index = 0
+            while True:
+                i = skip(value(i, parts + (index,)))
+                index += 1
+                if text[i] == "]":
+                    return i + 1
+                i += 1  # ","
+        if char == '"':
+            return json.decoder.scanstring(text, i + 1)[1]
+        match = _NUMBER_OR_WORD.match(text, i)
+        word = match.group()
+        if word in ("NaN", "Infinity", "-Infinity"):
+            problems.append((parts, i, f"{word} is not a JSON number; write a finite number"))
+        return match.end()
+
+    value(0, ())
+
+
+def locate(errors: Iterable[CaseError], positions: dict[JsonPath, tuple[int, int]]) -> None:
+    """Fill in line:column of each error from its JSON path (the deepest known prefix)."""
+    for error in errors:
+        if error.line is not None:
+            continue
+        parts = getattr(error, "json_path", ())
+        for end in range(len(parts), -1, -1):
+            if parts[:end] in positions:
+                place(error, *positions[parts[:end]])
+                break
+
+
+
+def sort_errors(errors: list[CaseError]) -> list[CaseError]:
+    """Errors in file order (those without a line last), stable."""
+    return sorted(errors, key=lambda e: (e.line is None, e.line or 0, e.column or 0))
+
+
+def first_error(errors: list[CaseError]) -> CaseError:
+    """The error to raise for ``errors``: the first in file order, saying how many follow;
+    its ``errors`` attribute holds them all, sorted."""
+    errors = sort_errors(errors)
+    first = errors[0]
+    if len(errors) == 1:
+        raised = first
+    else:
+        more = len(errors) - 1
+        raised = CaseError(f"{first.message} (and {more} more error{'s' if more > 1 else ''}: "
+                           "run `grader validate` on this file)", file=first.file,
+                           path=first.path, line=first.line, column=first.column)
+    raised.errors = errors  # type: ignore[attr-defined]
+    return raised
+
+
+def read_case_text(path: Path) -> tuple[str | None, list[CaseError]]:
+    """The file's text, or the error that it cannot be read as UTF-8."""
+    try:
+        return path.read_text(encoding="utf-8-sig"), []
+    except UnicodeDecodeError as error:
+        return None, [CaseError(f"the file is not UTF-8 text ({error.reason} at byte "
+                                f"{error.start}); save it as UTF-8", file=str(path))]
+    except OSError as error:
+        return None, [CaseError(f"cannot read the file: {error.strerror}", file=str(path))]
+

@@ -1,0 +1,250 @@
+"""``grader import-cs188``: a Berkeley CS188 ``GraphGameTreeTest`` as a ``start`` + ``states`` case.
+
+The ``.test`` format (CS188's ``testParser.py``): ``key: "value"`` lines, and blocks opened by
+``key:`` and three double quotes and closed by three double quotes; ``#`` starts a comment. The fields used: ``alg`` (``MinimaxAgent``,
+``AlphaBetaAgent``, ``ExpectimaxAgent``), ``depth``, ``num_agents``, ``start_state``,
+``win_states`` / ``lose_states`` (space-separated), ``successors`` (``state action next``
+lines, in search order) and ``evaluation`` (``state value`` lines).
+
+How CS188's semantics map onto ours:
+
+* Agent ``i`` moves at the states ``i`` plies below a multiple of ``num_agents`` from the start:
+  agent 0 (Pacman) is MAX, the ghosts are MIN (chance, with equal probabilities, for
+  ``ExpectimaxAgent``). A state reached at two depths that give different agents cannot be
+  converted.
+* CS188's ``depth`` counts rounds (every agent moves once); our ``depth_limit`` counts edges:
+  ``depth * num_agents``.
+* Win and lose states are terminal (successors listed for them are never searched, so they are
+  dropped); the search scores terminals and states at the depth limit with ``evaluation``.
+* CS188 prunes only on strict inequality, so an alpha-beta case gets ``"pruning": "strict"``.
+
+With a ``.solution`` file (``action`` and ``generated``: CS188's sorted *set* of generated
+states, the start included), the reference's root action and generated set are checked
+against it, and every difference is reported.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from grader.authoring import case_json, case_name, schema_ref
+from grader.cases import case_from_dict
+from grader.errors import CaseError
+
+AGENTS = {"MinimaxAgent": "minimax", "AlphaBetaAgent": "alpha_beta",
+          "ExpectimaxAgent": "expectimax"}
+FIELDS = ("alg", "depth", "num_agents", "start_state", "win_states", "lose_states", "successors",
+          "evaluation")
+
+
+class Cs188FormatError(ValueError):
+    """A CS188 file that cannot be read or converted: names the file, the line and the fix."""
+
+    def __init__(self, message: str, file: str | Path | None = None, line: int | None = None):
+        where = f"{file}:{line}" if file and line else str(file or "<cs188>")
+        super().__init__(f"{where}: {message}")
+
+
+def parse_test_text(text: str, file: str | Path | None = None) -> dict[str, str]:
+    """The fields of a CS188 ``.test`` / ``.solution`` file, as its ``testParser`` reads them."""
+    raw = text.split("\n")
+    lines = [line.split("#", 1)[0] for line in raw]
+    fields: dict[str, str] = {}
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        one = re.fullmatch(r'([^"]*?):\s*"([^"]*)"\s*', line)
+        block = re.fullmatch(r'([^"]*?):\s*"""\s*', line)
+        if not line.strip():
+            i += 1
+        elif one:
+            fields[one[1].strip()] = one[2]
+            i += 1
+        elif block:
+            end = next((j for j in range(i + 1, len(lines))
+                        if re.fullmatch(r'\s*"""\s*', lines[j])), None)
+            if end is None:
+                raise Cs188FormatError(f'the block {block[1]!r} opened here has no closing """',
+                                       file, i + 1)
+            fields[block[1].strip()] = "\n".join(raw[i + 1:end])
+            i = end + 1
+        else:
+            raise Cs188FormatError(f'expected `key: "value"` or `key: """`, got: {line.strip()!r}',
+                                   file, i + 1)
+    return fields
+
+
+def _number(text: str) -> int | float:
+    value = float(text)
+    return int(value) if value.is_integer() else value
+
+
+def _table(fields: dict[str, str], key: str, width: int, file: Any) -> list[list[str]]:
+    rows = []
+    for line in fields[key].split("\n"):
+        tokens = line.split()
+        if not tokens:
+            continue
+        if len(tokens) != width:
+            shape = "state action next" if width == 3 else "state value"
+            raise Cs188FormatError(f"expected `{shape}` lines in {key!r}, got: {line.strip()!r}",
+                                   file)
+        rows.append(tokens)
+    return rows
+
+
+def convert(fields: dict[str, str], file: str | Path | None = None,
+            out: str | Path | None = None) -> tuple[dict, list[str]]:
+    """The case dict for a parsed ``.test``, and notes on what the conversion dropped."""
+    missing = [key for key in FIELDS if key not in fields]
+    if missing:
+        raise Cs188FormatError(f"missing field(s) {', '.join(missing)}: is this a "
+                               "GraphGameTreeTest?", file)
+    if fields.get("class", "GraphGameTreeTest") != "GraphGameTreeTest":
+        raise Cs188FormatError(f"expected class GraphGameTreeTest, got {fields['class']!r}", file)
+    algorithm = AGENTS.get(fields["alg"])
+    if algorithm is None:
+        raise Cs188FormatError(f"expected alg to be one of {', '.join(AGENTS)}, got "
+                               f"{fields['alg']!r}", file)
+    try:
+        depth, agents = int(fields["depth"]), int(fields["num_agents"])
+        values = {state: _number(value) for state, value in _table(fields, "evaluation", 2, file)}
+    except ValueError as error:
+        raise Cs188FormatError(f"expected numbers for depth, num_agents and evaluation values "
+                               f"({error})", file) from None
+    if depth < 1 or agents < 1:
+        raise Cs188FormatError(f"expected depth and num_agents >= 1, got {depth} and {agents}",
+                               file)
+    terminal = set(fields["win_states"].split()) | set(fields["lose_states"].split())
+    successors: dict[str, list[list[str]]] = {}
+    for state, action, child in _table(fields, "successors", 3, file):
+        if any(a == action for a, _ in successors.get(state, [])):
+            raise Cs188FormatError(f"state {state!r} has the action {action!r} twice", file)
+        successors.setdefault(state, []).append([action, child])
+    start, notes = fields["start_state"], []
+    states: dict[str, dict[str, Any]] = {}
+    agent_of: dict[str, int] = {start: 0}
+    queue = deque([(start, 0)])
+    while queue:  # breadth first: each state's agent from its depth, checked for agreement
+        state, ply = queue.popleft()
+        if state in states:
+            continue
+        moves = [] if state in terminal else successors.get(state, [])
+        if state in terminal and successors.get(state):
+            notes.append(f"{state!r} is a win/lose state, so its successors are never searched: "
+                         "dropped")
+        if not moves:
+            if state not in values:
+                raise Cs188FormatError(f"state {state!r} is terminal but has no evaluation: add "
+                                       f"`{state} <value>` to evaluation", file)
+            states[state] = {"value": values[state]}
+            continue
+        agent = agent_of[state]
+        player = "max" if agent == 0 else ("chance" if algorithm == "expectimax" else "min")
+        states[state] = {"player": player, "successors": moves}
+        if player == "chance":
+            states[state]["probabilities"] = [1 / len(moves)] * len(moves)
+        if state in values:
+            states[state]["eval"] = values[state]
+        for _, child in moves:
+            following = (agent + 1) % agents
+            if agent_of.setdefault(child, following) != following:
+                raise Cs188FormatError(f"state {child!r} is reached as agent {agent_of[child]}'s "
+                                       f"and as agent {following}'s move; our cases give each "
+                                       "state one player", file)
+            queue.append((child, ply + 1))
+    unused = sorted(set(successors) - set(states))
+    if unused:
+        notes.append(f"states not reachable from {start!r} are dropped: {', '.join(unused)}")
+    stem = Path(file).stem if file else "test"
+    data = {"$schema": schema_ref(out), "name": case_name(f"cs188-{stem}"),
+            "description": f"Imported from CS188 {Path(file).name if file else 'test'} "
+            f"({fields['alg']}, depth {depth}, {agents} agents)"
+            + ("; CS188 prunes on strict inequality only" if algorithm == "alpha_beta" else ""),
+            "algorithms": [algorithm], "depth_limit": depth * agents}
+    if algorithm == "alpha_beta":
+        data["pruning"] = "strict"
+    data.update({"start": start, "states": states})
+    return data, notes
+
+
+def check_solution(case: Any, solution: dict[str, str], file: Any = None) -> list[str]:
+    """Each way the reference differs from CS188's ``.solution`` (empty when they agree)."""
+    from grader.solve import solve
+
+    algorithm = case.algorithms[0]
+    if "action" not in solution or "generated" not in solution:
+        raise Cs188FormatError("expected a solution with `action` and `generated`", file)
+
+    def differences(rule: str | None) -> list[str]:
+        ours = solve(case, algorithm, pruning=rule)
+        found = []
+        if str(ours.action) != solution["action"]:
+            found.append(f"action: the solution says {solution['action']!r}, our reference "
+                         f"says {str(ours.action)!r}")
+        mine = sorted(set(ours.generated) | {case.data["start"]})
+        theirs = solution["generated"].split()
+        if mine != theirs:
+            only_theirs = sorted(set(theirs) - set(mine))
+            only_ours = sorted(set(mine) - set(theirs))
+            found.append(f"generated: the solution has {' '.join(theirs)!r}, our reference "
+                         f"{' '.join(mine)!r} (only in the solution: {only_theirs or 'none'}; "
+                         f"only ours: {only_ours or 'none'})")
+        return found
+
+    rule = "strict" if algorithm == "alpha_beta" else None
+    found = differences(rule)
+    if found and rule and not differences("inclusive"):
+        found.append("the inclusive rule matches the solution: it was made with v >= beta cuts")
+    return found
+
+
+def import_main(test_file: str | Path, *, solution: str | Path | None = None,
+                out: str | Path | None = None) -> int:
+    """``grader import-cs188``: 0 converted (and matching the solution), 1 a mismatch, 2 a
+    file that cannot be read or converted."""
+    test_file = Path(test_file)
+    if solution is None and test_file.with_suffix(".solution").is_file():
+        solution = test_file.with_suffix(".solution")
+    say = sys.stderr if out is None else sys.stdout  # stdout holds the JSON when no --out
+    try:
+        data, notes = convert(parse_test_text(test_file.read_text(encoding="utf-8"), test_file),
+                              test_file, out)
+        try:
+            case = case_from_dict(data, out or test_file)
+        except CaseError as error:
+            raise Cs188FormatError(f"the converted case does not validate: {error.message} "
+                                   f"(at {error.path})", test_file) from None
+        answer = (parse_test_text(Path(solution).read_text(encoding="utf-8"), solution)
+                  if solution is not None else None)
+        differences = check_solution(case, answer, solution) if answer is not None else []
+        text = case_json(data)
+        if out is None:
+            print(text, end="")
+        else:
+            Path(out).write_text(text, encoding="utf-8")
+            print(f"wrote {out}", file=say)
+    except (Cs188FormatError, OSError) as error:
+        print(f"grader import-cs188: {error}", file=sys.stderr)
+        return 2
+    for note in notes:
+        print(f"note: {note}", file=say)
+    if answer is None:
+        return 0
+    if differences:
+        print(f"grader import-cs188: {test_file} differs from {solution}:", file=sys.stderr)
+        for line in differences:
+            print(f"  - {line}", file=sys.stderr)
+        return 1
+    rule = f" ({data['pruning']} rule)" if "pruning" in data else ""
+    print(f"matches {solution}: action {json.dumps(answer['action'])} and the generated "
+          f"set{rule}", file=say)
+    return 0
+
+
+__all__ = ["Cs188FormatError", "check_solution", "convert", "import_main", "parse_test_text"]

@@ -1,0 +1,346 @@
+"""``grader render``: a picture of a case's tree, as text, Graphviz DOT, SVG or PNG.
+
+Every node shows its backed-up value (the exact minimax / expectimax / max^n value). With an
+algorithm, the reference's run is drawn over it: the order in which each node was generated
+(``#n``), pruned branches greyed and dashed, a cut mark where alpha-beta cut (with the test
+that cut), and alpha-beta's fail-soft bounds (``<=2``: "at most 2") instead of exact values
+at nodes it left early. With a student's run, their generated nodes are drawn too: a double
+outline in pictures, a ``you #n`` column in text, ``!`` where they part from the reference.
+
+Shapes are the textbook's: MAX a triangle, MIN an upside-down triangle, chance a circle, a leaf
+a box (player indexes of n-player games get a shape each). The text drawing is written here
+(no graphviz needed; there was no shared drawing module to reuse when this was written); DOT
+text is written directly, deterministically; SVG and PNG come from Graphviz's ``dot``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grader.answer_sheet import (AlphaBetaReplay, Cut, TreeNode, TreeTooLargeError, fmt,
+                                 player_name, walk)
+from grader.errors import CaseError, GraderError
+from grader.games.base import CHANCE, MAX, MIN
+from grader.solve import RULES, resolve_pruning, solve
+
+INSTALL_HINT = ("install Graphviz's `dot`: `apt-get install graphviz` (Debian/Ubuntu) or "
+                "`brew install graphviz` (macOS); or use --format txt or --format dot")
+SHAPES = {MAX: "triangle", MIN: "invtriangle", CHANCE: "circle"}
+INDEX_SHAPES = ("triangle", "invtriangle", "diamond", "pentagon", "hexagon", "octagon")
+TRACE_TIME_LIMIT = 10.0  # seconds for the student's call: this is a picture, not a grade
+
+
+class GraphvizNotFoundError(RuntimeError):
+    """``dot`` is not installed; the message says how to install it."""
+
+
+@dataclass
+class Scene:
+    """What a picture shows: the tree, values, and the runs drawn over it."""
+
+    name: str
+    title: str
+    nodes: list[TreeNode]
+    vectors: bool
+    labels: dict[str, str]  # node id -> the value shown
+    reference: dict[str, list[int]] | None = None  # id -> positions in the reference's list
+    student: dict[str, list[int]] | None = None
+    cuts: dict[str, Cut] = field(default_factory=dict)
+    strict: bool = False
+    bounds: bool = False  # alpha-beta's returned values are shown (some are bounds)
+    legend: list[str] = field(default_factory=list)  # what was run, and its answer
+
+    def pruned(self, node: TreeNode) -> bool:
+        return self.reference is not None and node.parent is not None and (
+            node.id not in self.reference)
+
+
+def _positions(ids: list[str]) -> dict[str, list[int]]:
+    orders: dict[str, list[int]] = {}
+    for position, node_id in enumerate(ids, 1):
+        orders.setdefault(node_id, []).append(position)
+    return orders
+
+
+def _replay(case: Any, rule: str, generated: list[str]) -> AlphaBetaReplay | None:
+    """The alpha-beta replay whose trace is ``generated``: the rule given first, then the other."""
+    for each in (rule,) + tuple(r for r in RULES if r != rule):
+        replay = AlphaBetaReplay(case.build_game(), each)
+        if replay.generated == list(generated):
+            return replay
+    return None
+
+
+def build_scene(case: Any, algorithm: str | None = None, reference_run: Any = None,
+                student_run: Any = None, *, pruning: str | None = None,
+                rubric: Any = None) -> Scene:
+    """The picture's content; the reference is solved here unless ``reference_run`` is given.
+
+    Runs are anything with a ``generated`` list (a RunResult, a WorkerReply). Raises
+    :class:`TreeTooLargeError` for a game too large to draw.
+    """
+    nodes = walk(case.build_game())
+    labels = {n.id: fmt(n.value) for n in nodes if not n.repeat}
+    scene = Scene(case.name, f"{case.name}: {case.description}", nodes, case.vector_values,
+                  labels)
+    if algorithm is None and student_run is None:
+        return scene
+    algorithm = algorithm or case.algorithms[0]
+    rule = resolve_pruning(case, algorithm, pruning, rubric)
+    if reference_run is None:
+        reference_run = solve(case, algorithm, pruning=rule)
+    scene.reference = _positions(reference_run.generated)
+    how = f", {rule} rule" if algorithm == "alpha_beta" else ""
+    scene.legend.append(f"{algorithm}{how}: value {fmt(reference_run.value)}"
+                        + (f", move {reference_run.action}"
+                           if getattr(reference_run, "action", None) is not None else ""))
+    for node in nodes:  # a pruned internal node has no value to show
+        if scene.pruned(node) and not node.cutoff:
+            labels[node.id] = ""
+    replay = _replay(case, rule, reference_run.generated) if algorithm == "alpha_beta" else None
+    if replay is not None:
+        scene.strict = replay.strict
+        scene.cuts = {cut.id: cut for cut in replay.cuts}
+        for visit in reversed(replay.visits):  # the first visit of a shared state wins
+            labels[visit.id] = visit.bound() + fmt(visit.returned)
+    if replay is not None:
+        scene.bounds = True
+    if student_run is not None:
+        scene.student = _positions(list(student_run.generated))
+    return scene
+
+
+# --- text -------------------------------------------------------------------------------------
+
+
+def _order(orders: dict[str, list[int]] | None, node: TreeNode) -> str:
+    if orders is None:
+        return ""
+    if node.parent is None:
+        return "root"
+    return ",".join(f"#{p}" for p in orders[node.id]) if node.id in orders else "x"
+
+
+def _cut_text(cut: Cut, strict: bool) -> str:
+    sign = (">" if cut.player == MAX else "<") + ("" if strict else "=")
+    bound = f"beta {fmt(cut.beta)}" if cut.player == MAX else f"alpha {fmt(cut.alpha)}"
+    return f"// {fmt(cut.value)} {sign} {bound}"
+
+
+def render_text(scene: Scene) -> str:
+    """The tree as indented text (ASCII only, so any terminal shows it)."""
+    rows: list[list[str]] = []
+    last_child: dict[str, str] = {}
+    for node in scene.nodes:
+        if node.parent is not None:
+            last_child[node.parent] = node.id
+    open_levels: list[bool] = []  # per depth: does the parent still have children below?
+    for index, node in enumerate(scene.nodes):
+        is_last = node.parent is None or _is_last(scene.nodes, index)
+        prefix = "".join("|   " if more else "    " for more in open_levels[1:node.depth])
+        if node.depth:
+            prefix += "`-- " if is_last else "+-- "
+        del open_levels[node.depth:]
+        open_levels.append(not is_last)
+        name = node.id
+        if node.action is not None and str(node.action) != node.id:
+            name += f" ({node.action})"
+        if node.probability is not None:
+            name += f" p={fmt(node.probability)}"
+        kind = "" if node.cutoff and node.terminal else player_name(node, scene.vectors)
+        value = "" if node.repeat else scene.labels.get(node.id, "")
+        row = [prefix + name, kind, value, _order(scene.reference, node)]
+        if scene.student is not None:
+            mine = _order(scene.student, node).replace("#", "you #").replace("x", "-")
+            differs = node.parent is not None and (
+                scene.student.get(node.id) != scene.reference.get(node.id))
+            row.append(mine + (" !" if differs else ""))
+        notes = []
+        if node.repeat:
+            notes.append("(shared state: its subtree is drawn above)")
+        if node.id in scene.cuts and not node.repeat:
+            notes.append(_cut_text(scene.cuts[node.id], scene.strict))
+        rows.append(row + [" ".join(notes)])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    key = []
+    if scene.reference is not None:
+        key.append("#n: generated n-th by the reference; x: never generated (pruned)")
+    if scene.bounds:
+        key.append("// cut: where alpha-beta cut, and the test; <=v, >=v: a bound it returned, "
+                   "not the exact value")
+    if scene.student is not None:
+        key.append("you #n: generated n-th by your code; !: not as the reference")
+    lines = [scene.title] + [f"  {text}" for text in scene.legend + key]
+    for row in rows:
+        lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def _is_last(nodes: list[TreeNode], index: int) -> bool:
+    """Whether no later sibling follows node ``index`` (siblings share parent and depth)."""
+    node = nodes[index]
+    for later in nodes[index + 1:]:
+        if later.depth < node.depth:
+            return True
+        if later.depth == node.depth:
+            return False
+    return True
+
+
+# --- DOT, SVG, PNG ---------------------------------------------------------------------------
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _shape(node: TreeNode, vectors: bool) -> str:
+    if node.cutoff:
+        return "box"
+    if vectors and node.player != CHANCE:
+        return INDEX_SHAPES[node.player % len(INDEX_SHAPES)]
+    return SHAPES.get(node.player, "box")
+
+
+def render_dot(scene: Scene) -> str:
+    """Graphviz DOT text: one node a state (shared states once), edges in search order."""
+    names = {}
+    for node in scene.nodes:
+        names.setdefault(node.id, f"n{len(names)}")
+    legend = [scene.title] + scene.legend
+    if scene.reference is not None:
+        legend.append("thick outline, #n: generated n-th by the reference; dashed grey: pruned")
+    if scene.bounds:
+        legend.append("// on a branch: alpha-beta cut there (the test that cut); <=v, >=v: a "
+                      "bound it returned, not the exact value")
+    if scene.student is not None:
+        legend.append("double outline, you #n: generated n-th by your code")
+    left = "".join(_quote(line)[1:-1] + "\\l" for line in legend)  # \l: a left-aligned line
+    lines = [f"digraph {_quote(scene.name)} {{",
+             f"  graph [ordering=out, nodesep=0.25, ranksep=0.45, fontname=Helvetica, "
+             f'fontsize=10, labelloc=b, label="{left}"];',
+             "  node [fontname=Helvetica, fontsize=11, style=filled, fillcolor=white];",
+             "  edge [fontname=Helvetica, fontsize=9, arrowsize=0.6];"]
+    edges = []
+    for node in scene.nodes:
+        if node.parent is not None:
+            edges.append(_edge(scene, node, names))
+        if node.repeat:
+            continue
+        label = node.id
+        if scene.vectors and not node.cutoff and node.player != CHANCE:
+            label += f" (P{node.player})"  # n players: the shape alone does not say who
+        label += f"\n{scene.labels[node.id]}" if scene.labels.get(node.id) else ""
+        marks = [m for m in (_order(scene.reference, node),) if m not in ("", "x", "root")]
+        if scene.student is not None and node.id in scene.student:
+            marks.append("you " + ",".join(f"#{p}" for p in scene.student[node.id]))
+        if marks:
+            label += "\n" + " ".join(marks)
+        attrs = [f"shape={_shape(node, scene.vectors)}", f"label={_quote(label)}"]
+        styles = ["rounded"] if node.cutoff and not node.terminal else []  # cut by depth limit
+        if scene.pruned(node):
+            attrs += ["color=gray60", "fontcolor=gray45"]
+            styles.append("dashed")
+        elif scene.reference is not None:
+            attrs.append("penwidth=2")
+        if styles:
+            attrs.append(f'style="{",".join(styles)},filled"')
+        if scene.student is not None and node.id in scene.student:
+            attrs.append("peripheries=2")
+        lines.append(f"  {names[node.id]} [{', '.join(attrs)}];")
+    return "\n".join(lines + edges + ["}"]) + "\n"
+
+
+def _edge(scene: Scene, node: TreeNode, names: dict[str, str]) -> str:
+    attrs = []
+    label = f"{fmt(node.probability)}" if node.probability is not None else ""
+    if node.action is not None and str(node.action) != node.id:
+        label = f"{node.action}" + (f" ({label})" if label else "")
+    if scene.pruned(node):
+        attrs += ["style=dashed", "color=gray60", "fontcolor=gray45"]
+        parent = next(n for n in scene.nodes if n.id == node.parent)
+        if parent.parent is None or not scene.pruned(parent):  # where the branch was cut
+            attrs.append("arrowhead=tee")
+            cut = scene.cuts.get(parent.id)
+            mark = _cut_text(cut, scene.strict) if cut and cut.pruned[0] == node.id else "//"
+            label = mark + (f" ({label})" if label else "")
+    if label:
+        attrs.append(f"label={_quote(label)}")
+    tail = f" [{', '.join(attrs)}]" if attrs else ""
+    return f"  {names[node.parent]} -> {names[node.id]}{tail};"
+
+
+def run_dot(dot_text: str, fmt_name: str) -> bytes:
+    """``dot -T<fmt_name>`` on the text; :class:`GraphvizNotFoundError` when it is missing."""
+    program = shutil.which("dot")
+    if program is None:
+        raise GraphvizNotFoundError(f"Graphviz's `dot` program is not installed (needed for "
+                                    f"{fmt_name}): {INSTALL_HINT}")
+    done = subprocess.run([program, f"-T{fmt_name}"], input=dot_text.encode("utf-8"),
+                          capture_output=True, timeout=60, check=False)
+    if done.returncode != 0:
+        raise GraderError(f"dot failed ({done.returncode}): {done.stderr.decode(errors='replace')}")
+    return done.stdout
+
+
+def render_svg(case: Any, algorithm: str | None = None, reference_run: Any = None,
+               student_run: Any = None, *, pruning: str | None = None) -> str:
+    """The tree as SVG text (for inline HTML): the reference's and the student's runs drawn."""
+    scene = build_scene(case, algorithm, reference_run, student_run, pruning=pruning)
+    return run_dot(render_dot(scene), "svg").decode("utf-8")
+
+
+def student_run(case: Any, algorithm: str, submission: str | Path) -> Any:
+    """The student's run of ``algorithm`` on ``case``, in the sandbox (a WorkerReply)."""
+    from grader.sandbox import Worker
+
+    with Worker(submission) as worker:
+        return worker.run(case.public_dict(), algorithm, mcts=case.mcts,
+                          time_limit=max(TRACE_TIME_LIMIT, case.time_limit or 0.0))
+
+
+def render_main(case_path: str | Path, format: str = "txt", *, algorithm: str | None = None,
+                trace: str | Path | None = None, out: str | Path | None = None) -> int:
+    """``grader render``: 0 when drawn, 2 for a bad case or option, or a missing ``dot``."""
+    from grader.cases import load_case
+    from grader.rubric import RubricError, load_rubric
+
+    try:
+        case = load_case(case_path)
+        chosen = algorithm or (case.algorithms[0] if trace is not None else None)
+        if chosen is not None and chosen not in case.algorithms:
+            raise ValueError(f"{chosen} is not among the case's algorithms {case.algorithms}")
+        if trace is not None and not Path(trace).exists():
+            raise ValueError(f"no such submission: {str(trace)!r}")
+        theirs = student_run(case, chosen, trace) if trace is not None else None
+        if theirs is not None and not theirs.ok:
+            print(f"grader render: your code did not finish cleanly ({theirs.message}); "
+                  "drawing what it generated before that", file=sys.stderr)
+        scene = build_scene(case, chosen, None, theirs, rubric=load_rubric())
+        text = render_text(scene) if format == "txt" else render_dot(scene)
+        data = text.encode("utf-8") if format in ("txt", "dot") else run_dot(text, format)
+    except TreeTooLargeError as error:
+        print(f"grader render: {case_path}: {error}; render draws explicit trees and small "
+              "game positions", file=sys.stderr)
+        return 2
+    except (CaseError, RubricError, ValueError, OSError, GraderError,
+            GraphvizNotFoundError) as error:
+        print(f"grader render: {error}", file=sys.stderr)
+        return 2
+    if out is None and format == "png":
+        out = Path(f"{case.name}.png")
+    if out is None:
+        sys.stdout.write(data.decode("utf-8"))
+        return 0
+    Path(out).write_bytes(data)
+    print(f"wrote {out}")
+    return 0
+
+
+__all__ = ["GraphvizNotFoundError", "Scene", "build_scene", "render_dot", "render_main",
+           "render_svg", "render_text", "run_dot", "student_run"]

@@ -1,0 +1,50 @@
+"""Shared test options and fixtures.
+
+Golden files (tests/goldens/): rendered output pinned line by line. A change to a format is
+deliberate: rewrite the goldens with ``pytest --update-goldens`` (or ``UPDATE_GOLDENS=1``), then
+review the diff before committing it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+GOLDENS = Path(__file__).resolve().parent / "goldens"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-goldens", action="store_true", default=False,
+                     help="rewrite tests/goldens/ from the current output instead of comparing")
+
+
+@pytest.fixture(scope="session")
+def update_goldens(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-goldens") or os.environ.get("UPDATE_GOLDENS"))
+
+
+@pytest.fixture(scope="session")
+def golden(update_goldens: bool) -> Callable[[str, str], None]:
+    """``golden(relative_path, text)``: compare ``text`` with tests/goldens/<relative_path>
+    line by line (or rewrite the file under ``--update-goldens``)."""
+
+    def check(name: str, text: str) -> None:
+        path = GOLDENS / name
+        if update_goldens:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            return
+        if not path.exists():
+            pytest.fail(f"no golden file {path}; create it with `pytest --update-goldens`")
+        expected = path.read_text(encoding="utf-8")
+        if expected != text:
+            diff = difflib.unified_diff(expected.splitlines(), text.splitlines(),
+                                        f"goldens/{name}", "now", lineterm="")
+            pytest.fail("output differs from its golden file (if the change is deliberate, "
+                        "run `pytest --update-goldens`):\n" + "\n".join(diff), pytrace=False)
+
+    return check

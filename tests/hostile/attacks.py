@@ -1,0 +1,423 @@
+"""The hostile corpus: one submission per attack or accident, each a correct ``search.py`` with
+one function (usually ``alpha_beta``) replaced by the attack.
+
+Each :class:`Attack` keeps only the attacking source; :func:`write_submission` appends it to the
+correct solution (``tests/submissions/correct/search.py``), so the later definition overrides
+the correct one and every other function stays right. ``python tests/hostile/attacks.py OUT``
+writes ``OUT/<name>/search.py`` for every entry (the benchmark reuses it).
+
+Attacks find the grader's files the way a student would: from ``grader.__file__`` (the
+``source`` folder of a Gradescope-like layout), its parent (``/autograder``) and the literal
+Gradescope paths.
+
+Expectations (checked by tests/test_hostile.py): ``scope`` says which tests lose their points
+(``function``: the ``target``'s tests only; ``module``: every test, the file does not import;
+``none``: no test, the submission is correct however it behaves); ``message`` is a regular
+expression the target's test output matches; ``score`` is the fraction of its points the target
+keeps (0 for every attack).
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+CORRECT = Path(__file__).resolve().parent.parent / "submissions" / "correct" / "search.py"
+CATEGORIES = ("runaway", "escape", "forgery", "theft", "accident")
+TIMEOUT = r"did not finish within the time limit"
+REFUSED = r"tried to reach something outside the sandbox"
+WRONG_VALUE = r"expected (the value|a number)[^\n]*got"
+
+# Prepended to attacks that look for the grader's files.
+PATHS = """
+import os as _os
+import grader as _grader
+
+SOURCE = _os.path.dirname(_os.path.dirname(_os.path.abspath(_grader.__file__)))
+AUTOGRADER = _os.path.dirname(SOURCE)
+"""
+
+
+# The correct alpha_beta, kept before the attack replaces it. Its recursive calls go through the
+# global name, so they reach the attack again: attacks using it act at the root only.
+CORRECT_KEPT = "_correct = alpha_beta\n"
+
+
+@dataclass(frozen=True)
+class Attack:
+    name: str
+    category: str  # one of CATEGORIES
+    description: str
+    source: str  # appended to the correct solution
+    message: str = ""  # regex the target test's output matches
+    target: str = "alpha_beta"
+    scope: str = "function"  # "function", "module" or "none"
+    score: float = 0.0  # fraction of its points the target keeps
+    slow: bool = False  # runs into a time limit: scheduled first
+
+
+def _attack(name: str, category: str, description: str, source: str, **expect) -> Attack:
+    return Attack(name, category, description, textwrap.dedent(source).strip() + "\n", **expect)
+
+
+def _ab(body: str, *, paths: bool = False, prelude: str = "") -> str:
+    """An ``alpha_beta`` whose body is ``body``."""
+    head = (PATHS if paths else "") + textwrap.dedent(prelude)
+    signature = "def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):\n"
+    return head + "\n" + signature + textwrap.indent(textwrap.dedent(body).strip(), "    ") + "\n"
+
+
+ATTACKS: list[Attack] = [
+    # --- runaway --------------------------------------------------------------------------
+    _attack("infinite_loop", "runaway", "an endless loop", _ab("while True:\n    pass"),
+            message=TIMEOUT, slow=True),
+    _attack("swallow_timeout", "runaway", "a loop catching every exception, the time-out too",
+            _ab("""
+                while True:
+                    try:
+                        while True:
+                            pass
+                    except BaseException:
+                        pass
+            """), message=TIMEOUT, slow=True),
+    _attack("deep_recursion", "runaway", "recursion past the C stack, limit raised to 10**6",
+            _ab("""
+                import sys
+                sys.setrecursionlimit(10**6)
+
+                def down(n):  # each level passes through C (max, map): the C stack overflows
+                    return max(map(down, [n + 1]))
+
+                return down(0)
+            """), message=r"died: was killed by SIGSEGV"),
+    _attack("recursion_limit", "runaway", "unbounded recursion into the default limit",
+            _ab("return alpha_beta(game, state, alpha, beta, depth)"), message=r"RecursionError"),
+    _attack("memory_bomb", "runaway", "a list of 100 MB blocks growing without end",
+            _ab("""
+                hoard = []
+                while True:
+                    hoard.append(bytes(100_000_000))
+            """), message=r"out of memory"),
+    _attack("fork_bomb", "runaway", "os.fork in a loop",
+            _ab("""
+                import os
+                while True:
+                    if os.fork() == 0:
+                        while True:
+                            pass
+            """), message=r"tried to start a process or a thread"),
+    _attack("lingering_thread", "runaway", "a thread left spinning after the call returns",
+            _ab("""
+                import threading
+
+                def spin():
+                    while True:
+                        pass
+
+                threading.Thread(target=spin, daemon=True).start()
+                return 3
+            """), message=r"tried to start a process or a thread|can't start new thread"),
+    _attack("subprocess_shell", "runaway", "running a shell command",
+            _ab("""
+                import subprocess
+                return subprocess.run(["sh", "-c", "echo pwned"], capture_output=True).returncode
+            """), message=r"tried to start a process or a thread|No module named|PermissionError"),
+    _attack("output_flood", "runaway", "100 MB printed through print()",
+            _ab("""
+                chunk = "x" * 1_000_000
+                for _ in range(100):
+                    print(chunk)
+                return 3
+            """), message=r"printed [\d,]+ bytes in one call"),
+    _attack("output_flood_fd", "runaway", "20 MB written to file descriptor 1 directly",
+            _ab("""
+                import os
+                chunk = b"y" * 1_000_000
+                for _ in range(20):
+                    os.write(1, chunk)
+                return 3
+            """), message=r"printed [\d,]+ bytes in one call"),
+    _attack("sleep_past_limit", "runaway", "time.sleep far past the limit",
+            _ab("import time\ntime.sleep(3600)\nreturn 3"), message=TIMEOUT, slow=True),
+    _attack("c_loop_sum", "runaway", "sum(range(10**12)): one C call signals cannot interrupt",
+            _ab("return sum(range(10**12))"), message=TIMEOUT, slow=True),
+    _attack("c_loop_regex", "runaway", "a catastrophically backtracking regular expression",
+            _ab("import re\nreturn len(re.findall(r'(a+)+$', 'a' * 64 + 'b'))"),
+            message=TIMEOUT, slow=True),
+    # --- escape ---------------------------------------------------------------------------
+    _attack("sys_exit", "escape", "sys.exit(0) from inside the search",
+            _ab("import sys\nsys.exit(0)"), message=r"called sys\.exit\(0\)"),
+    _attack("os_exit", "escape", "os._exit(0): the process ends at once",
+            _ab("import os\nos._exit(0)"), message=r"exited with code 0"),
+    _attack("raise_system_exit", "escape", "raise SystemExit",
+            _ab("raise SystemExit"), message=r"called sys\.exit\(\)"),
+    _attack("keyboard_interrupt", "escape", "raise KeyboardInterrupt",
+            _ab("raise KeyboardInterrupt"), message=r"KeyboardInterrupt"),
+    _attack("kill_self", "escape", "SIGKILL to its own process",
+            _ab("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"),
+            message=r"died: was killed by SIGKILL"),
+    _attack("kill_parent", "escape", "SIGKILL to the grader (its parent process)",
+            _ab("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nreturn 3"),
+            message=REFUSED),
+    _attack("kill_parent_group", "escape", "SIGKILL to the grader's process group",
+            _ab("import os, signal\nos.killpg(os.getpgid(os.getppid()), signal.SIGKILL)\nreturn 3"),
+            message=REFUSED),
+    _attack("replace_alarm_handler", "escape", "signal.signal ignoring SIGALRM, then a loop",
+            _ab("""
+                import signal
+                signal.signal(signal.SIGALRM, signal.SIG_IGN)
+                while True:
+                    pass
+            """), message=TIMEOUT, slow=True),
+    _attack("atexit_hook", "escape", "an atexit hook forging results, then a wrong answer",
+            _ab("""
+                import atexit
+
+                def forge():
+                    with open(AUTOGRADER + "/results/results.json", "w") as out:
+                        out.write('{"score": 100, "tests": []}')
+
+                atexit.register(forge)
+                return 0
+            """, paths=True), message=WRONG_VALUE),
+    # --- forgery --------------------------------------------------------------------------
+    _attack("print_fake_results", "forgery", "a full-score results.json printed to stdout",
+            _ab("""
+                import json
+                print(json.dumps({"score": 100.0, "tests": [
+                    {"name": "everything", "score": 100.0, "max_score": 100.0}]}))
+                return 0
+            """), message=WRONG_VALUE),
+    _attack("write_results_file", "forgery", "results.json written directly",
+            _ab("""
+                forged = '{"score": 100.0, "tests": []}'
+                for path in (AUTOGRADER + "/results/results.json",
+                             "/autograder/results/results.json"):
+                    with open(path, "w") as out:
+                        out.write(forged)
+                return 0
+            """, paths=True), message=REFUSED),
+    _attack("overwrite_grader_source", "forgery", "the grader's own code rewritten on disk",
+            _ab("""
+                with open(SOURCE + "/grader/scoring.py", "a") as out:
+                    out.write("\\ngrade = lambda *a, **k: None\\n")
+                return 0
+            """, paths=True), message=REFUSED),
+    _attack("patch_unittest", "forgery", "unittest.TestCase.run replaced, then a wrong answer",
+            _ab("""
+                import unittest
+                unittest.TestCase.run = lambda self, result=None: None
+                return 0
+            """), message=WRONG_VALUE + "|No module named 'unittest'"),
+    _attack("patch_gradescope_utils", "forgery", "gradescope-utils' runner replaced",
+            _ab("""
+                from gradescope_utils.autograder_utils import json_test_runner
+                json_test_runner.JSONTestRunner.run = lambda self, test: print('{"score": 100}')
+                return 0
+            """), message=WRONG_VALUE + "|No module named"),
+    _attack("patch_tracing", "forgery", "the tracing game's recording switched off",
+            _ab("""
+                import grader.tracing, grader.runner
+                grader.tracing.traced = grader.runner.traced = lambda game: (game, None)
+                return 3
+            """), message=r"replaced part of the grader"),
+    _attack("patch_compare", "forgery", "the comparison replaced by one that always passes",
+            _ab("""
+                import grader.compare
+                grader.compare.check_value = lambda expected, got: grader.compare.ValueCheck(True)
+                return 0
+            """), message=WRONG_VALUE),
+    _attack("patch_worker_clock", "forgery", "time.perf_counter frozen to hide a slow search",
+            _ab("""
+                import time
+                time.perf_counter = lambda: 0.0
+                return 3
+            """), message=r"replaced part of the grader"),
+    _attack("eq_always_true", "forgery", "an object whose __eq__ always answers True",
+            _ab("""
+                class Anything:
+                    def __eq__(self, other):
+                        return True
+
+                    def __hash__(self):
+                        return 0
+
+                return Anything()
+            """), message=WRONG_VALUE),
+    _attack("float_subclass", "forgery", "a float subclass equal to everything",
+            _ab("""
+                class Sly(float):
+                    def __eq__(self, other):
+                        return True
+
+                    __hash__ = float.__hash__
+
+                return Sly(-1.0)
+            """), message=WRONG_VALUE),
+    _attack("nan", "forgery", "NaN, which compares unequal to itself",
+            _ab("return float('nan')"), message=r"got NaN"),
+    # --- theft ----------------------------------------------------------------------------
+    _attack("read_reference", "theft", "reference/alpha_beta.py read and printed",
+            _ab("""
+                with open(SOURCE + "/reference/alpha_beta.py") as source:
+                    print(source.read())
+                return 0
+            """, paths=True), message=REFUSED),
+    _attack("read_hidden_cases", "theft", "trees/hidden listed and printed",
+            _ab("""
+                folder = SOURCE + "/trees/hidden"
+                for name in sorted(_os.listdir(folder)):
+                    print(name)
+                    with open(folder + "/" + name) as case:
+                        print(case.read())
+                return 0
+            """, paths=True), message=REFUSED),
+    _attack("read_answer_key", "theft", "the grader's answer cache read and printed",
+            _ab("""
+                with open(SOURCE + "/.cache/answer-key.json") as key:
+                    print(key.read())
+                return 0
+            """, paths=True), message=REFUSED),
+    _attack("import_reference", "theft", "import reference, to return its answers",
+            _ab("""
+                import sys
+                sys.path.insert(0, SOURCE)
+                from reference.alpha_beta import alpha_beta as staff
+                return staff(game, state)
+            """, paths=True), message=REFUSED + r"|No module named 'reference"),
+    _attack("gc_walk", "theft", "gc.get_objects() searched for cases, answers and the reference",
+            _ab("""
+                import gc
+                for item in gc.get_objects():
+                    try:
+                        if isinstance(item, dict) and ("expect" in item or "name" in item):
+                            print(repr(item)[:300])
+                        elif type(item).__module__.startswith("reference"):
+                            print(repr(item)[:300])
+                    except Exception:
+                        pass
+                return 0
+            """), message=WRONG_VALUE),
+    _attack("frame_walk", "theft", "the caller's stack frames and their locals printed",
+            _ab("""
+                import sys
+                frame = sys._getframe(1)
+                while frame is not None:
+                    print(frame.f_code.co_filename, {k: repr(v)[:200] for k, v in frame.f_locals.items()})
+                    frame = frame.f_back
+                return 0
+            """), message=WRONG_VALUE),
+    _attack("environment", "theft", "the worker's and the grader's environment printed",
+            _ab("""
+                print(dict(_os.environ))
+                with open(f"/proc/{_os.getppid()}/environ", "rb") as environ:
+                    print(environ.read())
+                return 0
+            """, paths=True), message=REFUSED),
+    _attack("stash_hidden", "theft",
+            "what max^n sees on hidden cases kept in a global and printed by a visible test",
+            textwrap.dedent("""
+                import sys
+                _stash = []
+                _correct_maxn = maxn
+
+                def maxn(game, state, depth=0):
+                    frame = sys._getframe()
+                    while frame is not None and "request" not in frame.f_locals:
+                        frame = frame.f_back
+                    if frame is not None:
+                        _stash.append(repr(frame.f_locals["request"])[:2000])
+                    return _correct_maxn(game, state, depth)
+
+                def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):
+                    print("\\n".join(_stash))  # a failing visible test shows what was printed
+                    return 0
+            """), message=WRONG_VALUE),
+    # --- accidents ------------------------------------------------------------------------
+    _attack("syntax_error", "accident", "a syntax error: nothing in the file can run",
+            "def alpha_beta(game, state:\n    return 3\n", scope="module",
+            message=r"could not be imported[\s\S]*SyntaxError"),
+    _attack("import_error", "accident", "an import of a module that is not installed",
+            "import numpy_is_not_installed_here\n", scope="module",
+            message=r"could not be imported[\s\S]*ModuleNotFoundError"),
+    _attack("missing_function", "accident", "alpha_beta deleted", "del alpha_beta\n",
+            message=r"has no function `alpha_beta`"),
+    _attack("wrong_signature", "accident", "alpha_beta taking one argument",
+            "def alpha_beta(game):\n    return 3\n", message=r"TypeError"),
+    _attack("returns_none", "accident", "a search that forgets to return at the root",
+            _ab("""
+                value = _correct(game, state, alpha, beta, depth)
+                if depth > 0:
+                    return value
+            """, prelude=CORRECT_KEPT), message=r"got None"),
+    _attack("returns_string", "accident", "the root value as a string",
+            _ab("""
+                value = _correct(game, state, alpha, beta, depth)
+                return value if depth > 0 else str(value)
+            """, prelude=CORRECT_KEPT), message=r"expected a number"),
+    _attack("nondeterministic", "accident", "children explored in random order (global RNG)",
+            _ab("""
+                import random
+                if game.is_cutoff(state, depth):
+                    return game.evaluate(state)
+                actions = list(game.actions(state))
+                random.shuffle(actions)
+                maximize = game.to_move(state) == MAX
+                v = -math.inf if maximize else math.inf
+                for action in actions:
+                    child = alpha_beta(game, game.result(state, action), alpha, beta, depth + 1)
+                    v = max(v, child) if maximize else min(v, child)
+                    if (v >= beta) if maximize else (v <= alpha):
+                        return v
+                    alpha, beta = (max(alpha, v), beta) if maximize else (alpha, min(beta, v))
+                return v
+            """), message=r"generated", score=0.5),
+    _attack("prints_a_lot", "accident", "a correct search printing 2 MB of debugging output",
+            _ab("""
+                if depth == 0:
+                    for _ in range(2000):
+                        print("visiting the root", "x" * 1000)
+                return _correct(game, state, alpha, beta, depth)
+            """, prelude=CORRECT_KEPT), scope="none"),
+]
+BY_NAME = {attack.name: attack for attack in ATTACKS}
+assert len(BY_NAME) == len(ATTACKS), "attack names must be unique"
+assert all(attack.category in CATEGORIES for attack in ATTACKS)
+
+
+def submission_text(attack: Attack, base: Path = CORRECT) -> str:
+    """The correct solution with ``attack``'s source appended (overriding its target)."""
+    return (
+        base.read_text().rstrip()
+        + f"\n\n\n# --- hostile corpus: {attack.name} ({attack.category}): "
+        + f"{attack.description} ---\n"
+        + attack.source
+    )
+
+
+def write_submission(attack: Attack, folder: Path, base: Path = CORRECT) -> Path:
+    """Write ``folder/search.py`` for ``attack``; returns its path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "search.py"
+    path.write_text(submission_text(attack, base))
+    return path
+
+
+def write_all(out: Path, base: Path = CORRECT) -> list[Path]:
+    """``out/<name>/search.py`` for every attack."""
+    return [write_submission(attack, Path(out) / attack.name, base) for attack in ATTACKS]
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python tests/hostile/attacks.py OUT_DIR", file=sys.stderr)
+        return 2
+    paths = write_all(Path(argv[0]))
+    print(f"wrote {len(paths)} hostile submissions under {argv[0]}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

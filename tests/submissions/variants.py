@@ -1,0 +1,302 @@
+"""Known-wrong submissions: the correct solution with one realistic mistake each.
+
+One source of truth, ``correct/search.py``; each :class:`Variant` is a list of exact text
+replacements on it (each ``old`` must occur exactly once when it is applied, so an edit of the
+correct solution that breaks a variant fails loudly, naming it). The worker copies only
+``search.py`` into its scratch folder, so a variant is written out as a whole file.
+
+    from variants import VARIANTS, materialize        # loaded by path: tests/ is no package
+    materialize("strict_pruning", tmp_path / "strict")  # -> tmp_path/strict/search.py
+
+    python tests/submissions/variants.py OUT_DIR       # every variant as OUT_DIR/<name>/search.py
+
+``algorithms`` names the case algorithms whose functions the mistake touches: every other
+test of a variant must get full marks. The table in README.md beside this file says the same.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CORRECT = HERE / "correct" / "search.py"
+CORRECT_NAME = "correct"
+
+
+class VariantError(ValueError):
+    """A replacement does not apply: its text is not in the correct solution exactly once."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    mistake: str  # one sentence, as the README table gives it
+    functions: tuple[str, ...]  # the stub functions whose behaviour changes
+    algorithms: tuple[str, ...]  # the case algorithms those functions serve
+    replacements: tuple[tuple[str, str], ...]  # (old, new), applied in order
+
+
+def _lines(indent: int, text: str) -> str:
+    """``text`` (a triple-quoted block) dedented, then indented by ``indent`` spaces."""
+    lines = textwrap.dedent(text).strip("\n").splitlines()
+    return "".join(" " * indent + line + "\n" if line else "\n" for line in lines)
+
+
+def _swap(indent: int, old: str, new: str) -> tuple[str, str]:
+    """A replacement of whole lines, both blocks indented by ``indent`` spaces."""
+    return _lines(indent, old), _lines(indent, new)
+
+
+# alpha_beta's MAX loop (indented 12) and MIN loop (indented 8): the call and the cut.
+AB_MAX = "v = max(v, alpha_beta(game, child, alpha, beta, depth + 1))\n"
+AB_MIN = "v = min(v, alpha_beta(game, child, alpha, beta, depth + 1))\n"
+AB_MAX_CUT = AB_MAX + "if v >= beta:\n    return v\n"
+AB_MIN_CUT = AB_MIN + "if v <= alpha:\n    return v\n"
+NO_WINDOW = ("alpha, beta, depth", "-math.inf, math.inf, depth")
+CHANCE_SUM = """
+    v = 0
+    for action, p in game.chance_outcomes(state):
+        v += p * expectimax(game, game.result(state, action), depth + 1)
+    """
+
+_VARIANTS = [
+    Variant(
+        "strict_pruning",
+        "alpha-beta prunes only on strict inequality (`v > beta` / `v < alpha`, CS188's rule) "
+        "instead of `>=` / `<=`",
+        ("alpha_beta",), ("alpha_beta",),
+        (_swap(12, AB_MAX_CUT, AB_MAX_CUT.replace(">=", ">")),
+         _swap(8, AB_MIN_CUT, AB_MIN_CUT.replace("<=", "<"))),
+    ),
+    Variant(
+        "never_prunes",
+        "alpha-beta keeps alpha and beta up to date but has no cut: every child is searched",
+        ("alpha_beta",), ("alpha_beta",),
+        (_swap(12, AB_MAX_CUT, AB_MAX), _swap(8, AB_MIN_CUT, AB_MIN)),
+    ),
+    Variant(
+        "no_window_passing",
+        "alpha-beta searches every child with the full window (-inf, inf) instead of passing "
+        "its alpha and beta down; then no node can cut, so it searches what never_prunes does",
+        ("alpha_beta",), ("alpha_beta",),
+        (_swap(12, AB_MAX, AB_MAX.replace(*NO_WINDOW)),
+         _swap(8, AB_MIN, AB_MIN.replace(*NO_WINDOW))),
+    ),
+    Variant(
+        "eager_generation",
+        "alpha-beta generates all children with game.result first, then searches and prunes "
+        "them",
+        ("alpha_beta",), ("alpha_beta",),
+        tuple(_swap(indent, f"""
+            v = {start}
+            for action in game.actions(state):
+                child = game.result(state, action)
+            """, f"""
+            v = {start}
+            for child in [game.result(state, a) for a in game.actions(state)]:
+            """) for indent, start in ((8, "-math.inf"), (4, "math.inf"))),
+    ),
+    Variant(
+        "forgets_alpha_update",
+        "alpha-beta's MAX nodes never raise alpha (MIN nodes still lower beta), so MIN nodes "
+        "below never cut",
+        ("alpha_beta",), ("alpha_beta",),
+        (_swap(12, AB_MAX_CUT + "alpha = max(alpha, v)\n", AB_MAX_CUT),),
+    ),
+    Variant(
+        "depth_off_by_one",
+        "minimax writes its own cutoff test, `depth > depth_limit`, so it stops one ply too "
+        "late (evaluating the depth-limit nodes' children instead of them)",
+        ("max_value", "min_value"), ("minimax",),
+        tuple(_swap(0, f"""
+            def {name}(game, state, depth=0):
+                if game.is_cutoff(state, depth):
+            """, f"""
+            def {name}(game, state, depth=0):
+                if game.is_terminal(state) or (game.depth_limit and depth > game.depth_limit):
+            """) for name in ("max_value", "min_value")),
+    ),
+    Variant(
+        "chance_as_min",
+        "expectimax takes the minimum over a chance node's children, as if chance were MIN "
+        "(plain expectimax; Star1 cases keep the right chance nodes)",
+        ("expectimax",), ("expectimax",),
+        (_swap(8, CHANCE_SUM, """
+            v = math.inf
+            for action, p in game.chance_outcomes(state):
+                v = min(v, expectimax(game, game.result(state, action), depth + 1))
+            """),),
+    ),
+    Variant(
+        "chance_unweighted",
+        "expectimax averages a chance node's children without their probabilities (plain "
+        "expectimax; Star1 cases unaffected)",
+        ("expectimax",), ("expectimax",),
+        (_swap(8, CHANCE_SUM, """
+            outcomes = game.chance_outcomes(state)
+            v = 0
+            for action, p in outcomes:
+                v += expectimax(game, game.result(state, action), depth + 1) / len(outcomes)
+            """),),
+    ),
+    Variant(
+        "maxn_player0",
+        "max^n maximizes player 0's entry at every node, whoever moves there",
+        ("maxn",), ("maxn",),
+        (("value[p] > best[p]", "value[0] > best[0]"),),
+    ),
+    Variant(
+        "maxn_wrong_component",
+        "max^n maximizes the entry of the player who moved INTO the node (the previous player, "
+        "`(mover - 1) % players`) instead of the mover's own",
+        ("maxn",), ("maxn",),
+        (("    p = game.to_move(state)\n", "    p = (game.to_move(state) - 1) % game.players\n"),),
+    ),
+    Variant(
+        "returns_action",
+        "minimax and alpha-beta return the best action at the root (depth 0) instead of the "
+        "value",
+        ("max_value", "min_value", "alpha_beta"), ("minimax", "alpha_beta"),
+        tuple(_swap(4, f"""
+            v = {start}
+            for action in game.actions(state):
+                v = {sign}(v, _value(game, game.result(state, action), depth + 1))
+            return v
+            """, f"""
+            v, best = {start}, None
+            for action in game.actions(state):
+                value = _value(game, game.result(state, action), depth + 1)
+                if value {op} v:
+                    v, best = value, action
+            return best if depth == 0 else v
+            """) for start, sign, op in (("-math.inf", "max", ">"), ("math.inf", "min", "<")))
+        + tuple(_swap(indent, f"""
+            v = {start}
+            for action in game.actions(state):
+                child = game.result(state, action)
+                v = {sign}(v, alpha_beta(game, child, alpha, beta, depth + 1))
+            """, f"""
+            v, best = {start}, None
+            for action in game.actions(state):
+                child = game.result(state, action)
+                value = alpha_beta(game, child, alpha, beta, depth + 1)
+                if best is None or value {op} v:
+                    v, best = value, action
+            """) for indent, start, sign, op in ((8, "-math.inf", "max", ">"),
+                                                 (4, "math.inf", "min", "<")))
+        + (("return v\n    v, best = math.inf, None",
+            "return best if depth == 0 else v\n    v, best = math.inf, None"),
+           ("return v\n\n\ndef expectimax",
+            "return best if depth == 0 else v\n\n\ndef expectimax")),
+    ),
+    Variant(
+        "recomputes_child",
+        "minimax calls game.result twice for each child: once to ask who moves there, once to "
+        "search it",
+        ("max_value", "min_value"), ("minimax",),
+        tuple(_swap(8, f"""
+            v = {sign}(v, _value(game, game.result(state, action), depth + 1))
+            """, f"""
+            if game.to_move(game.result(state, action)) == MAX:
+                v = {sign}(v, max_value(game, game.result(state, action), depth + 1))
+            else:
+                v = {sign}(v, min_value(game, game.result(state, action), depth + 1))
+            """) for sign in ("max", "min")),
+    ),
+    Variant(
+        "mcts_by_mean",
+        "MCTS answers the root child with the best mean reward w/n instead of the most visits",
+        ("mcts",), ("mcts",),
+        (("child.n > best.n", "child.w / child.n > best.w / best.n"),),
+    ),
+    Variant(
+        "mcts_max_reward",
+        "MCTS backs up MAX's reward (player 0's entry) at every node, whoever moved into it",
+        ("mcts",), ("mcts",),
+        (("_reward(u, node.mover)", "_reward(u, MAX)"),),
+    ),
+    Variant(
+        "ucb_log10",
+        "MCTS's UCB1 uses math.log10 instead of the natural log",
+        ("mcts",), ("mcts",),
+        (("math.log(node.parent.n)", "math.log10(node.parent.n)"),),
+    ),
+    Variant(
+        "mcts_expand_all",
+        "MCTS expands every child of a node at once (then plays out from the first; unvisited "
+        "children have UCB1 = inf)",
+        ("mcts",), ("mcts",),
+        (_swap(0, "def _ucb(node, c):", """
+            def _ucb(node, c):
+                if node.n == 0:
+                    return math.inf
+            """),
+         _swap(12, """
+            action = node.untried.pop(0)
+            child = _Node(game, game.result(node.state, action), node, action)
+            node.children.append(child)
+            node = child
+            """, """
+            for action in node.untried:
+                node.children.append(_Node(game, game.result(node.state, action), node, action))
+            node.untried = []
+            node = node.children[0]
+            """)),
+    ),
+    Variant(
+        "simulate_from_parent",
+        "MCTS plays out from the selected node (the new child's parent) instead of from the "
+        "newly expanded child",
+        ("mcts",), ("mcts",),
+        (("        s = node.state\n", "        s = node.parent.state\n"),),
+    ),
+]
+
+VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _VARIANTS}
+
+
+def source(name: str) -> str:
+    """The text of submission ``name``'s search.py (a variant's name, or ``"correct"``)."""
+    text = CORRECT.read_text(encoding="utf-8")
+    if name == CORRECT_NAME:
+        return text
+    if name not in VARIANTS:
+        raise KeyError(f"expected a variant name (one of {', '.join(VARIANTS)}) or "
+                       f"{CORRECT_NAME!r}, got: {name!r}")
+    for index, (old, new) in enumerate(VARIANTS[name].replacements):
+        count = text.count(old)
+        if count != 1:
+            raise VariantError(f"variant {name!r}, replacement {index}: expected its text once "
+                               f"in {CORRECT}, found it {count} times: {old!r}")
+        text = text.replace(old, new)
+    return text
+
+
+def materialize(name: str, directory: str | Path) -> Path:
+    """Write submission ``name`` as ``directory/search.py`` (folders made); return that path."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "search.py"
+    path.write_text(source(name), encoding="utf-8")
+    return path
+
+
+def materialize_all(out_dir: str | Path) -> dict[str, Path]:
+    """Write every variant as ``out_dir/<name>/search.py``; name -> path."""
+    return {name: materialize(name, Path(out_dir) / name) for name in VARIANTS}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python tests/submissions/variants.py OUT_DIR", file=sys.stderr)
+        return 2
+    for name, path in materialize_all(argv[0]).items():
+        print(f"{name}: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

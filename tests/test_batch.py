@@ -1,0 +1,175 @@
+"""grader/batch.py: regrading a Gradescope export in parallel, one results.json each plus a CSV."""
+
+import csv
+import io
+import json
+import os
+import shutil
+import zipfile
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+import grader.answers
+import grader.solve
+from grader.batch import batch_main, find_submissions, read_metadata
+
+ROOT = Path(__file__).resolve().parent.parent
+CORRECT = ROOT / "tests" / "submissions" / "correct" / "search.py"
+STUB = ROOT / "student" / "search.py"  # every function raises NotImplementedError
+CASES = [ROOT / "trees" / "public" / "aima-fig-5-2.json", ROOT / "trees" / "public" / "min-at-root.json"]
+SCHEMA = json.loads((ROOT / "tests" / "gradescope_results.schema.json").read_text())
+
+METADATA = """\
+---
+submission_101:
+  :submitters:
+  - :name: Ada Lovelace
+    :sid: '100'
+    :email: ada@example.edu
+  :created_at: 2024-03-01 10:00:00.000000000 -08:00
+  :score: 10.0
+submission_102:
+  :submitters:
+  - :name: "Alan O'Turing"
+    :sid: '200'
+    :email: alan@example.edu
+  - :name: 'Grace ''Amazing'' Hopper'
+    :sid: '201'
+    :email: grace@example.edu
+  :history:
+  - :submitters:
+    - :name: Someone Earlier
+submission_103:
+  :submitters:
+  - :name: Stub Student
+    :email: stub@example.edu
+"""
+
+
+@pytest.fixture(scope="module")
+def export(tmp_path_factory):
+    """An export: a correct folder, a correct zip (a pair), the unchanged stub, a broken zip.
+    The two cases make five tests: minimax and alpha_beta on both, expectimax on min-at-root."""
+    folder = tmp_path_factory.mktemp("export")
+    (folder / "submission_101").mkdir()
+    shutil.copy(CORRECT, folder / "submission_101" / "search.py")
+    with zipfile.ZipFile(folder / "submission_102.zip", "w") as archive:
+        archive.write(CORRECT, "hw/search.py")
+    (folder / "submission_103").mkdir()
+    shutil.copy(STUB, folder / "submission_103" / "search.py")
+    (folder / "submission_104.zip").write_bytes(b"this is not a zip file")
+    (folder / "submission_metadata.yml").write_text(METADATA)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def graded(export, tmp_path_factory):
+    """The first batch run, with the staff cache moved aside so the parent computes the key;
+    which process ran the reference is logged (pool processes are forked from this one)."""
+    out = tmp_path_factory.mktemp("out")
+    log = tmp_path_factory.mktemp("log") / "solved-by"
+    patch = pytest.MonkeyPatch()
+    patch.setattr(grader.answers, "CACHE_KEY", out.parent / "empty-cache.json")
+    real_solve = grader.solve.solve
+
+    def logged_solve(*args, **kwargs):
+        with open(log, "a") as stream:
+            stream.write(f"{os.getpid()}\n")
+        return real_solve(*args, **kwargs)
+
+    patch.setattr(grader.solve, "solve", logged_solve)
+    stream = io.StringIO()
+    try:
+        code = batch_main(export, out, cases=CASES, jobs=2, stream=stream)
+    finally:
+        patch.undo()
+    solvers = set(log.read_text().split()) if log.exists() else set()
+    return out, code, stream.getvalue(), solvers
+
+
+def rows(out):
+    with open(out / "scores.csv", newline="") as stream:
+        return list(csv.DictReader(stream))
+
+
+def test_every_submission_gets_a_valid_results_file(graded):
+    out, _, _, _ = graded
+    for name in ("submission_101", "submission_102", "submission_103", "submission_104"):
+        data = json.loads((out / name / "results.json").read_text())
+        jsonschema.validate(data, SCHEMA)
+    assert json.loads((out / "submission_102" / "results.json").read_text())["score"] == 5
+
+
+def test_scores_csv_has_one_row_a_submission_with_people_totals_and_tests(graded):
+    out, _, _, _ = graded
+    table = rows(out)
+    assert [row["submission"] for row in table] == [
+        "submission_101", "submission_102", "submission_103", "submission_104"]
+    tests = ["minimax: aima-fig-5-2", "minimax: min-at-root", "alpha_beta: aima-fig-5-2",
+             "alpha_beta: min-at-root", "expectimax: min-at-root"]
+    assert list(table[0]) == ["submission", "names", "emails", "sids", "score", "max_score",
+                              "error", *tests]
+    ada, pair, stub, broken = table
+    assert (ada["names"], ada["emails"], ada["sids"]) == ("Ada Lovelace", "ada@example.edu", "100")
+    assert pair["names"] == "Alan O'Turing; Grace 'Amazing' Hopper"
+    assert pair["sids"] == "200; 201"
+    assert [ada[t] for t in tests] == ["1"] * 5 and (ada["score"], ada["max_score"]) == ("5", "5")
+    assert pair["score"] == "5" and not pair["error"]
+    assert [stub[t] for t in tests] == ["0"] * 5 and stub["score"] == "0"
+    assert broken["names"] == "" and broken["score"] == "0"
+
+
+def test_a_broken_submission_is_recorded_and_the_batch_goes_on(graded):
+    out, code, printed, _ = graded
+    broken = rows(out)[3]
+    assert "not a readable zip file" in broken["error"]
+    assert code == 1  # some submission has an error
+    assert "4 graded" in printed and "1 with errors" in printed
+
+
+def test_reference_answers_are_computed_in_the_parent_only(graded):
+    out, _, _, solvers = graded
+    assert solvers == {str(os.getpid())}
+    key = json.loads((out / ".answer-key.json").read_text())
+    runs = [k for k in key["entries"] if k.endswith(":inclusive:None")]
+    assert len(runs) == 5  # the reference's run of each (case, algorithm), the course's rule
+
+
+def test_a_rerun_skips_up_to_date_results_and_force_redoes_them(graded, export):
+    out, _, _, _ = graded
+    before = {p.parent.name: p.stat().st_mtime_ns for p in out.glob("*/results.json")}
+    stream = io.StringIO()
+    batch_main(export, out, cases=CASES, jobs=2, stream=stream)
+    assert "0 graded, 4 up to date" in stream.getvalue()
+    assert {p.parent.name: p.stat().st_mtime_ns for p in out.glob("*/results.json")} == before
+    assert len(rows(out)) == 4  # the CSV still lists everyone
+
+    later = (out / "submission_101" / "results.json").stat().st_mtime + 10
+    os.utime(export / "submission_101" / "search.py", (later, later))  # resubmitted
+    stream = io.StringIO()
+    batch_main(export, out, cases=CASES, jobs=2, stream=stream)
+    assert "1 graded, 3 up to date" in stream.getvalue()
+    assert "[4/4] submission_101: 5/5" in stream.getvalue()
+
+    stream = io.StringIO()
+    batch_main(export, out, cases=CASES, jobs=2, force=True, stream=stream)
+    assert "4 graded, 0 up to date" in stream.getvalue()
+    after = {p.parent.name: p.stat().st_mtime_ns for p in out.glob("*/results.json")}
+    assert all(after[name] != before[name] for name in before)
+
+
+def test_metadata_reader_keeps_each_submissions_own_submitters():
+    people = read_metadata(METADATA)
+    assert [p["name"] for p in people["submission_102"]] == ["Alan O'Turing", "Grace 'Amazing' Hopper"]
+    assert people["submission_103"] == [{"name": "Stub Student", "email": "stub@example.edu"}]
+    assert isinstance(read_metadata("- [not\n  : the: format\n:::\n"), dict)  # never raises
+
+
+def test_an_export_unzipped_into_its_own_folder_is_looked_into(tmp_path):
+    inner = tmp_path / "assignment_1_export"
+    (inner / "submission_7").mkdir(parents=True)
+    (inner / "submission_metadata.yml").write_text("submission_7:\n  :submitters:\n  - :name: X\n")
+    found = find_submissions(tmp_path)
+    assert [(s.id, s.submitters) for s in found] == [("submission_7", [{"name": "X"}])]

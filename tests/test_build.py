@@ -1,0 +1,259 @@
+"""``grader build``: both zips are reproducible, and the handout leaks no answer.
+
+The handout is also installed the way a student would (``bin/setup``: a fresh venv and
+``pip install -e .``, once per session) and ``grader check`` and ``pytest`` run inside it.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shutil
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from grader import build
+from grader.build import BuildError, Entry, build_main, find_leaks, handout_pyproject
+from grader.cli import main as cli_main
+
+REPO = Path(__file__).resolve().parent.parent
+CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
+HIDDEN = sorted((REPO / "trees" / "hidden").glob("*.json"))
+
+
+def unpack(archive: Path, target: Path) -> Path:
+    """Extract with the modes the zip records (zipfile alone drops them)."""
+    with zipfile.ZipFile(archive) as zipped:
+        for info in zipped.infolist():
+            zipped.extract(info, target)
+            os.chmod(target / info.filename, (info.external_attr >> 16) & 0o777)
+    return target
+
+
+@pytest.fixture(scope="session")
+def cache(tmp_path_factory) -> Path:
+    """A private answer cache: the builds here do not race other runs for the staff cache."""
+    return tmp_path_factory.mktemp("cache") / "answer-key.json"
+
+
+@pytest.fixture(scope="session")
+def handout_zip(tmp_path_factory, cache) -> Path:
+    out = tmp_path_factory.mktemp("handout") / "handout.zip"
+    assert build_main("handout", out, cache=cache) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def handout_files(handout_zip) -> dict[str, bytes]:
+    with zipfile.ZipFile(handout_zip) as zipped:
+        return {name: zipped.read(name) for name in zipped.namelist()}
+
+
+# --- the autograder zip ---------------------------------------------------------------------
+
+
+def test_autograder_zip_is_byte_identical_from_a_fresh_copy_with_junk(tmp_path, capsys):
+    first = tmp_path / "first.zip"
+    assert cli_main(["build", "autograder", "--out", str(first)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    # Another checkout: other mtimes and inode order, plus what a working copy accumulates.
+    copy = tmp_path / "clone"
+    for name in ("grader", "reference", "trees", "docker"):
+        shutil.copytree(REPO / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, copy / name)
+    for junk in ("grader/__pycache__/cli.cpython-311.pyc", ".venv/bin/python", "grader/.DS_Store",
+                 "trees/public/.answer-key.json", "reference/scratch.pyc"):
+        (copy / junk).parent.mkdir(parents=True, exist_ok=True)
+        (copy / junk).write_text("junk")
+    second = tmp_path / "second.zip"
+    assert build_main("autograder", second, root=copy) == 0
+    assert first.read_bytes() == second.read_bytes()
+
+
+def test_autograder_zip_layout_dates_and_modes(tmp_path):
+    out = tmp_path / "autograder.zip"
+    assert build_main("autograder", out) == 0
+    with zipfile.ZipFile(out) as zipped:
+        infos = zipped.infolist()
+    names = [info.filename for info in infos]
+    assert names == sorted(names)
+    assert {"setup.sh", "run_autograder", "pyproject.toml", "trees/rubric.toml",
+            "docker/Dockerfile", "docker/requirements.txt", "reference/__init__.py"} <= set(names)
+    assert any(name.startswith("trees/hidden/") for name in names)
+    assert any(name.startswith("trees/public/") for name in names)
+    assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc") or "/." in "/" + n]
+    assert not [n for n in names if n.startswith("docker/handout/")]
+    modes = {info.filename: (info.external_attr >> 16) & 0o777 for info in infos}
+    assert modes["setup.sh"] == modes["run_autograder"] == 0o755
+    assert set(modes.values()) <= {0o644, 0o755}
+    assert {info.date_time for info in infos} == {(1980, 1, 1, 0, 0, 0)}
+    with zipfile.ZipFile(out) as zipped:
+        assert zipped.read("run_autograder").startswith(b"#!/usr/bin/env bash\n")
+
+
+# --- the handout ----------------------------------------------------------------------------
+
+
+def test_handout_build_is_byte_identical(tmp_path, handout_zip, cache):
+    again = tmp_path / "again.zip"
+    assert build_main("handout", again, cache=cache) == 0
+    assert again.read_bytes() == handout_zip.read_bytes()
+
+
+def test_handout_has_what_students_need(handout_files):
+    names = set(handout_files)
+    assert {"README.md", "pyproject.toml", "bin/setup", "bin/grade", "bin/test",
+            "student/search.py", "trees/rubric.toml", "trees/public/.answer-key.json"} <= names
+    public = {f"trees/public/{p.name}" for p in (REPO / "trees" / "public").glob("*.json")}
+    assert public <= names
+    readme = handout_files["README.md"].decode()
+    assert "grader check" in readme and "pytest" in readme and "Gradescope" in readme
+    if (REPO / "student" / "test_search.py").exists():
+        assert "student/test_search.py" in names
+
+
+def test_handout_holds_no_reference_file_hidden_case_or_reference_body(handout_files):
+    names = set(handout_files)
+    assert not [n for n in names if n.startswith(("reference/", "trees/hidden/"))]
+    assert "trees/README.md" not in names  # it names the hidden cases
+    hidden_names = {p.stem for p in HIDDEN} | {json.loads(p.read_text())["name"] for p in HIDDEN}
+    # A distinctive line of every reference function: the longest code line of its body.
+    distinctive = {}
+    for path in sorted((REPO / "reference").glob("*.py")):
+        lines = path.read_text().splitlines()
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            if isinstance(node, ast.FunctionDef):
+                body = node.body[1:] if isinstance(node.body[0], ast.Expr) else node.body
+                code = [line.strip() for line in lines[body[0].lineno - 1 : body[-1].end_lineno]
+                        if line.strip() and not line.strip().startswith("#")] if body else []
+                if code:
+                    distinctive[f"{path.name}:{node.name}"] = max(code, key=len)
+    assert len(distinctive) >= 12
+    for name, data in handout_files.items():
+        text = data.decode("utf-8", errors="replace")
+        assert not [h for h in hidden_names if h in text], name
+        assert not [f for f, line in distinctive.items() if line in text], name
+    pyproject = handout_files["pyproject.toml"].decode()
+    assert "reference" not in pyproject
+
+
+def test_handout_answer_key_has_exactly_the_public_cases(handout_files):
+    from grader.answers import case_fingerprint
+    from grader.cases import load_case
+
+    key = json.loads(handout_files["trees/public/.answer-key.json"])
+    fingerprints = {name.split(":")[0] for name in key["entries"]}
+    public = {case_fingerprint(load_case(p)) for p in (REPO / "trees" / "public").glob("*.json")}
+    hidden = {case_fingerprint(load_case(p)) for p in HIDDEN}
+    assert fingerprints == public
+    assert not fingerprints & hidden
+    assert key["calibration"] > 0
+
+
+def test_leak_check_names_every_kind_of_leak():
+    minimax = (REPO / "reference" / "minimax.py").read_text()
+    hidden = HIDDEN[0]
+    renamed = dict(json.loads(hidden.read_text()), name="innocent", description="nothing to see")
+    planted = [
+        Entry("reference/minimax.py", minimax.encode()),
+        Entry("grader/helpers.py", ("# renamed and re-indented\nif True:\n" + "\n".join(
+            "    " + line for line in minimax.splitlines())).encode()),
+        Entry("student/notes.md", f"see {hidden.stem} for the trick".encode()),
+        Entry("trees/public/innocent.json", json.dumps(renamed).encode()),
+        Entry("student/search.py", (REPO / "student" / "search.py").read_bytes()),
+    ]
+    problems = find_leaks(planted)
+
+    def found(start: str) -> bool:
+        return any(problem.startswith(start) for problem in problems)
+
+    assert found("reference/minimax.py: files from reference/")
+    assert found("grader/helpers.py: holds the body of reference/minimax.py:")
+    assert found("student/notes.md: names the hidden case")
+    assert found(f"trees/public/innocent.json: is the hidden case {hidden.stem!r}")
+    assert not found("student/search.py")  # the stubs are clean
+
+
+def test_handout_build_fails_loudly_and_writes_nothing(tmp_path, monkeypatch, capsys, cache):
+    original = build.handout_entries
+
+    def leaky(root, *, cache):
+        body = (REPO / "reference" / "alpha_beta.py").read_bytes()
+        return [*original(root, cache=cache), Entry("grader/util.py", body)]
+
+    monkeypatch.setattr(build, "handout_entries", leaky)
+    out = tmp_path / "handout.zip"
+    assert build_main("handout", out, cache=cache) == 1
+    error = capsys.readouterr().err
+    assert "the handout would give answers away" in error
+    assert "grader/util.py: holds the body of reference/alpha_beta.py:" in error
+    assert "nothing was written" in error
+    assert not out.exists() and not list(tmp_path.iterdir())
+
+
+def test_handout_pyproject_drops_reference_and_tests_student():
+    text = handout_pyproject((REPO / "pyproject.toml").read_text())
+    from grader.build import tomllib
+
+    data = tomllib.loads(text)
+    assert "reference" not in data["tool"]["setuptools"]["packages"]
+    assert "grader" in data["tool"]["setuptools"]["packages"]
+    assert data["tool"]["pytest"]["ini_options"]["testpaths"] == ["student"]
+    with pytest.raises(BuildError, match="expected to drop 'reference'"):
+        handout_pyproject('[tool.setuptools]\npackages = [\n  "grader", # x ]\n  "reference"]\n')
+
+
+# --- the handout, installed as a student would ----------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def installed_handout(tmp_path_factory, handout_zip) -> Path:
+    """The handout unpacked and set up by its own bin/setup: a fresh venv, pip install -e .
+
+    Once per session: it takes 10-30 s. (The worker drops to an unprivileged user as root, but
+    only after it has imported what it needs, so a private temporary folder is fine.)
+    """
+    home = unpack(handout_zip, tmp_path_factory.mktemp("student-home"))
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    setup = subprocess.run([str(home / "bin" / "setup")], env=env, capture_output=True, text=True,
+                           timeout=600, check=False)
+    assert setup.returncode == 0, setup.stderr[-3000:]
+    return home
+
+
+def _run(home: Path, *command: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("VIRTUAL_ENV", "PYTHONPATH", "GRADER_CACHE")}
+    return subprocess.run(list(command), cwd=home, env=env, capture_output=True, text=True,
+                          timeout=600, check=False)
+
+
+def test_handout_venv_has_no_reference(installed_handout):
+    python = str(installed_handout / ".venv" / "bin" / "python")
+    probe = _run(installed_handout, python, "-c",
+                 "import grader, importlib.util; print(grader.__file__); "
+                 "print(importlib.util.find_spec('reference'))")
+    assert probe.returncode == 0, probe.stderr
+    where, reference = probe.stdout.split()
+    assert where.startswith(str(installed_handout)) and reference == "None"
+
+
+def test_grader_check_and_pytest_run_in_the_handout(installed_handout):
+    stubs = _run(installed_handout, "bin/grade")
+    assert stubs.returncode == 1, stubs.stdout[-2000:] + stubs.stderr[-2000:]
+    assert "not implemented" in stubs.stdout and "Traceback" not in stubs.stderr
+    if not CORRECT.exists():
+        pytest.skip(f"{CORRECT} is not written yet")
+    shutil.copy(CORRECT, installed_handout / "student" / "search.py")
+    check = _run(installed_handout, str(installed_handout / ".venv" / "bin" / "grader"), "check")
+    assert check.returncode == 0, check.stdout[-3000:] + check.stderr[-2000:]
+    if not (installed_handout / "student" / "test_search.py").exists():
+        pytest.skip("student/test_search.py (the pytest front end) is not in the handout yet")
+    tests = _run(installed_handout, "bin/test", "-q")
+    assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-2000:]
+    assert " passed" in tests.stdout

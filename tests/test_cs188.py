@@ -1,0 +1,135 @@
+"""``grader import-cs188`` (grader/cs188.py): CS188 GraphGameTreeTests as cases.
+
+tests/cs188/ holds tests written here in CS188's format (not copies of CS188's files).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from grader import cli
+from grader.cases import case_from_dict, load_case
+from grader.cs188 import Cs188FormatError, convert, import_main, parse_test_text
+from grader.solve import solve
+from grader.validate import validate_paths
+
+FIXTURES = Path(__file__).resolve().parent / "cs188"
+TIED = FIXTURES / "tied-root.test"
+
+
+@pytest.fixture(scope="module")
+def tied_case(tmp_path_factory):
+    out = tmp_path_factory.mktemp("cs188") / "tied.json"
+    assert import_main(TIED, out=out) == 0
+    return out
+
+
+def _test_text(alg: str = "AlphaBetaAgent", agents: int = 2, depth: int = 1, extra: str = "",
+               successors: str = "a L b\na R c", evaluation: str = "b 1\nc 2",
+               win: str = "b", lose: str = "c") -> str:
+    return (f'class: "GraphGameTreeTest"\nalg: "{alg}"\ndepth: "{depth}"\n'
+            f'num_agents: "{agents}"\nstart_state: "a"\nwin_states: "{win}"\n'
+            f'lose_states: "{lose}"\n{extra}'
+            f'successors: """\n{successors}\n"""\nevaluation: """\n{evaluation}\n"""\n')
+
+
+def test_parser_reads_one_line_and_block_fields_and_skips_comments():
+    fields = parse_test_text(TIED.read_text(), TIED)
+    assert fields["alg"] == "AlphaBetaAgent" and fields["num_agents"] == "2"
+    assert fields["successors"].split("\n")[0] == "top Left west"
+    assert "#" not in fields["class"]
+
+
+def test_tied_root_converts_to_a_valid_strict_states_case(tied_case, capsys):
+    assert validate_paths([tied_case]) == []
+    data = json.loads(tied_case.read_text())
+    assert data["algorithms"] == ["alpha_beta"] and data["pruning"] == "strict"
+    assert data["start"] == "top" and data["depth_limit"] == 2  # depth 1 x 2 agents
+    assert data["states"]["top"]["player"] == "max" and data["states"]["east"]["player"] == "min"
+    assert data["states"]["e2"] == {"player": "max", "successors": [["Left", "e2a"],
+                                                                     ["Right", "e2b"]], "eval": 9}
+    assert data["states"]["w1"] == {"value": 7}
+
+
+def test_converted_strict_trace_matches_the_solution_and_the_inclusive_one_does_not(tied_case):
+    case = load_case(tied_case)
+    solution = parse_test_text((FIXTURES / "tied-root.solution").read_text())
+    strict = solve(case, "alpha_beta")  # the case's own rule: strict
+    assert sorted(set(strict.generated) | {"top"}) == solution["generated"].split()
+    assert strict.action == solution["action"] == "Left"
+    inclusive = solve(case, "alpha_beta", pruning="inclusive")
+    assert inclusive.generated != strict.generated and "e2" not in inclusive.generated
+
+
+def test_import_reports_the_match_with_the_solution_beside_the_test(tmp_path, capsys):
+    assert import_main(TIED, out=tmp_path / "x.json") == 0
+    assert "matches" in capsys.readouterr().out
+
+
+def test_a_mismatching_solution_exits_1_naming_each_difference(tmp_path, capsys):
+    wrong = tmp_path / "wrong.solution"
+    wrong.write_text('action: "Right"\ngenerated: "e1 east top w1 w2 west"\n')
+    assert import_main(TIED, solution=wrong, out=tmp_path / "x.json") == 1
+    error = capsys.readouterr().err
+    assert "action: the solution says 'Right', our reference says 'Left'" in error
+    assert "only ours: ['e2']" in error
+    assert import_main(TIED, solution=tmp_path / "missing.solution", out=tmp_path / "y.json") == 2
+
+
+def test_inclusive_solution_is_recognised(tmp_path, capsys):
+    inclusive = tmp_path / "inclusive.solution"
+    inclusive.write_text('action: "Left"\ngenerated: "e1 east top w1 w2 west"\n')
+    assert import_main(TIED, solution=inclusive, out=tmp_path / "x.json") == 1
+    assert "the inclusive rule matches the solution" in capsys.readouterr().err
+
+
+def test_ghosts_are_min_players_and_depth_counts_rounds_of_all_agents():
+    text = _test_text("MinimaxAgent", agents=3, depth=1,
+                      successors="a L b\nb L c\nc L d\nd L e\nd R f",
+                      evaluation="d 4\ne 1\nf 2", win="e", lose="f")
+    data, notes = convert(parse_test_text(text))
+    states = data["states"]
+    assert [states[s]["player"] for s in "abc"] == ["max", "min", "min"]
+    assert data["depth_limit"] == 3 and states["d"]["eval"] == 4
+    case = case_from_dict(data)
+    assert solve(case, "minimax").generated == ["b", "c", "d"] and notes == []
+
+
+def test_expectimax_ghosts_are_chance_nodes_with_equal_probabilities():
+    data, _ = convert(parse_test_text(_test_text("ExpectimaxAgent", successors="a L g\ng L b\ng R c",
+                                                 depth=2)))
+    assert data["states"]["g"]["player"] == "chance"
+    assert data["states"]["g"]["probabilities"] == [0.5, 0.5]
+    assert solve(case_from_dict(data), "expectimax").value == 1.5
+
+
+def test_win_states_are_leaves_and_their_successors_are_dropped():
+    data, notes = convert(parse_test_text(_test_text(successors="a L b\na R c\nb L z",
+                                                     evaluation="b 1\nc 2\nz 3")))
+    assert data["states"]["b"] == {"value": 1} and "z" not in data["states"]
+    assert any("'b' is a win/lose state" in note for note in notes)
+
+
+@pytest.mark.parametrize("text, words", [
+    (_test_text(successors="a L"), ["expected `state action next` lines", "'a L'"]),
+    (_test_text(evaluation="b 1"), ["'c' is terminal but has no evaluation", "`c <value>`"]),
+    (_test_text(alg="GreedyAgent"), ["expected alg to be one of", "'GreedyAgent'"]),
+    ('alg: "AlphaBetaAgent"\n', ["missing field(s)", "num_agents"]),
+    ('successors: """\na L b\n', ["no closing", ":1"]),
+    ("not a field\n", ["expected `key: \"value\"`", ":1"]),
+])
+def test_files_that_cannot_be_converted_say_why(text, words):
+    with pytest.raises(Cs188FormatError) as raised:
+        convert(parse_test_text(text, "bad.test"), "bad.test")
+    assert all(word in str(raised.value) for word in words), str(raised.value)
+
+
+def test_cli_import_prints_json_and_exits_2_for_a_missing_file(tmp_path, capsys):
+    assert cli.main(["import-cs188", str(TIED)]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["name"] == "cs188-tied-root" and "matches" in captured.err
+    assert cli.main(["import-cs188", str(tmp_path / "none.test")]) == 2
+    assert "none.test" in capsys.readouterr().err

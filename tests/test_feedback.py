@@ -1,0 +1,329 @@
+"""Feedback: sequence diffs, named mistakes (grader/diagnosis.py, reference/mistakes.py), the
+rendered failure report (goldens), the terminal report and the students' pytest front end.
+
+Every known-wrong submission of tests/submissions/ must get its own hint on at least one case;
+the reference must get none. The submissions run here, in-process (their functions through
+``grader.runner.run_algorithm``); one test takes a variant through the sandboxed pipeline.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from grader import feedback
+from grader.answers import AnswerKey
+from grader.cases import find_cases, load_case
+from grader.compare import compare, diff_sequence
+from grader.diagnosis import cached_runs, diagnose, matching_hints, variant_runs
+from grader.drawing import asciify
+from grader.report import print_report
+from grader.results import GradingResults, TestResult
+from grader.rubric import load_rubric
+from grader.runner import run_algorithm
+from grader.scoring import accepted_rules, grade
+from grader.solve import mcts_settings, solve
+from reference.mistakes import CATALOGUE, mistakes_for
+
+ROOT = Path(__file__).resolve().parent.parent
+SUBMISSIONS = ROOT / "tests" / "submissions"
+PUBLIC = ROOT / "trees" / "public"
+CASE_FOLDERS = [PUBLIC, ROOT / "trees" / "hidden", SUBMISSIONS / "cases"]
+SLOW_CASES = {"tictactoe-empty-board", "tictactoe-empty-board-minimax"}
+STUBS = ("max_value", "min_value", "alpha_beta", "expectimax", "maxn", "mcts")
+RUBRIC = load_rubric()
+CASES = [case for case in map(load_case, find_cases(CASE_FOLDERS)) if case.name not in SLOW_CASES]
+
+spec = importlib.util.spec_from_file_location("feedback_variants", SUBMISSIONS / "variants.py")
+variants = importlib.util.module_from_spec(spec)
+sys.modules["feedback_variants"] = variants
+spec.loader.exec_module(variants)
+
+# Each known-wrong submission: the title of the hint it must get, and words of its advice.
+EXPECTED_HINTS = {
+    "strict_pruning": ("prunes only on strict inequality", "use `>=` in the MAX test"),
+    "never_prunes": ("never prunes", "return `v` when it reaches the bound"),
+    "no_window_passing": ("does not pass alpha and beta down", "pass the current `alpha, beta`"),
+    "eager_generation": ("generates all children first", "inside the loop"),
+    "forgets_alpha_update": ("never raises alpha", "add `alpha = max(alpha, v)`"),
+    "depth_off_by_one": ("stops one ply too late", "`game.is_cutoff(state, depth)`"),
+    "chance_as_min": ("treats chance nodes as MIN", "add `p * value`"),
+    "chance_unweighted": ("averages chance outcomes without probabilities",
+                          "weight each child by its probability"),
+    "maxn_player0": ("maximizes player 0's entry everywhere", "`p = game.to_move(state)`"),
+    "maxn_wrong_component": ("uses another player's entry", "`p = game.to_move(state)` itself"),
+    "returns_action": ("returns the action, not the value", "return `v` at every depth"),
+    "recomputes_child": ("makes each child twice", "store the child once"),
+    "mcts_by_mean": ("answers by mean reward instead of visits", "the largest `n`"),
+    "mcts_max_reward": ("backs up MAX's reward at every node", "`-u` when it is MIN"),
+    "ucb_log10": ("UCB1 with log10", "`math.log(N)` (natural log)"),
+    "mcts_expand_all": ("expands all children at once", "pop only the first untried action"),
+    "simulate_from_parent": ("simulates from the parent", "from the new child's state"),
+}
+# These two search the same nodes on every tree (no child can cut without the window): both
+# hints show for either.
+SAME_TRACE = {"never_prunes", "no_window_passing"}
+
+
+def submission_table(name: str) -> dict:
+    module = types.ModuleType(f"submission_{name}")
+    exec(compile(variants.source(name), f"<{name}>", "exec"), module.__dict__)  # noqa: S102
+    return {stub: getattr(module, stub) for stub in STUBS}
+
+
+@pytest.fixture(scope="module")
+def answers() -> AnswerKey:
+    return AnswerKey(cache=None)  # computed here, kept in memory for the module
+
+
+def hints_per_case(name: str, answers: AnswerKey) -> list[tuple[str, str, list]]:
+    """(case, algorithm, hints) for each case the submission fails, as grading would see it."""
+    table = submission_table(name)
+    seen = []
+    for case in CASES:
+        for algorithm in case.algorithms:
+            if algorithm not in variants.VARIANTS[name].algorithms:
+                continue
+            if algorithm == "mcts" and case.mcts.check != "trace":
+                continue
+            settings = mcts_settings(case) if algorithm == "mcts" else None
+            try:
+                got = run_algorithm(table, case.build_game(), algorithm, mcts=settings)
+            except Exception:  # noqa: BLE001, S112 - the sandbox reports it: no diagnosis then
+                continue
+            rules = accepted_rules(case.pruning, RUBRIC.settings_for(case, algorithm).pruning)
+            comparisons = [(rule, compare(answers.reference(case, algorithm, rule).run, got))
+                           for rule in rules]
+            if any(comparison.passed for _, comparison in comparisons):
+                continue
+            rule = next((r for r, c in comparisons if c.value.ok), rules[0])
+            seen.append((case.name, algorithm, diagnose(case, algorithm, rule, got, answers)))
+    return seen
+
+
+def test_the_catalogue_covers_every_known_submission():
+    names = {(m.algorithm, m.name) for m in CATALOGUE}
+    for name, variant in variants.VARIANTS.items():
+        assert any((algorithm, name) in names for algorithm in variant.algorithms), name
+    assert set(EXPECTED_HINTS) == set(variants.VARIANTS)
+
+
+@pytest.mark.parametrize("name", sorted(variants.VARIANTS))
+def test_each_wrong_submission_gets_its_own_hint(name, answers):
+    seen = hints_per_case(name, answers)
+    assert seen, f"{name} fails no case"
+    own = [(case, algorithm, hints) for case, algorithm, hints in seen
+           if name in [hint.name for hint in hints]]
+    assert own, f"{name} never gets its hint: {[(c, a, [h.name for h in hs]) for c, a, hs in seen]}"
+    alone = SAME_TRACE if name in SAME_TRACE else {name}
+    assert any({hint.name for hint in hints} == alone for _, _, hints in own)
+    hint = next(h for _, _, hints in own for h in hints if h.name == name)
+    title, advice = EXPECTED_HINTS[name]
+    assert hint.title == title
+    assert advice in hint.fix
+    assert hint.does and hint.departs
+
+
+def test_the_reference_gets_no_hint(answers):
+    for case in CASES:
+        for algorithm in case.algorithms:
+            if algorithm == "mcts" and case.mcts.check != "trace":
+                continue
+            for rule in ("inclusive", "strict"):
+                run = answers.reference(case, algorithm, rule).run
+                assert diagnose(case, algorithm, rule, run, answers) == [], (case.name, algorithm)
+
+
+def test_variants_are_kept_only_where_they_differ_from_the_reference():
+    case = load_case(PUBLIC / "aima-fig-5-2.json")
+    names = [run["name"] for run in variant_runs(case, "alpha_beta", "inclusive")]
+    assert "strict_pruning" not in names  # no tie with a bound in this tree
+    assert "never_prunes" in names
+    assert all("generated_hash" in run and "generated" not in run
+               for run in variant_runs(case, "alpha_beta", "inclusive"))
+
+
+def test_without_the_variants_in_the_key_there_is_no_hint(tmp_path):
+    case = load_case(PUBLIC / "aima-fig-5-2.json")
+    table = submission_table("never_prunes")
+    got = run_algorithm(table, case.build_game(), "alpha_beta")
+    handout = AnswerKey(cache=None)
+    handout.version = None  # as in the handout: no reference/, only the key file's entries
+    assert diagnose(case, "alpha_beta", "inclusive", got, handout) == []
+
+
+def test_prepare_answers_stores_the_variants_runs_for_the_handout():
+    from grader.scoring import prepare_answers
+
+    key = AnswerKey(cache=None)
+    prepare_answers([load_case(PUBLIC / "aima-fig-5-2.json")], RUBRIC, key)
+    assert any(":mistakes:alpha_beta:inclusive" in entry for entry in key.entries)
+
+
+# --- the sequence diff ---------------------------------------------------------------------
+
+
+def test_the_caret_points_at_the_first_difference_with_its_step():
+    diff = diff_sequence("generated", ["B", "B1", "B2", "C", "C1", "D"],
+                         ["B", "B1", "B2", "C", "C1", "C2", "D"])
+    lines = feedback.sequence_report(diff)
+    assert lines[0] == "`generated` differs at step 6 (expected 6 ids, yours has 7):"
+    top, bottom, caret = lines[2], lines[3], lines[4]
+    assert caret.index("^") == top.index(" D") + 1 == bottom.index("C2")
+    assert caret.endswith("^ step 6")
+    assert lines[-1] == "- searched, but the reference pruned them: C2"
+
+
+def test_long_ids_are_windowed_to_100_columns():
+    expected = [f"{'x' * 11}|{i:03d}" for i in range(300)]
+    got = expected[:150] + ["extra"] + expected[150:]
+    lines = feedback.sequence_report(diff_sequence("generated", expected, got))
+    assert max(map(len, lines)) <= 100
+    assert "^ step 151" in lines[4] and lines[2].startswith("expected: ... ")
+
+
+def test_duplicates_and_missing_are_listed():
+    diff = diff_sequence("generated", ["B", "C", "D"], ["B", "B", "C"])
+    lines = feedback.sequence_report(diff)
+    assert "- not searched, but the reference searched them: D" in lines
+    assert "- generated more often than the reference did: B (2x)" in lines
+
+
+# --- the rendered report: goldens and widths -------------------------------------------------
+
+GOLDEN_CASES = [
+    ("aima-fig-5-2", "alpha_beta", "never_prunes", "inclusive"),
+    ("prune-either-rule", "alpha_beta", "inclusive_pruning", "strict"),
+    ("deep-narrow", "alpha_beta", "strict_pruning", "inclusive"),
+    ("aima-fig-5-12-expectiminimax", "expectimax", "chance_unweighted", "inclusive"),
+    ("aima-fig-5-4-three-player", "maxn", "maxn_player0", "inclusive"),
+    ("depth-limit-1", "minimax", "recomputes_child", "inclusive"),
+]
+
+
+def _report(case, algorithm: str, mistake_name: str, rule: str) -> list[str]:
+    mistake = next(m for m in mistakes_for(algorithm, rule) if m.name == mistake_name)
+    got = run_algorithm(mistake.functions(rule), case.build_game(), algorithm,
+                        mcts=mcts_settings(case) if algorithm == "mcts" else None)
+    expected = solve(case, algorithm, pruning=rule)
+    key = AnswerKey(cache=None)
+    hints = diagnose(case, algorithm, rule, got, key)
+    return feedback.failure_report(case, algorithm, rule, expected, got, compare(expected, got),
+                                   hints)
+
+
+@pytest.mark.parametrize("name, algorithm, mistake, rule", GOLDEN_CASES,
+                         ids=[f"{g[0]}-{g[2]}" for g in GOLDEN_CASES])
+def test_rendered_failure_matches_its_golden(name, algorithm, mistake, rule, golden):
+    lines = _report(load_case(PUBLIC / f"{name}.json"), algorithm, mistake, rule)
+    golden(f"feedback/{name}-{mistake}.md", "\n".join(lines) + "\n")
+
+
+def test_ascii_rendering_matches_its_golden(golden):
+    lines = _report(load_case(PUBLIC / "aima-fig-5-2.json"), "alpha_beta", "never_prunes",
+                    "inclusive")
+    text = asciify("\n".join(lines) + "\n")
+    assert text.isascii()
+    golden("feedback/aima-fig-5-2-never_prunes.ascii.md", text)
+
+
+def test_no_feedback_line_exceeds_100_columns(answers):
+    """Every known mistake on every case it breaks, Unicode and ASCII."""
+    for case in CASES:
+        if case.name == "connect4-depth-limited":
+            continue  # seconds of heuristic evaluations; connect4-small-board has its long ids
+        for algorithm in case.algorithms:
+            if algorithm == "mcts" and case.mcts.check != "trace":
+                continue
+            settings = mcts_settings(case) if algorithm == "mcts" else None
+            for rule in dict.fromkeys([*accepted_rules(case.pruning, "inclusive"), "strict"]):
+                expected = answers.reference(case, algorithm, rule).run
+                runs = cached_runs(case, algorithm, rule, answers)
+                for mistake in mistakes_for(algorithm, rule):
+                    try:
+                        got = run_algorithm(mistake.functions(rule), case.build_game(),
+                                            algorithm, mcts=settings)
+                    except Exception:  # noqa: BLE001, S112 - a variant that raises: no report
+                        continue
+                    lines = feedback.failure_report(case, algorithm, rule, expected, got,
+                                                    compare(expected, got),
+                                                    matching_hints(runs, got))
+                    text = "\n".join(lines)
+                    for line in text.splitlines() + asciify(text).splitlines():
+                        assert len(line) <= 100, (case.name, mistake.name, line)
+
+
+# --- through the pipeline, the terminal report and the pytest front end --------------------
+
+
+@pytest.fixture(scope="module")
+def graded_never_prunes(tmp_path_factory):
+    path = variants.materialize("never_prunes", tmp_path_factory.mktemp("never_prunes"))
+    return grade(path, [PUBLIC / "aima-fig-5-2.json"], algorithms=["alpha_beta"],
+                 answers=AnswerKey(cache=None))
+
+
+def test_the_pipeline_shows_tree_diff_and_hint(graded_never_prunes):
+    (test,) = graded_never_prunes.tests
+    assert test.outcome == "wrong_trace"
+    assert test.summary == "right value, wrong expansion order (likely mistake: never prunes)"
+    assert "├── C2 = 4" in test.output and "^ step 7" in test.output
+    assert "**Likely mistake: never prunes** (`never_prunes`)" in test.output
+
+
+def test_terminal_report_matches_its_golden(graded_never_prunes, golden):
+    stub = [TestResult(name=f"maxn: case-{i} (a case)", number=f"4.{i}", algorithm="maxn",
+                       case_name=f"case-{i}", max_score=1.0, score=0.0, outcome="not_implemented",
+                       summary="`maxn` is not implemented yet (it raises NotImplementedError).",
+                       output="`maxn` is not implemented yet (it raises NotImplementedError).")
+            for i in (1, 2, 3)]
+    results = GradingResults(tests=[*graded_never_prunes.tests, *stub])
+    stream = _Stream("utf-8")
+    print_report(results, stream)
+    text = stream.getvalue()
+    assert text.count("is not implemented yet") == 1  # one line for the function, not 3 blocks
+    assert "```" not in text and "\033[" not in text  # not a terminal: no colour
+    golden("feedback/terminal-report.txt", text)
+    latin = _Stream("latin-1")
+    print_report(results, latin)
+    assert latin.getvalue().isascii() and "+-- C2 = 4" in latin.getvalue()
+
+
+def test_colour_only_on_a_terminal_without_no_color(graded_never_prunes, monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    tty = _Stream("utf-8", tty=True)
+    print_report(graded_never_prunes, tty)
+    assert "\033[" in tty.getvalue()
+    monkeypatch.setenv("NO_COLOR", "1")
+    plain = _Stream("utf-8", tty=True)
+    print_report(graded_never_prunes, plain)
+    assert "\033[" not in plain.getvalue()
+
+
+class _Stream:
+    def __init__(self, encoding: str, tty: bool = False) -> None:
+        self.encoding, self._tty, self._parts = encoding, tty, []
+
+    def isatty(self) -> bool:
+        return self._tty
+
+    def write(self, text: str) -> None:
+        self._parts.append(text)
+
+    def getvalue(self) -> str:
+        return "".join(self._parts)
+
+
+def test_student_pytest_front_end_names_one_test_per_case_and_algorithm():
+    ran = subprocess.run([sys.executable, "-m", "pytest", "-v", "-k", "aima-fig-5-2"],
+                         cwd=ROOT / "student", capture_output=True, text=True, timeout=120,
+                         check=False)
+    assert "test_search.py::test_public_case[alpha_beta-aima-fig-5-2] FAILED" in ran.stdout
+    assert "test_search.py::test_public_case[minimax-aima-fig-5-2] FAILED" in ran.stdout
+    assert ran.returncode == 1 and "2 failed" in ran.stdout
+    assert "`alpha_beta` is not implemented yet" in ran.stdout  # the grader's own message

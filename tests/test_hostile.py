@@ -1,0 +1,425 @@
+"""Hostile and broken submissions (tests/hostile/attacks.py) through ``grader grade``.
+
+Each corpus entry is graded by the real command, in a layout like Gradescope's ``/autograder``
+(``source/`` with ``grader/``, ``reference/``, ``trees/``; ``results/``; ``submission/``) whose
+secrets carry the permissions docker/setup.sh gives them (``reference/``, ``trees/hidden/``,
+the answer cache and ``results/`` closed to others). Three ways of running it:
+
+* ``root``: as root, as on Gradescope: the worker drops to ``nobody``, and Landlock fences it;
+* ``root-modes``: as root with Landlock off (``GRADER_LANDLOCK=0``): file modes and the
+  privilege drop alone must hold (the entries where they matter: escape, forgery, theft);
+* ``user``: the whole grader as ``nobody`` owning the layout (a staff laptop, ``grader batch``):
+  no drop is possible, so Landlock is the only fence; skipped where the kernel has none.
+
+For every run: the grader exits 0 in time, ``results.json`` is valid, every test is there, the
+attacked tests score nothing and say why, the others keep their points, nothing in the layout
+changed but ``results.json``, no scratch folder is left, and nothing secret (a hidden case's
+name, a line of the reference, an answer-cache entry, the grader's environment) reaches what a
+student sees. The runs go in parallel, once per session, for only the selected tests.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import hashlib
+import importlib.util
+import json
+import os
+import pwd
+import re
+import secrets
+import shutil
+import site
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from grader.sandbox import LANDLOCK_ENV, Limits
+from grader.worker import landlock_abi
+
+REPO = Path(__file__).resolve().parent.parent
+SCHEMA = json.loads((REPO / "tests" / "gradescope_results.schema.json").read_text())
+_spec = importlib.util.spec_from_file_location("hostile_attacks", REPO / "tests/hostile/attacks.py")
+attacks = importlib.util.module_from_spec(_spec)
+sys.modules["hostile_attacks"] = attacks  # dataclasses looks the module up by name
+_spec.loader.exec_module(attacks)
+
+PUBLIC = ("aima-fig-5-2.json",)  # minimax, alpha_beta
+HIDDEN = ("three-player-takeaway-shallow.json",)  # maxn, hidden: graded first (sorted paths)
+TIME_FLOOR = 1.0  # the test rubric's time_floor (the shipped rubric's)
+RUBRIC = f"[defaults]\ntime_floor = {TIME_FLOOR}\ntime_multiple = 10\n\n[random_trees]\npoints = 0\n"
+TESTS = 3  # (case, algorithm) pairs the cases above make
+LIMITS = Limits()
+# The rubric's bound on one run: start-up, then each test's limit, kill margin and set-up.
+TIME_BOUND = 10.0 + TESTS * (TIME_FLOOR + LIMITS.kill_margin + 1.0)
+CANARY = f"canary-{secrets.token_hex(8)}"  # in the grader's environment; must never leak
+PARALLEL = 4
+MODES_CATEGORIES = ("escape", "forgery", "theft")
+STASH_XFAIL = (
+    "hidden cases sort before public ones (find_cases) and share the worker, so a global filled "
+    "on a hidden case prints in a later visible test; needs scoring.grade to grade visible "
+    "tests first (or hidden ones in a worker of their own)"
+)
+
+NOBODY = pwd.getpwnam("nobody")
+WRONG = "\n".join(f"def {name}(*args, **kwargs):\n    return 0\n" for name in ("max_value",
+                  "min_value", "alpha_beta", "maxn"))
+
+
+# --- the layout -------------------------------------------------------------------------------
+
+
+def _copy_source(target: Path) -> None:
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".answer-key.json")
+    for name in ("grader", "reference", "trees"):
+        shutil.copytree(REPO / name, target / name, ignore=ignore)
+    (target / "rubric.toml").write_text(RUBRIC)
+    # Byte code compiled once here (runs do not write it): every run starts faster.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(target)], check=True)
+
+
+def _secure(root: Path) -> None:
+    """The permissions docker/setup.sh gives /autograder: secrets closed to others."""
+    for path in [root, *root.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    for secret in ("source/reference", "source/trees/hidden", "source/.cache", "results"):
+        folder = root / secret
+        folder.mkdir(parents=True, exist_ok=True)
+        for path in [folder, *folder.rglob("*")]:
+            path.chmod(path.stat().st_mode & ~0o007)
+
+
+def _command(python: str, root: Path) -> list[str]:
+    cases = [root / "source/trees/public" / name for name in PUBLIC]
+    cases += [root / "source/trees/hidden" / name for name in HIDDEN]
+    return [
+        python, "-m", "grader", "grade", "--submission", str(root / "submission"),
+        "--cases", *map(str, cases), "--results", str(root / "results/results.json"),
+        "--rubric", str(root / "source/rubric.toml"),
+    ]  # fmt: skip
+
+
+def _environment(root: Path) -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(root),
+        "TMPDIR": str(root / "tmp"),  # the worker's scratch folders: must be gone afterwards
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "GRADESCOPE_SECRET_TOKEN": CANARY,
+    }
+
+
+def _snapshot(root: Path) -> dict[str, tuple]:
+    """Every file and folder under ``root``: mode, owner, and content hash or listing."""
+    state = {}
+    for path in sorted([root, *root.rglob("*")]):
+        info = path.lstat()
+        if path.is_dir():
+            detail: Any = tuple(sorted(p.name for p in path.iterdir()))
+        else:
+            detail = (info.st_mtime_ns, hashlib.sha256(path.read_bytes()).hexdigest())
+        state[str(path.relative_to(root))] = (info.st_mode, info.st_uid, detail)
+    return state
+
+
+@dataclass
+class Variant:
+    name: str
+    python: str
+    user: pwd.struct_passwd | None = None  # run the grader as this user
+    env: dict[str, str] = field(default_factory=dict)
+    skip: str = ""  # why the variant cannot run here
+
+
+def _python_for_nobody(workdir: Path) -> tuple[str, str]:
+    """(an interpreter ``nobody`` can run with this venv's packages, "") or ("", why not).
+
+    The venv's interpreter may live where ``nobody`` cannot go (here: under /root); then a
+    venv of a system interpreter of the same version is made, its path file pointing at this
+    venv's site-packages (which must be readable to everyone).
+    """
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    candidates = [sys.executable, shutil.which(version), f"/usr/bin/{version}"]
+    packages = [p for p in site.getsitepackages() if Path(p).is_dir()]
+
+    def works(python: str) -> bool:
+        probe = "import gradescope_utils, timeout_decorator, jsonschema, networkx"
+        try:
+            run = subprocess.run(
+                [python, "-c", probe], user=NOBODY.pw_uid, group=NOBODY.pw_gid,
+                extra_groups=[], capture_output=True, cwd="/", timeout=60,
+            )
+        except OSError:  # the interpreter itself is out of reach
+            return False
+        return run.returncode == 0
+
+    real = dict.fromkeys(os.path.realpath(c) for c in candidates if c and os.path.exists(c))
+    for index, python in enumerate(real):
+        if python == os.path.realpath(sys.executable) and works(sys.executable):
+            return sys.executable, ""
+        venv = workdir / f"venv-{index}"
+        made = subprocess.run([python, "-m", "venv", "--without-pip", str(venv)], capture_output=True)
+        if made.returncode != 0:
+            continue
+        lib = next((venv / "lib").glob("python3*")) / "site-packages"
+        (lib / "hostile-tests.pth").write_text("\n".join(packages) + "\n")
+        for path in [venv, *venv.rglob("*")]:
+            if not path.is_symlink():
+                path.chmod(path.stat().st_mode | (0o755 if path.is_dir() else 0o444))
+        if works(str(venv / "bin" / "python")):
+            return str(venv / "bin" / "python"), ""
+    return "", f"no {version} that user nobody can run with this venv's packages"
+
+
+def _variants(workdir: Path) -> dict[str, Variant]:
+    variants = {
+        "root": Variant("root", sys.executable),
+        "root-modes": Variant("root-modes", sys.executable, env={LANDLOCK_ENV: "0"}),
+    }
+    user = Variant("user", "", user=NOBODY)
+    if os.geteuid() != 0:
+        reason = "needs root: the privilege drop, and switching to nobody for the user variant"
+        return {name: Variant(name, "", skip=reason) for name in ("root", "root-modes", "user")}
+    if landlock_abi() < 6:
+        user.skip = (
+            f"Landlock ABI {landlock_abi()} < 6: a grader running as a normal user cannot keep "
+            "a submission from that user's files and processes without it"
+        )
+    else:
+        user.python, user.skip = _python_for_nobody(workdir)
+    variants["user"] = user
+    return variants
+
+
+# --- running ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    returncode: int | None
+    elapsed: float
+    stdout: str
+    stderr: str
+    results: dict[str, Any] | None
+    results_error: str
+    changed: list[str]
+    leftovers: list[str]
+
+
+def _run(variant: Variant, attack: Any, template: Path, workdir: Path) -> Run:
+    root = workdir / f"{variant.name}-{attack.name}"
+    shutil.copytree(template, root, symlinks=True)
+    attacks.write_submission(attack, root / "submission")
+    (root / "tmp").mkdir()
+    _secure(root)
+    if variant.user is not None:
+        for path in [root, *root.rglob("*")]:
+            os.lchown(path, variant.user.pw_uid, variant.user.pw_gid)
+    before = _snapshot(root)
+    started = time.monotonic()
+    ids = {}
+    if variant.user is not None:
+        ids = {"user": variant.user.pw_uid, "group": variant.user.pw_gid, "extra_groups": []}
+    try:
+        done = subprocess.run(
+            _command(variant.python, root), cwd=root / "source", capture_output=True, text=True,
+            env={**_environment(root), **variant.env}, timeout=2 * TIME_BOUND, **ids,
+        )  # fmt: skip
+        returncode, stdout, stderr = done.returncode, done.stdout, done.stderr
+    except subprocess.TimeoutExpired as expired:
+        returncode, stdout, stderr = None, str(expired.stdout), str(expired.stderr)
+    elapsed = time.monotonic() - started
+    results, error = None, ""
+    try:
+        results = json.loads((root / "results/results.json").read_text())
+        jsonschema.validate(results, SCHEMA)
+    except (OSError, ValueError, jsonschema.ValidationError) as problem:
+        error = f"{type(problem).__name__}: {problem}"
+    after = _snapshot(root)
+    # The parent writes results.json, and may add to its answer cache (the diagnosis caches
+    # the known-mistake runs it makes for failing tests): nothing else may change.
+    allowed = {"results", "results/results.json", "source/.cache/answer-key.json"}
+    changed = sorted(
+        path for path in set(before) | set(after)
+        if before.get(path) != after.get(path) and path not in allowed
+    )  # fmt: skip
+    if sorted(p for p in after if p.startswith("results/")) != ["results/results.json"]:
+        changed.append("results/ holds more than results.json")
+    leftovers = sorted(p.name for p in (root / "tmp").iterdir())
+    return Run(returncode, elapsed, stdout, stderr, results, error, changed, leftovers)
+
+
+def _selected(session: pytest.Session) -> set[tuple[str, str]]:
+    wanted = set()
+    for item in session.items:
+        spec = getattr(item, "callspec", None)
+        if item.module.__name__ == __name__ and spec and "variant" in spec.params:
+            wanted.add((spec.params["variant"], spec.params["attack"]))
+    return wanted
+
+
+@pytest.fixture(scope="session")
+def hostile_runs(request, tmp_path_factory):
+    """{(variant, attack name): Run} for the selected tests, graded in parallel."""
+    workdir = Path(tempfile.mkdtemp(prefix="hostile-"))
+    workdir.chmod(0o755)  # nobody must reach the layouts inside
+    try:
+        variants = _variants(workdir)
+        template = workdir / "template"
+        _copy_source(template / "source")
+        (template / "results").mkdir()
+        # Two warm-up runs fill the template's answer cache (the reference's answers, and the
+        # diagnosis of wrong answers), so each run of the corpus starts from a warm cache.
+        warm = attacks.Attack("correct", "accident", "the correct solution", "", scope="none")
+        wrong = attacks.Attack("wrong", "accident", "every function wrong", WRONG, scope="module")
+        warm_run = _run(Variant("warm", sys.executable), warm, template, workdir)
+        assert warm_run.returncode == 0, warm_run.stderr
+        shutil.move(workdir / "warm-correct/source/.cache", template / "source/.cache")
+        _run(Variant("warm", sys.executable), wrong, template, workdir)
+        shutil.rmtree(template / "source/.cache")
+        shutil.move(workdir / "warm-wrong/source/.cache", template / "source/.cache")
+        jobs = sorted(
+            (pair for pair in _selected(request.session) if not variants[pair[0]].skip),
+            key=lambda pair: not attacks.BY_NAME[pair[1]].slow,
+        )
+        runs: dict[tuple[str, str], Run] = {}
+        with concurrent.futures.ThreadPoolExecutor(PARALLEL) as pool:
+            futures = {
+                pool.submit(_run, variants[v], attacks.BY_NAME[a], template, workdir): (v, a)
+                for v, a in jobs
+            }
+            for future in concurrent.futures.as_completed(futures):
+                runs[futures[future]] = future.result()
+        if os.environ.get("HOSTILE_TIMES"):
+            with open(os.environ["HOSTILE_TIMES"], "w") as out:
+                for (v, a), run in sorted(runs.items(), key=lambda item: -item[1].elapsed):
+                    print(f"{run.elapsed:6.2f} {v} {a}", file=out)
+        yield variants, runs, warm_run
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+# --- what must hold ---------------------------------------------------------------------------
+
+
+def _secrets() -> list[str]:
+    """Strings no student may see: hidden case names, lines only the reference has, the canary."""
+    found = [CANARY]
+    for case in sorted((REPO / "trees/hidden").glob("*.json")):
+        found.append(case.stem)
+        name = json.loads(case.read_text()).get("name")
+        if isinstance(name, str):
+            found.append(name)
+    visible = "\n".join(
+        path.read_text()
+        for path in [*(REPO / "grader").rglob("*.py"), *(REPO / "student").rglob("*.py"),
+                     attacks.CORRECT, Path(attacks.__file__)]
+    )  # fmt: skip
+    for source in sorted((REPO / "reference").glob("*.py")):
+        for line in source.read_text().splitlines():
+            line = line.strip()
+            if len(line) >= 30 and line not in visible and not line.startswith(("#", '"""')):
+                found.append(line)
+    return sorted(set(found))
+
+
+SECRETS = _secrets()
+
+
+def _student_view(results: dict[str, Any]) -> str:
+    """All a student sees before the due date: the top-level output and the visible tests."""
+    shown = [str(results.get("output", ""))]
+    for test in results.get("tests", []):
+        if test.get("visibility", "visible") == "visible":
+            shown += [str(test.get("name", "")), str(test.get("output", ""))]
+    return "\n".join(shown)
+
+
+def _algorithm(test: dict[str, Any]) -> str:
+    return str(test["name"]).split(":")[0]
+
+
+def _params() -> list[Any]:
+    params = []
+    for variant in ("root", "root-modes", "user"):
+        for attack in attacks.ATTACKS:
+            if variant == "root-modes" and attack.category not in MODES_CATEGORIES:
+                continue
+            marks = [pytest.mark.xfail(reason=STASH_XFAIL, strict=True)] if (
+                attack.name == "stash_hidden") else []
+            params.append(pytest.param(variant, attack.name, marks=marks,
+                                       id=f"{variant}-{attack.category}-{attack.name}"))
+    return params
+
+
+@pytest.mark.parametrize(("variant", "attack"), _params())
+def test_hostile_submission_is_graded_and_contained(hostile_runs, variant, attack):
+    variants, runs, _ = hostile_runs
+    if variants[variant].skip:
+        pytest.skip(variants[variant].skip)
+    entry, run = attacks.BY_NAME[attack], runs[(variant, attack)]
+    context = f"stdout:\n{run.stdout}\nstderr:\n{run.stderr[-3000:]}"
+    assert run.returncode == 0, f"the grader did not exit cleanly ({run.returncode}); {context}"
+    assert run.elapsed < TIME_BOUND, f"took {run.elapsed:.1f} s, over {TIME_BOUND:.1f} s"
+    assert not run.results_error, run.results_error
+    tests = run.results["tests"]
+    assert len(tests) == TESTS, [t["name"] for t in tests]
+    for test in tests:
+        attacked = entry.scope == "module" or (
+            entry.scope == "function" and _algorithm(test) == entry.target)
+        if attacked:
+            assert test["score"] == pytest.approx(entry.score * test["max_score"]), test
+            assert re.search(entry.message, test["output"]), test["output"][:2000]
+        else:
+            assert test["score"] == test["max_score"], test
+    assert run.changed == [], f"files changed outside the worker's scratch folder: {run.changed}"
+    assert run.leftovers == [], f"scratch folders left behind: {run.leftovers}"
+    view = _student_view(run.results)
+    leaked = [secret for secret in SECRETS if secret in view]
+    assert leaked == [], f"students would see: {leaked}"
+
+
+def test_the_correct_submission_scores_everything_and_is_not_audited(hostile_runs):
+    *_, warm = hostile_runs
+    assert warm.returncode == 0 and not warm.results_error
+    assert warm.results["score"] == sum(t["max_score"] for t in warm.results["tests"]) > 0
+    assert "audit" not in warm.results.get("extra_data", {})
+
+
+def test_the_root_variant_really_drops_privileges_and_confines(hostile_runs):
+    variants, runs, _ = hostile_runs
+    if ("root", "environment") not in runs:
+        pytest.skip("the environment entry was not selected")
+    output = next(t["output"] for t in runs[("root", "environment")].results["tests"]
+                  if _algorithm(t) == "alpha_beta")
+    assert "GRADESCOPE_SECRET_TOKEN" not in output  # the worker's own environment is minimal
+
+
+def test_attacks_are_audited_for_staff_and_never_shown_to_students(hostile_runs):
+    _, runs, _ = hostile_runs
+    run = runs.get(("root", "read_reference"))
+    if run is None:
+        pytest.skip("the read_reference entry was not selected")
+    findings = run.results["extra_data"]["audit"]
+    assert {"import", "call"} <= {finding["kind"] for finding in findings}
+    assert any(finding["name"] == "open" for finding in findings)
+    assert any(note.startswith("audit (not a deduction)") for note in
+               run.results["extra_data"]["staff_notes"])
+    assert "audit" not in _student_view(run.results)
+
+
+def test_the_corpus_writes_one_submission_per_attack(tmp_path):
+    paths = attacks.write_all(tmp_path)
+    assert len(paths) == len(attacks.ATTACKS) >= 35
+    assert {path.parent.name for path in paths} == set(attacks.BY_NAME)
+    text = (tmp_path / "infinite_loop" / "search.py").read_text()
+    assert text.startswith(attacks.CORRECT.read_text().rstrip())
+    assert text.rstrip().endswith("pass")
+    assert set(attacks.CATEGORIES) == {attack.category for attack in attacks.ATTACKS}

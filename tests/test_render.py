@@ -1,0 +1,156 @@
+"""``grader render`` (grader/render.py): text and DOT pinned by golden files, SVG/PNG via dot.
+
+Goldens live in tests/goldens/ta/; rewrite them deliberately with ``UPDATE_GOLDENS=1 pytest
+tests/test_render.py`` (or ``--update-goldens`` where the suite registers that option).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from grader import cli, render
+from grader.cases import load_case
+from grader.render import build_scene, render_dot, render_main, render_svg, render_text
+
+ROOT = Path(__file__).resolve().parent.parent
+PUBLIC = ROOT / "trees" / "public"
+GOLDENS = Path(__file__).resolve().parent / "goldens" / "ta"
+CORRECT = Path(__file__).resolve().parent / "submissions" / "correct" / "search.py"
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+
+# golden file -> (case, algorithm, format); the rule is fixed so the rubric cannot move them.
+PICTURES = {
+    "aima-fig-5-2.txt": ("aima-fig-5-2", None, "txt"),
+    "aima-fig-5-2.alpha_beta.txt": ("aima-fig-5-2", "alpha_beta", "txt"),
+    "prune-equal-deep-cutoff.alpha_beta.txt": ("prune-equal-deep-cutoff", "alpha_beta", "txt"),
+    "graph-shared-state.minimax.txt": ("graph-shared-state", "minimax", "txt"),
+    "expectimax-notes-8-8-vs-36-3.expectimax.txt": ("expectimax-notes-8-8-vs-36-3",
+                                                    "expectimax", "txt"),
+    "aima-fig-5-2.alpha_beta.dot": ("aima-fig-5-2", "alpha_beta", "dot"),
+    "graph-shared-state.alpha_beta.dot": ("graph-shared-state", "alpha_beta", "dot"),
+    "aima-fig-5-4-three-player.maxn.dot": ("aima-fig-5-4-three-player", "maxn", "dot"),
+}
+
+
+def _update(request) -> bool:
+    return bool(os.environ.get("UPDATE_GOLDENS")) or bool(
+        request.config.getoption("--update-goldens", default=False))
+
+
+def _check_golden(request, name: str, text: str) -> None:
+    golden = GOLDENS / name
+    if _update(request):
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(text, encoding="utf-8")
+        return
+    assert golden.exists(), f"no golden {golden}: run with UPDATE_GOLDENS=1 once, then review it"
+    expected = golden.read_text(encoding="utf-8").splitlines()
+    got = text.splitlines()
+    for number, (want, have) in enumerate(zip(expected, got), 1):
+        assert have == want, f"{name} line {number} differs:\nexpected: {want}\ngot:      {have}"
+    assert len(got) == len(expected), f"{name}: {len(got)} lines, the golden has {len(expected)}"
+
+
+def _case(name: str):
+    return load_case(PUBLIC / f"{name}.json")
+
+
+@pytest.mark.parametrize("golden", PICTURES)
+def test_picture_matches_its_golden(request, golden):
+    name, algorithm, form = PICTURES[golden]
+    scene = build_scene(_case(name), algorithm, pruning="inclusive")
+    _check_golden(request, golden, render_text(scene) if form == "txt" else render_dot(scene))
+
+
+def test_text_marks_the_cut_and_the_pruned_leaves():
+    text = render_text(build_scene(_case("aima-fig-5-2"), "alpha_beta", pruning="inclusive"))
+    lines = {line.lstrip("|`+- ").split()[0]: line for line in text.splitlines()[4:]}
+    assert "// 2 <= alpha 3" in lines["C"] and "<=2" in lines["C"]
+    assert lines["C2"].rstrip().endswith("x") and lines["C3"].rstrip().endswith("x")
+    assert "#6" in lines["C1"]
+
+
+def test_dot_draws_textbook_shapes_and_greys_pruned_branches():
+    dot = render_dot(build_scene(_case("aima-fig-5-2"), "alpha_beta", pruning="inclusive"))
+    assert 'shape=triangle, label="A\\n3"' in dot and "shape=invtriangle" in dot
+    c2 = next(line for line in dot.splitlines() if 'label="C2' in line)
+    assert "dashed" in c2 and "gray" in c2 and "penwidth" not in c2
+    cut = next(line for line in dot.splitlines() if "arrowhead=tee" in line)
+    assert 'label="// 2 <= alpha 3"' in cut
+    chance = render_dot(build_scene(_case("expectimax-notes-8-8-vs-36-3"), "expectimax"))
+    assert "shape=circle" in chance and 'label="0.4"' in chance
+
+
+def test_strict_rule_draws_no_cut_where_inclusive_does():
+    case = _case("prune-equal-root-level")
+    inclusive = render_text(build_scene(case, "alpha_beta", pruning="inclusive"))
+    strict = render_text(build_scene(case, "alpha_beta", pruning="strict"))
+    assert "// 3 <= alpha 3" in inclusive and "//" not in strict.split("\n", 4)[-1]
+
+
+def test_student_run_is_drawn_over_the_reference():
+    case = _case("prune-equal-root-level")
+    reference = SimpleNamespace(generated="B B1 B2 B3 C C1 D D1 D2 D3".split(), value=3,
+                                action="B")
+    student = SimpleNamespace(generated="B B1 B2 B3 C C1 C2 C3 D D1 D2 D3".split())
+    scene = build_scene(case, "alpha_beta", reference, student, pruning="inclusive")
+    text = render_text(scene)
+    c2 = next(line for line in text.splitlines() if " C2 " in line)
+    assert "x" in c2 and "you #7 !" in c2
+    dot = render_dot(scene)
+    c2_node = next(line for line in dot.splitlines() if 'label="C2' in line)
+    assert "peripheries=2" in c2_node and "dashed" in c2_node  # theirs over a pruned node
+
+
+def test_trace_runs_the_submission_in_the_sandbox(tmp_path, capsys):
+    strict = tmp_path / "search.py"
+    source = CORRECT.read_text()
+    strict.write_text(source.replace("if v >= beta:", "if v > beta:")
+                      .replace("if v <= alpha:", "if v < alpha:"))
+    case = PUBLIC / "prune-equal-root-level.json"
+    assert render_main(case, "txt", algorithm="alpha_beta", trace=strict) == 0
+    text = capsys.readouterr().out
+    assert "you #7 !" in text and "you #1" in text
+
+
+@needs_dot
+def test_svg_is_well_formed_and_names_every_node():
+    svg = render_svg(_case("aima-fig-5-2"), "alpha_beta")
+    root = ET.fromstring(svg)
+    assert root.tag.endswith("svg")
+    texts = {"".join(t.itertext()) for t in root.iter() if t.tag.endswith("text")}
+    assert {"A", "B1", "C2", "D3"} <= texts
+
+
+@needs_dot
+def test_png_is_written_with_out(tmp_path, capsys):
+    out = tmp_path / "tree.png"
+    assert cli.main(["render", str(PUBLIC / "aima-fig-5-2.json"), "-f", "png", "-a",
+                     "alpha_beta", "--out", str(out)]) == 0
+    assert out.read_bytes().startswith(b"\x89PNG") and "wrote" in capsys.readouterr().out
+
+
+def test_missing_dot_says_how_to_install_it(monkeypatch, capsys):
+    monkeypatch.setattr(render.shutil, "which", lambda name: None)
+    assert render_main(PUBLIC / "aima-fig-5-2.json", "svg") == 2
+    error = capsys.readouterr().err
+    assert "apt-get install graphviz" in error and "brew install graphviz" in error
+    assert render_main(PUBLIC / "aima-fig-5-2.json", "dot") == 0  # dot text needs no Graphviz
+
+
+@pytest.mark.parametrize("args, words", [
+    (("tictactoe-empty-board", "txt", None), ["more than 2000 nodes"]),
+    (("aima-fig-5-2", "txt", "expectimax"), ["expectimax is not among the case's algorithms"]),
+    (("no-such-case", "txt", None), ["no-such-case.json"]),
+])
+def test_render_main_reports_bad_input(args, words, capsys):
+    name, form, algorithm = args
+    assert render_main(PUBLIC / f"{name}.json", form, algorithm=algorithm) == 2
+    error = capsys.readouterr().err
+    assert all(word in error for word in words), error

@@ -1,0 +1,175 @@
+"""docker/run_autograder on a temporary /autograder, laid out as Gradescope lays it out.
+
+The source comes from the built autograder zip; setup.sh runs its "permissions" step (installing
+Python and creating a user need a real image); GRADER_PYTHON points at the Python running these
+tests instead of /opt/grader-venv. Each test puts a submission in submission/, runs
+run_autograder, and reads results/results.json, which must be valid whatever happened.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from grader.build import build_main
+
+REPO = Path(__file__).resolve().parent.parent
+CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
+STUBS = REPO / "student" / "search.py"
+SCHEMA = json.loads((REPO / "tests" / "gradescope_results.schema.json").read_text())
+HIDDEN_CASE = min((REPO / "trees" / "hidden").glob("*.json")).name
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="the worker drops privileges only as root")
+
+
+@pytest.fixture(scope="module")
+def autograder(tmp_path_factory) -> Path:
+    """A world-traversable folder like /autograder (as root, student code runs as nobody)."""
+    archive = tmp_path_factory.mktemp("zip") / "autograder.zip"
+    assert build_main("autograder", archive) == 0
+    root = Path(tempfile.mkdtemp(prefix="autograder-"))
+    root.chmod(0o755)
+    source = root / "source"
+    with zipfile.ZipFile(archive) as zipped:
+        for info in zipped.infolist():
+            zipped.extract(info, source)
+            os.chmod(source / info.filename, (info.external_attr >> 16) & 0o777)
+    shutil.copy2(source / "run_autograder", root / "run_autograder")  # as Gradescope does
+    env = dict(os.environ, AUTOGRADER_ROOT=str(root), GRADER_SETUP_STEPS="permissions")
+    subprocess.run(["bash", str(source / "setup.sh")], env=env, check=True, timeout=60)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def run_autograder(root: Path, files: dict[str, str | Path], **env: str) -> tuple[dict, str]:
+    """Submit ``files`` (path in submission/ -> text or a file to copy); the results and the log."""
+    submission = root / "submission"
+    shutil.rmtree(submission, ignore_errors=True)
+    for name, content in files.items():
+        target = submission / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content.read_text() if isinstance(content, Path) else content)
+    environment = {k: v for k, v in os.environ.items() if k not in ("GRADER_CACHE", "PYTHONPATH")}
+    environment.update({"AUTOGRADER_ROOT": str(root), "GRADER_PYTHON": sys.executable, **env})
+    proc = subprocess.run([str(root / "run_autograder")], env=environment, capture_output=True,
+                          text=True, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads((root / "results" / "results.json").read_text())
+    jsonschema.validate(data, SCHEMA)
+    return data, proc.stdout + proc.stderr
+
+
+def staff_message(data: dict) -> str:
+    (test,) = data["tests"]
+    assert test["name"] == "Autograder error (visible to staff only)"
+    assert test["visibility"] == "hidden" and data["score"] == 0
+    assert "problem on the course staff's side" in data["output"]
+    return test["output"]
+
+
+def test_setup_locks_answers_away_from_others(autograder):
+    source = autograder / "source"
+    for secret in ("reference", "trees", "trees/hidden", ".cache"):
+        assert stat.S_IMODE((source / secret).stat().st_mode) & 0o077 == 0, secret
+    assert stat.S_IMODE((autograder / "results").stat().st_mode) == 0o700
+    for readable in ("grader", "grader/games", "grader/worker.py"):
+        assert (source / readable).stat().st_mode & 0o004, readable
+
+
+def test_correct_submission_in_a_student_folder_gets_full_marks(autograder):
+    if not CORRECT.exists():
+        pytest.skip(f"{CORRECT} is not written yet")
+    files = {"student/search.py": CORRECT, "student/notes.txt": "not graded"}
+    data, log = run_autograder(autograder, files)
+    total = sum(test["max_score"] for test in data["tests"])
+    assert total > 0 and data["score"] == total, log
+    assert all(test["status"] == "passed" for test in data["tests"])
+    hidden_name = json.loads((REPO / "trees" / "hidden" / HIDDEN_CASE).read_text())["name"]
+    assert any(hidden_name in test["name"] for test in data["tests"])  # the hidden cases ran
+
+
+def test_stubs_anywhere_in_the_upload_score_zero(autograder):
+    data, _ = run_autograder(autograder, {"hw3/deep/search.py": STUBS})
+    assert data["score"] == 0 and len(data["tests"]) > 40
+    assert all(test["status"] == "failed" for test in data["tests"])
+    assert "is not implemented yet" in data["tests"][0]["output"]
+
+
+def test_submission_that_exits_the_interpreter_at_import(autograder):
+    data, _ = run_autograder(autograder, {"search.py": "import os\nos._exit(0)\n"})
+    assert data["score"] == 0 and data["tests"]
+    output = data["tests"][0]["output"]
+    assert "could not be imported" in output and "os._exit()" in output
+
+
+@as_root
+def test_student_code_cannot_read_the_reference_or_hidden_cases(autograder):
+    hidden = autograder / "source" / "trees" / "hidden" / HIDDEN_CASE
+    data, _ = run_autograder(autograder, {"search.py": f"print(open({str(hidden)!r}).read())\n"})
+    assert data["score"] == 0
+    assert "PermissionError" in data["tests"][0]["output"]
+    assert "Permission denied" in data["tests"][0]["output"]
+    shim = "from reference import max_value, min_value, alpha_beta, expectimax, maxn, mcts\n"
+    data, _ = run_autograder(autograder, {"search.py": shim})
+    assert data["score"] == 0
+    output = data["tests"][0]["output"]
+    assert "ImportError: cannot import name 'max_value' from 'reference'" in output
+
+
+def test_no_search_py_is_the_students_failure_not_the_graders(autograder):
+    data, _ = run_autograder(autograder, {"README.md": "forgot the file"})
+    assert data["score"] == 0
+    output = data["tests"][0]["output"]
+    assert "no search.py" in output and "README.md" in output
+
+
+@pytest.fixture
+def scripts(tmp_path) -> Path:
+    """Stand-ins for a broken grader Python."""
+    for name, body in {
+        "killed": 'echo "Fatal Python error: Segmentation fault" >&2\nkill -9 $$\n',
+        "slow": "exec sleep 60\n",
+        "failing": "exit 1\n",
+    }.items():
+        (tmp_path / name).write_text("#!/bin/sh\n" + body)
+        (tmp_path / name).chmod(0o755)
+    return tmp_path
+
+
+def test_grader_killed_mid_run_leaves_a_zero_with_a_staff_message(autograder, scripts):
+    data, log = run_autograder(autograder, {"search.py": STUBS},
+                               GRADER_PYTHON=str(scripts / "killed"))
+    message = staff_message(data)
+    assert "killed by signal 9" in message and "Fatal Python error: Segmentation fault" in message
+    assert "run_autograder: the grader was killed" in log
+
+
+def test_grader_past_its_time_budget_is_stopped_and_reported(autograder, scripts):
+    data, _ = run_autograder(autograder, {"search.py": STUBS}, GRADER_PYTHON=str(scripts / "slow"),
+                             GRADER_TIME_BUDGET="1")
+    assert "did not finish within the time budget of 1 s" in staff_message(data)
+
+
+def test_missing_grader_python_replaces_a_stale_results_file(autograder):
+    (autograder / "results" / "results.json").write_text('{"score": 100, "tests": []}')
+    data, _ = run_autograder(autograder, {"search.py": STUBS}, GRADER_PYTHON="/nonexistent/python")
+    assert "could not be run (exit status 127)" in staff_message(data)
+
+
+def test_fallback_is_written_even_with_no_working_python(autograder, scripts, tmp_path):
+    shadow = tmp_path / "shadow"  # first on PATH: a python3 that cannot start
+    shadow.mkdir()
+    (shadow / "python3").symlink_to(scripts / "failing")
+    data, _ = run_autograder(autograder, {"search.py": STUBS},
+                             GRADER_PYTHON=str(scripts / "failing"),
+                             PATH=f"{shadow}:{os.environ['PATH']}")
+    assert "failed with exit status 1" in staff_message(data)

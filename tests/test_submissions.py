@@ -1,0 +1,414 @@
+"""Known submissions through the whole pipeline: exact scores for correct, stub and wrong code.
+
+Every submission is graded once (``graded``, session scope, two at a time) by
+``grader.scoring.grade``: sandboxed worker, reference answers, comparison, rubric. Each wrong
+variant's expected scores come from a second path (``expected_outcome``): its functions run in
+this process on each case (``grader.runner.run_algorithm``), are compared with the reference's
+runs (``grader.compare``), and the rubric's rule is applied here (full points on a pass, the
+``partial_credit`` fraction for a right value with a wrong trace, 0 otherwise). Algorithms a
+variant does not touch (``Variant.algorithms``) must keep full marks.
+
+The two whole-game tic-tac-toe cases (``SLOW_CASES``) are graded for the correct solution and
+the stubs only: each costs seconds a run, and whether a variant that searches 8 to 30 times the
+reference's nodes passes their calibrated time limit depends on the machine's load.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import math
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from grader.answers import AnswerKey
+from grader.cases import find_cases, load_case
+from grader.compare import compare
+from grader.games import CHANCE, MAX
+from grader.gradescope import write_results
+from grader.rubric import load_rubric
+from grader.runner import run_algorithm
+from grader.scoring import accepted_rules, grade
+from reference import decision, max_value, min_value, reference_functions
+
+ROOT = Path(__file__).resolve().parent.parent
+SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
+STUBS = ROOT / "student" / "search.py"
+CASE_FOLDERS = [ROOT / "trees" / "public", ROOT / "trees" / "hidden", SUBMISSIONS / "cases"]
+SLOW_CASES = {"tictactoe-empty-board", "tictactoe-empty-board-minimax"}
+SCHEMA = json.loads((Path(__file__).parent / "gradescope_results.schema.json").read_text())
+
+
+def _load(module_name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+variants = _load("submission_variants", SUBMISSIONS / "variants.py")
+VARIANTS = variants.VARIANTS
+RUBRIC = load_rubric()
+CASES = [load_case(path) for path in find_cases(CASE_FOLDERS)]
+VARIANT_CASES = [case for case in CASES if case.name not in SLOW_CASES]
+PAIRS = [(algorithm, case) for case in CASES for algorithm in case.algorithms]
+
+
+def functions_of(name: str) -> dict:
+    """Submission ``name``'s search.py imported in this process: its function table."""
+    module_name = f"submission_{name}"
+    spec = importlib.util.spec_from_loader(module_name, loader=None)
+    module = importlib.util.module_from_spec(spec)
+    # The text, not a file: the same source the pipeline graded, compiled here.
+    code = compile(variants.source(name), f"<{name}/search.py>", "exec")
+    exec(code, module.__dict__)  # noqa: S102
+    return vars(module)
+
+
+# --- the reference, in this process ---------------------------------------------------------
+
+_runs: dict = {}
+
+
+def reference_run(case, algorithm: str, rule: str = "inclusive", seed: int | None = None):
+    key = (case.name, algorithm, rule, seed)
+    if key not in _runs:
+        settings = case.mcts if seed is None else replace(case.mcts, seed=seed)
+        _runs[key] = run_algorithm(reference_functions(rule), case.build_game(), algorithm,
+                                   mcts=settings)
+    return _runs[key]
+
+
+def optimal_moves(case) -> list:
+    """The root actions with the best minimax value (two-player games: the outcome cases)."""
+    game = case.build_game()
+    root = game.initial_state()
+    sign = 1 if game.to_move(root) == MAX else -1
+    values = {}
+    for action in game.actions(root):
+        child = game.result(root, action)
+        search = max_value if game.to_move(child) == MAX else min_value
+        values[action] = sign * search(game, child, 1)
+    best = max(values.values())
+    return [action for action, value in values.items() if math.isclose(value, best, abs_tol=1e-9)]
+
+
+def full_search_trace(case) -> tuple[list, list]:
+    """Minimax's trace: alpha-beta's when it prunes nothing."""
+    run = reference_run(case, "minimax")
+    return run.generated, run.evaluated
+
+
+def prunes(case) -> bool:
+    run = reference_run(case, "alpha_beta")
+    return (run.generated, run.evaluated) != full_search_trace(case)
+
+
+def chance_nodes(case, limit: int = 100_000):
+    """The chance states of the case's game, depth first (at most ``limit`` states visited)."""
+    game = case.build_game()
+    stack = [game.initial_state()]
+    for _ in range(limit):
+        if not stack:
+            return
+        state = stack.pop()
+        if game.is_terminal(state):
+            continue
+        if game.to_move(state) == CHANCE:
+            yield game.chance_outcomes(state)
+        stack.extend(game.result(state, action) for action in reversed(game.actions(state)))
+
+
+def has_chance(case) -> bool:
+    return next(chance_nodes(case), None) is not None
+
+
+# --- the second path: outcome and score from an in-process run --------------------------------
+
+
+def expected_outcome(functions: dict, case, algorithm: str) -> tuple[str, float]:
+    """(outcome, score) the rubric gives ``functions`` on this test, computed in-process."""
+    settings = RUBRIC.settings_for(case, algorithm)
+    points = float(settings.points)
+    if algorithm == "mcts" and case.mcts.check == "outcome":
+        seeds = range(case.mcts.seed, case.mcts.seed + (case.mcts.seeds or settings.outcome_seeds))
+        best = [json.dumps(move) for move in optimal_moves(case)]
+        moves = [run_algorithm(functions, case.build_game(), "mcts",
+                               mcts=replace(case.mcts, seed=seed)).value for seed in seeds]
+        hits = sum(json.dumps(move) in best for move in moves)
+        if hits >= settings.outcome_share * len(seeds):
+            return "passed", points
+        return "wrong_value", 0.0
+    try:
+        got = run_algorithm(functions, case.build_game(), algorithm, mcts=case.mcts)
+    except Exception:  # noqa: BLE001  (the worker reports any exception as an error)
+        return "error", 0.0
+    comparisons = [compare(reference_run(case, algorithm, rule), got)
+                   for rule in settings.accepted_pruning]
+    if any(comparison.passed for comparison in comparisons):
+        return "passed", points
+    if any(comparison.value.ok for comparison in comparisons):
+        return "wrong_trace", round(points * settings.partial_credit, 6)
+    return "wrong_value", 0.0
+
+
+def warm_answer_key() -> None:
+    """Compute the reference answers grading needs once, before two threads each would.
+
+    (Not ``prepare_answers``: it also runs every known mistake on every case for the hints,
+    seconds on the whole-board tic-tac-toe cases, which no variant here is graded on.)
+    """
+    answers = AnswerKey.default()
+    for case in CASES:
+        for algorithm in case.algorithms:
+            if algorithm == "mcts" and case.mcts.check == "outcome":
+                answers.optimal_actions(case)
+                answers.reference(case, "mcts", "inclusive", seed=case.mcts.seed)
+                continue
+            rules = accepted_rules(case.pruning, RUBRIC.settings_for(case, algorithm).pruning)
+            for rule in rules:
+                answers.reference(case, algorithm, rule)
+    answers.save()
+
+
+@pytest.fixture(scope="session")
+def graded(tmp_path_factory) -> dict:
+    """Every submission graded once by the pipeline: name -> GradingResults."""
+    warm_answer_key()
+    folder = tmp_path_factory.mktemp("submissions")
+    every_case = [case.path for case in CASES]
+    variant_cases = [case.path for case in VARIANT_CASES]
+    jobs = [("correct", SUBMISSIONS / "correct", every_case), ("stubs", STUBS, every_case)]
+    jobs += [(name, variants.materialize(name, folder / name), variant_cases) for name in VARIANTS]
+
+    def run(job):
+        name, path, cases = job
+        return name, grade(path, cases, rubric=RUBRIC)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(run, jobs))
+
+
+def by_test(results) -> dict:
+    return {(test.algorithm, test.case_name): test for test in results.tests}
+
+
+def lost(graded, name: str, algorithm: str) -> set[str]:
+    """The cases of ``algorithm`` on which submission ``name`` lost points."""
+    return {test.case_name for test in graded[name].tests
+            if test.algorithm == algorithm and test.score < test.max_score}
+
+
+# --- the correct solution and the stubs ------------------------------------------------------
+
+
+def test_correct_solution_gets_full_marks_on_every_test(graded):
+    results = graded["correct"]
+    assert len(results.tests) == len(PAIRS)
+    failed = [(test.name, test.outcome, test.summary) for test in results.tests if not test.passed]
+    assert failed == []
+    assert results.score == results.max_score > 0
+    assert results.staff_notes == []
+
+
+def test_untouched_stubs_score_zero_saying_not_implemented(graded):
+    results = graded["stubs"]
+    assert len(results.tests) == len(PAIRS)
+    for test in results.tests:
+        assert (test.score, test.outcome) == (0.0, "not_implemented"), test.name
+        assert "is not implemented yet" in test.output, test.name
+
+
+def test_every_submission_imports_only_math_and_the_player_constants():
+    for name in ["correct", *VARIANTS]:
+        tree = ast.parse(variants.source(name))
+        found = {(getattr(node, "module", None), tuple(alias.name for alias in node.names))
+                 for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))}
+        assert found == {(None, ("math",)), ("grader.games", ("CHANCE", "MAX", "MIN"))}, name
+
+
+# --- every variant: the rubric's exact scores --------------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_variant_scores_are_exactly_what_the_rubric_implies(graded, name):
+    variant = VARIANTS[name]
+    functions = functions_of(name)
+    tests = by_test(graded[name])
+    assert set(tests) == {(algorithm, case.name) for case in VARIANT_CASES
+                          for algorithm in case.algorithms}
+    for case in VARIANT_CASES:
+        for algorithm in case.algorithms:
+            test = tests[(algorithm, case.name)]
+            if algorithm in variant.algorithms:
+                expected = expected_outcome(functions, case, algorithm)
+            else:
+                expected = ("passed", test.max_score)
+            assert (test.outcome, test.score) == expected, f"{name}: {test.name}: {test.summary}"
+    affected = [test for test in graded[name].tests if test.algorithm in variant.algorithms]
+    assert any(not test.passed for test in affected), f"no case catches {name}"
+
+
+def test_variants_parse_differ_from_the_correct_solution_and_are_listed_in_the_readme():
+    correct = variants.source("correct")
+    readme = (SUBMISSIONS / "README.md").read_text()
+    for name, variant in VARIANTS.items():
+        text = variants.source(name)
+        compile(text, name, "exec")
+        assert text != correct
+        assert f"| `{name}` |" in readme, name
+        assert set(variant.algorithms) <= {"minimax", "alpha_beta", "expectimax", "maxn", "mcts"}
+
+
+def test_a_replacement_that_no_longer_applies_names_the_variant(tmp_path, monkeypatch):
+    edited = tmp_path / "search.py"
+    edited.write_text(variants.source("correct").replace("if v >= beta:", "if beta <= v:"))
+    monkeypatch.setattr(variants, "CORRECT", edited)
+    with pytest.raises(variants.VariantError, match="variant 'strict_pruning', replacement 0"):
+        variants.source("strict_pruning")
+    with pytest.raises(KeyError, match="expected a variant name"):
+        variants.source("no_such_variant")
+
+
+def test_script_mode_writes_every_variant(tmp_path, capsys):
+    assert variants.main([str(tmp_path)]) == 0
+    written = sorted(path.parent.name for path in tmp_path.glob("*/search.py"))
+    assert written == sorted(VARIANTS)
+    assert variants.main([]) == 2
+
+
+# --- specific facts, each from the reference's own traces -------------------------------------
+
+
+def ab_cases():
+    return [case for case in VARIANT_CASES if "alpha_beta" in case.algorithms]
+
+
+def test_strict_pruning_loses_exactly_where_the_two_rules_part(graded):
+    tests = by_test(graded["strict_pruning"])
+    parting = {case.name for case in ab_cases() if case.pruning != "either"
+               and reference_run(case, "alpha_beta", "inclusive").generated
+               != reference_run(case, "alpha_beta", "strict").generated}
+    assert parting and lost(graded, "strict_pruning", "alpha_beta") == parting
+    for case in ab_cases():
+        test = tests[("alpha_beta", case.name)]
+        if case.pruning == "either":
+            assert test.passed
+        elif case.name in parting:
+            partial = RUBRIC.settings_for(case, "alpha_beta").partial_credit
+            assert test.outcome == "wrong_trace" and test.score == test.max_score * partial
+
+
+def test_never_prunes_keeps_every_value_and_loses_where_the_reference_prunes(graded):
+    outcomes = {test.outcome for test in graded["never_prunes"].tests}
+    assert outcomes == {"passed", "wrong_trace"}
+    assert lost(graded, "never_prunes", "alpha_beta") == {c.name for c in ab_cases() if prunes(c)}
+
+
+def test_no_window_passing_prunes_nothing_at_all(graded):
+    # Every node starts at (-inf, inf): MAX cuts at v >= inf and MIN at v <= -inf, never.
+    assert {(t.number, t.outcome, t.score) for t in graded["no_window_passing"].tests} == \
+        {(t.number, t.outcome, t.score) for t in graded["never_prunes"].tests}
+
+
+def test_eager_generation_keeps_values_and_loses_wherever_anything_is_pruned(graded):
+    assert {t.outcome for t in graded["eager_generation"].tests} <= {"passed", "wrong_trace"}
+    pruning = {case.name for case in ab_cases() if prunes(case)}
+    assert pruning <= lost(graded, "eager_generation", "alpha_beta")
+
+
+def test_forgetting_alpha_still_cuts_at_max_nodes(graded):
+    assert {t.outcome for t in graded["forgets_alpha_update"].tests} <= {"passed", "wrong_trace"}
+    forgetful = lost(graded, "forgets_alpha_update", "alpha_beta")
+    assert forgetful and forgetful < lost(graded, "never_prunes", "alpha_beta")
+
+
+def test_depth_off_by_one_loses_exactly_the_depth_limited_minimax_cases(graded):
+    limited = {c.name for c in VARIANT_CASES if "minimax" in c.algorithms and c.depth_limit}
+    assert limited and lost(graded, "depth_off_by_one", "minimax") == limited
+
+
+@pytest.mark.parametrize("name", ["chance_as_min", "chance_unweighted"])
+def test_chance_mistakes_get_values_wrong_never_the_trace(graded, name):
+    tests = by_test(graded[name])
+    plain = [c for c in VARIANT_CASES if "expectimax" in c.algorithms and c.value_bounds is None]
+    for case in VARIANT_CASES:
+        if "expectimax" not in case.algorithms:
+            continue
+        test = tests[("expectimax", case.name)]
+        assert test.outcome in ("passed", "wrong_value"), test.name
+        if case.value_bounds is not None or not has_chance(case):
+            assert test.passed, test.name
+    assert any(not tests[("expectimax", case.name)].passed for case in plain)
+    if name == "chance_as_min":
+        assert all(not tests[("expectimax", c.name)].passed for c in plain if has_chance(c))
+
+
+def test_unweighted_averaging_passes_where_every_chance_node_is_uniform(graded):
+    tests = by_test(graded["chance_unweighted"])
+    for case in VARIANT_CASES:
+        if "expectimax" not in case.algorithms or case.form == "game":
+            continue  # a built-in game is too big to walk whole
+        uniform = all(max(p for _, p in outcomes) - min(p for _, p in outcomes) < 1e-12
+                      for outcomes in chance_nodes(case))
+        if uniform:
+            assert tests[("expectimax", case.name)].passed, case.name
+
+
+@pytest.mark.parametrize("name", ["maxn_player0", "maxn_wrong_component"])
+def test_maxn_mistakes_without_pruning_change_the_value_only(graded, name):
+    tests = by_test(graded[name])
+    for case in VARIANT_CASES:
+        if "maxn" in case.algorithms and case.max_sum is None:
+            assert tests[("maxn", case.name)].outcome in ("passed", "wrong_value")
+    assert any(t.outcome == "wrong_value" for t in tests.values())
+
+
+def test_mcts_by_mean_builds_the_same_tree_but_answers_another_child(graded):
+    tests = by_test(graded["mcts_by_mean"])
+    trace_cases = [c for c in VARIANT_CASES if "mcts" in c.algorithms and c.mcts.check == "trace"]
+    assert all(tests[("mcts", c.name)].outcome in ("passed", "wrong_value") for c in trace_cases)
+    assert tests[("mcts", "mcts-visits-not-mean")].outcome == "wrong_value"
+
+
+@pytest.mark.parametrize("name", ["mcts_max_reward", "ucb_log10", "mcts_expand_all",
+                                  "simulate_from_parent"])
+def test_mcts_mistakes_fail_at_least_one_mcts_case(graded, name):
+    assert lost(graded, name, "mcts")
+    if name == "mcts_max_reward":
+        assert any(t.outcome == "wrong_value" for t in graded[name].tests)
+
+
+def test_returning_the_action_passes_only_where_the_action_equals_the_value(graded):
+    tests = by_test(graded["returns_action"])
+    for case in VARIANT_CASES:
+        for algorithm in set(case.algorithms) & {"minimax", "alpha_beta"}:
+            action = decision(case.build_game(), algorithm)
+            value = reference_run(case, algorithm).value
+            coincide = not isinstance(action, str) and action == value
+            assert tests[(algorithm, case.name)].passed == coincide, case.name
+
+
+def test_recomputing_a_child_duplicates_generations_on_every_minimax_case(graded):
+    minimax = [t for t in graded["recomputes_child"].tests if t.algorithm == "minimax"]
+    assert minimax and all(t.outcome == "wrong_trace" for t in minimax)
+    assert all("generated" in t.output for t in minimax)
+
+
+# --- results.json ------------------------------------------------------------------------------
+
+
+def test_every_submissions_results_json_validates(graded, tmp_path):
+    for name, results in graded.items():
+        data = write_results(results, tmp_path / f"{name}.json")
+        jsonschema.validate(data, SCHEMA)
+        assert json.loads((tmp_path / f"{name}.json").read_text()) == data
+        assert data["score"] == pytest.approx(results.score)
+        assert len(data["tests"]) == len(results.tests)
