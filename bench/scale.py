@@ -11,6 +11,25 @@ from typing import Any
 
 from bench.measure import GRADER, PYTHON, REPO, median_measured, run_measured, table
 
+STAGES = """
+import json, sys, time
+from pathlib import Path
+import grader.cases as cases
+path = Path(sys.argv[1])
+text = path.read_text()
+seconds = {}
+def stage(name, function):
+    start = time.perf_counter()
+    result = function()
+    seconds[name] = round(time.perf_counter() - start, 3)
+    return result
+data = stage("json.loads", lambda: json.loads(text))
+stage("parse_case_text (positions scan)", lambda: cases.parse_case_text(text, str(path)))
+stage("schema_errors (jsonschema)", lambda: cases.schema_errors(data))
+stage("structure_errors (networkx)", lambda: cases.structure_errors(data))
+stage("build_game", lambda: cases._make_case(data, path).build_game())
+print(json.dumps(seconds))
+"""
 LOAD = "import sys; from grader.cases import load_case; load_case(sys.argv[1]).build_game()"
 WRITE = ("import sys; from pathlib import Path; from bench.trees import write_random_case; "
          "write_random_case(Path(sys.argv[1]), int(sys.argv[2]))")
@@ -40,9 +59,18 @@ def big_cases(sizes: list[tuple[int, int]], timeout: float) -> dict[str, Any]:
             path = Path(scratch) / f"random-{size}.json"
             subprocess.run([PYTHON, "-c", WRITE, str(path), str(size)], check=True, cwd=REPO)
             figures = median_measured([PYTHON, "-c", LOAD, str(path)], runs, timeout=timeout)
-            rows.append({"nodes": size, "file_mb": path.stat().st_size / 1e6, "runs": runs,
-                         **figures})
+            rows.append({"loader": "grader.cases.load_case", "nodes": size, "runs": runs,
+                         "file_mb": path.stat().st_size / 1e6, **figures})
+            figures = median_measured([PYTHON, str(REPO / "bench" / "fastload.py"), str(path)],
+                                      runs, timeout=timeout)
+            rows.append({"loader": "bench/fastload.py (proposal)", "nodes": size, "runs": runs,
+                         "file_mb": path.stat().st_size / 1e6, **figures})
             path.unlink()
+        path = Path(scratch) / "stages.json"
+        subprocess.run([PYTHON, "-c", WRITE, str(path), str(sizes[0][0])], check=True, cwd=REPO)
+        done = subprocess.run([PYTHON, "-c", STAGES, str(path)], capture_output=True, text=True,
+                              cwd=REPO)
+        stages = json.loads(done.stdout) if done.returncode == 0 else {"error": done.stderr[-500:]}
         low, high = 10, 1000  # the deepest tree that loads lies in [low, high)
         deep = Path(scratch) / "deep.json"
         deep.write_text(_deep_text(high))
@@ -52,11 +80,15 @@ def big_cases(sizes: list[tuple[int, int]], timeout: float) -> dict[str, Any]:
             middle = (low + high) // 2
             deep.write_text(_deep_text(middle))
             low, high = (middle, high) if _loads(deep) else (low, middle)
-    print(table([[f"{r['nodes']:,}", f"{r['file_mb']:.0f}", f"{r['wall']:.1f}",
+    print(table([[r["loader"], f"{r['nodes']:,}", f"{r['file_mb']:.0f}", f"{r['wall']:.1f}",
                   f"{r['peak_mb']:.0f}", ",".join(r["codes"]), r["runs"]] for r in rows],
-                ["case nodes", "file MB", "load+validate s", "peak MB", "exit", "runs"]))
+                ["loader", "case nodes", "file MB", "load+validate s", "peak MB", "exit",
+                 "runs"]))
+    print(f"load_case stages, {sizes[0][0]:,} nodes: "
+          + ", ".join(f"{name} {value} s" for name, value in stages.items()))
     print(f"deepest full tree that loads: {low} levels (fails at about {high})")
-    return {"rows": rows, "deepest_loading": low, "first_failing": high,
+    return {"rows": rows, "stages": {"nodes": sizes[0][0], **stages}, "deepest_loading": low,
+            "first_failing": high,
             "target": {"wall": 10.0, "peak_mb": 1500}}
 
 

@@ -247,7 +247,8 @@ def pruned_tops(nodes: list[TreeNode], generated: list[str]) -> tuple[list[str],
     return tops, len(pruned)
 
 
-def _orders(generated: list[str]) -> dict[str, list[int]]:
+def positions(generated: list[str]) -> dict[str, list[int]]:
+    """Each id's 1-based positions in ``generated`` (a shared state may be generated twice)."""
     orders: dict[str, list[int]] = {}
     for position, node_id in enumerate(generated, 1):
         orders.setdefault(node_id, []).append(position)
@@ -261,7 +262,7 @@ def _table(nodes: list[TreeNode], vectors: bool, generated: list[str],
     head = ["node", "player", "depth"] + (["move"] if named else []) + (["p"] if chance else [])
     head += ["value", "generated #"] + (["window on entry", "returned"] if replay else [])
     lines = [_row(head), "|" + " --- |" * len(head)]
-    orders, entered = _orders(generated), {}
+    orders, entered = positions(generated), {}
     for visit in replay.visits if replay else ():
         entered.setdefault(visit.id, visit)
     root = nodes[0].id
@@ -305,16 +306,15 @@ def _cut_table(cuts: list[Cut], strict: bool) -> list[str]:
     return lines
 
 
-def _run_lines(result: Any, nodes: list[TreeNode] | None, searches_all: bool) -> list[str]:
+def _run_lines(result: Any, nodes: list[TreeNode] | None, show_pruned: bool) -> list[str]:
     lines = [f"- Root value: **{fmt(result.value)}**"]
     if result.action is not None and not isinstance(result.value, str):
         lines.append(f"- Root move: **{result.action}**")
-    if nodes is not None:
-        if searches_all:
-            tops, count = pruned_tops(nodes, result.generated)
-            lines.append("- Pruned: " + (f"{', '.join(tops)} ({count} node"
-                                         f"{'s' if count != 1 else ''} in all, subtrees included)"
-                                         if tops else "none"))
+    if nodes is not None and show_pruned:
+        tops, count = pruned_tops(nodes, result.generated)
+        lines.append("- Pruned: " + (f"{', '.join(tops)} ({count} node"
+                                     f"{'s' if count != 1 else ''} in all, subtrees included)"
+                                     if tops else "none"))
     lines.append(f"- Generated ({len(result.generated)}): {id_list(result.generated)}")
     lines.append(f"- Evaluated ({len(result.evaluated)}): {id_list(result.evaluated)}")
     return lines
@@ -325,7 +325,8 @@ def _alpha_beta_section(case: Any, nodes: list[TreeNode] | None, graded: str) ->
     replays = {rule: checked_replay(case, rule, runs[rule]) for rule in RULES}
     inclusive, strict = runs["inclusive"], runs["strict"]
     agree = (inclusive.generated, inclusive.evaluated) == (strict.generated, strict.evaluated)
-    lines = [f"Graded with the **{graded}** rule."]
+    lines = [f"Graded with the **{graded}** rule." if graded in RULES
+             else "Graded with **either** rule (the case accepts both traces)."]
     if agree:
         lines.append("The inclusive and strict rules **agree** on this case: one answer below.")
         rules = ["inclusive"]
@@ -353,8 +354,8 @@ def _mcts_lines(case: Any) -> list[str]:
     root = mcts_tree(game, game.initial_state(), settings.iterations,
                      random.Random(settings.seed), settings.c)
     visits = ", ".join(f"{child.action}: {child.n}" for child in root.children)
-    return [f"Iterations {settings.iterations}, seed {settings.seed}, c {fmt(settings.c)}; "
-            f"visits of the root's moves: {visits or '(none)'}."]
+    return [(f"Iterations {settings.iterations}, seed {settings.seed}, c {fmt(settings.c)}; "
+             f"visits of the root's moves: {visits or '(none)'}.")]
 
 
 def answer_key(case: Any, rubric: Any = None) -> str:
@@ -366,17 +367,16 @@ def answer_key(case: Any, rubric: Any = None) -> str:
     except TreeTooLargeError:
         nodes = None
     where = f" (`{Path(case.path).name}`)" if case.path else ""  # no folder: keys move
+    limit = case.depth_limit if case.depth_limit is not None else "none"
     lines = [f"# Answer key: {case.name}{where}", "", case.description, "",
-             f"Players: {case.players}; depth limit: "
-             f"{case.depth_limit if case.depth_limit is not None else 'none'}."]
+             f"Players: {case.players}; depth limit: {limit}."]
     if nodes is None:
         lines.append("(A built-in game or a large tree: no node table.)")
     for algorithm in case.algorithms:
         lines += ["", f"## {algorithm}", ""]
         if algorithm == "alpha_beta":
-            graded = resolve_pruning(case, algorithm, None, rubric)
-            if case.pruning == "either":
-                graded = "either (both traces pass)"
+            graded = ("either" if case.pruning == "either"
+                      else resolve_pruning(case, algorithm, None, rubric))
             lines += _alpha_beta_section(case, nodes, graded)
             continue
         result = solve(case, algorithm)
@@ -389,6 +389,10 @@ def answer_key(case: Any, rubric: Any = None) -> str:
         lines += _run_lines(result, nodes, prunes)
         if not prunes:
             lines.append(f"- ({algorithm} prunes nothing: every node within the depth limit.)")
+        elif algorithm == "expectimax":
+            lines.append(f"- (Star1 pruning: every leaf value in {list(case.value_bounds)}.)")
+        else:
+            lines.append(f"- (Shallow pruning: payoffs sum to at most {fmt(case.max_sum)}.)")
         if nodes is not None:
             lines += [""] + _table(nodes, vectors, result.generated)
     return "\n".join(lines) + "\n"
@@ -404,11 +408,13 @@ def key_main(case_path: str | Path, *, out: Any = None) -> int:
         case = load_case(case_path)
         text = answer_key(case, load_rubric())
     except (CaseError, RubricError, ValueError, OSError) as error:
-        print(f"grader solve --key: {error}", file=sys.stderr)
+        where = "" if isinstance(error, CaseError) else f"{case_path}: "  # CaseError names it
+        print(f"grader solve --key: {where}{error}", file=sys.stderr)
         return 2
     print(text, end="", file=out)
     return 0
 
 
 __all__ = ["AlphaBetaReplay", "Cut", "TreeNode", "TreeTooLargeError", "Visit", "answer_key",
-           "back_up", "checked_replay", "fmt", "key_main", "pruned_tops", "walk"]
+           "back_up", "checked_replay", "fmt", "key_main", "player_name", "positions",
+           "pruned_tops", "walk"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,6 +102,21 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
+def _write_atomically(data: dict[str, Any], path: Path) -> None:
+    """Compact JSON (a full tic-tac-toe trace is 800,000 ids: no indentation) through a
+    temporary file and a rename. Unlike results.json, a key may hold infinities (a mistaken
+    variant's value): Python's JSON reads back what it writes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".key-", suffix=".json")
+    try:
+        with os.fdopen(handle, "w") as stream:
+            json.dump(data, stream, separators=(",", ":"))
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
 class AnswerKey:
     """Cached reference answers. ``files`` are read; ``cache`` is read and written."""
 
@@ -155,14 +171,12 @@ class AnswerKey:
         target = Path(path) if path else self.cache
         if target is None or (path is None and not self._dirty):
             return
-        from grader.gradescope import write_json_atomically
-
         data = {"format": KEY_FORMAT, "code_version": self.version,
                 "calibration": self.calibration(), "entries": self.entries}
         if used_only:
             data["entries"] = {k: v for k, v in self.entries.items() if k in self.used}
         try:
-            write_json_atomically(data, target)
+            _write_atomically(data, target)
         except OSError:
             if path is not None:
                 raise  # asked for explicitly; a cache that cannot be written is only slower

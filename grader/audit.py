@@ -114,7 +114,8 @@ def audit_submission(submission: Path) -> dict[str, Any]:
     try:
         path = locate_submission(Path(submission), scratch)
         if path.stat().st_size > MAX_SOURCE_BYTES:
-            return {"findings": [], "note": f"audit: search.py is over {MAX_SOURCE_BYTES:,} bytes; not audited"}
+            note = f"audit: search.py is over {MAX_SOURCE_BYTES:,} bytes; not audited"
+            return {"findings": [], "note": note}
         findings = audit(path.read_bytes().decode("utf-8", "replace"))
     except SubmissionError:  # nothing to audit: every test already says what is missing
         return {"findings": [], "note": ""}

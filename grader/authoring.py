@@ -182,6 +182,9 @@ def new_main(algorithm: str, shape: str = "3x3", *, players: int = 2, chance: bo
              out: str | Path | None = None) -> int:
     """``grader new``: write (or print) a skeleton; 0, or 2 for options that cannot make one."""
     try:
+        if out is not None and Path(out).exists():
+            raise AuthoringError(f"{str(out)!r} already exists; choose another --out (or "
+                                 "delete it first)")
         branching, depth = parse_shape(shape)
         name = case_name(Path(out).stem) if out is not None else "new-case"
         data = skeleton(algorithm, branching, depth, players=players, chance=chance, name=name,

@@ -151,8 +151,15 @@ _STATE: dict[str, Any] = {}  # this pool process's answer key, rubric and case p
 
 def _init_process(key_path: str, calibration: float, rubric_path: str | None,
                   case_paths: list[str]) -> None:
+    """Set up a pool process: its own session (a submission that signals its grader's process
+    group reaches this process, never the batch), and this process's answer key and rubric."""
     from grader.answers import AnswerKey
     from grader.rubric import load_rubric
+
+    try:
+        os.setsid()
+    except OSError:
+        pass
 
     _STATE["answers"] = AnswerKey(files=[Path(key_path)], calibration=calibration)
     _STATE["rubric"] = load_rubric(rubric_path)
@@ -327,10 +334,16 @@ def batch_main(submissions: Path, out: Path, *, cases: list[Path], jobs: int | N
               f"{time.perf_counter() - started:.1f} s", file=stream, flush=True)
         setup = (str(out / KEY_FILE), calibration, str(rubric_path) if rubric_path else None,
                  [str(p) for p in case_paths])
-        _run_pool(todo, out, jobs or _cores(), setup, summaries, progress)
+        try:
+            _run_pool(todo, out, jobs or _cores(), setup, summaries, progress)
+        except KeyboardInterrupt:
+            write_scores(out / SCORES_FILE, found, summaries)
+            print(f"\ninterrupted: {len(summaries)} of {len(found)} submissions in "
+                  f"{out / SCORES_FILE}; run again to grade the rest", file=stream)
+            return 130
     out.mkdir(parents=True, exist_ok=True)
     write_scores(out / SCORES_FILE, found, summaries)
-    errors = [s for s in found if summaries.get(s.id, {}).get("error")]
+    errors = [s for s in found if summaries[s.id]["error"]]
     notes = sorted({note for summary in summaries.values() for note in summary["notes"]})
     for note in notes:
         print(f"staff note: {note}", file=stream)
@@ -348,35 +361,53 @@ def _cores() -> int:
 
 def _run_pool(todo: list[Submission], out: Path, jobs: int, setup: tuple,
               summaries: dict[str, dict], progress: Progress) -> None:
-    """Grade ``todo`` in ``jobs`` processes. A pool that breaks (a process killed) is replaced
-    and its unfinished submissions retried once; a second failure becomes the row's error."""
+    """Grade ``todo`` in ``jobs`` processes. When a process dies (a pool breaks, failing every
+    submission in flight), each of those is graded again alone, so only the one that kills its
+    grader gets an error row."""
+    suspects = _pooled(todo, out, jobs, setup, summaries, progress)
+    for submission in suspects:
+        if _pooled([submission], out, 1, setup, summaries, progress):
+            error = "the grading process died twice while grading this submission"
+            summaries[submission.id] = _record_failure(out / submission.id / RESULTS_FILE, error)
+            progress.update(submission.id, summaries[submission.id], skipped=False)
+
+
+def _pooled(todo: list[Submission], out: Path, jobs: int, setup: tuple,
+            summaries: dict[str, dict], progress: Progress) -> list[Submission]:
+    """One pool over ``todo``; the submissions lost to a broken pool are returned."""
+    broken = []
+    pool = ProcessPoolExecutor(max_workers=max(1, min(jobs, len(todo))),
+                               initializer=_init_process, initargs=setup)
+    try:
+        futures = {pool.submit(grade_submission, s.path, out / s.id / RESULTS_FILE): s
+                   for s in todo}
+        for future in as_completed(futures):
+            submission = futures[future]
+            try:
+                summary = future.result()
+            except BrokenProcessPool:
+                broken.append(submission)
+                continue
+            except Exception as problem:  # noqa: BLE001 - recorded; the batch goes on
+                summary = _record_failure(out / submission.id / RESULTS_FILE,
+                                          f"grading failed: {problem!r}")
+            summaries[submission.id] = summary
+            progress.update(submission.id, summary, skipped=False)
+    except KeyboardInterrupt:
+        # The pool's processes have sessions of their own (see _init_process), so Ctrl-C
+        # reaches only this one: stop them here rather than wait for their submissions.
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+    return broken
+
+
+def _record_failure(results_path: Path, error: str) -> dict[str, Any]:
+    """Gradescope's error results for a submission the grader could not grade, and its row."""
     from grader.gradescope import error_results, write_json_atomically
 
-    attempts: dict[str, int] = {}
-    pending = list(todo)
-    while pending:
-        retry = []
-        with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(pending))),
-                                 initializer=_init_process, initargs=setup) as pool:
-            futures = {pool.submit(grade_submission, s.path, out / s.id / RESULTS_FILE): s
-                       for s in pending}
-            for future in as_completed(futures):
-                submission = futures[future]
-                error = ""
-                try:
-                    summary = future.result()
-                except BrokenProcessPool as problem:
-                    attempts[submission.id] = attempts.get(submission.id, 0) + 1
-                    if attempts[submission.id] < 2:
-                        retry.append(submission)
-                        continue
-                    error = f"the grading process died: {problem!r}"
-                except Exception as problem:  # noqa: BLE001 - recorded below; the batch goes on
-                    error = f"grading failed: {problem!r}"
-                if error:
-                    data = {**error_results(error), "extra_data": {"batch_error": error}}
-                    write_json_atomically(data, out / submission.id / RESULTS_FILE)
-                    summary = {**_summary(data), "seconds": 0.0}
-                summaries[submission.id] = summary
-                progress.update(submission.id, summary, skipped=False)
-        pending = retry
+    data = {**error_results(error), "extra_data": {"batch_error": error}}
+    write_json_atomically(data, results_path)
+    return {**_summary(data), "seconds": 0.0}

@@ -1,7 +1,8 @@
 """``grader import-cs188``: a Berkeley CS188 ``GraphGameTreeTest`` as a ``start`` + ``states`` case.
 
 The ``.test`` format (CS188's ``testParser.py``): ``key: "value"`` lines, and blocks opened by
-``key:`` and three double quotes and closed by three double quotes; ``#`` starts a comment. The fields used: ``alg`` (``MinimaxAgent``,
+``key:`` and three double quotes and closed by three double quotes; ``#`` starts a comment.
+The fields used: ``alg`` (``MinimaxAgent``,
 ``AlphaBetaAgent``, ``ExpectimaxAgent``), ``depth``, ``num_agents``, ``start_state``,
 ``win_states`` / ``lose_states`` (space-separated), ``successors`` (``state action next``
 lines, in search order) and ``evaluation`` (``state value`` lines).
@@ -26,6 +27,7 @@ against it, and every difference is reported.
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from collections import deque
@@ -81,6 +83,8 @@ def parse_test_text(text: str, file: str | Path | None = None) -> dict[str, str]
 
 def _number(text: str) -> int | float:
     value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text!r} is not a finite number")
     return int(value) if value.is_integer() else value
 
 

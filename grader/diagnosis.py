@@ -12,12 +12,16 @@ of ``generated`` (a whole game's trace would make the key megabytes), which is a
 
 A variant that raises, or that generates more than :data:`BUDGET_FACTOR` times the reference's
 nodes (at least :data:`BUDGET_FLOOR`), is left out: it cannot be what a passing-speed student did.
+
+:func:`window_moments` keeps, the same way, the reference alpha-beta's window at each step of a
+case, which the feedback quotes at the first difference (the replay is staff-only code).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +31,7 @@ from grader.runner import RunResult
 
 BUDGET_FACTOR = 4
 BUDGET_FLOOR = 50_000
+MAX_WINDOW_NODES = 3000  # longer alpha-beta traces get no stored window (see window_moments)
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,18 @@ class Hint:
             f"- The lecture's pseudo-code: {self.departs}.",
             f"- What to change: {self.fix}.",
         ]
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` as strict JSON data: tuples as lists, infinities and NaN as the strings
+    ``"+inf"``, ``"-inf"``, ``"nan"`` (the key file is strict JSON), objects as their repr."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("+inf" if value > 0 else "-inf")
+    if isinstance(value, (list, tuple)):
+        return [json_safe(item) for item in value]
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    return repr(value)
 
 
 def trace_hash(generated: list[str]) -> str:
@@ -100,7 +117,7 @@ def variant_runs(case: Any, algorithm: str, rule: str) -> list[dict[str, Any]]:
         runs.append({
             "name": mistake.name, "title": mistake.title, "does": mistake.does,
             "departs": mistake.departs, "fix": mistake.fix,
-            "value": json.loads(json.dumps(run.value, default=repr)),
+            "value": json_safe(run.value),
             "generated_hash": trace_hash(run.generated),
         })
     return runs
@@ -134,11 +151,32 @@ def diagnose(case: Any, algorithm: str, rule: str, got: RunResult, answers: Any)
     return matching_hints(runs, got)
 
 
+def window_moments(case: Any, rule: str, answers: Any) -> list[list[Any]] | None:
+    """The reference alpha-beta's window at each step on ``case`` (for the feedback's note at
+    the first difference), cached in ``answers`` like the variants' runs; None for traces
+    longer than :data:`MAX_WINDOW_NODES` (the key stays small) or without the key's entry."""
+
+    def compute() -> list[list[Any]] | None:
+        from reference.mistakes import alpha_beta_moments
+
+        game = case.build_game()
+        moments = alpha_beta_moments(game, rule == "strict", until=MAX_WINDOW_NODES)
+        generated = sum(moment[0] == "generate" for moment in moments)
+        return None if generated > MAX_WINDOW_NODES else json_safe(moments)
+
+    try:
+        return answers.extra(case, f"window:alpha_beta:{rule}", compute)
+    except GraderError:
+        return None
+    except (ValueError, TypeError):  # not a two-player game: no window
+        return None
+
+
 def diagnosable(case: Any, algorithm: str) -> bool:
     """Whether a test has one trace to explain (MCTS outcome checks compare moves over seeds)."""
     return not (algorithm == "mcts"
                 and getattr(getattr(case, "mcts", None), "check", "trace") != "trace")
 
 
-__all__ = ["Hint", "cached_runs", "diagnosable", "diagnose", "matching_hints", "trace_hash",
-           "variant_runs"]
+__all__ = ["Hint", "cached_runs", "diagnosable", "diagnose", "json_safe", "matching_hints",
+           "trace_hash", "variant_runs", "window_moments"]

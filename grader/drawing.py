@@ -18,7 +18,8 @@ A tree of more than ``max_rows`` rows is cut around the first difference: the pa
 siblings each side, the rest summed up in "… N more" rows.
 
 :func:`window_note` says where the reference's alpha-beta stood at the first difference (its
-alpha, beta and v), from a replay of the reference's rule that records each step.
+alpha, beta and v), from a replay of the reference's rule that records each step. The replay is
+staff-only code (it is a whole alpha-beta): the handout reads it from the answer key.
 
 Text is Unicode; :func:`asciify` turns it into ASCII (a terminal that is not UTF-8, or
 ``GRADER_ASCII=1``), keeping the drawing's columns aligned. Lines are at most :data:`WIDTH`.
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from grader.compare import describe, diff_sequence
+from grader.errors import GraderError
 from grader.games.base import CHANCE, MAX, MIN
 
 WIDTH = 100  # no line of feedback is longer
@@ -193,7 +195,9 @@ class _Tree:
             paths = None  # a small subtree at the difference: drawn whole
         if paths is not None:
             if node_id not in paths:  # off the path to the difference: summed up
-                rows.append(_Row(indent + "└── ", f"… {self.size(state, depth) - 1} more below"))
+                hidden = self.size(state, depth) - 1
+                plural = "s" if hidden > 1 else ""
+                rows.append(_Row(indent + "└── ", f"… {hidden} more node{plural} below"))
                 return
             keep = [i for i, (c, _) in enumerate(children) if self.id(c) in paths]
             keep = keep or list(range(min(len(children), 2 * SIBLINGS + 1)))
@@ -293,7 +297,8 @@ def _some(ids: list[str], most: int = 3) -> str:
 
 @dataclass
 class Moment:
-    """One step of the reference's alpha-beta: about to generate a child, or a cut."""
+    """One step of the reference's alpha-beta: about to generate a child, or a cut (the fields
+    in the order ``reference.mistakes.alpha_beta_moments`` lists them)."""
 
     kind: str  # "generate" or "cut"
     step: int  # how many nodes were generated before it
@@ -305,65 +310,35 @@ class Moment:
     children: list[str]  # generate: [the child]; cut: the children pruned
 
 
-class _Enough(Exception):
-    pass
-
-
 def alpha_beta_moments(game: Any, strict: bool, until: int | None = None) -> list[Moment]:
-    """Replay the reference's alpha-beta (AIMA Fig. 5.7, the given rule) on the untraced
-    ``game``, recording the window at each generation and each cut; stop once more than
-    ``until`` nodes are generated. The ``generate`` moments come in the reference's
-    ``generated`` order (a test holds them to it)."""
-    moments: list[Moment] = []
-    made = 0
-
-    def search(state: Any, alpha: float, beta: float, depth: int) -> float:
-        nonlocal made
-        if game.is_cutoff(state, depth):
-            return game.evaluate(state)
-        is_max = game.to_move(state) == MAX
-        v = -math.inf if is_max else math.inf
-        actions = list(game.actions(state))
-        node = game.state_id(state)
-        for index, action in enumerate(actions):
-            child = game.result(state, action)
-            moments.append(Moment("generate", made, node, is_max, alpha, beta, v,
-                                  [game.state_id(child)]))
-            made += 1
-            if until is not None and made > until + 1:
-                raise _Enough
-            value = search(child, alpha, beta, depth + 1)
-            v = max(v, value) if is_max else min(v, value)
-            bound = beta if is_max else alpha
-            cut = (v > bound if strict else v >= bound) if is_max else (
-                v < bound if strict else v <= bound)
-            if cut:
-                rest = [game.state_id(game.result(state, a)) for a in actions[index + 1:]]
-                if rest:
-                    moments.append(Moment("cut", made, node, is_max, alpha, beta, v, rest))
-                return v
-            alpha, beta = (max(alpha, v), beta) if is_max else (alpha, min(beta, v))
-        return v
-
+    """The reference's alpha-beta replayed on ``game`` with its window at each step (see
+    ``reference.mistakes.alpha_beta_moments``; stops past ``until`` generated nodes). Raises
+    :class:`GraderError` where the reference is not shipped (the handout): there the window
+    comes from the answer key (:func:`grader.diagnosis.window_moments`)."""
     try:
-        search(game.initial_state(), -math.inf, math.inf, 0)
-    except _Enough:
-        pass
-    return moments
+        from reference.mistakes import alpha_beta_moments as replay
+    except ImportError as error:
+        raise GraderError("the alpha-beta window needs the reference (staff, Gradescope)") from error
+    return [Moment(*moment) for moment in replay(game, strict, until)]
 
 
-def window_note(case: Any, rule: str, expected: list[str], got: list[str]) -> str | None:
-    """Where the reference's alpha-beta stood at the first difference of ``generated``, in
-    one sentence (None when the sequences agree or the case is not two-player)."""
+def window_note(case: Any, rule: str, expected: list[str], got: list[str],
+                moments: list[Any] | None = None) -> str | None:
+    """Where the reference's alpha-beta stood at the first difference of ``generated``, in one
+    sentence. ``moments``: the replay's, as stored in the answer key (lists); None replays here.
+    None when the sequences agree, or there is no replay (not two-player; no reference)."""
     diff = diff_sequence("generated", expected, got)
     if diff.equal:
         return None
     step = diff.first_difference
     strict = rule == "strict"
-    try:
-        moments = alpha_beta_moments(case.build_game(), strict, until=step)
-    except (ValueError, TypeError):
-        return None
+    if moments is not None:  # from the key: infinities were stored as "+inf" / "-inf"
+        moments = [Moment(*moment[:4], *map(float, moment[4:7]), moment[7]) for moment in moments]
+    else:
+        try:
+            moments = alpha_beta_moments(case.build_game(), strict, until=step)
+        except (ValueError, TypeError, GraderError):
+            return None
     yours = got[step] if step < len(got) else None
     cuts = [m for m in moments if m.kind == "cut" and m.step == step]
     moment = next((m for m in cuts if yours in m.children), cuts[0] if cuts else None)

@@ -126,8 +126,9 @@ def _news(evaluated: SequenceDiff, generated: SequenceDiff) -> bool:
 
 
 def tree_report(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
-                comparison: Comparison) -> list[str]:
-    """The drawn tree (explicit trees only) and, for alpha-beta, the window at the difference."""
+                comparison: Comparison, moments: list[Any] | None = None) -> list[str]:
+    """The drawn tree (explicit trees only) and, for alpha-beta, the window at the difference
+    (``moments``: the reference's replay from the answer key; None replays it here)."""
     lines: list[str] = []
     if comparison.generated.equal:
         tree = drawing.draw_tree(case, expected, got, max_rows=10**9)
@@ -138,7 +139,7 @@ def tree_report(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
         lines += ["", "The tree, with what each search generated:", "```", *tree, "",
                   *(line.replace("`", "") for line in drawing.LEGEND), "```"]
     if algorithm == "alpha_beta" and not comparison.generated.equal:
-        note = drawing.window_note(case, rule, expected.generated, got.generated)
+        note = drawing.window_note(case, rule, expected.generated, got.generated, moments)
         if note:
             lines += ["", *wrap(note)]
     return lines
@@ -167,14 +168,15 @@ def value_line(expected: Any, got: Any) -> str:
 
 
 def failure_report(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
-                   comparison: Comparison, hints: Iterable[Any] = ()) -> list[str]:
+                   comparison: Comparison, hints: Iterable[Any] = (),
+                   moments: list[Any] | None = None) -> list[str]:
     """Markdown lines for a failing (case, algorithm) test: what differs, where, and why."""
     lines = wrap(f"**{algorithm}** on `{case.name}`: {case.description}")
     if algorithm == "alpha_beta":
         lines.append(f"(pruning rule: {rule})")
     lines.append("")
     lines += comparison_report(comparison)
-    lines += tree_report(case, algorithm, rule, expected, got, comparison)
+    lines += tree_report(case, algorithm, rule, expected, got, comparison, moments)
     lines += hints_report(hints)
     return lines
 

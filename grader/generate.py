@@ -77,9 +77,12 @@ def has_ties(nodes: list[TreeNode]) -> bool:
     for node in nodes:
         if node.repeat or node.cutoff or node.player == CHANCE:
             continue
-        children = [values[child] for child in node.children]
-        key = ((lambda v: v[node.player]) if isinstance(node.value, tuple) else (lambda v: v))
-        if sum(key(child) == key(node.value) for child in children) >= 2:
+        mover = node.player if isinstance(node.value, tuple) else None  # max^n: own entry
+
+        def score(value: Any, mover: Any = mover) -> Any:
+            return value if mover is None else value[mover]
+
+        if sum(score(values[child]) == score(node.value) for child in node.children) >= 2:
             return True
     return False
 

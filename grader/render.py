@@ -8,9 +8,11 @@ at nodes it left early. With a student's run, their generated nodes are drawn to
 outline in pictures, a ``you #n`` column in text, ``!`` where they part from the reference.
 
 Shapes are the textbook's: MAX a triangle, MIN an upside-down triangle, chance a circle, a leaf
-a box (player indexes of n-player games get a shape each). The text drawing is written here
-(no graphviz needed; there was no shared drawing module to reuse when this was written); DOT
-text is written directly, deterministically; SVG and PNG come from Graphviz's ``dot``.
+a box (player indexes of n-player games get a shape each). The text drawing is this module's
+own, not :func:`grader.drawing.draw_tree`: that one is the student's failure view (a student run
+required, leaf values only, cut around the first difference), while a TA needs the whole tree
+with backed-up values, bounds and cuts, with or without runs. DOT text is written directly
+(deterministic; no pydot needed); SVG and PNG come from Graphviz's ``dot``.
 """
 
 from __future__ import annotations
@@ -22,8 +24,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader.answer_sheet import (AlphaBetaReplay, Cut, TreeNode, TreeTooLargeError, fmt,
-                                 player_name, walk)
+from grader.answer_sheet import (
+    AlphaBetaReplay,
+    Cut,
+    TreeNode,
+    TreeTooLargeError,
+    fmt,
+    player_name,
+    positions,
+    walk,
+)
 from grader.errors import CaseError, GraderError
 from grader.games.base import CHANCE, MAX, MIN
 from grader.solve import RULES, resolve_pruning, solve
@@ -60,13 +70,6 @@ class Scene:
             node.id not in self.reference)
 
 
-def _positions(ids: list[str]) -> dict[str, list[int]]:
-    orders: dict[str, list[int]] = {}
-    for position, node_id in enumerate(ids, 1):
-        orders.setdefault(node_id, []).append(position)
-    return orders
-
-
 def _replay(case: Any, rule: str, generated: list[str]) -> AlphaBetaReplay | None:
     """The alpha-beta replay whose trace is ``generated``: the rule given first, then the other."""
     for each in (rule,) + tuple(r for r in RULES if r != rule):
@@ -94,7 +97,7 @@ def build_scene(case: Any, algorithm: str | None = None, reference_run: Any = No
     rule = resolve_pruning(case, algorithm, pruning, rubric)
     if reference_run is None:
         reference_run = solve(case, algorithm, pruning=rule)
-    scene.reference = _positions(reference_run.generated)
+    scene.reference = positions(reference_run.generated)
     how = f", {rule} rule" if algorithm == "alpha_beta" else ""
     scene.legend.append(f"{algorithm}{how}: value {fmt(reference_run.value)}"
                         + (f", move {reference_run.action}"
@@ -111,7 +114,7 @@ def build_scene(case: Any, algorithm: str | None = None, reference_run: Any = No
     if replay is not None:
         scene.bounds = True
     if student_run is not None:
-        scene.student = _positions(list(student_run.generated))
+        scene.student = positions(list(student_run.generated))
     return scene
 
 
@@ -221,9 +224,9 @@ def render_dot(scene: Scene) -> str:
     if scene.student is not None:
         legend.append("double outline, you #n: generated n-th by your code")
     left = "".join(_quote(line)[1:-1] + "\\l" for line in legend)  # \l: a left-aligned line
-    lines = [f"digraph {_quote(scene.name)} {{",
-             f"  graph [ordering=out, nodesep=0.25, ranksep=0.45, fontname=Helvetica, "
-             f'fontsize=10, labelloc=b, label="{left}"];',
+    graph = ("  graph [ordering=out, nodesep=0.25, ranksep=0.45, fontname=Helvetica, "
+             f'fontsize=10, labelloc=b, label="{left}"];')
+    lines = [f"digraph {_quote(scene.name)} {{", graph,
              "  node [fontname=Helvetica, fontsize=11, style=filled, fillcolor=white];",
              "  edge [fontname=Helvetica, fontsize=9, arrowsize=0.6];"]
     edges = []
@@ -330,7 +333,8 @@ def render_main(case_path: str | Path, format: str = "txt", *, algorithm: str | 
         return 2
     except (CaseError, RubricError, ValueError, OSError, GraderError,
             GraphvizNotFoundError) as error:
-        print(f"grader render: {error}", file=sys.stderr)
+        where = "" if isinstance(error, CaseError) else f"{case_path}: "  # CaseError names it
+        print(f"grader render: {where}{error}", file=sys.stderr)
         return 2
     if out is None and format == "png":
         out = Path(f"{case.name}.png")

@@ -19,9 +19,13 @@ Defences, innermost first:
 * where the kernel has Landlock (as root or not): reads only the interpreter's libraries and
   ``grader/``, writes only its scratch folder, no TCP, no signals to outside processes
   (``$GRADER_LANDLOCK=0`` turns this off, to test the other layers alone);
-* a minimal environment (no secrets), ``PYTHONHASHSEED=0``; only JSON crosses back, and every
-  field of a reply is checked to be the plain type it should be;
+* a minimal environment (no secrets), ``PYTHONHASHSEED=0`` and the global ``random`` seeded
+  before each call (a regrade gives the same result); only JSON crosses back, and every field
+  of a reply is rebuilt as the plain type it should be;
 * a call that prints more than ``limits.flood`` bytes fails ("printed too much").
+
+docs/security.md is the whole security model: these layers, the others, and what is not
+defended.
 
 Values cross as JSON: numbers, strings, ``None``, lists as themselves; NaN and infinities,
 tuples, dicts and every other object are tagged (:func:`encode_value`, :func:`decode_value`);
@@ -740,7 +744,9 @@ class Worker:
             value=decode_value(message.get("value")) if status == "ok" else None,
             generated=_strings(message.get("generated")),
             evaluated=_strings(message.get("evaluated")),
-            error={k: str(error.get(k, "")) for k in ERROR_KEYS} if isinstance(error, dict) else None,
+            error={k: str(error.get(k, "")) for k in ERROR_KEYS}
+            if isinstance(error, dict)
+            else None,
             stdout=_join_output(str(message.get("stdout", "")), stdout, self.limits.output),
             stderr=_join_output(str(message.get("stderr", "")), stderr, self.limits.output),
             elapsed=_number(message.get("elapsed"), None),

@@ -98,7 +98,7 @@ def grade_pair(
     if algorithm == "mcts" and case.mcts is not None and case.mcts.check == "outcome":
         return _grade_mcts_outcome(case, result, settings, worker, answers)
 
-    rules = accepted_rules(case.pruning, settings.pruning)
+    rules = accepted_rules(case.pruning, rubric.for_algorithm(algorithm).pruning)
     references = [answers.reference(case, algorithm, rule) for rule in rules]
     time_limit = max(settings.time_floor, case.time_limit or 0.0,
                      settings.time_multiple * max(ref.seconds for ref in references))
@@ -129,7 +129,24 @@ def grade_pair(
         if hints:
             result.summary += f" (likely mistake: {hints[0].title})"
     result.extra_data = {"reference_seconds": round(reference.seconds, 6), "time_limit": round(time_limit, 3)}
+    if not comparison.passed:
+        result.extra_data["replay"] = _replay_data(case, reference, got)
     return result
+
+
+MAX_REPLAY_IDS = 2000  # traces longer than this are not kept for the HTML report
+
+
+def _replay_data(case: Case, reference: Reference, got: RunResult) -> dict[str, Any] | None:
+    """What the HTML report needs to replay a failing test (staff-only ``extra_data``)."""
+    if max(len(reference.run.generated), len(got.generated)) > MAX_REPLAY_IDS:
+        return None
+    return {
+        "case": str(case.path) if case.path else None,
+        "rule": reference.rule,
+        "expected": {"value": reference.run.value, "generated": reference.run.generated},
+        "got": {"value": got.value, "generated": got.generated},
+    }
 
 
 def _feedback(
@@ -137,15 +154,21 @@ def _feedback(
     answers: AnswerKey,
 ) -> tuple[str, str, list[Hint]]:
     """(student output, staff output, hints) of a failing test. A bug in the diagnosis or the
-    drawing costs the student only the extras: the plain comparison is shown instead."""
+    drawing costs the student only those extras, never the comparison; staff get the traceback."""
+    staff, moments = "", None
     try:
         hints = diagnosis.diagnose(case, algorithm, reference.rule, got, answers)
-        lines = feedback.failure_report(case, algorithm, reference.rule, reference.run, got,
-                                        comparison, hints)
-        return "\n".join(lines), "", hints
+        if algorithm == "alpha_beta" and not comparison.generated.equal:
+            moments = diagnosis.window_moments(case, reference.rule, answers)
     except Exception:  # noqa: BLE001 - the grader's failure, reported to staff
-        lines = feedback.comparison_report(comparison)
-        return "\n".join(lines), "feedback failed:\n" + traceback.format_exc(), []
+        hints, staff = [], "diagnosis failed:\n" + traceback.format_exc()
+    try:
+        lines = feedback.failure_report(case, algorithm, reference.rule, reference.run, got,
+                                        comparison, hints, moments)
+    except Exception:  # noqa: BLE001 - the grader's failure, reported to staff
+        lines = feedback.comparison_report(comparison) + feedback.hints_report(hints)
+        staff += "feedback failed:\n" + traceback.format_exc()
+    return "\n".join(lines), staff, hints
 
 
 def _grade_mcts_outcome(
@@ -194,9 +217,11 @@ def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey) -
                 answers.optimal_actions(case)
                 answers.reference(case, "mcts", "inclusive", seed=case.mcts.seed)
                 continue
-            for rule in accepted_rules(case.pruning, settings.pruning):
+            for rule in accepted_rules(case.pruning, rubric.for_algorithm(algorithm).pruning):
                 answers.reference(case, algorithm, rule)
                 diagnosis.cached_runs(case, algorithm, rule, answers)  # the hints' variants
+                if algorithm == "alpha_beta":
+                    diagnosis.window_moments(case, rule, answers)  # the window in the feedback
 
 
 def _case_error_result(path: Path, error: Exception, number: str) -> TestResult:

@@ -298,7 +298,8 @@ def landlock_abi() -> int:
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.syscall.restype = ctypes.c_long
-        return max(0, libc.syscall(_CREATE_RULESET, None, ctypes.c_size_t(0), _CREATE_RULESET_VERSION))
+        version = libc.syscall(_CREATE_RULESET, None, ctypes.c_size_t(0), _CREATE_RULESET_VERSION)
+        return max(0, version)
     except (OSError, AttributeError):
         return 0
 

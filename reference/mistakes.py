@@ -399,7 +399,7 @@ def _mcts_variant(*, log: Callable[[float], float] = math.log, by_mean: bool = F
             return None
         for _ in range(iterations):
             node = root
-            while not node.terminal and not node.untried:
+            while not node.terminal and not node.untried:  # 1. selection
                 best = node.children[0]
                 for child in node.children[1:]:
                     if ucb(child, c) > ucb(best, c):
@@ -415,10 +415,10 @@ def _mcts_variant(*, log: Callable[[float], float] = math.log, by_mean: bool = F
                 node.children.append(Node(game, game.result(node.state, action), action, node))
                 node = node.children[-1]
             s = node.parent.state if from_parent else node.state
-            while not game.is_terminal(s):
+            while not game.is_terminal(s):  # 3. simulation
                 s = game.result(s, rng.choice(list(game.actions(s))))
             u = game.utility(s)
-            while node is not None:
+            while node is not None:  # 4. backpropagation
                 node.n += 1
                 if node.parent is not None:
                     node.w += _reward(u, MAX if max_reward else node.player)
@@ -479,4 +479,57 @@ mistake(
 )(_mcts_variant(from_parent=True))
 
 
-__all__ = ["CATALOGUE", "Mistake", "mistake", "mistakes_for"]
+# --- not a mistake: the reference's alpha-beta, instrumented -------------------------------
+
+
+class _Enough(Exception):
+    pass
+
+
+def alpha_beta_moments(game: Any, strict: bool, until: int | None = None) -> list[list[Any]]:
+    """Replay the reference's alpha-beta (AIMA Fig. 5.7, the given rule) on the untraced
+    ``game``, recording the window at each generation and each cut, as plain lists
+    ``[kind, step, node, is_max, alpha, beta, v, children]`` (``kind`` "generate": children is
+    [the child]; "cut": the children pruned; ``step``: nodes generated before it). Stops once
+    more than ``until`` nodes are generated. Here, not in ``grader/``, because it is a whole
+    alpha-beta: the feedback's window at the first difference (:mod:`grader.drawing`) reads it
+    through the answer key, so the handout never ships it."""
+    moments: list[list[Any]] = []
+    made = 0
+
+    def search(state: Any, alpha: float, beta: float, depth: int) -> float:
+        nonlocal made
+        if game.is_cutoff(state, depth):
+            return game.evaluate(state)
+        is_max = game.to_move(state) == MAX
+        v = -math.inf if is_max else math.inf
+        actions = list(game.actions(state))
+        node = game.state_id(state)
+        for index, action in enumerate(actions):
+            child = game.result(state, action)
+            moments.append(["generate", made, node, is_max, alpha, beta, v,
+                            [game.state_id(child)]])
+            made += 1
+            if until is not None and made > until + 1:
+                raise _Enough
+            value = search(child, alpha, beta, depth + 1)
+            v = max(v, value) if is_max else min(v, value)
+            bound = beta if is_max else alpha
+            cut = (v > bound if strict else v >= bound) if is_max else (
+                v < bound if strict else v <= bound)
+            if cut:
+                rest = [game.state_id(game.result(state, a)) for a in actions[index + 1:]]
+                if rest:
+                    moments.append(["cut", made, node, is_max, alpha, beta, v, rest])
+                return v
+            alpha, beta = (max(alpha, v), beta) if is_max else (alpha, min(beta, v))
+        return v
+
+    try:
+        search(game.initial_state(), -math.inf, math.inf, 0)
+    except _Enough:
+        pass
+    return moments
+
+
+__all__ = ["CATALOGUE", "Mistake", "alpha_beta_moments", "mistake", "mistakes_for"]

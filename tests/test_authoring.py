@@ -87,11 +87,13 @@ def test_new_rejects_options_that_cannot_make_a_case(args, words, capsys):
     assert error.startswith("grader new: ") and all(word in error for word in words)
 
 
-def test_cli_new_calls_new_main(tmp_path):
+def test_cli_new_calls_new_main_and_never_overwrites(tmp_path, capsys):
     out = tmp_path / "x.json"
-    assert cli.main(["new", "-a", "maxn", "--shape", "2x2", "--players", "3", "--out",
-                     str(out)]) == 0
+    command = ["new", "-a", "maxn", "--shape", "2x2", "--players", "3", "--out", str(out)]
+    assert cli.main(command) == 0
     assert load_case(out).players == 3
+    assert cli.main(command) == 2
+    assert "already exists" in capsys.readouterr().err
 
 
 def test_case_json_keeps_short_lists_on_one_line():
@@ -119,7 +121,8 @@ def test_key_of_the_3_12_8_tree_lists_c2_and_c3_as_pruned(fig_5_2_key):
 def test_key_gives_minimax_values_of_every_node(fig_5_2_key):
     section = fig_5_2_key.split("\n## minimax\n")[1].split("\n## alpha_beta\n")[0]
     assert "- Root value: **3**" in section and "- Root move: **B**" in section
-    for row in ("| A | MAX | 0 | 3 | root |", "| C | MIN | 1 | 2 | 5 |", "| D3 | leaf | 2 | 2 | 12 |"):
+    for row in ("| A | MAX | 0 | 3 | root |", "| C | MIN | 1 | 2 | 5 |",
+                "| D3 | leaf | 2 | 2 | 12 |"):
         assert row in section
 
 
@@ -142,7 +145,8 @@ def test_key_of_a_deep_cutoff_gives_the_window_from_the_root():
 
 
 @pytest.mark.parametrize("name, words", [
-    ("expectimax-notes-8-8-vs-36-3.json", ["| B | chance | 1 |  | 8.8 | 1 |", "| B1 | leaf | 2 | 0.4 |"]),
+    ("expectimax-notes-8-8-vs-36-3.json", ["| B | chance | 1 |  | 8.8 | 1 |",
+                                            "| B1 | leaf | 2 | 0.4 |"]),
     ("aima-fig-5-4-three-player.json", ["**(1, 2, 6)**", "| B1 | P2 | 2 | (1, 2, 6) | 2 |"]),
     ("maxn-shallow-pruning.json", ["- Pruned: "]),
     ("mcts-tiny-tree.json", ["- Chosen move: **B**", "visits of the root's moves: B: "]),

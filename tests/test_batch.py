@@ -12,6 +12,7 @@ import jsonschema
 import pytest
 
 import grader.answers
+import grader.batch
 import grader.solve
 from grader.batch import batch_main, find_submissions, read_metadata
 
@@ -87,6 +88,17 @@ def graded(export, tmp_path_factory):
         patch.undo()
     solvers = set(log.read_text().split()) if log.exists() else set()
     return out, code, stream.getvalue(), solvers
+
+
+def _grade_or_die(submission, results_path):
+    """Kills its grading process on submission_104 (pool processes are forked: this module's
+    function is what they run, looked up by name)."""
+    if Path(submission).stem == "submission_104":
+        os._exit(1)
+    return REAL_GRADE(submission, results_path)
+
+
+REAL_GRADE = grader.batch.grade_submission
 
 
 def rows(out):
@@ -173,3 +185,15 @@ def test_an_export_unzipped_into_its_own_folder_is_looked_into(tmp_path):
     (inner / "submission_metadata.yml").write_text("submission_7:\n  :submitters:\n  - :name: X\n")
     found = find_submissions(tmp_path)
     assert [(s.id, s.submitters) for s in found] == [("submission_7", [{"name": "X"}])]
+
+
+def test_a_submission_that_kills_its_grader_costs_only_its_own_row(export, tmp_path, monkeypatch):
+    monkeypatch.setattr(grader.batch, "grade_submission", _grade_or_die)
+    stream = io.StringIO()
+    code = batch_main(export, tmp_path, cases=CASES[:1], jobs=2, stream=stream)
+    table = {row["submission"]: row for row in rows(tmp_path)}
+    assert "died twice" in table["submission_104"]["error"]
+    assert (table["submission_101"]["score"], table["submission_102"]["score"]) == ("2", "2")
+    assert code == 1 and "4 graded" in stream.getvalue()
+    jsonschema.validate(json.loads((tmp_path / "submission_104" / "results.json").read_text()),
+                        SCHEMA)

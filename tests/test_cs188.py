@@ -99,8 +99,8 @@ def test_ghosts_are_min_players_and_depth_counts_rounds_of_all_agents():
 
 
 def test_expectimax_ghosts_are_chance_nodes_with_equal_probabilities():
-    data, _ = convert(parse_test_text(_test_text("ExpectimaxAgent", successors="a L g\ng L b\ng R c",
-                                                 depth=2)))
+    text = _test_text("ExpectimaxAgent", successors="a L g\ng L b\ng R c", depth=2)
+    data, _ = convert(parse_test_text(text))
     assert data["states"]["g"]["player"] == "chance"
     assert data["states"]["g"]["probabilities"] == [0.5, 0.5]
     assert solve(case_from_dict(data), "expectimax").value == 1.5

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import sys
 from pathlib import Path
 
 import pytest
@@ -98,7 +99,7 @@ def test_a_large_tree_is_cut_around_the_first_difference():
     got = _variant_run(case, "alpha_beta", "strict_pruning")
     lines = draw_tree(case, expected, got)
     assert len(lines) < MAX_ROWS
-    assert any("more below" in line for line in lines)
+    assert any("more nodes below" in line for line in lines)
     text = "\n".join(lines)
     assert "◀ step 76: yours" in text and "◀ step 76: reference" in text
     assert "B1.2.1.2.1.1.2 = -15" in text  # the extra node, drawn
@@ -176,3 +177,17 @@ def test_the_window_at_a_premature_cut_says_why_the_reference_goes_on():
 def test_no_window_when_the_sequences_agree(fig_5_2):
     run = solve(fig_5_2, "alpha_beta")
     assert window_note(fig_5_2, "inclusive", run.generated, run.generated) is None
+
+
+def test_the_window_comes_from_the_key_where_the_reference_is_not_shipped(fig_5_2, monkeypatch):
+    from grader.answers import AnswerKey
+    from grader.diagnosis import window_moments
+
+    expected = solve(fig_5_2, "alpha_beta")
+    got = _variant_run(fig_5_2, "alpha_beta", "never_prunes")
+    stored = window_moments(fig_5_2, "inclusive", AnswerKey(cache=None))
+    replayed = window_note(fig_5_2, "inclusive", expected.generated, got.generated)
+    monkeypatch.setitem(sys.modules, "reference.mistakes", None)  # as in the handout
+    assert window_note(fig_5_2, "inclusive", expected.generated, got.generated) is None
+    assert window_note(fig_5_2, "inclusive", expected.generated, got.generated,
+                       stored) == replayed

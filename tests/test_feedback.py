@@ -33,7 +33,7 @@ from reference.mistakes import CATALOGUE, mistakes_for
 ROOT = Path(__file__).resolve().parent.parent
 SUBMISSIONS = ROOT / "tests" / "submissions"
 PUBLIC = ROOT / "trees" / "public"
-CASE_FOLDERS = [PUBLIC, ROOT / "trees" / "hidden", SUBMISSIONS / "cases"]
+CASE_FOLDERS = [p for p in (PUBLIC, ROOT / "trees" / "hidden", SUBMISSIONS / "cases") if p.exists()]
 SLOW_CASES = {"tictactoe-empty-board", "tictactoe-empty-board-minimax"}
 STUBS = ("max_value", "min_value", "alpha_beta", "expectimax", "maxn", "mcts")
 RUBRIC = load_rubric()
@@ -288,6 +288,7 @@ def test_terminal_report_matches_its_golden(graded_never_prunes, golden):
     text = stream.getvalue()
     assert text.count("is not implemented yet") == 1  # one line for the function, not 3 blocks
     assert "```" not in text and "\033[" not in text  # not a terminal: no colour
+    assert max(map(len, text.splitlines())) <= 100
     golden("feedback/terminal-report.txt", text)
     latin = _Stream("latin-1")
     print_report(results, latin)

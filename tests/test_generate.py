@@ -1,4 +1,4 @@
-"""``grader generate`` (grader/generate.py): reproducible exercise trees that show what was asked."""
+"""``grader generate`` (grader/generate.py): reproducible trees that show what was asked."""
 
 from __future__ import annotations
 
@@ -15,9 +15,11 @@ from grader.solve import solve
 from grader.validate import validate_paths
 
 RUNS = {  # require -> options: small trees, so the whole module stays fast
-    "strict-differs": dict(algorithm="alpha_beta", depth=3, branching=2, seed=3, count=3),
-    "ties": dict(algorithm="minimax", depth=2, branching=3, seed=5, count=3),
-    "deep-cutoff": dict(algorithm="alpha_beta", depth=4, branching=2, seed=1, count=2),
+    "strict-differs": {"algorithm": "alpha_beta", "depth": 3, "branching": 2, "seed": 3,
+                       "count": 3},
+    "ties": {"algorithm": "minimax", "depth": 2, "branching": 3, "seed": 5, "count": 3},
+    "deep-cutoff": {"algorithm": "alpha_beta", "depth": 4, "branching": 2, "seed": 1,
+                    "count": 2},
 }
 
 
@@ -58,7 +60,8 @@ def test_same_seed_writes_identical_files(written, tmp_path):
     assert names == sorted(p.name for p in again.iterdir())
     for name in names:
         if name.endswith(".json"):  # $schema is relative to the folder: compare the rest
-            one, two = json.loads((first / name).read_text()), json.loads((again / name).read_text())
+            one = json.loads((first / name).read_text())
+            two = json.loads((again / name).read_text())
             one.pop("$schema"), two.pop("$schema")
             assert one == two
         else:
@@ -120,10 +123,10 @@ def test_generated_games_follow_the_algorithm():
 
 
 @pytest.mark.parametrize("options, words", [
-    (dict(algorithm="expectimax", require="strict-differs"), ["is about alpha-beta"]),
-    (dict(algorithm="alpha_beta", depth=3, require="deep-cutoff"), ["--depth 4 or more"]),
-    (dict(algorithm="alpha_beta", low=5, high=1), ["--low <= --high"]),
-    (dict(algorithm="alpha_beta", count=0), ["--count of at least 1"]),
+    ({"algorithm": "expectimax", "require": "strict-differs"}, ["is about alpha-beta"]),
+    ({"algorithm": "alpha_beta", "depth": 3, "require": "deep-cutoff"}, ["--depth 4 or more"]),
+    ({"algorithm": "alpha_beta", "low": 5, "high": 1}, ["--low <= --high"]),
+    ({"algorithm": "alpha_beta", "count": 0}, ["--count of at least 1"]),
 ])
 def test_options_that_cannot_work_exit_2(options, words, tmp_path, capsys):
     assert generate_main(out=tmp_path, **options) == 2

@@ -6,8 +6,9 @@ secrets carry the permissions docker/setup.sh gives them (``reference/``, ``tree
 the answer cache and ``results/`` closed to others). Three ways of running it:
 
 * ``root``: as root, as on Gradescope: the worker drops to ``nobody``, and Landlock fences it;
-* ``root-modes``: as root with Landlock off (``GRADER_LANDLOCK=0``): file modes and the
-  privilege drop alone must hold (the entries where they matter: escape, forgery, theft);
+* ``root-modes``: as root with Landlock off (``GRADER_LANDLOCK=0``), as on a kernel without it:
+  file modes and the privilege drop alone must hold (for the entries where they are what
+  stops the attack: theft, and the ``fenced`` ones);
 * ``user``: the whole grader as ``nobody`` owning the layout (a staff laptop, ``grader batch``):
   no drop is possible, so Landlock is the only fence; skipped where the kernel has none.
 
@@ -54,14 +55,13 @@ _spec.loader.exec_module(attacks)
 PUBLIC = ("aima-fig-5-2.json",)  # minimax, alpha_beta
 HIDDEN = ("three-player-takeaway-shallow.json",)  # maxn, hidden: graded first (sorted paths)
 TIME_FLOOR = 1.0  # the test rubric's time_floor (the shipped rubric's)
-RUBRIC = f"[defaults]\ntime_floor = {TIME_FLOOR}\ntime_multiple = 10\n\n[random_trees]\npoints = 0\n"
+RUBRIC = f"[defaults]\ntime_floor = {TIME_FLOOR}\n\n[random_trees]\npoints = 0\n"
 TESTS = 3  # (case, algorithm) pairs the cases above make
 LIMITS = Limits()
 # The rubric's bound on one run: start-up, then each test's limit, kill margin and set-up.
 TIME_BOUND = 10.0 + TESTS * (TIME_FLOOR + LIMITS.kill_margin + 1.0)
 CANARY = f"canary-{secrets.token_hex(8)}"  # in the grader's environment; must never leak
 PARALLEL = 4
-MODES_CATEGORIES = ("escape", "forgery", "theft")
 STASH_XFAIL = (
     "hidden cases sort before public ones (find_cases) and share the worker, so a global filled "
     "on a hidden case prints in a later visible test; needs scoring.grade to grade visible "
@@ -138,63 +138,63 @@ class Variant:
     skip: str = ""  # why the variant cannot run here
 
 
-def _python_for_nobody(workdir: Path) -> tuple[str, str]:
-    """(an interpreter ``nobody`` can run with this venv's packages, "") or ("", why not).
+def _interpreter(base: str, venv: Path, user: pwd.struct_passwd | None) -> str:
+    """A venv of ``base`` seeing this venv's packages, as ``user`` can run it; "" if it cannot.
 
-    The venv's interpreter may live where ``nobody`` cannot go (here: under /root); then a
-    venv of a system interpreter of the same version is made, its path file pointing at this
-    venv's site-packages (which must be readable to everyone).
+    Not this venv itself: its editable install maps ``reference`` to the repository checkout,
+    which is world-readable here (on Gradescope the install points into source/, closed to
+    others). A path file adds the packages without running the path files among them.
     """
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    candidates = [sys.executable, shutil.which(version), f"/usr/bin/{version}"]
+    made = subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], capture_output=True)
+    if made.returncode != 0:
+        return ""
+    lib = next((venv / "lib").glob("python3*")) / "site-packages"
     packages = [p for p in site.getsitepackages() if Path(p).is_dir()]
-
-    def works(python: str) -> bool:
-        probe = "import gradescope_utils, timeout_decorator, jsonschema, networkx"
-        try:
-            run = subprocess.run(
-                [python, "-c", probe], user=NOBODY.pw_uid, group=NOBODY.pw_gid,
-                extra_groups=[], capture_output=True, cwd="/", timeout=60,
-            )
-        except OSError:  # the interpreter itself is out of reach
-            return False
-        return run.returncode == 0
-
-    real = dict.fromkeys(os.path.realpath(c) for c in candidates if c and os.path.exists(c))
-    for index, python in enumerate(real):
-        if python == os.path.realpath(sys.executable) and works(sys.executable):
-            return sys.executable, ""
-        venv = workdir / f"venv-{index}"
-        made = subprocess.run([python, "-m", "venv", "--without-pip", str(venv)], capture_output=True)
-        if made.returncode != 0:
-            continue
-        lib = next((venv / "lib").glob("python3*")) / "site-packages"
-        (lib / "hostile-tests.pth").write_text("\n".join(packages) + "\n")
-        for path in [venv, *venv.rglob("*")]:
-            if not path.is_symlink():
-                path.chmod(path.stat().st_mode | (0o755 if path.is_dir() else 0o444))
-        if works(str(venv / "bin" / "python")):
-            return str(venv / "bin" / "python"), ""
-    return "", f"no {version} that user nobody can run with this venv's packages"
+    (lib / "hostile-tests.pth").write_text("\n".join(packages) + "\n")
+    for path in [venv, *venv.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(path.stat().st_mode | (0o755 if path.is_dir() else 0o444))
+    python = str(venv / "bin" / "python")
+    ids = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []} if user else {}
+    probe = "import gradescope_utils, timeout_decorator, jsonschema, networkx"
+    try:
+        run = subprocess.run([python, "-c", probe], capture_output=True, cwd="/", timeout=60, **ids)
+    except OSError:  # the interpreter itself is out of reach
+        return ""
+    return python if run.returncode == 0 else ""
 
 
 def _variants(workdir: Path) -> dict[str, Variant]:
-    variants = {
-        "root": Variant("root", sys.executable),
-        "root-modes": Variant("root-modes", sys.executable, env={LANDLOCK_ENV: "0"}),
-    }
-    user = Variant("user", "", user=NOBODY)
+    names = ("root", "root-modes", "user")
     if os.geteuid() != 0:
         reason = "needs root: the privilege drop, and switching to nobody for the user variant"
-        return {name: Variant(name, "", skip=reason) for name in ("root", "root-modes", "user")}
+        return {name: Variant(name, "", skip=reason) for name in names}
+    python = _interpreter(os.path.realpath(sys.executable), workdir / "venv-root", None)
+    variants = {
+        "root": Variant("root", python),
+        "root-modes": Variant("root-modes", python, env={LANDLOCK_ENV: "0"}),
+        "user": Variant("user", "", user=NOBODY),
+    }
+    if not python:
+        for variant in variants.values():
+            variant.skip = "could not make a venv of this interpreter"
     if landlock_abi() < 6:
-        user.skip = (
+        variants["user"].skip = (
             f"Landlock ABI {landlock_abi()} < 6: a grader running as a normal user cannot keep "
             "a submission from that user's files and processes without it"
         )
+        return variants
+    # The venv's interpreter may live where nobody cannot go (here: under /root): then a
+    # system interpreter of the same version.
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    candidates = [sys.executable, shutil.which(version), f"/usr/bin/{version}"]
+    real = dict.fromkeys(os.path.realpath(c) for c in candidates if c and os.path.exists(c))
+    for index, base in enumerate(real):
+        variants["user"].python = _interpreter(base, workdir / f"venv-user-{index}", NOBODY)
+        if variants["user"].python:
+            break
     else:
-        user.python, user.skip = _python_for_nobody(workdir)
-    variants["user"] = user
+        variants["user"].skip = f"no {version} that user nobody can run with this venv's packages"
     return variants
 
 
@@ -256,12 +256,23 @@ def _run(variant: Variant, attack: Any, template: Path, workdir: Path) -> Run:
     return Run(returncode, elapsed, stdout, stderr, results, error, changed, leftovers)
 
 
+# Tests that read one run besides their own parameters.
+NEEDS = {
+    "test_the_worker_environment_holds_none_of_the_graders": ("root", "environment"),
+    "test_attacks_are_audited_for_staff_and_never_shown_to_students": ("root", "read_reference"),
+}
+
+
 def _selected(session: pytest.Session) -> set[tuple[str, str]]:
     wanted = set()
     for item in session.items:
+        if item.module.__name__ != __name__:
+            continue
         spec = getattr(item, "callspec", None)
-        if item.module.__name__ == __name__ and spec and "variant" in spec.params:
+        if spec and "variant" in spec.params:
             wanted.add((spec.params["variant"], spec.params["attack"]))
+        if item.originalname in NEEDS:
+            wanted.add(NEEDS[item.originalname])
     return wanted
 
 
@@ -350,7 +361,7 @@ def _params() -> list[Any]:
     params = []
     for variant in ("root", "root-modes", "user"):
         for attack in attacks.ATTACKS:
-            if variant == "root-modes" and attack.category not in MODES_CATEGORIES:
+            if variant == "root-modes" and not (attack.fenced or attack.category == "theft"):
                 continue
             marks = [pytest.mark.xfail(reason=STASH_XFAIL, strict=True)] if (
                 attack.name == "stash_hidden") else []
@@ -393,20 +404,21 @@ def test_the_correct_submission_scores_everything_and_is_not_audited(hostile_run
     assert "audit" not in warm.results.get("extra_data", {})
 
 
-def test_the_root_variant_really_drops_privileges_and_confines(hostile_runs):
+def test_the_worker_environment_holds_none_of_the_graders(hostile_runs):
     variants, runs, _ = hostile_runs
-    if ("root", "environment") not in runs:
-        pytest.skip("the environment entry was not selected")
-    output = next(t["output"] for t in runs[("root", "environment")].results["tests"]
-                  if _algorithm(t) == "alpha_beta")
-    assert "GRADESCOPE_SECRET_TOKEN" not in output  # the worker's own environment is minimal
+    if variants["root"].skip:
+        pytest.skip(variants["root"].skip)
+    run = runs[NEEDS["test_the_worker_environment_holds_none_of_the_graders"]]
+    output = next(t["output"] for t in run.results["tests"] if _algorithm(t) == "alpha_beta")
+    assert "'PYTHONHASHSEED': '0'" in output  # the worker's own, printed before the refusal
+    assert "GRADESCOPE_SECRET_TOKEN" not in output and CANARY not in output
 
 
 def test_attacks_are_audited_for_staff_and_never_shown_to_students(hostile_runs):
-    _, runs, _ = hostile_runs
-    run = runs.get(("root", "read_reference"))
-    if run is None:
-        pytest.skip("the read_reference entry was not selected")
+    variants, runs, _ = hostile_runs
+    if variants["root"].skip:
+        pytest.skip(variants["root"].skip)
+    run = runs[NEEDS["test_attacks_are_audited_for_staff_and_never_shown_to_students"]]
     findings = run.results["extra_data"]["audit"]
     assert {"import", "call"} <= {finding["kind"] for finding in findings}
     assert any(finding["name"] == "open" for finding in findings)
@@ -423,3 +435,92 @@ def test_the_corpus_writes_one_submission_per_attack(tmp_path):
     assert text.startswith(attacks.CORRECT.read_text().rstrip())
     assert text.rstrip().endswith("pass")
     assert set(attacks.CATEGORIES) == {attack.category for attack in attacks.ATTACKS}
+
+
+# --- defences outside the worker --------------------------------------------------------------
+
+
+def test_results_are_written_by_the_parent_after_every_worker_process_is_gone(
+    tmp_path, monkeypatch
+):
+    from grader import answers, gradescope, sandbox
+
+    monkeypatch.setattr(answers, "CACHE_KEY", tmp_path / "answer-key.json")
+    groups: list[int] = []
+    start = sandbox.Worker.start
+
+    def recording_start(self):
+        start(self)
+        if self.pid is not None and self.pid not in groups:
+            groups.append(self.pid)
+
+    def alive(group: int) -> bool:
+        try:
+            os.killpg(group, 0)  # any process left in the worker's group, forked ones too
+            return True
+        except ProcessLookupError:
+            return False
+
+    checks: list[tuple[str, list[int]]] = []
+    write = gradescope.write_json_atomically
+
+    def checking_write(data, path):
+        checks.append((Path(path).name, [group for group in groups if alive(group)]))
+        write(data, path)
+
+    monkeypatch.setattr(sandbox.Worker, "start", recording_start)
+    monkeypatch.setattr(gradescope, "write_json_atomically", checking_write)
+    submission = attacks.write_submission(attacks.BY_NAME["os_exit"], tmp_path / "submission")
+    cases = [REPO / "trees/public" / name for name in (PUBLIC[0], "aima-fig-5-4-three-player.json")]
+    code = gradescope.grade_main(submission, cases, results_path=tmp_path / "results.json")
+    assert code == 0 and len(groups) == 2  # one worker died in alpha_beta, a fresh one went on
+    assert ("results.json", []) in checks  # written once no worker process was left
+    assert all(alive_then == [] for _, alive_then in checks)  # the answer cache too
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert [test["score"] for test in data["tests"]] == [1.0, 0.0, 1.0]
+
+
+def test_the_audit_reports_what_reaches_past_the_game():
+    from grader.audit import audit
+
+    source = (
+        "import math, os\n"                                    # 1
+        "from grader.games import MAX\n"                       # 2
+        "from grader import tracing\n"                         # 3
+        "import importlib.util as iu\n"                        # 4
+        "def alpha_beta(game, state):\n"                       # 5
+        "    open('/autograder/results/results.json', 'w')\n"  # 6
+        "    eval('1'); exec('x = 1')\n"                       # 7
+        "    getattr(game, '__class__')\n"                     # 8
+        "    getattr(game, 'actions')\n"                       # 9
+        "    return ().__class__.__bases__[0].__subclasses__()\n"  # 10
+    )
+    found = {(finding.line, finding.kind, finding.name) for finding in audit(source)}
+    assert found == {
+        (1, "import", "os"), (3, "import", "grader.tracing"), (4, "import", "importlib.util"),
+        (6, "call", "open"), (7, "call", "eval"), (7, "call", "exec"),
+        (8, "call", "getattr:__class__"), (10, "attribute", "__class__"),
+        (10, "attribute", "__bases__"), (10, "attribute", "__subclasses__"),
+    }  # fmt: skip
+
+
+def test_the_audit_is_silent_on_correct_code_and_on_code_that_does_not_parse():
+    from grader.audit import audit
+
+    assert audit(attacks.CORRECT.read_text()) == []
+    assert audit(attacks.submission_text(attacks.BY_NAME["syntax_error"])) == []
+    assert audit("x = " + "(" * 100_000 + ")" * 100_000) == []  # too deep for the parser
+    assert audit("\0") == []
+
+
+def test_the_audit_of_a_submission_never_raises(tmp_path):
+    from grader.audit import audit_submission
+
+    assert audit_submission(tmp_path / "missing.py") == {"findings": [], "note": ""}
+    broken = tmp_path / "broken.zip"
+    broken.write_bytes(b"not a zip")
+    assert audit_submission(broken) == {"findings": [], "note": ""}
+    attack = attacks.write_submission(attacks.BY_NAME["read_reference"], tmp_path / "theft")
+    report = audit_submission(attack.parent)
+    assert report["note"].startswith("audit (not a deduction): search.py line ")
+    assert {"import", "call"} <= {finding["kind"] for finding in report["findings"]}

@@ -1,12 +1,11 @@
 """``grader render`` (grader/render.py): text and DOT pinned by golden files, SVG/PNG via dot.
 
-Goldens live in tests/goldens/ta/; rewrite them deliberately with ``UPDATE_GOLDENS=1 pytest
-tests/test_render.py`` (or ``--update-goldens`` where the suite registers that option).
+Goldens live in tests/goldens/ta/ (the ``golden`` fixture of tests/conftest.py); rewrite them
+deliberately with ``pytest tests/test_render.py --update-goldens`` and review the diff.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -20,9 +19,9 @@ from grader.render import build_scene, render_dot, render_main, render_svg, rend
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLIC = ROOT / "trees" / "public"
-GOLDENS = Path(__file__).resolve().parent / "goldens" / "ta"
 CORRECT = Path(__file__).resolve().parent / "submissions" / "correct" / "search.py"
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
+                               reason="Graphviz's dot is not installed")
 
 # golden file -> (case, algorithm, format); the rule is fixed so the rubric cannot move them.
 PICTURES = {
@@ -38,34 +37,15 @@ PICTURES = {
 }
 
 
-def _update(request) -> bool:
-    return bool(os.environ.get("UPDATE_GOLDENS")) or bool(
-        request.config.getoption("--update-goldens", default=False))
-
-
-def _check_golden(request, name: str, text: str) -> None:
-    golden = GOLDENS / name
-    if _update(request):
-        golden.parent.mkdir(parents=True, exist_ok=True)
-        golden.write_text(text, encoding="utf-8")
-        return
-    assert golden.exists(), f"no golden {golden}: run with UPDATE_GOLDENS=1 once, then review it"
-    expected = golden.read_text(encoding="utf-8").splitlines()
-    got = text.splitlines()
-    for number, (want, have) in enumerate(zip(expected, got), 1):
-        assert have == want, f"{name} line {number} differs:\nexpected: {want}\ngot:      {have}"
-    assert len(got) == len(expected), f"{name}: {len(got)} lines, the golden has {len(expected)}"
-
-
 def _case(name: str):
     return load_case(PUBLIC / f"{name}.json")
 
 
-@pytest.mark.parametrize("golden", PICTURES)
-def test_picture_matches_its_golden(request, golden):
-    name, algorithm, form = PICTURES[golden]
+@pytest.mark.parametrize("picture", PICTURES)
+def test_picture_matches_its_golden(golden, picture):
+    name, algorithm, form = PICTURES[picture]
     scene = build_scene(_case(name), algorithm, pruning="inclusive")
-    _check_golden(request, golden, render_text(scene) if form == "txt" else render_dot(scene))
+    golden(f"ta/{picture}", render_text(scene) if form == "txt" else render_dot(scene))
 
 
 def test_text_marks_the_cut_and_the_pruned_leaves():
@@ -96,9 +76,9 @@ def test_strict_rule_draws_no_cut_where_inclusive_does():
 
 def test_student_run_is_drawn_over_the_reference():
     case = _case("prune-equal-root-level")
-    reference = SimpleNamespace(generated="B B1 B2 B3 C C1 D D1 D2 D3".split(), value=3,
-                                action="B")
-    student = SimpleNamespace(generated="B B1 B2 B3 C C1 C2 C3 D D1 D2 D3".split())
+    searched = ["B", "B1", "B2", "B3", "C", "C1", "D", "D1", "D2", "D3"]
+    reference = SimpleNamespace(generated=searched, value=3, action="B")
+    student = SimpleNamespace(generated=searched[:6] + ["C2", "C3"] + searched[6:])
     scene = build_scene(case, "alpha_beta", reference, student, pruning="inclusive")
     text = render_text(scene)
     c2 = next(line for line in text.splitlines() if " C2 " in line)

@@ -519,7 +519,12 @@ def alpha_beta(game, state, alpha=-1, beta=1, depth=0):
 
 
 def test_the_global_random_is_seeded_before_every_call(worker_for):
-    worker = worker_for("import random\ndef max_value(game, state, depth=0):\n    return random.random()\n")
+    worker = worker_for("""
+        import random
+
+        def max_value(game, state, depth=0):
+            return random.random()
+    """)
     first, second = worker.run(CASE, "minimax"), worker.run(CASE, "minimax")
     assert first.value == second.value == random.Random(0).random()
 

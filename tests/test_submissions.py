@@ -40,7 +40,7 @@ from reference import decision, max_value, min_value, reference_functions
 ROOT = Path(__file__).resolve().parent.parent
 SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
 STUBS = ROOT / "student" / "search.py"
-CASE_FOLDERS = [ROOT / "trees" / "public", ROOT / "trees" / "hidden", SUBMISSIONS / "cases"]
+CASE_FOLDERS = [ROOT / "trees" / "public", ROOT / "trees" / "hidden"]
 SLOW_CASES = {"tictactoe-empty-board", "tictactoe-empty-board-minimax"}
 SCHEMA = json.loads((Path(__file__).parent / "gradescope_results.schema.json").read_text())
 

@@ -28,6 +28,7 @@ CORRECT = Path(__file__).resolve().parent.parent / "submissions" / "correct" / "
 CATEGORIES = ("runaway", "escape", "forgery", "theft", "accident")
 TIMEOUT = r"did not finish within the time limit"
 REFUSED = r"tried to reach something outside the sandbox"
+PROCESS = r"tried to start a process or a thread"
 WRONG_VALUE = r"expected (the value|a number)[^\n]*got"
 
 # Prepended to attacks that look for the grader's files.
@@ -56,6 +57,7 @@ class Attack:
     scope: str = "function"  # "function", "module" or "none"
     score: float = 0.0  # fraction of its points the target keeps
     slow: bool = False  # runs into a time limit: scheduled first
+    fenced: bool = False  # only what the OS refuses (files, processes, signals) stops it
 
 
 def _attack(name: str, category: str, description: str, source: str, **expect) -> Attack:
@@ -107,7 +109,7 @@ ATTACKS: list[Attack] = [
                     if os.fork() == 0:
                         while True:
                             pass
-            """), message=r"tried to start a process or a thread"),
+            """), message=PROCESS, fenced=True),
     _attack("lingering_thread", "runaway", "a thread left spinning after the call returns",
             _ab("""
                 import threading
@@ -118,12 +120,12 @@ ATTACKS: list[Attack] = [
 
                 threading.Thread(target=spin, daemon=True).start()
                 return 3
-            """), message=r"tried to start a process or a thread|can't start new thread"),
+            """), message=PROCESS + r"|can't start new thread", fenced=True),
     _attack("subprocess_shell", "runaway", "running a shell command",
             _ab("""
                 import subprocess
                 return subprocess.run(["sh", "-c", "echo pwned"], capture_output=True).returncode
-            """), message=r"tried to start a process or a thread|No module named|PermissionError"),
+            """), message=PROCESS + r"|No module named|PermissionError", fenced=True),
     _attack("output_flood", "runaway", "100 MB printed through print()",
             _ab("""
                 chunk = "x" * 1_000_000
@@ -160,10 +162,10 @@ ATTACKS: list[Attack] = [
             message=r"died: was killed by SIGKILL"),
     _attack("kill_parent", "escape", "SIGKILL to the grader (its parent process)",
             _ab("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nreturn 3"),
-            message=REFUSED),
+            message=REFUSED, fenced=True),
     _attack("kill_parent_group", "escape", "SIGKILL to the grader's process group",
             _ab("import os, signal\nos.killpg(os.getpgid(os.getppid()), signal.SIGKILL)\nreturn 3"),
-            message=REFUSED),
+            message=REFUSED, fenced=True),
     _attack("replace_alarm_handler", "escape", "signal.signal ignoring SIGALRM, then a loop",
             _ab("""
                 import signal
@@ -181,7 +183,7 @@ ATTACKS: list[Attack] = [
 
                 atexit.register(forge)
                 return 0
-            """, paths=True), message=WRONG_VALUE),
+            """, paths=True), message=WRONG_VALUE, fenced=True),
     # --- forgery --------------------------------------------------------------------------
     _attack("print_fake_results", "forgery", "a full-score results.json printed to stdout",
             _ab("""
@@ -198,13 +200,13 @@ ATTACKS: list[Attack] = [
                     with open(path, "w") as out:
                         out.write(forged)
                 return 0
-            """, paths=True), message=REFUSED),
+            """, paths=True), message=REFUSED, fenced=True),
     _attack("overwrite_grader_source", "forgery", "the grader's own code rewritten on disk",
             _ab("""
                 with open(SOURCE + "/grader/scoring.py", "a") as out:
                     out.write("\\ngrade = lambda *a, **k: None\\n")
                 return 0
-            """, paths=True), message=REFUSED),
+            """, paths=True), message=REFUSED, fenced=True),
     _attack("patch_unittest", "forgery", "unittest.TestCase.run replaced, then a wrong answer",
             _ab("""
                 import unittest
@@ -305,7 +307,8 @@ ATTACKS: list[Attack] = [
                 import sys
                 frame = sys._getframe(1)
                 while frame is not None:
-                    print(frame.f_code.co_filename, {k: repr(v)[:200] for k, v in frame.f_locals.items()})
+                    shown = {k: repr(v)[:200] for k, v in frame.f_locals.items()}
+                    print(frame.f_code.co_filename, shown)
                     frame = frame.f_back
                 return 0
             """), message=WRONG_VALUE),

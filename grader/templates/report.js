@@ -1,0 +1,96 @@
+// The step-through of the HTML report (grader/html.py): one slider per failing case replays
+// both searches' `generated` sequences at once. Plain script, no library, no network.
+(function () {
+  "use strict";
+
+  function positions(ids) {  // id -> the steps (1-based) at which a search generated it
+    var found = Object.create(null);
+    ids.forEach(function (id, index) {
+      (found[id] = found[id] || []).push(index + 1);
+    });
+    return found;
+  }
+
+  function setUp(section) {
+    var data = JSON.parse(section.querySelector("script.replay-data").textContent);
+    var slider = section.querySelector("input.step");
+    var label = section.querySelector(".step-label");
+    var refAt = positions(data.ref.ids);
+    var gotAt = positions(data.got.ids);
+    var nodes = Array.prototype.map.call(section.querySelectorAll("g.node"), function (g) {
+      var id = g.getAttribute("data-id");
+      return {g: g, ref: refAt[id] || [], got: gotAt[id] || []};
+    });
+    var current = data.steps;
+    var pointers = {ref: section.querySelector("path.cur.ref"), got: section.querySelector("path.cur.got")};
+
+    function point(side, id) {  // move the side's pointer onto the node it enters now
+      var pointer = pointers[side];
+      if (!pointer) { return; }
+      var ring = null;
+      nodes.some(function (node) {
+        if (node.g.getAttribute("data-id") !== id) { return false; }
+        ring = node.g.querySelector("circle.ring." + side);
+        return ring !== null;
+      });
+      pointer.classList.toggle("on", ring !== null);
+      if (ring) {
+        pointer.setAttribute("transform", "translate(" + ring.getAttribute("cx") + "," +
+                             ring.getAttribute("cy") + ")");
+      }
+    }
+
+    function fill(side, step) {
+      var column = section.querySelector(".side-" + side);
+      var list = column.querySelector("ul");
+      var info = data[side];
+      while (list.firstChild) { list.removeChild(list.firstChild); }
+      (info.rows[step] || []).forEach(function (index) {
+        var line = info.lines[index];
+        var item = document.createElement("li");
+        item.className = line[0];
+        item.textContent = line[1];
+        list.appendChild(item);
+      });
+    }
+
+    function show(step) {
+      current = Math.max(0, Math.min(data.steps, step));
+      slider.value = String(current);
+      nodes.forEach(function (node) {
+        var cl = node.g.classList;
+        cl.toggle("vr", node.ref.some(function (s) { return s <= current; }));
+        cl.toggle("vg", node.got.some(function (s) { return s <= current; }));
+        cl.toggle("cr", node.ref.indexOf(current) !== -1);
+        cl.toggle("cg", node.got.indexOf(current) !== -1);
+      });
+      var text = "step " + current + " of " + data.steps;
+      if (data.first !== null && current === data.first) { text += ": the first difference"; }
+      label.textContent = text;
+      section.setAttribute("data-step", String(current));
+      fill("ref", current);
+      fill("got", current);
+      point("ref", data.ref.ids[current - 1]);
+      point("got", data.got.ids[current - 1]);
+    }
+
+    slider.addEventListener("input", function () { show(Number(slider.value)); });
+    section.querySelector("button.prev").addEventListener("click", function () { show(current - 1); });
+    section.querySelector("button.next").addEventListener("click", function () { show(current + 1); });
+    section.querySelector("button.jump").addEventListener("click", function () {
+      show(data.first === null ? data.steps : data.first);
+    });
+    section.querySelector("button.end").addEventListener("click", function () { show(data.steps); });
+    section.addEventListener("keydown", function (event) {
+      if (event.target === slider) { return; }  // the slider steps itself on arrow keys
+      if (event.key === "ArrowLeft") { show(current - 1); event.preventDefault(); }
+      if (event.key === "ArrowRight") { show(current + 1); event.preventDefault(); }
+      if (event.key === "Home") { show(0); event.preventDefault(); }
+      if (event.key === "End") { show(data.steps); event.preventDefault(); }
+    });
+    section.classList.add("stepping");
+    show(current);
+  }
+
+  Array.prototype.forEach.call(document.querySelectorAll("section.case[data-replay]"), setUp);
+}());
