@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import random
-import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -32,10 +29,14 @@ def grade_all(runs: int, cache: Path) -> dict[str, Any]:
                    "--results", str(Path(scratch) / "results.json")]
         cold = run_measured(command, env=env)  # computes and caches every reference answer
         warm = median_measured(command, runs, env=env)
+    imports = median_measured([PYTHON, "-c", "import grader.cli, grader.gradescope, "
+                               "grader.scoring, grader.sandbox"], runs)
     print(table([["cold answer key", f"{cold['wall']:.2f}", f"{cold['peak_mb']:.0f}"],
-                 [f"warm (median of {runs})", f"{warm['wall']:.2f}", f"{warm['peak_mb']:.0f}"]],
+                 [f"warm (median of {runs})", f"{warm['wall']:.2f}", f"{warm['peak_mb']:.0f}"],
+                 ["of which: interpreter + imports", f"{imports['wall']:.2f}",
+                  f"{imports['peak_mb']:.0f}"]],
                 ["grader grade, all cases", "wall s", "peak MB"]))
-    return {"cold": cold, "warm": warm, "target_wall": 5.0}
+    return {"cold": cold, "warm": warm, "interpreter_and_imports": imports, "target_wall": 5.0}
 
 
 def _import_student(path: Path) -> dict[str, Any]:
@@ -66,9 +67,10 @@ def per_case(runs: int, cache: Path) -> dict[str, Any]:
     from grader.sandbox import Limits, Worker
     from grader.scoring import accepted_rules, grade_pair
 
-    rubric, answers = load_rubric(), AnswerKey(cache=cache / "answer-key.json")
+    rubric = load_rubric()
+    key_s, answers = timed(lambda: AnswerKey(cache=cache / "answer-key.json"), runs)
     student = _import_student(CORRECT)
-    cases = [load_case(path) for path in find_cases(CASE_DIRS)]
+    load_s, cases = timed(lambda: [load_case(path) for path in find_cases(CASE_DIRS)], runs)
     rows = []
     with Worker(CORRECT, limits=Limits()) as worker:
         worker.start()
@@ -111,11 +113,15 @@ def per_case(runs: int, cache: Path) -> dict[str, Any]:
         "slow_tests": [r["test"] for r in slow],
         "worst_ratio_over_100ms": max((r["ratio"] for r in slow), default=None),
         "worst_grader_ratio_over_100ms": max((r["grader_ratio"] for r in slow), default=None),
+        "load_cases_s": load_s, "load_answer_key_s": key_s,
         "worker_startup_s": startup_s, "worker_starts_in_run": starts,
         "startup_per_test_ms": 1000 * startup_s * starts / max(len(rows), 1),
         "median_overhead_small_ms": 1000 * statistics.median(
             r["grade_s"] - r["student_s"] for r in rows if r["reference_s"] <= 0.1),
     }
+    print(f"loading {len(cases)} cases {load_s:.2f} s, the answer key {key_s:.2f} s, grading "
+          f"{len(rows)} tests {summary['total_grade_s']:.2f} s (the reference alone: "
+          f"{summary['total_reference_s']:.2f} s)")
     print(f"worker start-up {1000 * startup_s:.0f} ms, {starts} start(s) for {len(rows)} tests: "
           f"{summary['startup_per_test_ms']:.2f} ms a test; median grading overhead on tests "
           f"under 100 ms: {summary['median_overhead_small_ms']:.2f} ms")
@@ -145,20 +151,29 @@ def tracing(runs: int, sizes: list[int]) -> dict[str, Any]:
             return trace
 
         samples: list[list[float]] = [[], [], []]
+        cpu: list[list[float]] = [[], [], []]
+        trace = result = None
         for _ in range(runs):  # interleaved, so a change in the machine's load hits all three
-            samples[0].append(timed(lambda: reference.max_value(game, root), 1)[0])
-            seconds, trace = timed(hot, 1)
-            samples[1].append(seconds)
-            samples[2].append(timed(lambda: run_algorithm(functions, game, "minimax"), 1)[0])
+            for i, function in enumerate((lambda: reference.max_value(game, root), hot,
+                                          lambda: run_algorithm(functions, game, "minimax"))):
+                before = time.process_time()
+                seconds, result = timed(function, 1)
+                cpu[i].append(time.process_time() - before)
+                samples[i].append(seconds)
+                trace = result if i == 1 else trace
         untraced, recorded, full = (statistics.median(sample) for sample in samples)
+        cpu_untraced, cpu_traced, cpu_full = (statistics.median(sample) for sample in cpu)
         results.append({"game": label, "generated": len(trace.generated),
                         "evaluated": len(trace.evaluated), "build_s": built,
                         "untraced_s": untraced, "traced_s": recorded, "traced_ids_s": full,
-                        "ratio": recorded / untraced, "ratio_ids": full / untraced})
-        del trace, game
+                        "ratio": recorded / untraced, "ratio_ids": full / untraced,
+                        "cpu_untraced_s": cpu_untraced, "cpu_traced_s": cpu_traced,
+                        "cpu_traced_ids_s": cpu_full, "cpu_ratio": cpu_traced / cpu_untraced,
+                        "cpu_ratio_ids": cpu_full / cpu_untraced})
+        del trace, game, result
     print(table([[r["game"], f"{r['generated']:,}", f"{r['untraced_s']:.3f}",
                   f"{r['traced_s']:.3f}", f"{r['traced_ids_s']:.3f}", f"{r['ratio']:.2f}",
-                  f"{r['ratio_ids']:.2f}"] for r in results],
+                  f"{r['ratio_ids']:.2f}", f"{r['cpu_ratio_ids']:.2f}"] for r in results],
                 ["reference minimax on", "generated", "untraced s", "traced s", "+ids s",
-                 "traced/untraced", "+ids/untraced"]))
+                 "traced/untraced", "+ids/untraced", "same, CPU time"]))
     return {"rows": results, "target_ratio": 1.5}

@@ -66,7 +66,7 @@ def code_version() -> str | None:
     for folder in folders:
         for source in sorted(folder.glob("*.py")):
             digest.update(source.name.encode() + b"\0" + source.read_bytes())
-    for name in ("runner.py", "tracing.py", "solve.py"):
+    for name in ("runner.py", "tracing.py", "solve.py", "diagnosis.py"):
         digest.update((PACKAGE_ROOT / name).read_bytes())
     return digest.hexdigest()[:16]
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import sys
 import tempfile
@@ -160,7 +161,6 @@ def _init_process(key_path: str, calibration: float, rubric_path: str | None,
         os.setsid()
     except OSError:
         pass
-
     _STATE["answers"] = AnswerKey(files=[Path(key_path)], calibration=calibration)
     _STATE["rubric"] = load_rubric(rubric_path)
     _STATE["cases"] = [Path(path) for path in case_paths]
@@ -178,7 +178,7 @@ def _summary(data: dict[str, Any]) -> dict[str, Any]:
 
 def grade_submission(submission: Path, results_path: Path) -> dict[str, Any]:
     """Grade one submission with this process's key, write its results.json, summarise it."""
-    from grader.gradescope import error_results, write_json_atomically, write_results
+    from grader.gradescope import write_results
     from grader.scoring import grade
     from grader.submission import locate_submission
 
@@ -196,10 +196,9 @@ def grade_submission(submission: Path, results_path: Path) -> dict[str, Any]:
                 results.extra_data["batch_error"] = error
             data = write_results(results, results_path)
         except Exception as problem:  # noqa: BLE001 - the grader failed on this one: go on
-            error = f"grading failed: {problem!r}"
-            data = error_results(error, traceback.format_exc())
-            data["extra_data"] = {"batch_error": error}
-            write_json_atomically(data, results_path)
+            summary = _record_failure(results_path, f"grading failed: {problem!r}",
+                                      traceback.format_exc())
+            return {**summary, "seconds": time.perf_counter() - started}
     return {**_summary(data), "seconds": time.perf_counter() - started}
 
 
@@ -214,6 +213,13 @@ class Progress:
         self.started = time.perf_counter()
         self.tty = stream.isatty()
 
+    def say(self, text: str) -> None:
+        """A line of its own (below the bar, on a terminal)."""
+        if self.tty and 0 < self.done < self.total:
+            self.stream.write("\n")
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
     def update(self, name: str, summary: dict[str, Any], skipped: bool) -> None:
         self.done += 1
         self.graded += 0 if skipped else 1
@@ -224,6 +230,8 @@ class Progress:
         if summary["error"]:
             what += f", error: {summary['error'][:80]}"
         if self.tty:
+            if summary["error"]:  # kept above the bar
+                self.stream.write(f"\r{name}: {summary['error'][:100]}\033[K\n")
             filled = int(30 * self.done / max(self.total, 1))
             bar = "#" * filled + "." * (30 - filled)
             self.stream.write(f"\r[{bar}] {self.done}/{self.total} ETA {eta:>6}  {name[:30]:30}")
@@ -266,8 +274,6 @@ def write_scores(path: Path, submissions: list[Submission], summaries: dict[str,
 
 def _previous(results_path: Path, inputs_changed: float) -> dict[str, Any] | None:
     """The summary of an up-to-date results.json (newer than every input), else None."""
-    import json
-
     try:
         if results_path.stat().st_mtime <= inputs_changed:
             return None
@@ -302,14 +308,15 @@ def batch_main(submissions: Path, out: Path, *, cases: list[Path], jobs: int | N
     """Grade every submission in ``submissions`` into ``out``. Exit 0; 1 when some submission
     has an error (its row says which); 2 when nothing could be graded (bad folder or cases)."""
     from grader.cases import find_cases
-    from grader.rubric import DEFAULT_PATH
+    from grader.rubric import DEFAULT_PATH, load_rubric
 
     stream = stream or sys.stdout
     out = Path(out)
     try:
         found = find_submissions(Path(submissions), exclude=out)
         case_paths = find_cases([Path(c) for c in cases])
-    except FileNotFoundError as error:
+        load_rubric(rubric_path)  # a broken rubric stops the batch before any grading
+    except Exception as error:  # noqa: BLE001 - FileNotFoundError, RubricError: say which
         print(f"grader batch: {error}", file=sys.stderr)
         return 2
     rubric_file = Path(rubric_path) if rubric_path else DEFAULT_PATH
@@ -330,16 +337,16 @@ def batch_main(submissions: Path, out: Path, *, cases: list[Path], jobs: int | N
         out.mkdir(parents=True, exist_ok=True)
         started = time.perf_counter()
         calibration = _prepare_key(case_paths, rubric_path, out / KEY_FILE)
-        print(f"reference answers for {len(case_paths)} cases ready in "
-              f"{time.perf_counter() - started:.1f} s", file=stream, flush=True)
+        progress.say(f"reference answers for {len(case_paths)} cases ready in "
+                     f"{time.perf_counter() - started:.1f} s")
         setup = (str(out / KEY_FILE), calibration, str(rubric_path) if rubric_path else None,
                  [str(p) for p in case_paths])
         try:
             _run_pool(todo, out, jobs or _cores(), setup, summaries, progress)
         except KeyboardInterrupt:
             write_scores(out / SCORES_FILE, found, summaries)
-            print(f"\ninterrupted: {len(summaries)} of {len(found)} submissions in "
-                  f"{out / SCORES_FILE}; run again to grade the rest", file=stream)
+            progress.say(f"interrupted: {len(summaries)} of {len(found)} submissions in "
+                         f"{out / SCORES_FILE}; run again to grade the rest")
             return 130
     out.mkdir(parents=True, exist_ok=True)
     write_scores(out / SCORES_FILE, found, summaries)
@@ -404,10 +411,10 @@ def _pooled(todo: list[Submission], out: Path, jobs: int, setup: tuple,
     return broken
 
 
-def _record_failure(results_path: Path, error: str) -> dict[str, Any]:
-    """Gradescope's error results for a submission the grader could not grade, and its row."""
+def _record_failure(results_path: Path, error: str, detail: str = "") -> dict[str, Any]:
+    """Gradescope's error results for a submission the grader could not grade; its summary."""
     from grader.gradescope import error_results, write_json_atomically
 
-    data = {**error_results(error), "extra_data": {"batch_error": error}}
+    data = {**error_results(error, detail), "extra_data": {"batch_error": error}}
     write_json_atomically(data, results_path)
     return {**_summary(data), "seconds": 0.0}

@@ -102,7 +102,7 @@ def sequence_report(diff: SequenceDiff, *, expected_label: str = "expected",
         lines += wrap(f"- not searched, but the reference searched them: {_listed(diff.missing)}")
     if diff.duplicates:
         twice = [f"{node} ({count}x)" for node, count in diff.duplicates.items()]
-        lines += wrap(f"- generated more often than the reference did: {_listed(twice)}")
+        lines += wrap(f"- {diff.label} more often than the reference did: {_listed(twice)}")
     return lines
 
 

@@ -27,6 +27,7 @@ import json
 import math
 import re
 import sys
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import astuple, dataclass, field
 from pathlib import Path
@@ -70,7 +71,6 @@ class Side:
     ids: list[str]
     rows: list[list[int]] = field(default_factory=list)
     lines: list[list[str]] = field(default_factory=list)
-    note: str = ""
     _seen: dict[tuple[str, str], int] = field(default_factory=dict, repr=False)
 
     def add(self, lines: list[tuple[str, str]]) -> None:
@@ -88,7 +88,7 @@ class Side:
 
 @dataclass
 class TreeIndex:
-    """The explicit tree as the step-through needs it, from the scene's nodes (first occurrences)."""
+    """The explicit tree as the steps need it, from the scene's nodes (first occurrences)."""
 
     root: str
     children: dict[str, list[str]]
@@ -118,10 +118,11 @@ def _entered(node: str, parent: str | None, index: TreeIndex | None) -> tuple[st
     return ("entered", f"entered {node}, a child of {parent}{kind}")
 
 
-def inferred_side(ids: list[str], total: int, index: TreeIndex | None, algorithm: str) -> Side:
-    """Steps of a search with no window: the path, found by keeping a stack of the nodes the
-    trace is inside; a child counts for its parent, with its exact value, once the trace left it
-    (not for alpha-beta: a child whose search was cut returns a bound, not its exact value)."""
+def inferred_side(ids: list[str], total: int, index: TreeIndex | None, values: bool) -> Side:
+    """Steps of a search without a replay: the node entered and its parent, found by keeping a
+    stack of the nodes the trace is inside. ``values``: also each node on the path's value so
+    far, a child counting with its exact value once the trace has left it (the reference's
+    values, never a student's: a trace does not carry what their code computed)."""
     side = Side(list(ids))
     root = index.root if index else None
     side.add([("entered", f"at the root {root}" if root else "at the root")])
@@ -142,43 +143,43 @@ def inferred_side(ids: list[str], total: int, index: TreeIndex | None, algorithm
             side.add([("entered", f"entered {node} (not a child of a node on the current path)")])
             continue
         stack.append((node, []))
-        lines = [_entered(node, parent, index)]
-        lines += _so_far(stack[:-1], index, algorithm)
-        side.add(lines)
+        side.add([_entered(node, parent, index)] + (_so_far(stack[:-1], index) if values else []))
     return side
 
 
-def _so_far(path: list[tuple[str, list[str]]], index: TreeIndex, algorithm: str) -> list[tuple[str, str]]:
+def _so_far(path: list[tuple[str, list[str]]], index: TreeIndex) -> list[tuple[str, str]]:
+    """One line a node on the path: a chance node's running weighted sum, else its best so far."""
     lines = []
-    for depth, (node, finished) in enumerate(path):
+    for node, finished in path:
         player = index.player.get(node)
         if player == CHANCE:
             terms = [f"{number(index.probability.get((node, c), 0))}×{number(index.value[c])}"
                      for c in finished]
             total = sum(index.probability.get((node, c), 0) * index.value[c] for c in finished)
+            text = " + ".join(terms) + f" = {number(total)}" if terms else "0"
             outcomes = len(index.children.get(node, []))
-            text = (" + ".join(terms) + f" = {number(total)}") if terms else "0 (no outcome done)"
-            lines.append(("sum", f"chance {node}: running weighted sum {text} "
-                                 f"({len(finished)} of {outcomes} outcomes done)"))
-        elif depth == len(path) - 1 and algorithm not in ("mcts", "alpha_beta"):
-            values = [index.value[c] for c in finished]
-            if not values:
-                lines.append(("v", f"value backed up at {node} so far: none (no child finished)"))
-                continue
-            if index.vectors:
-                best = max(values, key=lambda v: v[player])
-            else:
-                best = max(values) if player == MAX else min(values)
-            lines.append(("v", f"value backed up at {node} so far: {describe(best)} "
-                               f"(best of {len(values)} finished)"))
+            done = f"{len(finished)} of {outcomes} outcomes done"
+            lines.append(("sum", f"chance {node}: running weighted sum {text} ({done})"))
+            continue
+        values = [index.value[c] for c in finished]
+        if not values:
+            lines.append(("v", f"{node}: no child finished yet"))
+            continue
+        if index.vectors:
+            best = max(values, key=lambda v: v[player])
+        else:
+            best = max(values) if player == MAX else min(values)
+        done = f"{len(values)} child{'ren' if len(values) > 1 else ''} finished"
+        kind = player_name(player, index.vectors)
+        lines.append(("v", f"{node} ({kind}): best so far {describe(best)} ({done})"))
     return lines
 
 
 def _window_lines(moment: Any) -> list[tuple[str, str]]:
     mover = "MAX" if moment.is_max else "MIN"
+    window = f"α = {number(moment.alpha)}, β = {number(moment.beta)}"
     return [("entered", f"entered {moment.children[0]}, a child of {moment.node} ({mover})"),
-            ("window", f"window at {moment.node}: α = {number(moment.alpha)}, "
-                       f"β = {number(moment.beta)}"),
+            ("window", f"window at {moment.node}: {window}"),
             ("v", f"value backed up at {moment.node} so far: v = {number(moment.v)}")]
 
 
@@ -187,8 +188,8 @@ def _cut_line(moment: Any, strict: bool, when: str) -> tuple[str, str]:
     bound = (f"β = {number(moment.beta)}" if moment.is_max
              else f"α = {number(moment.alpha)}")
     pruned = ", ".join(moment.children[:8]) + (" …" if len(moment.children) > 8 else "")
-    return ("cut", f"{when}: {moment.node} cut off, v = {number(moment.v)} {sign} {bound}; "
-                   f"pruned {pruned}")
+    test = f"v = {number(moment.v)} {sign} {bound}"
+    return ("cut", f"{when}: {moment.node} cut off, {test}; pruned {pruned}")
 
 
 def window_side(ids: list[str], total: int, moments: list[Any], strict: bool) -> Side:
@@ -301,10 +302,10 @@ def mcts_iterations(game: Any, generated: list[str], iterations: int, c: float
             ends.append(position)
             stats.append([(str(k.action), k.n, k.w / k.n) for k in root.children])
     except _Departs as departure:
-        return ends, stats, f"Rebuilt up to iteration {len(ends)}: {departure}."
+        return ends, stats, str(departure)
     if position != len(generated):
-        return ends, stats, (f"After {iterations} iterations the trace has "
-                             f"{len(generated) - position} more ids than UCT's convention makes.")
+        return ends, stats, (f"after {iterations} iterations the trace has "
+                             f"{len(generated) - position} more ids than UCT's convention makes")
     return ends, stats, ""
 
 
@@ -322,20 +323,21 @@ def _root_line(stats: list[tuple[str, int, float]]) -> str:
     return "; ".join(f"{a}: n = {n}, mean = {w:.3g}" for a, n, w in stats) or "no child yet"
 
 
-def mcts_side(ids: list[str], total: int, ends: list[int], stats: list[Any], note: str) -> Side:
-    side = Side(list(ids), note=note)
+def mcts_side(ids: list[str], total: int, ends: list[int], stats: list[Any]) -> Side:
+    """MCTS's steps: the node entered, and the root's children after the iterations done."""
+    side = Side(list(ids))
     side.add([("entered", "at the root, before the first iteration")])
     for step in range(1, total + 1):
-        done = sum(1 for end in ends if end <= step)
         lines = [("entered", f"entered {ids[step - 1]}" if step <= len(ids)
                   else "(the search had finished: nothing more generated)")]
-        if done:
-            lines.append(("mcts", f"after iteration {done}, the root's children: "
-                                  f"{_root_line(stats[done - 1])}"))
+        done = bisect_right(ends, step)  # iterations over by this step (``ends`` ascends)
+        if not stats:
+            lines.append(("mcts", "the root's statistics are not available (see below)"))
+        elif done:
+            root = _root_line(stats[done - 1])
+            lines.append(("mcts", f"after iteration {done}, the root's children: {root}"))
         else:
             lines.append(("mcts", "iteration 1 in progress"))
-        if note and step > (ends[-1] if ends else 0):
-            lines.append(("note", "past the point where this trace could be rebuilt"))
         side.add(lines)
     return side
 
@@ -346,7 +348,7 @@ WHOLE_TREE = 300  # nodes: a larger tree is drawn around the first difference
 AROUND = (6, 10)  # a cut tree keeps the nodes generated this many steps before / after it
 LEVEL, R, MARGIN = 84, 15, 50  # px: between levels, node "radius", around the picture
 VALUE_INSIDE = 4  # characters: a longer value is written beside its node
-FILL, ZOOM = 760, 1.4  # px: a picture narrower than FILL is zoomed in, by ZOOM at most
+FILL, ZOOM = 900, 1.5  # px: a picture narrower than FILL fills its box, zoomed ZOOM at most
 # The nodes each search enters at the current step: the script moves these onto them.
 POINTERS = (f'<path d="M-12,{-R - 22} h11 l-5.5,9 z" class="cur ref"/>'
             f'<path d="M1,{-R - 22} h11 l-5.5,9 z" class="cur got"/>')
@@ -451,7 +453,8 @@ def _shape(node: Any, vectors: bool, x: float, y: float, css: str, extra: str = 
     attrs = f'class="{css}"{extra}'
     if node.cutoff:
         rounded = "" if node.terminal else ' rx="5"'
-        return f'<rect x="{x - R:g}" y="{y - R:g}" width="{2 * R}" height="{2 * R}"{rounded} {attrs}/>'
+        return (f'<rect x="{x - R:g}" y="{y - R:g}" width="{2 * R}" height="{2 * R}"{rounded} '
+                f"{attrs}/>")
     if node.player == CHANCE:
         return f'<circle cx="{x:g}" cy="{y:g}" r="{R}" {attrs}/>'
     w = R * 1.15
@@ -522,7 +525,7 @@ def tree_svg(scene: Any, ref_ids: list[str], got_ids: list[str], first: int | No
     slot = min(130.0, max(58.0, 7.5 * widest + 16))
     placed, width = _layout(root, slot)
     depth = max(p.depth for p in placed)
-    height = MARGIN + LEVEL * depth + MARGIN + 16
+    height = MARGIN + LEVEL * depth + MARGIN + 24
     ref_at, got_at = _positions(ref_ids), _positions(got_ids)
     ref_count, got_count = Counter(ref_ids), Counter(got_ids)
     differ = {}
@@ -551,16 +554,23 @@ def tree_svg(scene: Any, ref_ids: list[str], got_ids: list[str], first: int | No
                          f'y="{y - box:g}" width="{2 * box}" height="{2 * box}"/><circle '
                          f'cx="{x - box:g}" cy="{y - box:g}" r="8"/><text x="{x - box:g}" '
                          f'y="{y - box + 4:g}">!</text></g>')
-    defs = (f'<defs><pattern id="{prefix}-hatch" width="6" height="6" patternUnits="userSpaceOnUse">'
-            f'<path d="M0,6 L6,0 M0,0 L6,6" stroke="#d55e00" stroke-width="1.2"/></pattern>'
-            f'<pattern id="{prefix}-dots" width="5" height="5" patternUnits="userSpaceOnUse">'
-            f'<circle cx="2.5" cy="2.5" r="1.2" fill="#0072b2"/></pattern></defs>')
+    defs = patterns(prefix)
     cut = "" if shown is None else " (drawn around the first difference)"
-    zoom = max(1.0, min(ZOOM, FILL / width))  # a small tree is drawn larger
-    return (f'<svg class="tree" width="{width * zoom:.0f}" height="{height * zoom:.0f}" '
-            f'viewBox="0 0 {width:g} {height:g}" role="img" '
+    # A small tree fills its box (up to ZOOM times its size); a large one scrolls.
+    size = (f'class="tree fit" style="max-width: {width * ZOOM:.0f}px"' if width <= FILL
+            else f'class="tree" width="{width:g}" height="{height:g}"')
+    return (f'<svg {size} viewBox="0 0 {width:g} {height:g}" role="img" '
             f'aria-label="{esc(scene.title + cut)}">{defs}'
             + "".join(edges) + "".join(drawn) + "".join(flags) + POINTERS + "</svg>")
+
+
+def patterns(prefix: str) -> str:
+    """The fills of extra nodes (orange cross-hatching) and missing ones (blue dots)."""
+    tile = 'patternUnits="userSpaceOnUse"'
+    return (f'<defs><pattern id="{prefix}-hatch" width="6" height="6" {tile}>'
+            '<path d="M0,6 L6,0 M0,0 L6,6" stroke="#d55e00" stroke-width="1.2"/></pattern>'
+            f'<pattern id="{prefix}-dots" width="5" height="5" {tile}>'
+            '<circle cx="2.5" cy="2.5" r="1.2" fill="#0072b2"/></pattern></defs>')
 
 
 def _walk(place: _Place) -> list[_Place]:
@@ -571,6 +581,7 @@ def _walk(place: _Place) -> list[_Place]:
 
 
 def _leaf_text(node: Any, scene: Any) -> str:
+    """The widest text under a leaf: its name, or a value too long to fit inside."""
     value = scene.labels.get(node.id, "")
     return max(_short(node), value if len(value) > VALUE_INSIDE else "", key=len)
 
@@ -583,8 +594,8 @@ def _edge(scene: Any, nodes: list[Any], place: _Place, child: _Place, x1: float,
                 f'class="edge pruned"/>')
     node = nodes[child.index]
     pruned = scene.pruned(node)
-    parts = [f'<line x1="{start[0]:g}" y1="{start[1]:g}" x2="{end[0]:g}" y2="{end[1]:g}" '
-             f'class="edge{" pruned" if pruned else ""}" data-to="{esc(node.id)}"/>']
+    parts = [(f'<line x1="{start[0]:g}" y1="{start[1]:g}" x2="{end[0]:g}" y2="{end[1]:g}" '
+              f'class="edge{" pruned" if pruned else ""}" data-to="{esc(node.id)}"/>')]
     if pruned and not scene.pruned(nodes[place.index]):
         parts.append(f'<g class="crossed" data-to="{esc(node.id)}">{_cross(*start, *end)}</g>')
     label = ""
@@ -635,15 +646,17 @@ def _node_svg(scene: Any, node: Any, place: _Place, x: float, y: float, prefix: 
         dy = 7 if node.player == MAX and not node.cutoff else 0 if node.cutoff else 1
         parts.append(f'<text x="{x:g}" y="{y + 4 + dy:g}" class="value">{esc(inside)}</text>')
     name = _short(node) + (" ↺" if node.repeat else "")
-    if node.cutoff:
-        below = name if inside or not value else f"{name} = {value}"
+    if node.cutoff:  # a leaf: its name below it, then a value too long to fit inside
         parts.append(f'<text x="{x:g}" y="{y + R + 24:g}" class="nid" text-anchor="middle">'
-                     f"{esc(below)}</text>")
-    else:
-        parts.append(f'<text x="{x - R - 11:g}" y="{y + 4:g}" class="nid" text-anchor="end">'
                      f"{esc(name)}</text>")
         if value and not inside:
-            parts.append(f'<text x="{x + R + 5:g}" y="{y + 12:g}" class="nid">{esc(value)}</text>')
+            parts.append(f'<text x="{x:g}" y="{y + R + 37:g}" class="nid" '
+                         f'text-anchor="middle">{esc(value)}</text>')
+    else:
+        parts.append(f'<text x="{x - R - 14:g}" y="{y + 4:g}" class="nid" text-anchor="end">'
+                     f"{esc(name)}</text>")
+        if value and not inside:
+            parts.append(f'<text x="{x + R + 11:g}" y="{y + 15:g}" class="nid">{esc(value)}</text>')
     if place.count:
         parts.append(f'<text x="{x:g}" y="{y + R + 14:g}" class="more">+{place.count} below'
                      f"</text>")
@@ -659,8 +672,9 @@ def _node_svg(scene: Any, node: Any, place: _Place, x: float, y: float, prefix: 
     elif mark == "missing":
         badge = '<tspan class="badge ref">−</tspan>'
     if badge:
-        gate = " fillmark extra" if mark == "extra" else " fillmark missing" if mark == "missing" else ""
-        parts.append(f'<text x="{x + R + 6:g}" y="{y - R + 2:g}" class="badge{gate}">{badge}</text>')
+        gate = f" fillmark {mark}" if mark in ("extra", "missing") else ""  # shown once reached
+        parts.append(f'<text x="{x + R + 6:g}" y="{y - R + 2:g}" class="badge{gate}">{badge}'
+                     "</text>")
     parts.append("</g>")
     return "".join(parts)
 
@@ -706,64 +720,89 @@ def build_replay(test: TestResult, case: Any, replay: dict[str, Any], answers: A
     """The replay of one failing test; ``answers``: an :class:`~grader.answers.AnswerKey` (the
     hints and the reference's windows come from it)."""
     algorithm, rule = test.algorithm, replay.get("rule") or "inclusive"
-    ref_moments = None
     expected, got = replay["expected"], replay["got"]
     ref_ids, got_ids = list(expected["generated"]), list(got["generated"])
     diff = diff_sequence("generated", ref_ids, got_ids)
     first = None if diff.equal else diff.first_difference + 1
-    total = max(len(ref_ids), len(got_ids))
     scene, picture_note = _scene(case, algorithm, rule, ref_ids, got_ids)
     index = TreeIndex.from_scene(scene) if scene is not None else None
-    notes: list[str] = []
-    iterations = None
+    total = max(len(ref_ids), len(got_ids))
+    iterations, moments = None, None
     if algorithm == "alpha_beta":
-        ref_moments = _moments(case, rule, ref_ids, answers)
-        if ref_moments is None:
-            ref = inferred_side(ref_ids, total, index, algorithm)
-            notes.append("The reference's window is not available for this case.")
-        else:
-            ref = window_side(ref_ids, total, ref_moments, rule == "strict")
-        for each in (rule, "strict" if rule == "inclusive" else "inclusive"):
-            moments = _moments(case, each, got_ids, answers)
-            if moments is not None:
-                yours = window_side(got_ids, total, moments, each == "strict")
-                notes.append(f"Your trace is exactly the {each} rule's alpha-beta, so the "
-                             f"windows shown for yours are that rule's.")
-                break
-        else:
-            yours = inferred_side(got_ids, total, index, algorithm)
-            notes.append("Your alpha/beta window is not shown: a trace alone does not say what "
-                         "your window was (yours matches neither rule's alpha-beta). Only the "
-                         "reference's window is shown.")
+        ref, yours, notes, moments = _alpha_beta_sides(case, rule, ref_ids, got_ids, index, answers)
     elif algorithm == "mcts":
-        settings = getattr(case, "mcts", None)
-        count, c = getattr(settings, "iterations", 100), getattr(settings, "c", math.sqrt(2))
-        rebuilt = []
-        for ids in (ref_ids, got_ids):
-            try:
-                rebuilt.append(mcts_iterations(case.build_game(), ids, count, c))
-            except Exception as error:  # noqa: BLE001 - e.g. a game MCTS cannot take
-                rebuilt.append(([], [], f"The iterations could not be rebuilt: {error}."))
-        ref, yours = (mcts_side(ids, total, *r) for ids, r in zip((ref_ids, got_ids), rebuilt))
-        iterations = (rebuilt[0][1], rebuilt[1][1])
-        if rebuilt[1][2]:
-            notes.append(f"Yours: {rebuilt[1][2]} Statistics are shown where it followed the "
-                         "convention.")
+        ref, yours, notes, iterations = _mcts_sides(case, ref_ids, got_ids)
     else:
-        ref = inferred_side(ref_ids, total, index, algorithm)
-        yours = inferred_side(got_ids, total, index, algorithm)
-        if index is not None:
-            notes.append("Values so far are inferred from each trace: a child counts, with its "
-                         "exact value, once the search has left it.")
+        ref = inferred_side(ref_ids, total, index, values=True)
+        yours = inferred_side(got_ids, total, index, values=False)
+        notes = [] if index is None else [_values_note(case)]
     result = CaseReplay(test, case, rule, expected, got, first, ref, yours,
                         picture_note=picture_note, notes=notes, iterations=iterations)
     if scene is not None:
-        result.svg = tree_svg(scene, ref_ids, got_ids, first, prefix=f"t{test.number.replace('.', '-')}")
-    if algorithm == "alpha_beta" and first is not None and ref_moments is not None:
+        prefix = "t" + test.number.replace(".", "-")
+        result.svg = tree_svg(scene, ref_ids, got_ids, first, prefix=prefix)
+    if moments is not None and first is not None:
         result.window = window_note(case, rule, ref_ids, got_ids,
-                                    moments=[astuple(m) for m in ref_moments])
+                                    moments=[astuple(m) for m in moments])
     result.hints = _hints(test, case, rule, got, answers)
     return result
+
+
+def _alpha_beta_sides(case: Any, rule: str, ref_ids: list[str], got_ids: list[str],
+                      index: TreeIndex | None, answers: Any):
+    """(reference side, student side, notes, the reference's moments or None)."""
+    total, notes = max(len(ref_ids), len(got_ids)), []
+    moments = _moments(case, rule, ref_ids, answers)
+    if moments is None:
+        ref = inferred_side(ref_ids, total, index, values=False)
+        notes.append("The reference's window is not available for this case.")
+    else:
+        ref = window_side(ref_ids, total, moments, rule == "strict")
+    for each in (rule, "strict" if rule == "inclusive" else "inclusive"):
+        theirs = _moments(case, each, got_ids, answers)
+        if theirs is not None:
+            notes.append(f"Your trace is exactly the {each} rule's alpha-beta, so the windows "
+                         "shown for yours are that rule's.")
+            return ref, window_side(got_ids, total, theirs, each == "strict"), notes, moments
+    notes.append("Your alpha/beta window is not shown: a trace alone does not say what your "
+                 "window was (yours matches neither rule's alpha-beta). Only the reference's "
+                 "window is shown.")
+    return ref, inferred_side(got_ids, total, index, values=False), notes, moments
+
+
+def _mcts_sides(case: Any, ref_ids: list[str], got_ids: list[str]):
+    """(reference side, student side, notes, per-iteration statistics of both)."""
+    settings = getattr(case, "mcts", None)
+    count, c = getattr(settings, "iterations", 100), getattr(settings, "c", math.sqrt(2))
+    rebuilt, notes = [], []
+    for ids in (ref_ids, got_ids):
+        try:
+            rebuilt.append(mcts_iterations(case.build_game(), ids, count, c))
+        except Exception as error:  # noqa: BLE001 - e.g. a game MCTS cannot take
+            rebuilt.append(([], [], f"the iterations could not be rebuilt: {error}"))
+    if rebuilt[1][2]:
+        notes.append(f"Your statistics are not shown: they cannot be rebuilt from your trace, "
+                     f"which departs from UCT's convention ({rebuilt[1][2]}). Iterations that "
+                     "generate nothing leave no mark in a trace.")
+        rebuilt[1] = ([], [], "")
+    else:
+        notes.append("Your statistics are rebuilt from your trace by UCT's convention, which "
+                     "your whole trace follows.")
+    if rebuilt[0][2]:
+        notes.append(f"The reference's statistics could be rebuilt only in part: {rebuilt[0][2]}.")
+    total = max(len(ref_ids), len(got_ids))
+    ref, yours = (mcts_side(ids, total, *r[:2]) for ids, r in zip((ref_ids, got_ids), rebuilt))
+    return ref, yours, notes, (rebuilt[0][1], rebuilt[1][1])
+
+
+def _values_note(case: Any) -> str:
+    pruned = getattr(case, "value_bounds", None) is not None or (
+        getattr(case, "max_sum", None) is not None)
+    cut = (" (where it pruned, a cut child's exact value stands in for the bound it returned)"
+           if pruned else "")
+    return (f"The reference's values so far: each child counts with its exact value once the "
+            f"search has left it{cut}. Yours are not shown: a trace does not carry the values "
+            "your code computed.")
 
 
 def _hints(test: TestResult, case: Any, rule: str, got: dict[str, Any], answers: Any) -> list[Any]:
@@ -792,9 +831,8 @@ def anchor(test: TestResult) -> str:
 
 
 def score_table(results: GradingResults, detailed: set[str]) -> list[str]:
-    lines = ['<table class="scores">',
-             "<thead><tr><th>#</th><th>test</th><th>points</th><th>result</th>"
-             "<th>summary</th></tr></thead>", "<tbody>"]
+    head = "".join(f"<th>{name}</th>" for name in ("#", "test", "points", "result", "summary"))
+    lines = ['<table class="scores">', f"<thead><tr>{head}</tr></thead>", "<tbody>"]
     for algorithm, tests in results.by_algorithm().items():
         earned = sum(t.score for t in tests)
         possible = sum(t.max_score for t in tests)
@@ -811,28 +849,28 @@ def score_table(results: GradingResults, detailed: set[str]) -> list[str]:
                          f"{esc(test.number)}</td><td>{name}</td><td class=\"pts\">"
                          f"{test.score:g}/{test.max_score:g}</td><td><span class=\"verdict {css}\">"
                          f"{esc(word)}</span></td><td>{summary}</td></tr>")
-    lines += ["</tbody>", f'<tfoot><tr><th colspan="2">Total</th><th class="pts">'
-              f"{results.score:g}/{results.max_score:g}</th><th colspan=\"2\"></th></tr></tfoot>",
-              "</table>"]
+    total = f"{results.score:g}/{results.max_score:g}"
+    lines += ["</tbody>", (f'<tfoot><tr><th colspan="2">Total</th><th class="pts">{total}</th>'
+                           '<th colspan="2"></th></tr></tfoot>'), "</table>"]
     return lines
 
 
 LEGEND_ITEMS = [
     ('<circle cx="12" cy="12" r="8" fill="none" stroke="#0072b2" stroke-width="2.6"/>',
      "reference generated it (solid blue ring)"),
-    ('<circle cx="12" cy="12" r="8" fill="none" stroke="#d55e00" stroke-width="2.6" '
-     'stroke-dasharray="5 3"/>', "you generated it (dashed orange ring)"),
-    ('<rect x="4" y="4" width="16" height="16" fill="url(#legend-hatch)" stroke="#1d1d1f"/>'
-     '<text x="23" y="10" class="badge got">+</text>',
+    (('<circle cx="12" cy="12" r="8" fill="none" stroke="#d55e00" stroke-width="2.6" '
+      'stroke-dasharray="5 3"/>'), "you generated it (dashed orange ring)"),
+    (('<rect x="4" y="4" width="16" height="16" fill="url(#legend-hatch)" stroke="#1d1d1f"/>'
+      '<text x="23" y="10" class="badge got">+</text>'),
      "extra: yours only, the reference pruned it (cross-hatched, +)"),
-    ('<rect x="4" y="4" width="16" height="16" fill="url(#legend-dots)" stroke="#1d1d1f"/>'
-     '<text x="23" y="10" class="badge ref">−</text>',
+    (('<rect x="4" y="4" width="16" height="16" fill="url(#legend-dots)" stroke="#1d1d1f"/>'
+      '<text x="23" y="10" class="badge ref">−</text>'),
      "missing: the reference's only, you skipped it (dotted, −)"),
-    ('<line x1="2" y1="20" x2="22" y2="4" stroke="#a3a8b0" stroke-dasharray="4 3"/>'
-     '<line x1="6" y1="8" x2="14" y2="16" class="cross"/>',
+    (('<line x1="2" y1="20" x2="22" y2="4" stroke="#a3a8b0" stroke-dasharray="4 3"/>'
+      '<line x1="6" y1="8" x2="14" y2="16" class="cross"/>'),
      "branch the reference pruned (crossed out, dashed)"),
-    ('<rect x="3" y="3" width="18" height="18" fill="none" stroke="#1d1d1f" '
-     'stroke-dasharray="6 2 1 2"/><text x="9" y="16" class="badge">!</text>',
+    (('<rect x="3" y="3" width="18" height="18" fill="none" stroke="#1d1d1f" '
+      'stroke-dasharray="6 2 1 2"/><text x="9" y="16" class="badge">!</text>'),
      "the first difference"),
 ]
 SHAPE_ITEMS = [
@@ -844,13 +882,9 @@ SHAPE_ITEMS = [
 
 
 def legend() -> list[str]:
-    patterns = ('<defs><pattern id="legend-hatch" width="6" height="6" patternUnits="userSpaceOnUse">'
-                '<path d="M0,6 L6,0 M0,0 L6,6" stroke="#d55e00" stroke-width="1.2"/></pattern>'
-                '<pattern id="legend-dots" width="5" height="5" patternUnits="userSpaceOnUse">'
-                '<circle cx="2.5" cy="2.5" r="1.2" fill="#0072b2"/></pattern></defs>')
     items = []
     for index, (icon, text) in enumerate(SHAPE_ITEMS + LEGEND_ITEMS):
-        defs = patterns if index == len(SHAPE_ITEMS) + 2 else ""
+        defs = patterns("legend") if index == 0 else ""  # one document: every icon sees them
         items.append(f'<span><svg width="30" height="24" viewBox="0 0 30 24">{defs}{icon}</svg>'
                      f"{esc(text)}</span>")
     return ['<div class="legend">', *items, "</div>"]
@@ -860,12 +894,13 @@ def _hint_html(replay: CaseReplay) -> list[str]:
     if not replay.hints:
         title = re.search(r"\(likely mistake: (.+)\)$", replay.test.summary or "")
         if title:
-            return ['<div class="hint">', f"<p><strong>Likely mistake: {esc(title.group(1))}"
-                    "</strong></p>", "</div>"]
+            named = f"<p><strong>Likely mistake: {esc(title.group(1))}</strong></p>"
+            return ['<div class="hint">', named, "</div>"]
         return []
     hint = replay.hints[0]
     lines = ['<div class="hint">',
-             f"<p><strong>Likely mistake: {esc(hint.title)}</strong> (<code>{esc(hint.name)}</code>)</p>",
+             f"<p><strong>Likely mistake: {esc(hint.title)}</strong> "
+             f"(<code>{esc(hint.name)}</code>)</p>",
              f"<p>What your code does: {inline_markdown(hint.does)}.</p>",
              f"<p>The lecture's pseudo-code: {inline_markdown(hint.departs)}.</p>",
              f"<p>What to change: {inline_markdown(hint.fix)}.</p>"]
@@ -911,8 +946,8 @@ def _stepper_html(replay: CaseReplay) -> list[str]:
         '<div class="stepper">',
         '<div class="controls">',
         '<button type="button" class="prev" title="previous step (left arrow)">◀ previous</button>',
-        f'<input type="range" class="step" min="0" max="{total}" value="{total}" '
-        f'aria-label="step of the replay"/>',
+        (f'<input type="range" class="step" min="0" max="{total}" value="{total}" '
+         'aria-label="step of the replay"/>'),
         '<button type="button" class="next" title="next step (right arrow)">next ▶</button>',
         '<button type="button" class="jump">first difference</button>',
         '<button type="button" class="end">end</button>',
@@ -932,12 +967,12 @@ def _iterations_html(replay: CaseReplay) -> list[str]:
         return []
     ref, yours = replay.iterations
     if not ref and not yours:
-        return ['<p class="notes">The per-iteration statistics are not available for this '
-                "case.</p>"]
+        return ['<p class="notes">The per-iteration statistics are not available here.</p>']
     rows = max(len(ref), len(yours))
-    lines = ["<details><summary>The root's children after each iteration (visits n, mean "
-             "reward)</summary>", '<table class="iterations"><thead><tr><th>iteration</th>'
-             "<th>reference</th><th>yours</th></tr></thead><tbody>"]
+    head = "".join(f"<th>{name}</th>" for name in ("iteration", "reference", "yours"))
+    summary = "The root's children after each iteration (visits n, mean reward)"
+    lines = [f"<details><summary>{summary}</summary>",
+             f'<table class="iterations"><thead><tr>{head}</tr></thead><tbody>']
     for i in range(min(rows, MAX_TABLE_ITERATIONS)):
         cells = [esc(_root_line(side[i])) if i < len(side) else "—" for side in (ref, yours)]
         lines.append(f"<tr><td>{i + 1}</td><td>{cells[0]}</td><td>{cells[1]}</td></tr>")
@@ -957,14 +992,14 @@ def case_section(replay: CaseReplay) -> list[str]:
     picture = (f'<div class="picture">{replay.svg}</div>' if replay.svg
                else f'<p class="notes">{esc(replay.picture_note)}</p>')
     return [
-        f'<section class="case" id="{anchor(test)}" data-replay="1" data-algorithm='
-        f'"{esc(test.algorithm)}" tabindex="0">',
+        (f'<section class="case" id="{anchor(test)}" data-replay="1" '
+         f'data-algorithm="{esc(test.algorithm)}" tabindex="0">'),
         f"<h2>{esc(test.number)} {esc(test.name)}: {test.score:g}/{test.max_score:g}</h2>",
         _value_line(replay),
         '<div class="layout">',
-        picture,
-        '<div class="side-panel">', *_first_difference_html(replay), *_stepper_html(replay),
-        "</div>", "</div>",
+        '<div class="main-panel">', picture, *_stepper_html(replay), "</div>",
+        '<div class="side-panel">', *_first_difference_html(replay), "</div>",
+        "</div>",
         *_iterations_html(replay),
         *_output_html(test),
         f'<script type="application/json" class="replay-data">{_script_json(data)}</script>',
@@ -1004,9 +1039,9 @@ def render_page(results: GradingResults, sections: list[list[str]], detailed: se
         "</head>",
         "<body>",
         f"<h1>{esc(title)}</h1>",
-        f'<p class="muted">Score {results.score:g}/{results.max_score:g}; {failing} of '
-        f"{len(results.tests)} tests not passed. Each failing case below replays your search "
-        "beside the reference's: move the slider, use the buttons, or the arrow keys.</p>",
+        (f'<p class="muted">Score {results.score:g}/{results.max_score:g}; {failing} of '
+         f"{len(results.tests)} tests not passed. Each failing case below replays your search "
+         "beside the reference's: move the slider, use the buttons, or the arrow keys.</p>"),
         *score_table(results, detailed),
     ]
     if results.output:

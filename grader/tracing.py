@@ -62,10 +62,19 @@ class Trace:
     evaluated: list[Any] = field(default_factory=list)
 
     def generated_ids(self) -> list[str]:
-        return state_ids(self.generated, self.game.state_id)
+        return self._ids(self.generated)
 
     def evaluated_ids(self) -> list[str]:
-        return state_ids(self.evaluated, self.game.state_id)
+        return self._ids(self.evaluated)
+
+    def _ids(self, states: list[Any]) -> list[str]:
+        # A game may offer ``state_ids(states)``: the ids of states it made itself (all a trace
+        # holds: children from ``result``, states ``utility``/``evaluate`` accepted), in bulk and
+        # without re-checking each state (an explicit tree: four times cheaper).
+        bulk = getattr(self.game, "state_ids", None)
+        if bulk is not None:
+            return bulk(states)
+        return state_ids(states, self.game.state_id)
 
     def duplicate_generations(self) -> dict[str, int]:
         """Ids generated more than once, with their counts."""

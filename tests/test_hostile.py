@@ -231,6 +231,7 @@ def _run(variant: Variant, attack: Any, template: Path, workdir: Path) -> Run:
         done = subprocess.run(
             _command(variant.python, root), cwd=root / "source", capture_output=True, text=True,
             env={**_environment(root), **variant.env}, timeout=2 * TIME_BOUND, **ids,
+            start_new_session=True,  # as on Gradescope: no other run shares its process group
         )  # fmt: skip
         returncode, stdout, stderr = done.returncode, done.stdout, done.stderr
     except subprocess.TimeoutExpired as expired:

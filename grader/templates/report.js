@@ -24,6 +24,16 @@
     var current = data.steps;
     var pointers = {ref: section.querySelector("path.cur.ref"), got: section.querySelector("path.cur.got")};
 
+    var picture = section.querySelector(".picture");
+
+    function centre(element) {  // scroll the picture (not the page) to show an element
+      if (!picture || !element) { return; }
+      var box = picture.getBoundingClientRect();
+      var mark = element.getBoundingClientRect();
+      picture.scrollLeft += (mark.left + mark.width / 2) - (box.left + box.width / 2);
+      picture.scrollTop += (mark.top + mark.height / 2) - (box.top + box.height / 2);
+    }
+
     function point(side, id) {  // move the side's pointer onto the node it enters now
       var pointer = pointers[side];
       if (!pointer) { return; }
@@ -54,7 +64,7 @@
       });
     }
 
-    function show(step) {
+    function show(step, moved) {
       current = Math.max(0, Math.min(data.steps, step));
       slider.value = String(current);
       nodes.forEach(function (node) {
@@ -72,24 +82,29 @@
       fill("got", current);
       point("ref", data.ref.ids[current - 1]);
       point("got", data.got.ids[current - 1]);
+      var shown = [pointers.got, pointers.ref].filter(function (p) {
+        return p && p.classList.contains("on");
+      });
+      if (moved) { centre(shown[0]); }
     }
 
-    slider.addEventListener("input", function () { show(Number(slider.value)); });
-    section.querySelector("button.prev").addEventListener("click", function () { show(current - 1); });
-    section.querySelector("button.next").addEventListener("click", function () { show(current + 1); });
+    slider.addEventListener("input", function () { show(Number(slider.value), true); });
+    section.querySelector("button.prev").addEventListener("click", function () { show(current - 1, true); });
+    section.querySelector("button.next").addEventListener("click", function () { show(current + 1, true); });
     section.querySelector("button.jump").addEventListener("click", function () {
-      show(data.first === null ? data.steps : data.first);
+      show(data.first === null ? data.steps : data.first, true);
     });
-    section.querySelector("button.end").addEventListener("click", function () { show(data.steps); });
+    section.querySelector("button.end").addEventListener("click", function () { show(data.steps, true); });
     section.addEventListener("keydown", function (event) {
       if (event.target === slider) { return; }  // the slider steps itself on arrow keys
-      if (event.key === "ArrowLeft") { show(current - 1); event.preventDefault(); }
-      if (event.key === "ArrowRight") { show(current + 1); event.preventDefault(); }
-      if (event.key === "Home") { show(0); event.preventDefault(); }
-      if (event.key === "End") { show(data.steps); event.preventDefault(); }
+      if (event.key === "ArrowLeft") { show(current - 1, true); event.preventDefault(); }
+      if (event.key === "ArrowRight") { show(current + 1, true); event.preventDefault(); }
+      if (event.key === "Home") { show(0, true); event.preventDefault(); }
+      if (event.key === "End") { show(data.steps, true); event.preventDefault(); }
     });
     section.classList.add("stepping");
-    show(current);
+    show(current, false);
+    centre(section.querySelector("g.first"));  // open on the first difference
   }
 
   Array.prototype.forEach.call(document.querySelectorAll("section.case[data-replay]"), setUp);

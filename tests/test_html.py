@@ -1,0 +1,269 @@
+"""The HTML report (grader/html.py): what the page holds, read with an XML parser.
+
+The browser's side (the script, the slider, the console) is tests/test_html_browser.py.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from grader.answers import AnswerKey
+from grader.cases import load_case
+from grader.check import check_main
+from grader.gradescope import write_results
+from grader.html import mcts_iterations, report_html, report_main, results_from_json
+from grader.results import GradingResults, TestResult
+from grader.solve import solve
+
+REPO = Path(__file__).resolve().parent.parent
+PUBLIC = REPO / "trees" / "public"
+MAX_BYTES = 1_000_000
+
+
+def variants():
+    path = REPO / "tests" / "submissions" / "variants.py"
+    spec = importlib.util.spec_from_file_location("variants", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("variants", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def never_prunes_page(tmp_path_factory):
+    """``grader check --html`` of the never-prunes variant on every public case."""
+    out = tmp_path_factory.mktemp("html")
+    submission = variants().materialize("never_prunes", out / "never_prunes")
+    path = out / "report.html"
+    assert check_main(submission, [PUBLIC], html=path) == 1
+    return path
+
+
+def sections(root: ET.Element) -> dict[str, ET.Element]:
+    """The page's case sections by test number."""
+    return {s.get("id").removeprefix("test-").replace("-", "."): s
+            for s in root.iter("section")}
+
+
+def text_of(element: ET.Element) -> str:
+    return " ".join("".join(element.itertext()).split())
+
+
+def replay_data(section: ET.Element) -> dict:
+    script = next(s for s in section.iter("script") if s.get("class") == "replay-data")
+    return json.loads(script.text)
+
+
+def lines_at(data: dict, side: str, step: int) -> dict[str, str]:
+    info = data[side]
+    return {info["lines"][i][0]: info["lines"][i][1] for i in info["rows"][step]}
+
+
+def node_marks(section: ET.Element) -> dict[str, str]:
+    return {g.get("data-id"): g.get("data-mark") for g in section.iter("g")
+            if "node" in (g.get("class") or "").split()}
+
+
+def failing(case_name: str, algorithm: str, rule: str, expected, got, number: str = "2.1",
+            outcome: str = "wrong_trace") -> TestResult:
+    """A failing test as grade_pair records it, with the replay data the page needs."""
+    path = PUBLIC / f"{case_name}.json"
+    return TestResult(
+        name=f"{algorithm}: {case_name} (a case)", number=number, algorithm=algorithm,
+        case_name=case_name, max_score=1.0, score=0.5, outcome=outcome,
+        summary="right value, wrong expansion order", output="the feedback text",
+        extra_data={"replay": {"case": str(path), "rule": rule,
+                               "expected": {"value": expected.value,
+                                            "generated": list(expected.generated)},
+                               "got": {"value": got.value, "generated": list(got.generated)}}})
+
+
+def page_of(*tests: TestResult) -> ET.Element:
+    text = report_html(GradingResults(tests=list(tests)), answers=AnswerKey.default())
+    return ET.fromstring(text)
+
+
+# --- the whole report of a full check ------------------------------------------------------------
+
+
+def test_check_report_is_well_formed_offline_and_under_a_megabyte(never_prunes_page):
+    text = never_prunes_page.read_text(encoding="utf-8")
+    assert len(text.encode("utf-8")) < MAX_BYTES
+    root = ET.fromstring(text)  # XHTML-compatible: an XML parser reads it
+    assert root.tag == "html"
+    links = [e.get(a) for e in root.iter() for a in ("src", "href") if e.get(a) is not None]
+    assert [link for link in links if re.match(r"(?i)\s*(https?:)?//", link)] == []
+    assert all(link.startswith(("#", "data:")) for link in links)
+    assert not any(e.tag == "script" and e.get("src") for e in root.iter())
+    assert "url(http" not in text and "@import" not in text
+
+
+def test_every_failing_test_has_a_section_linked_from_the_score_table(never_prunes_page):
+    root = ET.fromstring(never_prunes_page.read_text(encoding="utf-8"))
+    table = next(t for t in root.iter("table") if t.get("class") == "scores")
+    rows = [r for r in table.iter("tr") if r.get("data-outcome")]
+    failing_numbers = {text_of(r[0]) for r in rows if r.get("data-outcome") != "passed"}
+    assert failing_numbers and all(n.startswith("2.") for n in failing_numbers)
+    assert set(sections(root)) == failing_numbers
+    linked = {a.get("href") for a in table.iter("a")}
+    assert linked == {f"#test-{n.replace('.', '-')}" for n in failing_numbers}
+
+
+def test_a_replayed_section_has_tree_hint_and_window(never_prunes_page):
+    section = next(s for s in sections(ET.fromstring(never_prunes_page.read_text())).values()
+                   if "aima-fig-5-2" in text_of(s.find("h2")))
+    assert node_marks(section)["C2"] == "extra"
+    crossed = {g.get("data-to") for g in section.iter("g") if g.get("class") == "crossed"}
+    assert crossed == {"C2", "C3"}  # the branches the reference pruned, crossed out
+    text = text_of(section)
+    assert "First difference at step 7" in text
+    assert "Likely mistake: never prunes" in text
+    assert "The lecture's pseudo-code: if v >= beta then return v" in text
+    data = replay_data(section)
+    assert (data["steps"], data["first"]) == (12, 7)
+    assert lines_at(data, "ref", 7)["window"] == "window at A: α = 3, β = +∞"
+
+
+# --- pieces, on hand-made results ---------------------------------------------------------------
+
+
+def test_nodes_the_student_skipped_are_missing():
+    case = load_case(PUBLIC / "prune-equal-root-level.json")
+    strict, inclusive = solve(case, "alpha_beta", "strict"), solve(case, "alpha_beta", "inclusive")
+    section = next(iter(sections(page_of(failing(case.name, "alpha_beta", "strict", strict,
+                                                 inclusive))).values()))
+    marks = node_marks(section)
+    assert (marks["C2"], marks["C3"], marks["D"]) == ("missing", "missing", "both")
+    data = replay_data(section)
+    assert lines_at(data, "got", 7)["window"] == "window at A: α = 3, β = +∞"
+    assert "inclusive rule's alpha-beta" in text_of(section)
+
+
+def test_expectimax_steps_show_the_chance_nodes_running_sums():
+    case = load_case(PUBLIC / "aima-fig-5-12-expectiminimax.json")
+    expected = solve(case, "expectimax")
+    section = next(iter(sections(page_of(failing(case.name, "expectimax", "inclusive", expected,
+                                                 expected, "3.1", "wrong_value"))).values()))
+    data = replay_data(section)
+    ref_text = [line for kind, line in data["ref"]["lines"] if kind == "sum"]
+    assert "chance B: running weighted sum 0.9×2 = 1.8 (1 of 2 outcomes done)" in ref_text
+    assert not [kind for kind, _ in data["got"]["lines"] if kind in ("sum", "v")]
+    assert "Yours are not shown" in text_of(section)
+
+
+def test_mcts_iterations_rebuild_the_references_root_statistics():
+    import random
+
+    from reference import mcts_tree
+
+    case = load_case(PUBLIC / "mcts-tiny-tree.json")
+    run, game = solve(case, "mcts"), case.build_game()
+    ends, stats, note = mcts_iterations(game, run.generated, case.mcts.iterations, case.mcts.c)
+    assert note == "" and len(stats) == case.mcts.iterations == len(ends)
+    root = mcts_tree(game, game.initial_state(), case.mcts.iterations,
+                     random.Random(case.mcts.seed), case.mcts.c)
+    assert [(a, n) for a, n, _ in stats[-1]] == [(str(k.action), k.n) for k in root.children]
+    assert all(abs(w - k.w / k.n) < 1e-12 for (_, _, w), k in zip(stats[-1], root.children, strict=True))
+    _, partial, departs = mcts_iterations(game, run.generated[:-1], case.mcts.iterations,
+                                          case.mcts.c)
+    assert "should expand C1" in departs and len(partial) < case.mcts.iterations
+
+
+def test_large_tree_is_drawn_around_the_first_difference():
+    case = load_case(PUBLIC / "deep-narrow.json")  # 511 nodes
+    expected = solve(case, "alpha_beta")
+    everything = solve(case, "minimax")  # what a search that never prunes generates
+    section = next(iter(sections(page_of(failing(case.name, "alpha_beta", "inclusive", expected,
+                                                 everything))).values()))
+    marks = node_marks(section)
+    assert 10 < len(marks) < 100
+    first = replay_data(section)["first"]
+    assert marks[expected.generated[first - 1]] == "both"
+    assert marks[everything.generated[first - 1]] == "extra"
+    svg = next(section.iter("svg"))
+    assert "drawn around the first difference" in svg.get("aria-label")
+    assert any(t.get("class") == "more" for t in section.iter("text"))
+
+
+def test_report_main_rebuilds_the_page_from_results_json(tmp_path, capsys):
+    case = load_case(PUBLIC / "aima-fig-5-2.json")
+    expected = solve(case, "alpha_beta")
+    got = solve(case, "minimax")
+    test = failing(case.name, "alpha_beta", "inclusive", expected, got)
+    results_path = tmp_path / "results.json"
+    write_results(GradingResults(tests=[test]), results_path)
+    data = json.loads(results_path.read_text())
+    for item in data["tests"]:  # what results.json carries once gradescope.py copies extra_data
+        item.setdefault("extra_data", {}).update(test.extra_data)
+    results_path.write_text(json.dumps(data))
+    assert report_main(results_path, html=tmp_path / "report.html") == 0
+    root = ET.fromstring((tmp_path / "report.html").read_text())
+    section = sections(root)["2.1"]
+    assert node_marks(section)["C3"] == "extra" and replay_data(section)["first"] == 7
+    assert "HTML report written" in capsys.readouterr().out
+
+
+def test_report_main_refuses_a_file_that_is_not_results(tmp_path, capsys):
+    bad = tmp_path / "results.json"
+    bad.write_text("[1, 2]")
+    assert report_main(bad, html=tmp_path / "report.html") == 2
+    expected = "expected a results.json object with a 'tests' list, got: list"
+    assert expected in capsys.readouterr().err
+    assert not (tmp_path / "report.html").exists()
+    assert report_main(tmp_path / "nowhere.json", html=tmp_path / "report.html") == 2
+
+
+def test_results_from_json_keeps_scores_and_failures():
+    results = results_from_json({"tests": [
+        {"name": "minimax: a-case (x)", "number": "1.1", "score": 1, "max_score": 1,
+         "status": "passed"},
+        {"name": "mcts: b-case (y)", "number": "5.1", "score": 0.5, "max_score": 1,
+         "status": "failed", "output": "why"}]})
+    assert [(t.algorithm, t.case_name, t.passed) for t in results.tests] == [
+        ("minimax", "a-case", True), ("mcts", "b-case", False)]
+    assert results.score == 1.5 and results.tests[1].outcome == "wrong_trace"
+
+
+def test_a_failure_without_replay_data_is_still_listed():
+    test = TestResult(name="alpha_beta: aima-fig-5-2 (x)", number="2.1", algorithm="alpha_beta",
+                      case_name="aima-fig-5-2", max_score=1, score=0, outcome="timeout",
+                      summary="did not finish", output="`alpha_beta` did not finish <in time>")
+    section = sections(page_of(test))["2.1"]
+    assert "your code gave no trace to replay" in text_of(section)
+    assert "`alpha_beta` did not finish <in time>" in text_of(section)
+
+
+def test_the_page_is_made_without_reference(tmp_path):
+    """The handout has no reference/: the page still comes out (hints and windows come from
+    the answer key, which this run does not have)."""
+    case = load_case(PUBLIC / "aima-fig-5-2.json")
+    test = failing(case.name, "alpha_beta", "inclusive", solve(case, "alpha_beta"),
+                   solve(case, "minimax"))
+    data = {"tests": [{"name": test.name, "number": "2.1", "score": 0.5, "max_score": 1,
+                       "status": "failed", "extra_data": test.extra_data}]}
+    (tmp_path / "results.json").write_text(json.dumps(data))
+    script = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'reference' or name.startswith('reference.'):\n"
+        "            raise ImportError('no reference in the handout')\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "from grader.html import report_main\n"
+        f"sys.exit(report_main({str(tmp_path / 'results.json')!r}, "
+        f"html={str(tmp_path / 'r.html')!r}))\n")
+    done = subprocess.run([sys.executable, "-c", script], check=False, cwd=tmp_path,
+                          capture_output=True,
+                          text=True, timeout=120, env={"GRADER_CACHE": str(tmp_path / "cache"),
+                                                       "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    section = sections(ET.fromstring((tmp_path / "r.html").read_text()))["2.1"]
+    assert replay_data(section)["first"] == 7
