@@ -17,7 +17,8 @@ PYTHON = str(VENV_BIN / "python") if (VENV_BIN / "python").exists() else sys.exe
 GRADER = [str(VENV_BIN / "grader")] if (VENV_BIN / "grader").exists() else [PYTHON, "-m", "grader"]
 
 # Runs the command as its only child: RUSAGE_CHILDREN's maxrss is then the command's own peak
-# (the largest of its processes: the grader, or a sandbox worker it waited for).
+# (the largest of its processes: the grader, or a sandbox worker it waited for), and its CPU
+# time that of all of them (a figure other work on the machine hardly changes, unlike wall time).
 _WRAPPER = """
 import json, resource, subprocess, sys, time
 start = time.perf_counter()
@@ -27,14 +28,15 @@ try:
 except subprocess.TimeoutExpired:
     code = "timeout"
 wall = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(json.dumps({"wall": wall, "peak_mb": peak / 1024, "code": code}))
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
+                  "peak_mb": usage.ru_maxrss / 1024, "code": code}))
 """
 
 
 def run_measured(command: list[str], *, env: dict[str, str] | None = None,
                  timeout: float = 900.0) -> dict[str, Any]:
-    """Wall seconds (interpreter start included), peak MB and exit code of ``command``."""
+    """Wall and CPU seconds (interpreter start included), peak MB, exit code of ``command``."""
     done = subprocess.run([PYTHON, "-c", _WRAPPER, str(timeout), *command], capture_output=True,
                           text=True, env={**os.environ, **(env or {})}, cwd=REPO)
     if done.returncode != 0:
@@ -46,6 +48,7 @@ def median_measured(command: list[str], runs: int, **options: Any) -> dict[str, 
     """The median wall time and the largest peak of ``runs`` runs (each listed too)."""
     samples = [run_measured(command, **options) for _ in range(runs)]
     return {"wall": statistics.median(s["wall"] for s in samples),
+            "cpu": statistics.median(s["cpu"] for s in samples),
             "peak_mb": max(s["peak_mb"] for s in samples),
             "codes": sorted({str(s["code"]) for s in samples}),
             "walls": [round(s["wall"], 3) for s in samples]}
@@ -59,6 +62,19 @@ def timed(function: Callable[[], Any], runs: int) -> tuple[float, Any]:
         result = function()
         times.append(time.perf_counter() - start)
     return statistics.median(times), result
+
+
+def timed_both(function: Callable[[], Any], runs: int,
+               other_cpu: Callable[[], float] = lambda: 0.0) -> tuple[float, float, Any]:
+    """Median wall and CPU seconds of ``runs`` calls (CPU: this process's, plus what
+    ``other_cpu`` reports for another process), and the last call's result."""
+    walls, cpus, result = [], [], None
+    for _ in range(runs):
+        start, cpu = time.perf_counter(), time.process_time() + other_cpu()
+        result = function()
+        walls.append(time.perf_counter() - start)
+        cpus.append(time.process_time() + other_cpu() - cpu)
+    return statistics.median(walls), statistics.median(cpus), result
 
 
 def load_average() -> float:

@@ -146,6 +146,7 @@ def batch(mix: dict[str, int], jobs: int, cache: Path) -> dict[str, Any]:
             slowest.append((float(data.get("execution_time") or 0.0), label))
     total = len(names)
     rate = 60 * total / figures["wall"]
+    cpu_rate = 60 * total * jobs / figures["cpu"]  # what the CPU time allows on ``jobs`` cores
     per_kind = {k: {"count": len(v), "mean_s": sum(v) / len(v) if v else 0.0}
                 for k, v in seconds.items()}
     print(table([[k, v["count"], f"{v['mean_s']:.1f}"] for k, v in per_kind.items()],
@@ -153,6 +154,9 @@ def batch(mix: dict[str, int], jobs: int, cache: Path) -> dict[str, Any]:
     print(f"batch of {total} on {jobs} jobs: {figures['wall']:.1f} s wall, {rate:.1f} submissions "
           f"a minute, peak {figures['peak_mb']:.0f} MB; slowest: "
           + ", ".join(f"{label} {s:.1f} s" for s, label in sorted(slowest, reverse=True)[:5]))
+    print(f"CPU: {figures['cpu']:.0f} s in all, {figures['cpu'] / total:.2f} s a submission: "
+          f"{cpu_rate:.1f} a minute on {jobs} otherwise idle cores")
     return {"submissions": total, "jobs": jobs, **figures, "per_minute": rate,
+            "cpu_per_submission": figures["cpu"] / total, "cpu_bound_per_minute": cpu_rate,
             "per_kind": per_kind, "slowest": sorted(slowest, reverse=True)[:10],
             "target_per_minute": 60}

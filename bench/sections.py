@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.measure import GRADER, PYTHON, REPO, median_measured, run_measured, table, timed
+from bench.measure import (GRADER, PYTHON, REPO, median_measured, run_measured, table, timed,
+                           timed_both)
 
 CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
 CASE_DIRS = [REPO / "trees" / "public", REPO / "trees" / "hidden"]
@@ -36,6 +37,7 @@ def grade_all(runs: int, cache: Path) -> dict[str, Any]:
                  ["of which: interpreter + imports", f"{imports['wall']:.2f}",
                   f"{imports['peak_mb']:.0f}"]],
                 ["grader grade, all cases", "wall s", "peak MB"]))
+    print(f"CPU seconds (grader + worker): cold {cold['cpu']:.2f}, warm {warm['cpu']:.2f}")
     return {"cold": cold, "warm": warm, "interpreter_and_imports": imports, "target_wall": 5.0}
 
 
@@ -85,13 +87,18 @@ def per_case(runs: int, cache: Path) -> dict[str, Any]:
                 rule = next(r for r in accepted_rules(case.pruning, settings.pruning)
                             if r in ("inclusive", "strict"))  # a rubric may say "either"
                 functions = reference.reference_functions(rule)
-                own, _ = timed(lambda: _own_run(functions, case, game, algorithm, seeds), runs)
-                mine, _ = timed(lambda: _own_run(student, case, game, algorithm, seeds), runs)
-                graded, test = timed(
-                    lambda: grade_pair(case, algorithm, "1.1", rubric, worker, answers), runs)
+                own, own_cpu, _ = timed_both(
+                    lambda: _own_run(functions, case, game, algorithm, seeds), runs)
+                mine, mine_cpu, _ = timed_both(
+                    lambda: _own_run(student, case, game, algorithm, seeds), runs)
+                graded, graded_cpu, test = timed_both(  # CPU: the grader's and the worker's
+                    lambda: grade_pair(case, algorithm, "1.1", rubric, worker, answers), runs,
+                    lambda: worker._cpu)
                 rows.append({"test": f"{algorithm}: {case.name}", "reference_s": own,
                              "student_s": mine, "grade_s": graded, "passed": test.passed,
-                             "ratio": graded / own, "grader_ratio": graded / mine})
+                             "ratio": graded / own, "grader_ratio": graded / mine,
+                             "reference_cpu_s": own_cpu, "student_cpu_s": mine_cpu,
+                             "grade_cpu_s": graded_cpu, "cpu_ratio": graded_cpu / own_cpu})
         starts = worker.starts
     startup = []
     for _ in range(runs + 2):
@@ -101,10 +108,10 @@ def per_case(runs: int, cache: Path) -> dict[str, Any]:
     slow = [row for row in rows if row["reference_s"] > 0.1]
     shown = sorted(rows, key=lambda row: -row["reference_s"])[:12]
     print(table([[r["test"][:44], f"{1000 * r['reference_s']:.1f}", f"{1000 * r['student_s']:.1f}",
-                  f"{1000 * r['grade_s']:.1f}", f"{r['ratio']:.2f}", f"{r['grader_ratio']:.2f}"]
-                 for r in shown],
+                  f"{1000 * r['grade_s']:.1f}", f"{r['ratio']:.2f}", f"{r['grader_ratio']:.2f}",
+                  f"{r['cpu_ratio']:.2f}"] for r in shown],
                 ["test (12 slowest for the reference)", "ref ms", "student ms", "grade ms",
-                 "grade/ref", "grade/student"]))
+                 "grade/ref", "grade/student", "grade/ref CPU"]))
     startup_s = statistics.median(startup)
     summary = {
         "tests": len(rows), "all_passed": all(r["passed"] for r in rows),
@@ -113,6 +120,7 @@ def per_case(runs: int, cache: Path) -> dict[str, Any]:
         "slow_tests": [r["test"] for r in slow],
         "worst_ratio_over_100ms": max((r["ratio"] for r in slow), default=None),
         "worst_grader_ratio_over_100ms": max((r["grader_ratio"] for r in slow), default=None),
+        "worst_cpu_ratio_over_100ms": max((r["cpu_ratio"] for r in slow), default=None),
         "load_cases_s": load_s, "load_answer_key_s": key_s,
         "worker_startup_s": startup_s, "worker_starts_in_run": starts,
         "startup_per_test_ms": 1000 * startup_s * starts / max(len(rows), 1),

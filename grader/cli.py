@@ -13,6 +13,12 @@ PUBLIC_CASES = REPO / "trees" / "public"
 HIDDEN_CASES = REPO / "trees" / "hidden"
 
 
+def _needs_reference(command: str) -> int:
+    print(f"grader {command}: this needs the reference implementations (reference/), which the "
+          "student handout does not include", file=sys.stderr)
+    return 2
+
+
 def _validate(args: argparse.Namespace) -> int:
     from grader.validate import validate_main
 
@@ -25,7 +31,11 @@ def _solve(args: argparse.Namespace) -> int:
     if not args.algorithm:
         print("grader solve: give --algorithm (or --key for every algorithm)", file=sys.stderr)
         return 2
+    from grader.answers import reference_available
     from grader.solve import solve_main
+
+    if not reference_available():
+        return _needs_reference("solve")
 
     return solve_main(args.case, args.algorithm, pruning=args.pruning, seed=args.seed, as_json=args.json)
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from grader.compare import check_value
 from grader.errors import GraderError
+from grader.results import json_safe
 from grader.runner import RunResult
 
 BUDGET_FACTOR = 4
@@ -51,18 +52,6 @@ class Hint:
             f"- The lecture's pseudo-code: {self.departs}.",
             f"- What to change: {self.fix}.",
         ]
-
-
-def json_safe(value: Any) -> Any:
-    """``value`` as strict JSON data: tuples as lists, infinities and NaN as the strings
-    ``"+inf"``, ``"-inf"``, ``"nan"`` (the key file is strict JSON), objects as their repr."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return "nan" if math.isnan(value) else ("+inf" if value > 0 else "-inf")
-    if isinstance(value, (list, tuple)):
-        return [json_safe(item) for item in value]
-    if value is None or isinstance(value, (str, int, float)):
-        return value
-    return repr(value)
 
 
 def trace_hash(generated: list[str]) -> str:
@@ -178,5 +167,5 @@ def diagnosable(case: Any, algorithm: str) -> bool:
                 and getattr(getattr(case, "mcts", None), "check", "trace") != "trace")
 
 
-__all__ = ["Hint", "cached_runs", "diagnosable", "diagnose", "json_safe", "matching_hints",
+__all__ = ["Hint", "cached_runs", "diagnosable", "diagnose", "matching_hints",
            "trace_hash", "variant_runs", "window_moments"]

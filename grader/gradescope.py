@@ -29,7 +29,7 @@ from typing import Any
 from gradescope_utils.autograder_utils.decorators import number, partial_credit, visibility
 from gradescope_utils.autograder_utils.json_test_runner import JSONTestRunner
 
-from grader.results import GradingResults, TestResult
+from grader.results import GradingResults, TestResult, json_safe
 
 NEUTRAL_GRADER_ERROR = (
     "The autograder could not grade this part because of a problem on the course staff's side. "
@@ -77,8 +77,10 @@ def results_dict(results: GradingResults) -> dict[str, Any]:
             # JSONTestRunner appends "Test Failed: <summary>"; our output already says it.
             test["output"] = source.output or source.summary
             test["output_format"] = "md"
+            extra = json_safe({**source.extra_data, "outcome": source.outcome})
             if source.staff_output:
-                test.setdefault("extra_data", {})["staff_output"] = source.staff_output
+                extra["staff_output"] = source.staff_output
+            test["extra_data"] = extra
 
     buffer = io.StringIO()
     JSONTestRunner(stream=buffer, post_processor=post_process, failure_prefix="").run(suite)

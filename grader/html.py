@@ -8,16 +8,20 @@ printed; ``grader report RESULTS --html F`` rebuilds them from a graded ``result
 Per failing test with replay data (``extra_data["replay"]``, put there by
 :func:`grader.scoring.grade_pair`): the tree drawn with both searches over it (the tree data
 comes from :func:`grader.render.build_scene`; the layout is here, so no Graphviz is needed), the
-first difference, the hint of the known mistake, and a step-through of both ``generated``
-sequences. What each step shows (built here, read by the script):
+first difference with the hint of the known mistake beside it, and a step-through of both
+``generated`` sequences. What each step shows (built here, read by ``templates/report.js``):
 
-* alpha-beta: the reference's window and ``v`` at the parent, from
-  :func:`grader.drawing.alpha_beta_moments`; the student's only when their trace is exactly one
-  rule's (then it is that rule's), since a trace alone does not say what a window was;
-* minimax, expectimax, max^n: the parent's best so far and each chance node's running weighted
-  sum, inferred from the trace: a child counts, with its exact value, once the search has left it;
-* MCTS: the root's children's visits and mean rewards after each iteration, rebuilt by
-  following UCT's convention along the trace (:func:`mcts_iterations`).
+* alpha-beta: the reference's window and ``v`` at the parent, from the replay the answer key
+  keeps (:func:`grader.diagnosis.window_moments`); the student's only when their trace is
+  exactly one rule's (then it is that rule's): a trace alone does not say what a window was;
+* minimax, expectimax, max^n: the reference's best so far at each node on the path and each
+  chance node's running weighted sum (a child counts, with its exact value, once the search has
+  left it); for the student only the node entered: their values are not in their trace;
+* MCTS: the root's children's visits and mean rewards after each iteration, rebuilt by running
+  the reference's UCT along the trace (:func:`mcts_iterations`, staff only); the student's only
+  when their whole trace follows the convention.
+
+A tree of more than :data:`WHOLE_TREE` nodes is drawn around the first difference.
 """
 
 from __future__ import annotations
@@ -233,90 +237,73 @@ def _moments(case: Any, rule: str, ids: list[str], answers: Any) -> list[Moment]
 # --- MCTS -----------------------------------------------------------------------------------
 
 
-class _Tree:
-    __slots__ = ("action", "children", "n", "parent", "player", "state", "terminal", "untried", "w")
-
-    def __init__(self, game: Any, state: Any, action: Any = None, parent: Any = None) -> None:
-        self.state, self.action, self.parent = state, action, parent
-        self.player = None if parent is None else game.to_move(parent.state)
-        self.terminal = game.is_terminal(state)
-        self.untried = [] if self.terminal else list(game.actions(state))
-        self.children: list[_Tree] = []
-        self.n, self.w = 0, 0.0
-
-
-def mcts_iterations(game: Any, generated: list[str], iterations: int, c: float
-                    ) -> tuple[list[int], list[list[tuple[str, int, float]]], str]:
-    """Rebuild UCT's iterations (the case docs' convention) from a ``generated`` trace.
-
-    Selection and expansion follow the convention; each playout's moves are read off the trace.
-    Returns, per iteration, the steps consumed by its end and the root's children as
-    ``(action, visits, mean reward)``, and a note when the trace departs from the convention
-    (the iterations before that point are returned).
-    """
-    root = _Tree(game, game.initial_state())
-    ends: list[int] = []
-    stats: list[list[tuple[str, int, float]]] = []
-    position = 0
-
-    def take(state: Any) -> Any:
-        nonlocal position
-        if position >= len(generated):
-            raise _Departs(f"the trace ends during iteration {len(ends) + 1}")
-        wanted = generated[position]
-        for action in game.actions(state):
-            child = game.result(state, action)
-            if game.state_id(child) == wanted:
-                position += 1
-                return action, child
-        raise _Departs(f"step {position + 1} ({wanted}) is not a move from "
-                       f"{game.state_id(state)} (iteration {len(ends) + 1})")
-
-    try:
-        for _ in range(iterations if not root.terminal else 0):
-            node = root
-            while not node.terminal and not node.untried:
-                node = max(node.children, key=lambda k: (
-                    k.w / k.n + c * math.sqrt(math.log(node.n) / k.n), -node.children.index(k)))
-            if not node.terminal:
-                action = node.untried.pop(0)
-                child = game.result(node.state, action)
-                expected = game.state_id(child)
-                if position >= len(generated) or generated[position] != expected:
-                    got = generated[position] if position < len(generated) else "nothing"
-                    raise _Departs(f"iteration {len(ends) + 1} should expand {expected} "
-                                   f"(UCB1 selection, first untried action) at step "
-                                   f"{position + 1}; the trace has {got}")
-                position += 1
-                node.children.append(_Tree(game, child, action, node))
-                node = node.children[-1]
-            state = node.state
-            while not game.is_terminal(state):
-                state = take(state)[1]
-            utility = game.utility(state)
-            while node is not None:
-                node.n += 1
-                if node.parent is not None:
-                    node.w += _reward(utility, node.player)
-                node = node.parent
-            ends.append(position)
-            stats.append([(str(k.action), k.n, k.w / k.n) for k in root.children])
-    except _Departs as departure:
-        return ends, stats, str(departure)
-    if position != len(generated):
-        return ends, stats, (f"after {iterations} iterations the trace has "
-                             f"{len(generated) - position} more ids than UCT's convention makes")
-    return ends, stats, ""
-
-
 class _Departs(Exception):
     pass
 
 
-def _reward(utility: Any, player: Any) -> float:
-    if isinstance(utility, (tuple, list)):
-        return utility[player]
-    return utility if player == MAX else -utility
+class _TraceGame:
+    """The game, with every ``result`` call held to the next id of a ``generated`` trace, and
+    the playouts' random choices read off that trace (see :func:`mcts_iterations`)."""
+
+    def __init__(self, game: Any, generated: list[str]) -> None:
+        self.game, self.generated, self.position = game, generated, 0
+        self.asked: Any = None  # the state whose actions were asked for last: the playout's
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.game, name)
+
+    def actions(self, state: Any) -> Any:
+        self.asked = state
+        return self.game.actions(state)
+
+    def result(self, state: Any, action: Any) -> Any:
+        child = self.game.result(state, action)
+        made = self.game.state_id(child)
+        at = self.position
+        if at >= len(self.generated) or self.generated[at] != made:
+            found = self.generated[at] if at < len(self.generated) else "nothing more"
+            raise _Departs(f"at step {at + 1} UCT's convention generates {made}; the trace has "
+                           f"{found}")
+        self.position += 1
+        return child
+
+    def choice(self, actions: list[Any]) -> Any:  # the playout's rng.choice
+        at = self.position
+        wanted = self.generated[at] if at < len(self.generated) else None
+        for action in actions:
+            if self.game.state_id(self.game.result(self.asked, action)) == wanted:
+                return action
+        raise _Departs(f"step {at + 1} ({wanted or 'nothing more'}) is no move of the playout "
+                       f"from {self.game.state_id(self.asked)}")
+
+
+def mcts_iterations(game: Any, generated: list[str], iterations: int, c: float
+                    ) -> tuple[list[int], list[list[tuple[str, int, float]]], str]:
+    """Rebuild MCTS's iterations from a ``generated`` trace, with the reference's own UCT
+    (``reference/mcts.py``: staff only, so the handout ships no MCTS) and the playouts' moves
+    read off the trace instead of drawn at random.
+
+    Returns, per iteration, the steps consumed by its end and the root's children as
+    ``(action, visits, mean reward)``, and a note when the trace departs from the convention
+    (then the iterations before that point). Raises ImportError without ``reference/``.
+    """
+    from reference.mcts import Node, _iterate
+
+    traced = _TraceGame(game, generated)
+    root = Node(game, game.initial_state())
+    ends: list[int] = []
+    stats: list[list[tuple[str, int, float]]] = []
+    try:
+        for _ in range(iterations if not root.terminal else 0):
+            _iterate(traced, root, traced, c)
+            ends.append(traced.position)
+            stats.append([(str(k.action), k.n, k.w / k.n) for k in root.children])
+    except _Departs as departure:
+        return ends, stats, f"in iteration {len(ends) + 1}, {departure}"
+    if traced.position != len(generated):
+        extra = len(generated) - traced.position
+        return ends, stats, f"after {iterations} iterations the trace has {extra} more ids"
+    return ends, stats, ""
 
 
 def _root_line(stats: list[tuple[str, int, float]]) -> str:
@@ -496,7 +483,8 @@ def _cross(x1: float, y1: float, x2: float, y2: float) -> str:
     mx, my = (x1 + x2) / 2, (y1 + y2) / 2
     length = math.hypot(x2 - x1, y2 - y1) or 1
     ux, uy = (x2 - x1) / length, (y2 - y1) / length  # along the edge
-    px, py = -uy * 7, ux * 7  # across it
+    px = (ux * 0.5 - uy * 0.866) * 7  # across it, slanted 60 degrees: it reads as "//"
+    py = (ux * 0.866 + uy * 0.5) * 7
     marks = []
     for shift in (-3, 3):
         cx, cy = mx + ux * shift, my + uy * shift
@@ -706,8 +694,8 @@ def _scene(case: Any, algorithm: str, rule: str, expected: list[str], got: list[
     """(scene, note): the tree data from grader.render, or None and why not."""
     try:
         from grader.render import build_scene  # needs grader.solve, which may need reference/
-    except ImportError as error:
-        return None, f"The tree picture is not available here ({error})."
+    except ImportError:
+        return None, "The tree picture is not available in this installation."
     try:
         scene = build_scene(case, algorithm, RunResult(None, expected), RunResult(None, got),
                             pruning=rule)
@@ -774,10 +762,15 @@ def _mcts_sides(case: Any, ref_ids: list[str], got_ids: list[str]):
     """(reference side, student side, notes, per-iteration statistics of both)."""
     settings = getattr(case, "mcts", None)
     count, c = getattr(settings, "iterations", 100), getattr(settings, "c", math.sqrt(2))
+    total = max(len(ref_ids), len(got_ids))
     rebuilt, notes = [], []
     for ids in (ref_ids, got_ids):
         try:
             rebuilt.append(mcts_iterations(case.build_game(), ids, count, c))
+        except ImportError:  # the handout: no reference/, no statistics
+            return (*(mcts_side(ids, total, [], []) for ids in (ref_ids, got_ids)),
+                    ["The root's statistics after each iteration are not available here."],
+                    ([], []))
         except Exception as error:  # noqa: BLE001 - e.g. a game MCTS cannot take
             rebuilt.append(([], [], f"the iterations could not be rebuilt: {error}"))
     if rebuilt[1][2]:
@@ -790,7 +783,6 @@ def _mcts_sides(case: Any, ref_ids: list[str], got_ids: list[str]):
                      "your whole trace follows.")
     if rebuilt[0][2]:
         notes.append(f"The reference's statistics could be rebuilt only in part: {rebuilt[0][2]}.")
-    total = max(len(ref_ids), len(got_ids))
     ref, yours = (mcts_side(ids, total, *r[:2]) for ids, r in zip((ref_ids, got_ids), rebuilt))
     return ref, yours, notes, (rebuilt[0][1], rebuilt[1][1])
 
@@ -898,9 +890,8 @@ def _hint_html(replay: CaseReplay) -> list[str]:
             return ['<div class="hint">', named, "</div>"]
         return []
     hint = replay.hints[0]
-    lines = ['<div class="hint">',
-             f"<p><strong>Likely mistake: {esc(hint.title)}</strong> "
-             f"(<code>{esc(hint.name)}</code>)</p>",
+    named = f"<strong>Likely mistake: {esc(hint.title)}</strong> (<code>{esc(hint.name)}</code>)"
+    lines = ['<div class="hint">', f"<p>{named}</p>",
              f"<p>What your code does: {inline_markdown(hint.does)}.</p>",
              f"<p>The lecture's pseudo-code: {inline_markdown(hint.departs)}.</p>",
              f"<p>What to change: {inline_markdown(hint.fix)}.</p>"]

@@ -11,6 +11,7 @@ Two failure families are kept apart (``TestResult.outcome``):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,3 +78,17 @@ class GradingResults:
         for test in self.tests:
             groups.setdefault(test.algorithm, []).append(test)
         return groups
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` as strict JSON data: tuples as lists, infinities and NaN as the strings
+    ``"+inf"``, ``"-inf"``, ``"nan"`` (the key file is strict JSON), objects as their repr."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("+inf" if value > 0 else "-inf")
+    if isinstance(value, (list, tuple)):
+        return [json_safe(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): json_safe(item) for key, item in value.items()}
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    return repr(value)

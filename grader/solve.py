@@ -21,7 +21,6 @@ from typing import Any, TextIO
 from grader.errors import CaseError
 from grader.games.base import CHANCE
 from grader.runner import ALGORITHMS, MctsSettings, RunResult, run_algorithm
-from reference import alpha_beta, decision, expectimax, maxn, reference_functions
 
 RULES = ("inclusive", "strict")
 
@@ -73,6 +72,8 @@ def solve(
     rule = resolve_pruning(case, algorithm, pruning, rubric)
     game = case.build_game()
     settings = mcts_settings(case, seed) if algorithm == "mcts" else None
+    from reference import decision, reference_functions  # staff-only: not in the handout
+
     result = run_algorithm(reference_functions(rule), game, algorithm, mcts=settings)
     # The decision runs on the untraced game: it does not touch the recorded trace.
     result.action = result.value if algorithm == "mcts" else decision(game, algorithm, pruning=rule)
@@ -94,6 +95,8 @@ def optimal_actions(case: Any) -> list[Any]:
     Two players, numbers: alpha-beta values (expectimax where chance nodes occur); vectors:
     max^n, the mover's entry. Children are searched at depth 1, so depth limits apply.
     """
+    from reference import alpha_beta, expectimax, maxn  # staff-only: not in the handout
+
     game = case.build_game()
     root = game.initial_state()
     if game.is_cutoff(root, 0):

@@ -16,7 +16,8 @@ For every run: the grader exits 0 in time, ``results.json`` is valid, every test
 attacked tests score nothing and say why, the others keep their points, nothing in the layout
 changed but ``results.json``, no scratch folder is left, and nothing secret (a hidden case's
 name, a line of the reference, an answer-cache entry, the grader's environment) reaches what a
-student sees. The runs go in parallel, once per session, for only the selected tests.
+student sees. The runs go in parallel, once per session, for only the selected tests
+(``HOSTILE_TIMES=FILE`` writes each run's wall time there, slowest first).
 """
 
 from __future__ import annotations
@@ -68,7 +69,10 @@ STASH_XFAIL = (
     "tests first (or hidden ones in a worker of their own)"
 )
 
-NOBODY = pwd.getpwnam("nobody")
+try:
+    NOBODY: pwd.struct_passwd | None = pwd.getpwnam("nobody")
+except KeyError:
+    NOBODY = None
 WRONG = "\n".join(f"def {name}(*args, **kwargs):\n    return 0\n" for name in ("max_value",
                   "min_value", "alpha_beta", "maxn"))
 
@@ -173,11 +177,14 @@ def _variants(workdir: Path) -> dict[str, Variant]:
     variants = {
         "root": Variant("root", python),
         "root-modes": Variant("root-modes", python, env={LANDLOCK_ENV: "0"}),
-        "user": Variant("user", "", user=NOBODY),
+        "user": Variant("user", "", user=NOBODY),  # skipped below when NOBODY is None
     }
     if not python:
         for variant in variants.values():
             variant.skip = "could not make a venv of this interpreter"
+    if NOBODY is None:
+        variants["user"].skip = "no user nobody to run the grader as"
+        return variants
     if landlock_abi() < 6:
         variants["user"].skip = (
             f"Landlock ABI {landlock_abi()} < 6: a grader running as a normal user cannot keep "
@@ -278,7 +285,7 @@ def _selected(session: pytest.Session) -> set[tuple[str, str]]:
 
 
 @pytest.fixture(scope="session")
-def hostile_runs(request, tmp_path_factory):
+def hostile_runs(request):
     """{(variant, attack name): Run} for the selected tests, graded in parallel."""
     workdir = Path(tempfile.mkdtemp(prefix="hostile-"))
     workdir.chmod(0o755)  # nobody must reach the layouts inside
@@ -313,7 +320,9 @@ def hostile_runs(request, tmp_path_factory):
             with open(os.environ["HOSTILE_TIMES"], "w") as out:
                 for (v, a), run in sorted(runs.items(), key=lambda item: -item[1].elapsed):
                     print(f"{run.elapsed:6.2f} {v} {a}", file=out)
-        yield variants, runs, warm_run
+        cache = json.loads((template / "source/.cache/answer-key.json").read_text())
+        keys = sorted(cache["entries"])  # "<case hash>:<algorithm>:<rule>:<seed>": secret too
+        yield variants, runs, warm_run, keys
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -325,10 +334,8 @@ def _secrets() -> list[str]:
     """Strings no student may see: hidden case names, lines only the reference has, the canary."""
     found = [CANARY]
     for case in sorted((REPO / "trees/hidden").glob("*.json")):
-        found.append(case.stem)
-        name = json.loads(case.read_text()).get("name")
-        if isinstance(name, str):
-            found.append(name)
+        data = json.loads(case.read_text())
+        found += [case.stem] + [data[key] for key in ("name", "description") if key in data]
     visible = "\n".join(
         path.read_text()
         for path in [*(REPO / "grader").rglob("*.py"), *(REPO / "student").rglob("*.py"),
@@ -373,7 +380,7 @@ def _params() -> list[Any]:
 
 @pytest.mark.parametrize(("variant", "attack"), _params())
 def test_hostile_submission_is_graded_and_contained(hostile_runs, variant, attack):
-    variants, runs, _ = hostile_runs
+    variants, runs, _, cache_keys = hostile_runs
     if variants[variant].skip:
         pytest.skip(variants[variant].skip)
     entry, run = attacks.BY_NAME[attack], runs[(variant, attack)]
@@ -394,19 +401,21 @@ def test_hostile_submission_is_graded_and_contained(hostile_runs, variant, attac
     assert run.changed == [], f"files changed outside the worker's scratch folder: {run.changed}"
     assert run.leftovers == [], f"scratch folders left behind: {run.leftovers}"
     view = _student_view(run.results)
-    leaked = [secret for secret in SECRETS if secret in view]
+    leaked = [secret for secret in SECRETS + cache_keys if secret in view]
     assert leaked == [], f"students would see: {leaked}"
+    if attack == "syntax_error":  # a file that does not parse is not audited
+        assert "audit" not in run.results.get("extra_data", {})
 
 
 def test_the_correct_submission_scores_everything_and_is_not_audited(hostile_runs):
-    *_, warm = hostile_runs
+    _, _, warm, _ = hostile_runs
     assert warm.returncode == 0 and not warm.results_error
     assert warm.results["score"] == sum(t["max_score"] for t in warm.results["tests"]) > 0
     assert "audit" not in warm.results.get("extra_data", {})
 
 
 def test_the_worker_environment_holds_none_of_the_graders(hostile_runs):
-    variants, runs, _ = hostile_runs
+    variants, runs, *_ = hostile_runs
     if variants["root"].skip:
         pytest.skip(variants["root"].skip)
     run = runs[NEEDS["test_the_worker_environment_holds_none_of_the_graders"]]
@@ -416,7 +425,7 @@ def test_the_worker_environment_holds_none_of_the_graders(hostile_runs):
 
 
 def test_attacks_are_audited_for_staff_and_never_shown_to_students(hostile_runs):
-    variants, runs, _ = hostile_runs
+    variants, runs, *_ = hostile_runs
     if variants["root"].skip:
         pytest.skip(variants["root"].skip)
     run = runs[NEEDS["test_attacks_are_audited_for_staff_and_never_shown_to_students"]]
