@@ -22,15 +22,18 @@ GRADER = [str(VENV_BIN / "grader")] if (VENV_BIN / "grader").exists() else [PYTH
 _WRAPPER = """
 import json, resource, subprocess, sys, time
 start = time.perf_counter()
+errors = b""
 try:
-    code = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          timeout=float(sys.argv[1])).returncode
+    done = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          timeout=float(sys.argv[1]))
+    code, errors = done.returncode, done.stderr
 except subprocess.TimeoutExpired:
     code = "timeout"
 wall = time.perf_counter() - start
 usage = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
-                  "peak_mb": usage.ru_maxrss / 1024, "code": code}))
+                  "peak_mb": usage.ru_maxrss / 1024, "code": code,
+                  "stderr": errors.decode(errors="replace")[-2000:]}))
 """
 
 

@@ -138,6 +138,8 @@ def batch(mix: dict[str, int], jobs: int, cache: Path) -> dict[str, Any]:
         figures = run_measured([*GRADER, "batch", str(export), "--out", str(out),
                                 "--jobs", str(jobs)], env={"GRADER_CACHE": str(cache)},
                                timeout=3600)
+        if not (out / "scores.csv").exists():
+            raise RuntimeError(f"grader batch failed ({figures['code']}):\n{figures['stderr']}")
         seconds: dict[str, list[float]] = {kind: [] for kind in kinds}
         slowest = []
         for name, label in names.items():

@@ -1,22 +1,29 @@
-"""Answer keys: ``grader solve CASE --key`` prints, in Markdown, everything a TA grades by hand.
+"""Answer keys: ``grader solve --key`` prints, in Markdown, everything a TA grades by hand.
 
 For every algorithm the case lists: the root value and move, every node's backed-up value (a
 table, for explicit trees), the nodes pruned, the ``generated`` and ``evaluated`` orders, and
 for alpha-beta the alpha/beta window at each cut, under both pruning rules (saying when they
-agree). The answers come from the reference (:func:`grader.solve.solve`); the windows come
-from :class:`AlphaBetaReplay`, an instrumented copy of ``reference/alpha_beta.py`` whose trace
-is checked against the reference's on every use, so the two cannot drift apart unnoticed.
-:func:`walk` and :class:`AlphaBetaReplay` also serve :mod:`grader.render` and
-:mod:`grader.generate`.
+agree). The answers come from the reference (:func:`grader.solve.solve`); the windows from
+:mod:`reference.replay`, checked against the reference's trace on every use
+(:func:`checked_replay`); the backed-up values from :mod:`reference.values`. :func:`walk` and
+the formatting helpers also serve :mod:`grader.render`, :mod:`grader.generate` and the HTML
+report.
+
+A TA tool: it imports ``reference/`` where it needs it, and without it (the student handout)
+raises :class:`ReferenceMissingError`, saying so. ``AlphaBetaReplay``, ``Visit``, ``Cut`` and
+``back_up`` can be imported from here; they are :mod:`reference.replay`'s and
+:mod:`reference.values`'s, loaded on first use.
 """
 
 from __future__ import annotations
 
+import importlib
 import math
 import random
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from grader.errors import CaseError, GraderError
@@ -28,10 +35,32 @@ SHOWN_IDS = 60  # ids of a long trace printed before "... (N in all)"
 SHOWN_CUTS = 30  # rows of a long cut table printed before "... and N more"
 RULE_TEXT = {"inclusive": "cut at v >= beta in MAX nodes, v <= alpha in MIN nodes",
              "strict": "cut at v > beta in MAX nodes, v < alpha in MIN nodes; CS188's rule"}
+FROM_REFERENCE = {"AlphaBetaReplay": "replay", "Visit": "replay", "Cut": "replay",
+                  "back_up": "values"}  # names importable from here, loaded from reference/
+
+
+class ReferenceMissingError(ImportError):
+    """A TA tool needs ``reference/``, and this installation (the handout) has none."""
 
 
 class TreeTooLargeError(ValueError):
     """The game has more nodes than a table or a picture can show."""
+
+
+def staff(module: str, needed_for: str) -> ModuleType:
+    """``reference.<module>``; :class:`ReferenceMissingError` where ``reference/`` is missing."""
+    try:
+        return importlib.import_module(f"reference.{module}")
+    except ImportError as error:
+        raise ReferenceMissingError(f"{needed_for} needs the reference implementations "
+                                    "(reference/), which the handout does not include") from error
+
+
+def __getattr__(name: str) -> Any:
+    """The names of :data:`FROM_REFERENCE`, imported from ``reference/`` on first use."""
+    if name in FROM_REFERENCE:
+        return getattr(staff(FROM_REFERENCE[name], f"grader.answer_sheet.{name}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
@@ -51,13 +80,15 @@ class TreeNode:
     repeat: bool = False  # a shared state met before: its subtree is listed at its first place
 
 
-def walk(game: Any, limit: int = WALK_LIMIT) -> list[TreeNode]:
-    """Every node the full search (no pruning) reaches, in search order, with exact values.
+def walk(game: Any, limit: int = WALK_LIMIT, *, values: bool = True) -> list[TreeNode]:
+    """Every node the full search (no pruning) reaches, in search order (children in
+    ``actions`` / outcome order), a shared state expanded at its first occurrence only.
 
-    Values: MAX takes the largest child, MIN the smallest, chance the probability-weighted sum
-    (in outcome order, as the reference sums), a max^n mover the child with the largest own
-    entry; ties keep the first child. Raises :class:`TreeTooLargeError` past ``limit`` nodes.
+    ``values``: every node gets its exact backed-up value, by :func:`reference.values.back_up`
+    (:class:`ReferenceMissingError` without ``reference/``); else only the leaves (cutoffs) get
+    theirs, ``game.evaluate``. Raises :class:`TreeTooLargeError` past ``limit`` nodes.
     """
+    back_up = staff("values", "the tree's backed-up values").back_up if values else None
     nodes: list[TreeNode] = []
     first: dict[str, TreeNode] = {}
 
@@ -78,131 +109,23 @@ def walk(game: Any, limit: int = WALK_LIMIT) -> list[TreeNode]:
                  else [(a, None) for a in game.actions(state)])
         children = [visit(game.result(state, a), depth + 1, node.id, a, q) for a, q in moves]
         node.children = [child.id for child in children]
-        node.value = back_up(node.player, [c.value for c in children], [q for _, q in moves])
+        if back_up is not None:
+            node.value = back_up(node.player, [c.value for c in children], [q for _, q in moves])
         return node
 
     visit(game.initial_state(), 0, None, None, None)
     return nodes
 
 
-def back_up(player: Any, values: list[Any], probabilities: list[Any]) -> Any:
-    """A node's value from its children's, by the reference's rules (first child on ties)."""
-    if player == CHANCE:
-        total = 0
-        for p, value in zip(probabilities, values):
-            total += p * value
-        return total
-    if isinstance(values[0], tuple):
-        return max(values, key=lambda v: v[player])  # max() keeps the first of equal keys
-    return max(values) if player == MAX else min(values)
-
-
-# --- alpha-beta, instrumented ---------------------------------------------------------------
-
-
-@dataclass
-class Visit:
-    """A node as alpha-beta entered it: its window, and what it returned (fail-soft)."""
-
-    id: str
-    depth: int
-    alpha: float
-    beta: float
-    returned: Any = None
-    exact: bool = True  # nothing was pruned below it, so the value returned is exact
-
-    def bound(self) -> str:
-        """``"<="`` when the returned value is an upper bound, ``">="`` a lower, else ``""``."""
-        if self.exact:
-            return ""
-        if self.returned <= self.alpha:
-            return "<="
-        return ">=" if self.returned >= self.beta else ""
-
-
-@dataclass
-class Cut:
-    """One cutoff that pruned something: where, the value and window then, what it pruned."""
-
-    id: str
-    player: Any
-    depth: int
-    value: float
-    alpha: float
-    beta: float
-    pruned: list[str]
-    bound_depth: int | None  # the depth of the node that set the bound that caused the cut
-
-    @property
-    def deep(self) -> bool:
-        """A deep cutoff: at depth >= 2, by a bound from two or more levels up."""
-        return (self.depth >= 2 and self.bound_depth is not None
-                and self.depth - self.bound_depth >= 2)
-
-
-class AlphaBetaReplay:
-    """``reference/alpha_beta.py`` step for step, recording windows, cuts and returned values.
-
-    Construct, then read ``value``, ``generated``, ``evaluated``, ``visits`` and ``cuts``.
-    """
-
-    def __init__(self, game: Any, pruning: str = "inclusive") -> None:
-        if pruning not in RULES:
-            raise ValueError(f"expected pruning to be one of {RULES}, got: {pruning!r}")
-        self.game, self.strict = game, pruning == "strict"
-        self.generated: list[str] = []
-        self.evaluated: list[str] = []
-        self.visits: list[Visit] = []
-        self.cuts: list[Cut] = []
-        self.value = self._search(game.initial_state(), -math.inf, math.inf, 0, None, None)
-
-    def _search(self, state: Any, alpha: float, beta: float, depth: int,
-                alpha_from: int | None, beta_from: int | None) -> float:
-        game = self.game
-        visit = Visit(game.state_id(state), depth, alpha, beta)
-        self.visits.append(visit)
-        if game.is_cutoff(state, depth):
-            self.evaluated.append(visit.id)
-            visit.returned = game.evaluate(state)
-            return visit.returned
-        cuts = len(self.cuts)
-        player = game.to_move(state)
-        if player not in (MAX, MIN):
-            raise ValueError(f"alpha_beta needs MAX or MIN to move, got {player!r} at {visit.id}")
-        actions = list(game.actions(state))
-        v = -math.inf if player == MAX else math.inf
-        for i, action in enumerate(actions):
-            child = game.result(state, action)
-            self.generated.append(game.state_id(child))
-            found = self._search(child, alpha, beta, depth + 1, alpha_from, beta_from)
-            if player == MAX:
-                v = max(v, found)
-                cut, bound_from = ((v > beta) if self.strict else (v >= beta)), beta_from
-            else:
-                v = min(v, found)
-                cut, bound_from = ((v < alpha) if self.strict else (v <= alpha)), alpha_from
-            if cut:
-                rest = [game.state_id(game.result(state, a)) for a in actions[i + 1:]]
-                if rest:
-                    self.cuts.append(Cut(visit.id, player, depth, v, alpha, beta, rest, bound_from))
-                visit.returned, visit.exact = v, len(self.cuts) == cuts
-                return v
-            if player == MAX and v > alpha:
-                alpha, alpha_from = v, depth
-            elif player == MIN and v < beta:
-                beta, beta_from = v, depth
-        visit.returned, visit.exact = v, len(self.cuts) == cuts
-        return v
-
-
-def checked_replay(case: Any, pruning: str, reference: Any = None) -> AlphaBetaReplay:
-    """The replay of ``case`` under ``pruning``, its trace checked against the reference's."""
-    replay = AlphaBetaReplay(case.build_game(), pruning)
+def checked_replay(case: Any, pruning: str, reference: Any = None) -> Any:
+    """The alpha-beta replay (:class:`reference.replay.AlphaBetaReplay`) of ``case`` under
+    ``pruning``, its trace checked against the reference's run (``reference``, else solved)."""
+    replay = staff("replay", "the alpha-beta replay").AlphaBetaReplay(case.build_game(), pruning)
     reference = reference or solve(case, "alpha_beta", pruning=pruning)
     if (replay.generated, replay.evaluated) != (reference.generated, reference.evaluated):
-        raise GraderError(f"the answer key's alpha-beta replay ({pruning}) disagrees with "
+        raise GraderError(f"the alpha-beta replay ({pruning}) disagrees with "
                           f"reference/alpha_beta.py on {case.name!r}: update "
-                          "grader/answer_sheet.py to follow the reference")
+                          "reference/replay.py to follow the reference")
     return replay
 
 
@@ -256,7 +179,7 @@ def positions(generated: list[str]) -> dict[str, list[int]]:
 
 
 def _table(nodes: list[TreeNode], vectors: bool, generated: list[str],
-           replay: AlphaBetaReplay | None = None) -> list[str]:
+           replay: Any = None) -> list[str]:
     chance = any(n.probability is not None for n in nodes)
     named = any(n.action is not None and n.action != n.id for n in nodes)
     head = ["node", "player", "depth"] + (["move"] if named else []) + (["p"] if chance else [])

@@ -295,8 +295,12 @@ def _prepare_key(case_paths: list[Path], rubric_path: Path | None, key_path: Pat
             cases.append(load_case(path))
         except Exception:  # noqa: BLE001, S112 - grade() reports a broken case in every result
             continue
-    answers = AnswerKey.default()
-    prepare_answers(cases, load_rubric(rubric_path), answers)
+    answers, rubric = AnswerKey.default(), load_rubric(rubric_path)
+    for case in cases:
+        try:
+            prepare_answers([case], rubric, answers)
+        except Exception:  # noqa: BLE001, S112 - each grading process then meets it as a
+            continue  # grader error in this case's tests: staff see it, no student loses points
     answers.save()  # the staff cache, for the next run
     answers.save(key_path, used_only=True)
     return answers.calibration()

@@ -31,6 +31,7 @@ from grader.runner import RunResult
 from grader.sandbox import Limits, Worker, WorkerReply
 
 NOT_IMPLEMENTED = "NotImplementedError"
+SANDBOX_ERRORS = ("OutputLimitExceeded", "SandboxViolation")
 
 
 def accepted_rules(case_rule: str | None, course_rule: str) -> list[str]:
@@ -56,6 +57,8 @@ def _failure_outcome(reply: WorkerReply) -> tuple[str, str]:
         )
     if reply.status == "crashed":
         return "crashed", f"The process running `{reply.function}` died: {reply.message}."
+    if error.get("type") in SANDBOX_ERRORS:  # the sandbox stopped it: its message says why
+        return "error", f"`{reply.function}` failed: {error.get('message', '')}."
     return "error", f"`{reply.function}` raised an exception:\n" + _error_block(error)
 
 
@@ -241,6 +244,17 @@ def _case_error_result(path: Path, error: Exception, number: str) -> TestResult:
     )
 
 
+def _grade_safely(case: Case, algorithm: str, number: str, rubric: Rubric, worker: Worker,
+                  answers: AnswerKey, results: GradingResults) -> TestResult:
+    """:func:`grade_pair`, with a grader bug turned into a zero-point staff-visible test."""
+    try:
+        return grade_pair(case, algorithm, number, rubric, worker, answers)
+    except Exception as error:  # a grader bug: staff see it, the student loses nothing
+        test = _case_error_result(Path(case.path or case.name), error, number)
+        results.staff_notes.append(f"{case.name}/{algorithm}: {error!r}")
+        return test
+
+
 def grade(
     submission: Path,
     case_paths: Iterable[Path],
@@ -270,28 +284,31 @@ def grade(
         except Exception as error:  # a broken case is the grader's failure, never the student's
             results.tests.append(_case_error_result(path, error, f"9.{len(results.staff_notes) + 1}"))
             results.staff_notes.append(f"{path}: {error}")
+    planned = []  # (case, algorithm, number), numbered in case order
+    for case in cases:
+        for algorithm in case.algorithms:
+            if (wanted and algorithm not in wanted) or (
+                    name_filter and name_filter not in f"{algorithm}: {case.name}"):
+                continue
+            counters[algorithm] += 1
+            planned.append((case, algorithm, f"{ALGORITHM_NUMBERS[algorithm]}.{counters[algorithm]}"))
+    # Visible tests run before the others: one worker serves every test, so a submission could
+    # keep what it saw on a hidden case in a global and print it in a later visible test.
+    shown = [item for item in planned if rubric.settings_for(item[0], item[1]).visibility == "visible"]
+    not_shown = [item for item in planned if item not in shown]
+
+    def record(test: TestResult) -> None:
+        results.tests.append(test)
+        if progress:
+            progress(test)
+
     with Worker(submission, limits=limits or Limits()) as worker:
-        for case in cases:
-            for algorithm in case.algorithms:
-                if wanted and algorithm not in wanted:
-                    continue
-                if name_filter and name_filter not in f"{algorithm}: {case.name}":
-                    continue
-                counters[algorithm] += 1
-                number = f"{ALGORITHM_NUMBERS[algorithm]}.{counters[algorithm]}"
-                try:
-                    test = grade_pair(case, algorithm, number, rubric, worker, answers)
-                except Exception as error:  # a grader bug: staff see it, the student loses nothing
-                    test = _case_error_result(Path(case.path or case.name), error, number)
-                    test.max_score = 0.0
-                    results.staff_notes.append(f"{case.name}/{algorithm}: {error!r}")
-                results.tests.append(test)
-                if progress:
-                    progress(test)
+        for case, algorithm, number in shown:
+            record(_grade_safely(case, algorithm, number, rubric, worker, answers, results))
         for test in shrink.random_tree_tests(rubric, worker, counters, wanted, name_filter):
-            results.tests.append(test)  # numbered after the algorithm's cases
-            if progress:
-                progress(test)
+            record(test)  # numbered after the algorithm's cases
+        for case, algorithm, number in not_shown:
+            record(_grade_safely(case, algorithm, number, rubric, worker, answers, results))
     results.output = "\n\n".join(filter(None, [results.output,
                                                shrink.handout_note(rubric, wanted, name_filter)]))
     record_audit(submission, results)  # staff only (extra_data, a staff note); never a deduction
