@@ -125,6 +125,8 @@ def batch(mix: dict[str, int], jobs: int, cache: Path) -> dict[str, Any]:
             "hostile": _spread(_generated(REPO / "tests" / "hostile" / "attacks.py", scratch),
                                mix["hostile"]),
         }
+        short = sum(mix.values()) - sum(len(sources) for sources in kinds.values())
+        kinds["correct"] += [correct.parent] * short  # a corpus not written yet: more correct ones
         export = scratch / "export"
         export.mkdir()
         names: dict[str, str] = {}

@@ -3,34 +3,38 @@
 For every algorithm the case lists: the root value and move, every node's backed-up value (a
 table, for explicit trees), the nodes pruned, the ``generated`` and ``evaluated`` orders, and
 for alpha-beta the alpha/beta window at each cut, under both pruning rules (saying when they
-agree). The answers come from the reference (:func:`grader.solve.solve`); the windows from
-:mod:`reference.replay`, checked against the reference's trace on every use
-(:func:`checked_replay`); the backed-up values from :mod:`reference.values`. :func:`walk` and
-the formatting helpers also serve :mod:`grader.render`, :mod:`grader.generate` and the HTML
-report.
+agree). The answers come from the reference (:func:`grader.solve.solve`), the windows from its
+replay (:mod:`reference.replay`, checked against the reference's trace on every use:
+:func:`checked_replay`), the tree and its values from :func:`grader.tree_walk.walk`.
 
-A TA tool: it imports ``reference/`` where it needs it, and without it (the student handout)
-raises :class:`ReferenceMissingError`, saying so. ``AlphaBetaReplay``, ``Visit``, ``Cut`` and
-``back_up`` can be imported from here; they are :mod:`reference.replay`'s and
-:mod:`reference.values`'s, loaded on first use.
+A TA tool: without ``reference/`` (the student handout) it fails with a message saying so.
+``AlphaBetaReplay``, ``Visit``, ``Cut`` and ``back_up`` may be imported from here: they are
+``reference/``'s, loaded on first use (:data:`FROM_REFERENCE`); the tree helpers
+(:func:`walk`, :func:`fmt`, ...) are :mod:`grader.tree_walk`'s.
 """
 
 from __future__ import annotations
 
-import importlib
-import math
 import random
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from grader.errors import CaseError, GraderError
-from grader.games.base import CHANCE, MAX, MIN
+from grader.games.base import MAX
 from grader.solve import RULES, mcts_settings, resolve_pruning, solve
+from grader.tree_walk import (
+    ReferenceMissingError,
+    TreeNode,
+    TreeTooLargeError,
+    fmt,
+    player_name,
+    positions,
+    pruned_tops,
+    staff,
+    walk,
+)
 
-WALK_LIMIT = 2000  # nodes: a key's table and a picture are for trees a person can read
 SHOWN_IDS = 60  # ids of a long trace printed before "... (N in all)"
 SHOWN_CUTS = 30  # rows of a long cut table printed before "... and N more"
 RULE_TEXT = {"inclusive": "cut at v >= beta in MAX nodes, v <= alpha in MIN nodes",
@@ -39,82 +43,11 @@ FROM_REFERENCE = {"AlphaBetaReplay": "replay", "Visit": "replay", "Cut": "replay
                   "back_up": "values"}  # names importable from here, loaded from reference/
 
 
-class ReferenceMissingError(ImportError):
-    """A TA tool needs ``reference/``, and this installation (the handout) has none."""
-
-
-class TreeTooLargeError(ValueError):
-    """The game has more nodes than a table or a picture can show."""
-
-
-def staff(module: str, needed_for: str) -> ModuleType:
-    """``reference.<module>``; :class:`ReferenceMissingError` where ``reference/`` is missing."""
-    try:
-        return importlib.import_module(f"reference.{module}")
-    except ImportError as error:
-        raise ReferenceMissingError(f"{needed_for} needs the reference implementations "
-                                    "(reference/), which the handout does not include") from error
-
-
 def __getattr__(name: str) -> Any:
     """The names of :data:`FROM_REFERENCE`, imported from ``reference/`` on first use."""
     if name in FROM_REFERENCE:
         return getattr(staff(FROM_REFERENCE[name], f"grader.answer_sheet.{name}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-@dataclass
-class TreeNode:
-    """One occurrence of a state in the search tree (a shared state occurs once a parent)."""
-
-    id: str
-    player: Any  # MAX / MIN / a player index / CHANCE; at a leaf, whoever would move
-    depth: int
-    parent: str | None
-    action: Any = None  # the move from the parent
-    probability: float | None = None  # the chance of this outcome, under a chance node
-    terminal: bool = False
-    cutoff: bool = False  # terminal, or at the depth limit: the search evaluates it
-    value: Any = None  # the exact backed-up value (minimax / expectimax / max^n)
-    children: list[str] = field(default_factory=list)
-    repeat: bool = False  # a shared state met before: its subtree is listed at its first place
-
-
-def walk(game: Any, limit: int = WALK_LIMIT, *, values: bool = True) -> list[TreeNode]:
-    """Every node the full search (no pruning) reaches, in search order (children in
-    ``actions`` / outcome order), a shared state expanded at its first occurrence only.
-
-    ``values``: every node gets its exact backed-up value, by :func:`reference.values.back_up`
-    (:class:`ReferenceMissingError` without ``reference/``); else only the leaves (cutoffs) get
-    theirs, ``game.evaluate``. Raises :class:`TreeTooLargeError` past ``limit`` nodes.
-    """
-    back_up = staff("values", "the tree's backed-up values").back_up if values else None
-    nodes: list[TreeNode] = []
-    first: dict[str, TreeNode] = {}
-
-    def visit(state: Any, depth: int, parent: str | None, action: Any, p: float | None) -> TreeNode:
-        if len(nodes) >= limit:
-            raise TreeTooLargeError(f"the game tree has more than {limit} nodes")
-        node = TreeNode(game.state_id(state), game.to_move(state), depth, parent, action, p,
-                        game.is_terminal(state), game.is_cutoff(state, depth))
-        nodes.append(node)
-        if node.id in first:
-            node.repeat, node.value = True, first[node.id].value
-            return node
-        first[node.id] = node
-        if node.cutoff:
-            node.value = game.evaluate(state)
-            return node
-        moves = (game.chance_outcomes(state) if node.player == CHANCE
-                 else [(a, None) for a in game.actions(state)])
-        children = [visit(game.result(state, a), depth + 1, node.id, a, q) for a, q in moves]
-        node.children = [child.id for child in children]
-        if back_up is not None:
-            node.value = back_up(node.player, [c.value for c in children], [q for _, q in moves])
-        return node
-
-    visit(game.initial_state(), 0, None, None, None)
-    return nodes
 
 
 def checked_replay(case: Any, pruning: str, reference: Any = None) -> Any:
@@ -132,50 +65,11 @@ def checked_replay(case: Any, pruning: str, reference: Any = None) -> Any:
 # --- formatting -------------------------------------------------------------------------------
 
 
-def fmt(value: Any) -> str:
-    """A value as a person writes it: ``3``, ``8.8``, ``-inf``, ``(1, 2, 6)``."""
-    if isinstance(value, (tuple, list)):
-        return "(" + ", ".join(fmt(v) for v in value) + ")"
-    if isinstance(value, float):
-        if math.isinf(value):
-            return "+inf" if value > 0 else "-inf"
-        return f"{value:.10g}"
-    return str(value)
-
-
-def player_name(node: TreeNode, vectors: bool) -> str:
-    if node.cutoff:
-        return "leaf" if node.terminal else "cutoff"
-    if node.player == CHANCE:
-        return "chance"
-    if vectors:
-        return f"P{node.player}"
-    return {MAX: "MAX", MIN: "MIN"}.get(node.player, str(node.player))
-
-
 def id_list(ids: list[str]) -> str:
     if not ids:
         return "(none)"
     shown = " ".join(ids[:SHOWN_IDS])
     return f"`{shown}`" + (f" ... ({len(ids)} in all)" if len(ids) > SHOWN_IDS else "")
-
-
-def pruned_tops(nodes: list[TreeNode], generated: list[str]) -> tuple[list[str], int]:
-    """The roots of the pruned subtrees (in tree order), and how many nodes were pruned in all."""
-    seen = set(generated) | {nodes[0].id}
-    pruned = {n.id for n in nodes if n.id not in seen}
-    parents = {n.id: n.parent for n in nodes if not n.repeat}
-    tops = [i for i in dict.fromkeys(n.id for n in nodes) if i in pruned
-            and parents[i] not in pruned]
-    return tops, len(pruned)
-
-
-def positions(generated: list[str]) -> dict[str, list[int]]:
-    """Each id's 1-based positions in ``generated`` (a shared state may be generated twice)."""
-    orders: dict[str, list[int]] = {}
-    for position, node_id in enumerate(generated, 1):
-        orders.setdefault(node_id, []).append(position)
-    return orders
 
 
 def _table(nodes: list[TreeNode], vectors: bool, generated: list[str],
@@ -211,7 +105,7 @@ def _row(cells: list[str]) -> str:
     return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
 
 
-def _cut_table(cuts: list[Cut], strict: bool) -> list[str]:
+def _cut_table(cuts: list[Any], strict: bool) -> list[str]:
     if not cuts:
         return ["Cuts: none."]
     lines = ["| # | at node | player | depth | v | window (alpha, beta) | test | pruned |",
@@ -270,8 +164,7 @@ def _alpha_beta_section(case: Any, nodes: list[TreeNode] | None, graded: str) ->
 
 
 def _mcts_lines(case: Any) -> list[str]:
-    from reference import mcts_tree
-
+    mcts_tree = staff("mcts", "the key's MCTS statistics").mcts_tree
     settings = mcts_settings(case)
     game = case.build_game()
     root = mcts_tree(game, game.initial_state(), settings.iterations,
@@ -283,6 +176,7 @@ def _mcts_lines(case: Any) -> list[str]:
 
 def answer_key(case: Any, rubric: Any = None) -> str:
     """The case's answer key in Markdown (see the module docstring)."""
+    staff(None, "the answer key")  # fail here, clearly, in the handout
     game = case.build_game()
     vectors = case.vector_values
     try:
@@ -330,7 +224,7 @@ def key_main(case_path: str | Path, *, out: Any = None) -> int:
     try:
         case = load_case(case_path)
         text = answer_key(case, load_rubric())
-    except (CaseError, RubricError, ValueError, OSError) as error:
+    except (CaseError, RubricError, ValueError, OSError, ReferenceMissingError) as error:
         where = "" if isinstance(error, CaseError) else f"{case_path}: "  # CaseError names it
         print(f"grader solve --key: {where}{error}", file=sys.stderr)
         return 2
@@ -338,6 +232,7 @@ def key_main(case_path: str | Path, *, out: Any = None) -> int:
     return 0
 
 
-__all__ = ["AlphaBetaReplay", "Cut", "TreeNode", "TreeTooLargeError", "Visit", "answer_key",
-           "back_up", "checked_replay", "fmt", "key_main", "player_name", "positions",
+# FROM_REFERENCE's names are not listed: a star import would need reference/.
+__all__ = ["FROM_REFERENCE", "ReferenceMissingError", "TreeNode", "TreeTooLargeError",
+           "answer_key", "checked_replay", "fmt", "key_main", "player_name", "positions",
            "pruned_tops", "walk"]

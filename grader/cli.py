@@ -71,7 +71,11 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _new(args: argparse.Namespace) -> int:
+    from grader.answers import reference_available
     from grader.authoring import new_main
+
+    if not reference_available():
+        return _needs_reference("new")
 
     return new_main(args.algorithm, args.shape, players=args.players, chance=args.chance, out=args.out)
 

@@ -14,14 +14,15 @@ A variant that raises, or that generates more than :data:`BUDGET_FACTOR` times t
 nodes (at least :data:`BUDGET_FLOOR`), is left out: it cannot be what a passing-speed student did.
 
 :func:`window_moments` keeps, the same way, the reference alpha-beta's window at each step of a
-case, which the feedback quotes at the first difference (the replay is staff-only code).
+case, which the feedback quotes at the first difference, and :func:`node_values` every node's
+backed-up value, which the HTML report's pictures show (both are computed by staff-only code:
+:mod:`reference.replay`, :mod:`reference.values`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,12 +142,13 @@ def diagnose(case: Any, algorithm: str, rule: str, got: RunResult, answers: Any)
 
 
 def window_moments(case: Any, rule: str, answers: Any) -> list[list[Any]] | None:
-    """The reference alpha-beta's window at each step on ``case`` (for the feedback's note at
-    the first difference), cached in ``answers`` like the variants' runs; None for traces
-    longer than :data:`MAX_WINDOW_NODES` (the key stays small) or without the key's entry."""
+    """The reference alpha-beta's window at each step on ``case`` (the ``moments`` of
+    :mod:`reference.replay`, for the feedback's note at the first difference and the HTML
+    report), cached in ``answers`` like the variants' runs; None for traces longer than
+    :data:`MAX_WINDOW_NODES` (the key stays small) or without the key's entry."""
 
     def compute() -> list[list[Any]] | None:
-        from reference.mistakes import alpha_beta_moments
+        from reference.replay import alpha_beta_moments
 
         game = case.build_game()
         moments = alpha_beta_moments(game, rule == "strict", until=MAX_WINDOW_NODES)
@@ -161,6 +163,30 @@ def window_moments(case: Any, rule: str, answers: Any) -> list[list[Any]] | None
         return None
 
 
+def node_values(case: Any, answers: Any) -> dict[str, Any] | None:
+    """Every node's exact backed-up value on ``case``'s tree, by id (what the HTML report's
+    picture shows), cached in ``answers`` so the handout, whose walk has no values without
+    ``reference/``, has them; None for a tree too large to draw, or without the key's entry."""
+
+    def compute() -> dict[str, Any] | None:
+        from grader.tree_walk import TreeTooLargeError, walk
+
+        try:
+            nodes = walk(case.build_game())
+        except TreeTooLargeError:
+            return None
+        return {node.id: json_safe(node.value) for node in nodes if not node.repeat}
+
+    try:
+        stored = answers.extra(case, "values", compute)
+    except GraderError:
+        return None
+    if stored is None:
+        return None
+    return {key: tuple(value) if isinstance(value, list) else value  # max^n vectors
+            for key, value in stored.items()}
+
+
 def diagnosable(case: Any, algorithm: str) -> bool:
     """Whether a test has one trace to explain (MCTS outcome checks compare moves over seeds)."""
     return not (algorithm == "mcts"
@@ -168,4 +194,4 @@ def diagnosable(case: Any, algorithm: str) -> bool:
 
 
 __all__ = ["Hint", "cached_runs", "diagnosable", "diagnose", "matching_hints",
-           "trace_hash", "variant_runs", "window_moments"]
+           "node_values", "trace_hash", "variant_runs", "window_moments"]

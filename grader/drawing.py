@@ -18,8 +18,8 @@ A tree of more than ``max_rows`` rows is cut around the first difference: the pa
 siblings each side, the rest summed up in "… N more" rows.
 
 :func:`window_note` says where the reference's alpha-beta stood at the first difference (its
-alpha, beta and v), from a replay of the reference's rule that records each step. The replay is
-staff-only code (it is a whole alpha-beta): the handout reads it from the answer key.
+alpha, beta and v), from :mod:`reference.replay`, which records each step. The replay is
+staff-only code (it is a whole alpha-beta): the handout reads its moments from the answer key.
 
 Text is Unicode; :func:`asciify` turns it into ASCII (a terminal that is not UTF-8, or
 ``GRADER_ASCII=1``), keeping the drawing's columns aligned. Lines are at most :data:`WIDTH`.
@@ -298,7 +298,7 @@ def _some(ids: list[str], most: int = 3) -> str:
 @dataclass
 class Moment:
     """One step of the reference's alpha-beta: about to generate a child, or a cut (the fields
-    in the order ``reference.mistakes.alpha_beta_moments`` lists them)."""
+    in the order :mod:`reference.replay` records its ``moments``)."""
 
     kind: str  # "generate" or "cut"
     step: int  # how many nodes were generated before it
@@ -310,13 +310,18 @@ class Moment:
     children: list[str]  # generate: [the child]; cut: the children pruned
 
 
+def stored_moments(moments: list[Any]) -> list[Moment]:
+    """Moments as the answer key stores them (lists; infinities as ``"+inf"`` / ``"-inf"``)."""
+    return [Moment(*moment[:4], *map(float, moment[4:7]), moment[7]) for moment in moments]
+
+
 def alpha_beta_moments(game: Any, strict: bool, until: int | None = None) -> list[Moment]:
-    """The reference's alpha-beta replayed on ``game`` with its window at each step (see
-    ``reference.mistakes.alpha_beta_moments``; stops past ``until`` generated nodes). Raises
-    :class:`GraderError` where the reference is not shipped (the handout): there the window
-    comes from the answer key (:func:`grader.diagnosis.window_moments`)."""
+    """The reference's alpha-beta replayed on ``game`` with its window at each step
+    (:func:`reference.replay.alpha_beta_moments`; stops past ``until`` generated nodes).
+    Raises :class:`GraderError` where the reference is not shipped (the handout): there the
+    window comes from the answer key (:func:`grader.diagnosis.window_moments`)."""
     try:
-        from reference.mistakes import alpha_beta_moments as replay
+        from reference.replay import alpha_beta_moments as replay
     except ImportError as error:
         raise GraderError("the alpha-beta window needs the reference (staff, Gradescope)") from error
     return [Moment(*moment) for moment in replay(game, strict, until)]
@@ -332,8 +337,8 @@ def window_note(case: Any, rule: str, expected: list[str], got: list[str],
         return None
     step = diff.first_difference
     strict = rule == "strict"
-    if moments is not None:  # from the key: infinities were stored as "+inf" / "-inf"
-        moments = [Moment(*moment[:4], *map(float, moment[4:7]), moment[7]) for moment in moments]
+    if moments is not None:
+        moments = stored_moments(moments)
     else:
         try:
             moments = alpha_beta_moments(case.build_game(), strict, until=step)
@@ -365,4 +370,4 @@ def window_note(case: Any, rule: str, expected: list[str], got: list[str],
 
 
 __all__ = ["LEGEND", "Moment", "alpha_beta_moments", "asciify", "draw_tree", "number",
-           "player_name", "wants_ascii", "window_note"]
+           "player_name", "stored_moments", "wants_ascii", "window_note"]

@@ -23,12 +23,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from grader.answer_sheet import AlphaBetaReplay, TreeNode, answer_key, walk
+from grader.answer_sheet import answer_key
 from grader.authoring import AuthoringError, case_json, check_size, random_leaves, schema_ref
 from grader.cases import case_from_dict, load_case
 from grader.errors import CaseError
 from grader.games.base import CHANCE
 from grader.runner import ALGORITHMS
+from grader.tree_walk import ReferenceMissingError, TreeNode, staff, walk
 
 REQUIREMENTS = ("strict-differs", "ties", "deep-cutoff")
 ALPHA_BETA_ONLY = ("strict-differs", "deep-cutoff")
@@ -93,10 +94,11 @@ def satisfies(case: Any, require: str | None, rule: str = "inclusive") -> bool:
         return True
     if require == "ties":
         return has_ties(walk(case.build_game()))
+    replay = staff("replay", "checking --require").AlphaBetaReplay
     if require == "strict-differs":
-        runs = [AlphaBetaReplay(case.build_game(), r) for r in ("inclusive", "strict")]
+        runs = [replay(case.build_game(), r) for r in ("inclusive", "strict")]
         return runs[0].generated != runs[1].generated
-    return any(cut.deep for cut in AlphaBetaReplay(case.build_game(), rule).cuts)
+    return any(cut.deep for cut in replay(case.build_game(), rule).cuts)
 
 
 def generate_cases(algorithm: str, *, depth: int = 3, branching: int = 3, seed: int = 0,
@@ -140,6 +142,7 @@ def generate_main(algorithm: str, *, depth: int = 3, branching: int = 3, seed: i
 
     out = Path(out)
     try:
+        staff(None, "writing answer keys")  # fail here, clearly, in the handout
         rubric = load_rubric()
         rule = resolve_pruning(None, "alpha_beta", None, rubric)
         cases = generate_cases(algorithm, depth=depth, branching=branching, seed=seed,
@@ -154,7 +157,7 @@ def generate_main(algorithm: str, *, depth: int = 3, branching: int = 3, seed: i
             key.write_text(answer_key(load_case(path), rubric), encoding="utf-8")
             written.append(path)
             print(f"wrote {path} and {key.name}")
-    except (AuthoringError, RubricError) as error:
+    except (AuthoringError, RubricError, ReferenceMissingError) as error:
         print(f"grader generate: {error}", file=sys.stderr)
         return 2
     except (CaseError, OSError) as error:

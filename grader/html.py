@@ -690,15 +690,17 @@ class CaseReplay:
     iterations: tuple[list[Any], list[Any]] | None = None  # MCTS: per-iteration stats, both
 
 
-def _scene(case: Any, algorithm: str, rule: str, expected: list[str], got: list[str]):
-    """(scene, note): the tree data from grader.render, or None and why not."""
+def _scene(case: Any, algorithm: str, rule: str, expected: list[str], got: list[str],
+           answers: Any = None):
+    """(scene, note): the tree data from grader.render (its values and cuts from ``answers``
+    where ``reference/`` is missing), or None and why not."""
     try:
         from grader.render import build_scene  # needs grader.solve, which may need reference/
     except ImportError:
         return None, "The tree picture is not available in this installation."
     try:
         scene = build_scene(case, algorithm, RunResult(None, expected), RunResult(None, got),
-                            pruning=rule)
+                            pruning=rule, answers=answers)
     except Exception as error:  # noqa: BLE001 - TreeTooLargeError, a built-in game's shape
         return None, f"The tree is not drawn: {error}."
     return scene, ""
@@ -712,7 +714,7 @@ def build_replay(test: TestResult, case: Any, replay: dict[str, Any], answers: A
     ref_ids, got_ids = list(expected["generated"]), list(got["generated"])
     diff = diff_sequence("generated", ref_ids, got_ids)
     first = None if diff.equal else diff.first_difference + 1
-    scene, picture_note = _scene(case, algorithm, rule, ref_ids, got_ids)
+    scene, picture_note = _scene(case, algorithm, rule, ref_ids, got_ids, answers)
     index = TreeIndex.from_scene(scene) if scene is not None else None
     total = max(len(ref_ids), len(got_ids))
     iterations, moments = None, None
@@ -721,9 +723,10 @@ def build_replay(test: TestResult, case: Any, replay: dict[str, Any], answers: A
     elif algorithm == "mcts":
         ref, yours, notes, iterations = _mcts_sides(case, ref_ids, got_ids)
     else:
-        ref = inferred_side(ref_ids, total, index, values=True)
+        known = index is not None and None not in index.value.values()  # handout: in the key?
+        ref = inferred_side(ref_ids, total, index, values=known)
         yours = inferred_side(got_ids, total, index, values=False)
-        notes = [] if index is None else [_values_note(case)]
+        notes = [_values_note(case)] if known else []
     result = CaseReplay(test, case, rule, expected, got, first, ref, yours,
                         picture_note=picture_note, notes=notes, iterations=iterations)
     if scene is not None:

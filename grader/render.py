@@ -6,6 +6,9 @@ algorithm, the reference's run is drawn over it: the order in which each node wa
 that cut), and alpha-beta's fail-soft bounds (``<=2``: "at most 2") instead of exact values
 at nodes it left early. With a student's run, their generated nodes are drawn too: a double
 outline in pictures, a ``you #n`` column in text, ``!`` where they part from the reference.
+The values, bounds and cuts are ``reference/``'s (:func:`grader.tree_walk.walk`,
+:mod:`reference.replay`); without it (the handout's HTML report) the values and cuts come from
+the answer key, and no bounds are shown.
 
 Shapes are the textbook's: MAX a triangle, MIN an upside-down triangle, chance a circle, a leaf
 a box (player indexes of n-player games get a shape each). The text drawing is this module's
@@ -24,19 +27,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader.answer_sheet import (
-    AlphaBetaReplay,
-    Cut,
+from grader.drawing import Moment, stored_moments
+from grader.errors import CaseError, GraderError
+from grader.games.base import CHANCE, MAX, MIN
+from grader.solve import RULES, resolve_pruning, solve
+from grader.tree_walk import (
+    ReferenceMissingError,
     TreeNode,
     TreeTooLargeError,
     fmt,
     player_name,
     positions,
-    walk,
+    staff,
+    walk_case,
 )
-from grader.errors import CaseError, GraderError
-from grader.games.base import CHANCE, MAX, MIN
-from grader.solve import RULES, resolve_pruning, solve
 
 INSTALL_HINT = ("install Graphviz's `dot`: `apt-get install graphviz` (Debian/Ubuntu) or "
                 "`brew install graphviz` (macOS); or use --format txt or --format dot")
@@ -60,7 +64,7 @@ class Scene:
     labels: dict[str, str]  # node id -> the value shown
     reference: dict[str, list[int]] | None = None  # id -> positions in the reference's list
     student: dict[str, list[int]] | None = None
-    cuts: dict[str, Cut] = field(default_factory=dict)
+    cuts: dict[str, Moment] = field(default_factory=dict)  # node id -> its (last) cut
     strict: bool = False
     bounds: bool = False  # alpha-beta's returned values are shown (some are bounds)
     legend: list[str] = field(default_factory=list)  # what was run, and its answer
@@ -70,25 +74,38 @@ class Scene:
             node.id not in self.reference)
 
 
-def _replay(case: Any, rule: str, generated: list[str]) -> AlphaBetaReplay | None:
-    """The alpha-beta replay whose trace is ``generated``: the rule given first, then the other."""
+def _replay(case: Any, rule: str, generated: list[str], answers: Any
+            ) -> tuple[str, list[Moment], list[Any] | None] | None:
+    """(rule, moments, visits) of the alpha-beta run whose trace is ``generated``, the rule
+    given tried first: :mod:`reference.replay`'s; where it is not installed, the moments the
+    answer key keeps (:func:`grader.diagnosis.window_moments`) and no visits (no bounds)."""
     for each in (rule,) + tuple(r for r in RULES if r != rule):
-        replay = AlphaBetaReplay(case.build_game(), each)
-        if replay.generated == list(generated):
-            return replay
+        try:
+            replay = staff("replay", "the alpha-beta marks").AlphaBetaReplay(case.build_game(), each)
+            moments, visits = [Moment(*m) for m in replay.moments], replay.visits
+        except ReferenceMissingError:
+            from grader.diagnosis import window_moments
+
+            stored = window_moments(case, each, answers) if answers is not None else None
+            moments, visits = (stored_moments(stored) if stored else None), None
+        if moments is not None and [m.children[0] for m in moments
+                                    if m.kind == "generate"] == list(generated):
+            return each, moments, visits
     return None
 
 
 def build_scene(case: Any, algorithm: str | None = None, reference_run: Any = None,
                 student_run: Any = None, *, pruning: str | None = None,
-                rubric: Any = None) -> Scene:
+                rubric: Any = None, answers: Any = None) -> Scene:
     """The picture's content; the reference is solved here unless ``reference_run`` is given.
 
     Runs are anything with a ``generated`` list (a RunResult, a WorkerReply). Raises
-    :class:`TreeTooLargeError` for a game too large to draw.
+    :class:`TreeTooLargeError` for a game too large to draw. Without ``reference/`` (the
+    handout's HTML report) the values and alpha-beta's cuts come from ``answers`` (an
+    :class:`~grader.answers.AnswerKey`) when it has them, and no bounds are shown.
     """
-    nodes = walk(case.build_game())
-    labels = {n.id: fmt(n.value) for n in nodes if not n.repeat}
+    nodes = walk_case(case, answers)
+    labels = {n.id: fmt(n.value) for n in nodes if not n.repeat and n.value is not None}
     scene = Scene(case.name, f"{case.name}: {case.description}", nodes, case.vector_values,
                   labels)
     if algorithm is None and student_run is None:
@@ -105,14 +122,15 @@ def build_scene(case: Any, algorithm: str | None = None, reference_run: Any = No
     for node in nodes:  # a pruned internal node has no value to show
         if scene.pruned(node) and not node.cutoff:
             labels[node.id] = ""
-    replay = _replay(case, rule, reference_run.generated) if algorithm == "alpha_beta" else None
+    replay = (_replay(case, rule, reference_run.generated, answers)
+              if algorithm == "alpha_beta" else None)
     if replay is not None:
-        scene.strict = replay.strict
-        scene.cuts = {cut.id: cut for cut in replay.cuts}
-        for visit in reversed(replay.visits):  # the first visit of a shared state wins
+        matched, moments, visits = replay
+        scene.strict = matched == "strict"
+        scene.cuts = {m.node: m for m in moments if m.kind == "cut"}
+        for visit in reversed(visits or ()):  # the first visit of a shared state wins
             labels[visit.id] = visit.bound() + fmt(visit.returned)
-    if replay is not None:
-        scene.bounds = True
+        scene.bounds = visits is not None
     if student_run is not None:
         scene.student = positions(list(student_run.generated))
     return scene
@@ -129,10 +147,10 @@ def _order(orders: dict[str, list[int]] | None, node: TreeNode) -> str:
     return ",".join(f"#{p}" for p in orders[node.id]) if node.id in orders else "x"
 
 
-def _cut_text(cut: Cut, strict: bool) -> str:
-    sign = (">" if cut.player == MAX else "<") + ("" if strict else "=")
-    bound = f"beta {fmt(cut.beta)}" if cut.player == MAX else f"alpha {fmt(cut.alpha)}"
-    return f"// {fmt(cut.value)} {sign} {bound}"
+def _cut_text(cut: Moment, strict: bool) -> str:
+    sign = (">" if cut.is_max else "<") + ("" if strict else "=")
+    bound = f"beta {fmt(cut.beta)}" if cut.is_max else f"alpha {fmt(cut.alpha)}"
+    return f"// {fmt(cut.v)} {sign} {bound}"
 
 
 def render_text(scene: Scene) -> str:
@@ -270,7 +288,7 @@ def _edge(scene: Scene, node: TreeNode, names: dict[str, str]) -> str:
         if parent.parent is None or not scene.pruned(parent):  # where the branch was cut
             attrs.append("arrowhead=tee")
             cut = scene.cuts.get(parent.id)
-            mark = _cut_text(cut, scene.strict) if cut and cut.pruned[0] == node.id else "//"
+            mark = _cut_text(cut, scene.strict) if cut and cut.children[0] == node.id else "//"
             label = mark + (f" ({label})" if label else "")
     if label:
         attrs.append(f"label={_quote(label)}")
@@ -307,6 +325,14 @@ def student_run(case: Any, algorithm: str, submission: str | Path) -> Any:
                           time_limit=max(TRACE_TIME_LIMIT, case.time_limit or 0.0))
 
 
+def _handout_answers() -> Any:
+    """The handout's answer key (the values it draws) where ``reference/`` is missing; else
+    None: the reference computes them."""
+    from grader.answers import AnswerKey, reference_available
+
+    return None if reference_available() else AnswerKey.default()
+
+
 def render_main(case_path: str | Path, format: str = "txt", *, algorithm: str | None = None,
                 trace: str | Path | None = None, out: str | Path | None = None) -> int:
     """``grader render``: 0 when drawn, 2 for a bad case or option, or a missing ``dot``."""
@@ -320,11 +346,14 @@ def render_main(case_path: str | Path, format: str = "txt", *, algorithm: str | 
             raise ValueError(f"{chosen} is not among the case's algorithms {case.algorithms}")
         if trace is not None and not Path(trace).exists():
             raise ValueError(f"no such submission: {str(trace)!r}")
+        if chosen is not None:
+            staff(None, f"drawing the reference's {chosen} run")  # fail before the student's
         theirs = student_run(case, chosen, trace) if trace is not None else None
         if theirs is not None and not theirs.ok:
             print(f"grader render: your code did not finish cleanly ({theirs.message}); "
                   "drawing what it generated before that", file=sys.stderr)
-        scene = build_scene(case, chosen, None, theirs, rubric=load_rubric())
+        scene = build_scene(case, chosen, None, theirs, rubric=load_rubric(),
+                            answers=_handout_answers())
         text = render_text(scene) if format == "txt" else render_dot(scene)
         data = text.encode("utf-8") if format in ("txt", "dot") else run_dot(text, format)
     except TreeTooLargeError as error:
@@ -332,7 +361,7 @@ def render_main(case_path: str | Path, format: str = "txt", *, algorithm: str | 
               "game positions", file=sys.stderr)
         return 2
     except (CaseError, RubricError, ValueError, OSError, GraderError,
-            GraphvizNotFoundError) as error:
+            GraphvizNotFoundError, ReferenceMissingError) as error:
         where = "" if isinstance(error, CaseError) else f"{case_path}: "  # CaseError names it
         print(f"grader render: {where}{error}", file=sys.stderr)
         return 2

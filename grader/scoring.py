@@ -214,6 +214,7 @@ def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey) -
     needs without ``reference/``.
     """
     for case in cases:
+        diagnosis.node_values(case, answers)  # the HTML pictures' values, for the handout
         for algorithm in case.algorithms:
             settings = rubric.settings_for(case, algorithm)
             if algorithm == "mcts" and case.mcts is not None and case.mcts.check == "outcome":

@@ -187,7 +187,7 @@ def test_the_window_comes_from_the_key_where_the_reference_is_not_shipped(fig_5_
     got = _variant_run(fig_5_2, "alpha_beta", "never_prunes")
     stored = window_moments(fig_5_2, "inclusive", AnswerKey(cache=None))
     replayed = window_note(fig_5_2, "inclusive", expected.generated, got.generated)
-    monkeypatch.setitem(sys.modules, "reference.mistakes", None)  # as in the handout
+    monkeypatch.setitem(sys.modules, "reference.replay", None)  # as in the handout
     assert window_note(fig_5_2, "inclusive", expected.generated, got.generated) is None
     assert window_note(fig_5_2, "inclusive", expected.generated, got.generated,
                        stored) == replayed

@@ -1,0 +1,211 @@
+"""Known mistakes of expectimax, max^n and MCTS: variants of the reference, each with its hint.
+
+Registered in the catalogue (:mod:`reference.mistake_registry`) on import; see
+:mod:`reference.mistakes` for how to add one. Variants that share a core
+(``_chance_variant``, ``_maxn_variant``, ``_mcts_variant``) switch one mistake on with an
+argument, so each registration stays a few lines.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from grader.games.base import CHANCE, MAX
+from reference.mcts import Node, _reward
+from reference.mistake_registry import mistake
+
+# --- expectimax ------------------------------------------------------------------------------
+
+
+def _chance_variant(combine: Callable[[list[float], list[float]], float]) -> Callable[..., float]:
+    """Plain expectimax whose chance nodes combine (values, probabilities) with ``combine``."""
+
+    def search(game: Any, state: Any, depth: int = 0) -> float:
+        if game.is_cutoff(state, depth):
+            return game.evaluate(state)
+        player = game.to_move(state)
+        if player == CHANCE:
+            outcomes = game.chance_outcomes(state)
+            values = [search(game, game.result(state, a), depth + 1) for a, _ in outcomes]
+            return combine(values, [p for _, p in outcomes])
+        values = [search(game, game.result(state, a), depth + 1) for a in game.actions(state)]
+        return max(values) if player == MAX else min(values)
+
+    return search
+
+
+mistake(
+    "chance_as_min", "expectimax", title="treats chance nodes as MIN",
+    does="your chance nodes take the smallest child value, as if the opponent chose the "
+         "outcome",
+    departs="the CHANCE line of EXPECTIMINIMAX (AIMA Sec. 5.5): "
+            "`sum over r of P(r) * value(RESULT(state, r))`",
+    fix="at a CHANCE node start at `v = 0` and add `p * value` for each "
+        "`(action, p)` of `game.chance_outcomes(state)`",
+)(_chance_variant(lambda values, ps: min(values)))
+
+mistake(
+    "chance_unweighted", "expectimax", title="averages chance outcomes without probabilities",
+    does="your chance nodes take the plain average of the children, ignoring their "
+         "probabilities (right only when all outcomes are equally likely)",
+    departs="the CHANCE line of EXPECTIMINIMAX (AIMA Sec. 5.5): "
+            "`sum over r of P(r) * value(RESULT(state, r))`",
+    fix="weight each child by its probability: `v += p * value` for each `(action, p)` of "
+        "`game.chance_outcomes(state)`",
+)(_chance_variant(lambda values, ps: sum(v / len(values) for v in values)))
+
+
+# --- max^n -----------------------------------------------------------------------------------
+
+
+def _maxn_variant(chooser: Callable[[Any, Any], int], picker: Callable[[int], int] | None = None):
+    """The reference max^n where the player whose entry counts is ``chooser(game, state)``;
+    ``picker(p)`` (default: ``p``) is the entry compared when choosing the best child."""
+    picker = picker or (lambda p: p)
+
+    def search(game: Any, state: Any, depth: int = 0, parent: tuple | None = None) -> tuple:
+        if game.is_cutoff(state, depth):
+            return tuple(game.evaluate(state))
+        p = chooser(game, state)
+        limit = None
+        if game.max_sum is not None and parent is not None and parent[0] != p:
+            limit = game.max_sum - parent[1]
+        best = None
+        for action in game.actions(state):
+            bound = None if best is None else (p, best[p])
+            value = search(game, game.result(state, action), depth + 1, bound)
+            if best is None or value[picker(p)] > best[picker(p)]:
+                best = value
+            if limit is not None and best[p] >= limit:
+                return best
+        return best
+
+    return lambda game, state, depth=0: search(game, state, depth)
+
+
+_MAXN_RULE = "the max^n rule (Luckhardt and Irani; the lecture's three-player tree, AIMA Fig. 5.4)"
+
+mistake(
+    "maxn_player0", "maxn", title="maximizes player 0's entry everywhere",
+    does="at every node your code picks the child with the largest entry 0, whoever moves there",
+    departs=f"{_MAXN_RULE}: the player to move picks the child whose vector has the largest "
+            "entry for that player",
+    fix="compare `value[p]` with `best[p]`, where `p = game.to_move(state)`",
+)(_maxn_variant(lambda game, state: game.to_move(state), lambda p: 0))
+
+mistake(
+    "maxn_wrong_component", "maxn", title="uses another player's entry",
+    does="your code compares the entry of the player who moved into the node "
+         "(`(p - 1) % players`) instead of the entry of the player to move",
+    departs=f"{_MAXN_RULE}: each player maximizes its own entry",
+    fix="use `p = game.to_move(state)` itself as the index into the vectors",
+)(_maxn_variant(lambda game, state: (game.to_move(state) - 1) % game.players))
+
+mistake(
+    "maxn_next_component", "maxn", title="uses the next player's entry",
+    does="your code compares the entry of the player who moves after the mover "
+         "(`(p + 1) % players`) instead of the entry of the player to move",
+    departs=f"{_MAXN_RULE}: each player maximizes its own entry",
+    fix="use `p = game.to_move(state)` itself as the index into the vectors",
+)(_maxn_variant(lambda game, state: (game.to_move(state) + 1) % game.players))
+
+
+# --- MCTS ------------------------------------------------------------------------------------
+
+
+def _mcts_variant(*, log: Callable[[float], float] = math.log, by_mean: bool = False,
+                  max_reward: bool = False, expand_all: bool = False,
+                  from_parent: bool = False) -> Callable[..., Any]:
+    """The reference UCT (:mod:`reference.mcts`) with one of its known mistakes switched on."""
+
+    def ucb(node: Node, c: float) -> float:
+        if node.n == 0:  # only ever reached when every child is made at once
+            return math.inf
+        return node.w / node.n + c * math.sqrt(log(node.parent.n) / node.n)
+
+    def search(game: Any, state: Any, iterations: int, rng: Any, c: float = math.sqrt(2)) -> Any:
+        root = Node(game, state)
+        if root.terminal:
+            return None
+        for _ in range(iterations):
+            node = root
+            while not node.terminal and not node.untried:  # 1. selection
+                best = node.children[0]
+                for child in node.children[1:]:
+                    if ucb(child, c) > ucb(best, c):
+                        best = child
+                node = best
+            if not node.terminal and expand_all:
+                for action in node.untried:
+                    node.children.append(Node(game, game.result(node.state, action), action, node))
+                node.untried = []
+                node = node.children[0]
+            elif not node.terminal:
+                action = node.untried.pop(0)
+                node.children.append(Node(game, game.result(node.state, action), action, node))
+                node = node.children[-1]
+            s = node.parent.state if from_parent else node.state
+            while not game.is_terminal(s):  # 3. simulation
+                s = game.result(s, rng.choice(list(game.actions(s))))
+            u = game.utility(s)
+            while node is not None:  # 4. backpropagation
+                node.n += 1
+                if node.parent is not None:
+                    node.w += _reward(u, MAX if max_reward else node.player)
+                node = node.parent
+        score = (lambda n: n.w / n.n) if by_mean else (lambda n: n.n)
+        best = None
+        for child in root.children:
+            if best is None or score(child) > score(best):
+                best = child
+        return None if best is None else best.action
+
+    return search
+
+
+_MCTS = "MONTE-CARLO-TREE-SEARCH (AIMA Fig. 5.11)"
+
+mistake(
+    "mcts_by_mean", "mcts", title="answers by mean reward instead of visits",
+    does="your MCTS returns the root child with the best average reward `w/n`",
+    departs=f"the last line of {_MCTS}: `return the move whose node has the highest number of "
+            "playouts` (the most visits, ties: the first)",
+    fix="return the action of the root child with the largest `n`",
+)(_mcts_variant(by_mean=True))
+
+mistake(
+    "mcts_max_reward", "mcts", title="backs up MAX's reward at every node",
+    does="your backpropagation adds MAX's reward (entry 0) to `w` at every node, so MIN's "
+         "nodes are chosen as if MIN wanted MAX to win",
+    departs=f"BACK-PROPAGATE in {_MCTS} and step 4 of the `mcts` docstring: each node gets the "
+            "reward of the player who moved INTO it (the player to move at its parent)",
+    fix="add `u` when the parent's mover is MAX, `-u` when it is MIN (entry `p` of a vector)",
+)(_mcts_variant(max_reward=True))
+
+mistake(
+    "ucb_log10", "mcts", title="UCB1 with log10",
+    does="your UCB1 uses `math.log10`, so the exploration term is smaller than it should be",
+    departs="the UCB1 formula `w/n + c * sqrt(ln(N) / n)` (AIMA Sec. 5.4; step 1 of the `mcts` "
+            "docstring): the logarithm is the natural one",
+    fix="use `math.log(N)` (natural log)",
+)(_mcts_variant(log=math.log10))
+
+mistake(
+    "mcts_expand_all", "mcts", title="expands all children at once",
+    does="your expansion creates every child of the node (one `game.result` call each) in a "
+         "single iteration",
+    departs=f"EXPAND in {_MCTS} and step 2 of the `mcts` docstring: one iteration adds ONE "
+            "child, for the first untried action",
+    fix="pop only the first untried action, create that one child, and simulate from it",
+)(_mcts_variant(expand_all=True))
+
+mistake(
+    "simulate_from_parent", "mcts", title="simulates from the parent",
+    does="your playout starts from the selected node (the new child's parent), not from the "
+         "child you just expanded",
+    departs=f"`result <- SIMULATE(child)` in {_MCTS} (step 3 of the `mcts` docstring): the "
+            "playout starts at the new child",
+    fix="after the expansion, start the playout from the new child's state",
+)(_mcts_variant(from_parent=True))
