@@ -1,6 +1,7 @@
 """The benchmarks: ``python bench/run.py [--quick] [--only SECTION ...]``.
 
-Prints a table a section and writes every figure to ``bench/results.json`` (gitignored). Each
+Prints a table a section and writes every figure to ``bench/results.json`` (gitignored; with
+``--only``, the other sections' figures already there are kept). Each
 figure is the median of several runs (``--quick``: fewer runs, smaller trees, a smaller batch).
 Sections: ``grade`` (``grader grade`` on every case, as a subprocess), ``cases`` (per test:
 grading time against the reference's own time; worker start-up), ``tracing`` (traced against
@@ -77,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
             figures[name] = plan[name]()
             figures[name]["section_seconds"] = round(time.perf_counter() - started, 1)
             figures[name]["load_average_after"] = load_average()
+    if set(args.only) != set(SECTIONS) and args.out.exists():  # keep the other sections' figures
+        figures = {**json.loads(args.out.read_text()), **figures}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(figures, indent=2, default=str) + "\n")
     print(f"\nfigures written to {args.out}")

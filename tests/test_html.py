@@ -1,4 +1,4 @@
-"""The HTML report (grader/html.py): what the page holds, read with an XML parser.
+"""The HTML report (grader/html/): what the page holds, read with an XML parser.
 
 The browser's side (the script, the slider, the console) is tests/test_html_browser.py.
 """
