@@ -46,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer runs, smaller inputs")
     parser.add_argument("--only", nargs="+", choices=SECTIONS, default=list(SECTIONS))
     parser.add_argument("--out", type=Path, default=RESULTS, help="the JSON file to write")
+    parser.add_argument("--jobs", type=int, default=2, help="grader batch --jobs (default 2)")
     args = parser.parse_args(argv)
     quick = args.quick
     runs = 3 if quick else 5
@@ -66,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
                 [(10**5, 1)] if quick else [(10**5, 3), (10**6, 1)], timeout=900),
             "batch": lambda: scale.batch(
                 {"correct": 4, "wrong": 3, "hostile": 3} if quick
-                else {"correct": 15, "wrong": 20, "hostile": 15}, 2, cache),
+                else {"correct": 15, "wrong": 20, "hostile": 15}, args.jobs, cache),
         }
         if "cases" in args.only and "grade" not in args.only:
             _warm(cache)

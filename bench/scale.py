@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -150,7 +151,8 @@ def batch(mix: dict[str, int], jobs: int, cache: Path) -> dict[str, Any]:
             slowest.append((float(data.get("execution_time") or 0.0), label))
     total = len(names)
     rate = 60 * total / figures["wall"]
-    cpu_rate = 60 * total * jobs / figures["cpu"]  # what the CPU time allows on ``jobs`` cores
+    cores = min(jobs, len(os.sched_getaffinity(0)))
+    cpu_rate = 60 * total * cores / figures["cpu"]  # what the CPU time allows on those cores
     per_kind = {k: {"count": len(v), "mean_s": sum(v) / len(v) if v else 0.0}
                 for k, v in seconds.items()}
     print(table([[k, v["count"], f"{v['mean_s']:.1f}"] for k, v in per_kind.items()],
@@ -159,7 +161,7 @@ def batch(mix: dict[str, int], jobs: int, cache: Path) -> dict[str, Any]:
           f"a minute, peak {figures['peak_mb']:.0f} MB; slowest: "
           + ", ".join(f"{label} {s:.1f} s" for s, label in sorted(slowest, reverse=True)[:5]))
     print(f"CPU: {figures['cpu']:.0f} s in all, {figures['cpu'] / total:.2f} s a submission: "
-          f"{cpu_rate:.1f} a minute on {jobs} otherwise idle cores")
+          f"{cpu_rate:.1f} a minute on {cores} otherwise idle cores")
     return {"submissions": total, "jobs": jobs, **figures, "per_minute": rate,
             "cpu_per_submission": figures["cpu"] / total, "cpu_bound_per_minute": cpu_rate,
             "per_kind": per_kind, "slowest": sorted(slowest, reverse=True)[:10],

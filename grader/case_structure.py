@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 
-import networkx as nx
 
 from grader.case_rules import NO_CHANCE_ALGORITHMS, arity_problem, player_problem, vector_values
 from grader.case_schema import did_you_mean
@@ -48,6 +47,8 @@ def _graph_errors(
 
     def add(message: str, parts: JsonPath) -> None:
         errors.append(case_error(message, parts, file))
+
+    import networkx as nx  # here, not at the top: every worker start would pay for it
 
     graph = nx.DiGraph()
     graph.add_nodes_from(by_id)

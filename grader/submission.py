@@ -40,6 +40,7 @@ def locate_submission(path: Path, scratch: Path | None = None) -> Path:
 
 def _from_zip(path: Path, scratch: Path | None) -> Path:
     target = Path(scratch or tempfile.mkdtemp(prefix="submission-"))
+    target.mkdir(parents=True, exist_ok=True)
     try:
         with zipfile.ZipFile(path) as archive:
             members = [m for m in archive.infolist() if Path(m.filename).name == FILENAME]

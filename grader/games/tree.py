@@ -135,6 +135,10 @@ class TreeGame(Game):
     def state_id(self, state: TreeState) -> str:
         return self._node(state).id
 
+    def state_ids(self, states: list[TreeState]) -> list[str]:
+        """Ids of many states at once (the tracing game's fast path; states come from result())."""
+        return [state._id for state in states]
+
     def depth_of(self, state: TreeState) -> int:
         self._node(state)
         return self._depth[state._index]
