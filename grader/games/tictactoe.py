@@ -24,6 +24,8 @@ from typing import Any, NamedTuple
 
 from grader.games.base import MAX, MIN, Game
 
+MEMO_LIMIT = 200_000  # children remembered by result() before the memo starts over
+
 
 class Board(NamedTuple):
     """A position: ``cells`` row-major (``x``/``o``/``.``), plies from the case's root, winner."""
@@ -95,6 +97,7 @@ class GridGame(Game):
             [itemgetter(*line) for line in self._lines if i in line] for i in range(rows * columns)
         ]
         self._runs = {mark: (mark,) * connect for mark in "xo"}
+        self._memo: dict[tuple[Board, int], Board] = {}  # (board, action) -> child
         bound = len(self._lines) * self._window_weight(connect - 1)
         self._scale = 10 ** len(str(bound))  # the power of ten above any |score|
         cells = "." * (rows * columns) if state is None else parse_grid(state, self.NAME)[0]
@@ -141,7 +144,14 @@ class GridGame(Game):
         legal = type(action) is int and 0 <= action < self._width and state.cells[action] == "."
         if not legal or state.winner:
             return super().result(state, action)  # the slow path: raises IllegalActionError
-        return self._result(state, action)
+        # Boards repeat across move orders (5,478 tic-tac-toe positions in a 549,945-node tree),
+        # so children are remembered; the memo is bounded for the larger Connect Four trees.
+        child = self._memo.get((state, action))
+        if child is None:
+            if len(self._memo) >= MEMO_LIMIT:
+                self._memo.clear()
+            child = self._memo[state, action] = self._result(state, action)
+        return child
 
     def _result(self, state: Board, action: int) -> Board:
         cells = state.cells
