@@ -110,7 +110,7 @@ def _write_atomically(data: dict[str, Any], path: Path) -> None:
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".key-", suffix=".json")
     try:
         with os.fdopen(handle, "w") as stream:
-            json.dump(data, stream, separators=(",", ":"))
+            json.dump(data, stream, separators=(",", ":"), sort_keys=True)  # same key, same bytes
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -157,6 +157,8 @@ class AnswerKey:
         if self.version is not None and data.get("code_version") != self.version:
             return  # computed by other code: stale
         foreign = path != self.cache
+        if not foreign and self._calibration is None and data.get("calibration"):
+            self._calibration = data["calibration"]  # this machine's, measured before
         for key, entry in data.get("entries", {}).items():
             self.entries.setdefault(key, entry)
             if foreign and data.get("calibration"):

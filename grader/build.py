@@ -18,6 +18,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,7 +154,7 @@ def answer_key(root: Path, cases: list, cache: Path | None) -> bytes:
     Answers and times come through the staff answer cache (``cache``; None: computed afresh), so
     a second build reuses the first one's measurements and gives the same bytes.
     """
-    from grader.answers import KEY_FORMAT, AnswerKey, case_fingerprint
+    from grader.answers import AnswerKey
     from grader.rubric import load_rubric
     from grader.scoring import prepare_answers
 
@@ -162,15 +163,10 @@ def answer_key(root: Path, cases: list, cache: Path | None) -> bytes:
         raise BuildError("the handout's answer key needs reference/ (pip install -e . here)")
     prepare_answers(cases, load_rubric(root / "trees" / "rubric.toml"), key)
     key.save()  # new answers (and their times) join the staff cache
-    try:
-        calibration = json.loads(Path(cache).read_text())["calibration"] if cache else None
-    except (OSError, ValueError, KeyError):
-        calibration = None
-    wanted = {case_fingerprint(case) for case in cases}
-    entries = {name: entry for name, entry in key.entries.items() if name.split(":")[0] in wanted}
-    data = {"format": KEY_FORMAT, "code_version": key.version,
-            "calibration": calibration or key.calibration(), "entries": entries}
-    return (json.dumps(data, indent=1, sort_keys=True, allow_nan=False) + "\n").encode()
+    with tempfile.TemporaryDirectory() as folder:
+        target = Path(folder) / "key.json"
+        key.save(target, used_only=True)  # the public cases' answers alone
+        return target.read_bytes()
 
 
 # --- leak checks ----------------------------------------------------------------------------
