@@ -1,8 +1,10 @@
 """The grading loop: every (case, algorithm) pair becomes one scored :class:`TestResult`.
 
-For each case the reference answers are computed here, in the grader's process, and timed;
-the student's function runs in the sandbox worker under a limit calibrated on that time
-(``max(floor, case time_limit, multiple * reference time)``, so slow hardware fails nobody).
+Reference answers and the reference's own times come from the answer key
+(:mod:`grader.answers`: computed in the grader's process, never in the worker, and cached by
+case content); the student's function runs in the sandbox worker under a limit calibrated on
+that time (``max(floor, case time_limit, multiple * reference time)``, so slow hardware fails
+nobody). Visible tests run before all others in the one worker a submission gets.
 
 Scores: a passing test earns its points; a right value with a wrong trace earns the rubric's
 ``partial_credit`` fraction; anything else earns 0. Under ``pruning: either`` the student may
