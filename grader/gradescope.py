@@ -29,12 +29,8 @@ from typing import Any
 from gradescope_utils.autograder_utils.decorators import number, partial_credit, visibility
 from gradescope_utils.autograder_utils.json_test_runner import JSONTestRunner
 
-from grader.results import GradingResults, TestResult, json_safe
+from grader.results import NEUTRAL_GRADER_ERROR, GradingResults, TestResult, json_safe
 
-NEUTRAL_GRADER_ERROR = (
-    "The autograder could not grade this part because of a problem on the course staff's side. "
-    "Staff have been told; you lose no points for it."
-)
 
 
 def _test_method(result: TestResult):

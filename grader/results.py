@@ -6,7 +6,8 @@ Two failure families are kept apart (``TestResult.outcome``):
 * the student's code failed: ``wrong_value``, ``wrong_trace``, ``error``, ``timeout``,
   ``crashed``, ``not_implemented``, ``missing``: shown to the student;
 * the grader failed: ``grader_error``: detail for staff only (``staff_output``), a neutral line
-  for the student, and the test carries no points so no score is silently lost.
+  for the student (:data:`NEUTRAL_GRADER_ERROR`, also in the top-level output), and the test
+  keeps its points so staff can see what to regrade (a case that did not load carries none).
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ STUDENT_OUTCOMES = (
     "wrong_value", "wrong_trace", "error", "timeout", "crashed", "not_implemented", "missing",
 )  # fmt: skip
 GRADER_ERROR = "grader_error"
+# What a student reads where the grader, not their code, failed.
+NEUTRAL_GRADER_ERROR = (
+    "The autograder could not grade this part because of a problem on the course staff's side. "
+    "Staff have been told and will regrade this submission."
+)
 
 # Test numbers group tests by algorithm: 1.x minimax, 2.x alpha-beta, ...
 ALGORITHM_NUMBERS = {"minimax": 1, "alpha_beta": 2, "expectimax": 3, "maxn": 4, "mcts": 5}

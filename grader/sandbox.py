@@ -686,7 +686,7 @@ class Worker:
         try:
             first = self._receive_for(seq, time.monotonic() + self.limits.setup_time)
             if first.get("event") == "reply":  # answered without calling anything
-                return self._finish(first)
+                return self._finish(first, before_student=True)
             if first.get("event") != "started":
                 raise _Closed(f"sent {first.get('event')!r} where 'started' was due")
             function = first.get("function")
@@ -720,8 +720,13 @@ class Worker:
             if message.get("seq") == seq:
                 return message
 
-    def _finish(self, message: dict[str, Any], function: str | None = None) -> WorkerReply:
+    def _finish(self, message: dict[str, Any], function: str | None = None, *,
+                before_student: bool = False) -> WorkerReply:
         status = message.get("status")
+        if status == "grader_error" and not before_student:
+            # Once the student's function has started, the channel is theirs to write on: a
+            # "grader error" then is forged (it would hide the student's total), not ours.
+            status = "crashed-forged"
         if status == "grader_error":
             error = message.get("error") or {}
             self.close()
@@ -732,6 +737,7 @@ class Worker:
             self.close()
             return WorkerReply(
                 "crashed", function=function, message=f"sent an unknown status {status!r}"
+                if status != "crashed-forged" else "sent a forged grader-error reply"
             )
         printed = sum(buffer.total for buffer in self._streams.values())
         printed += int(_number(message.get("printed"), 0))

@@ -27,7 +27,9 @@ from grader.cases import Case, find_cases, load_case
 from grader.compare import Comparison, compare
 from grader.diagnosis import Hint
 from grader.errors import CaseError
-from grader.results import ALGORITHM_NUMBERS, GRADER_ERROR, PASSED, GradingResults, TestResult
+from grader.results import (
+    ALGORITHM_NUMBERS, GRADER_ERROR, NEUTRAL_GRADER_ERROR, PASSED, GradingResults, TestResult,
+)
 from grader.rubric import Rubric, load_rubric
 from grader.runner import RunResult
 from grader.sandbox import Limits, Worker, WorkerReply
@@ -85,6 +87,11 @@ def _best(comparisons: list[tuple[Reference, Comparison]]) -> tuple[Reference, C
     return comparisons[0]
 
 
+def _time_limit(settings: Any, case: Case, reference_seconds: float) -> float:
+    """A multiple of the reference's own time on this machine, never below the floors."""
+    return max(settings.time_floor, case.time_limit or 0.0, settings.time_multiple * reference_seconds)
+
+
 def grade_pair(
     case: Case, algorithm: str, number: str, rubric: Rubric, worker: Worker, answers: AnswerKey
 ) -> TestResult:
@@ -105,8 +112,7 @@ def grade_pair(
 
     rules = accepted_rules(case.pruning, rubric.for_algorithm(algorithm).pruning)
     references = [answers.reference(case, algorithm, rule) for rule in rules]
-    time_limit = max(settings.time_floor, case.time_limit or 0.0,
-                     settings.time_multiple * max(ref.seconds for ref in references))
+    time_limit = _time_limit(settings, case, max(ref.seconds for ref in references))
     reply = worker.run(case.public_dict(), algorithm, mcts=case.mcts, time_limit=time_limit)
     student_output = "" if result.hidden else _student_output(reply)
     if reply.status != "ok":
@@ -116,6 +122,7 @@ def grade_pair(
         return result
 
     got = RunResult(value=reply.value, generated=reply.generated, evaluated=reply.evaluated)
+    cut_note = " (your trace passed the sandbox's cap of ids and was cut there)" if reply.trace_truncated else ""
     reference, comparison = _best([(ref, compare(ref.run, got)) for ref in references])
     if comparison.passed:
         result.outcome, result.score = PASSED, result.max_score
@@ -123,7 +130,7 @@ def grade_pair(
     elif comparison.value.ok:
         result.outcome = "wrong_trace"
         result.score = round(result.max_score * settings.partial_credit, 6)
-        result.summary = "right value, wrong expansion order"
+        result.summary = "right value, wrong expansion order" + cut_note
     else:
         result.outcome = "wrong_value"
         result.summary = comparison.value.message
@@ -184,7 +191,7 @@ def _grade_mcts_outcome(
     seeds = list(range(mcts.seed, mcts.seed + (mcts.seeds or settings.outcome_seeds)))
     best_moves = answers.optimal_actions(case)
     reference = answers.reference(case, "mcts", "inclusive", seed=seeds[0])
-    time_limit = max(settings.time_floor, case.time_limit or 0.0, settings.time_multiple * reference.seconds)
+    time_limit = _time_limit(settings, case, reference.seconds)
     chosen = []
     for seed in seeds:
         reply = worker.run(case.public_dict(), "mcts", mcts=replace(mcts, seed=seed), time_limit=time_limit)
@@ -231,31 +238,41 @@ def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey) -
 
 
 def _case_error_result(path: Path, error: Exception, number: str) -> TestResult:
+    """A case file that cannot be loaded: staff get the detail; students see a neutral line
+    (not the file's name: it may be a hidden case's) and lose nothing (no points are at stake)."""
     detail = str(error) if isinstance(error, CaseError) else traceback.format_exc()
     return TestResult(
-        name=f"grader error: case {path.name} could not be loaded",
+        name="grader error: a case could not be loaded",
         number=number,
         algorithm="grader",
         case_name=path.stem,
         max_score=0.0,
         score=0.0,
         outcome=GRADER_ERROR,
-        visibility="hidden",
-        output="This case could not be loaded; staff have been told.",
-        staff_output=detail,
-        summary="case could not be loaded",
+        output=NEUTRAL_GRADER_ERROR,
+        staff_output=f"{path}: {detail}",
+        summary="a case could not be loaded; staff have been told",
     )
 
 
 def _grade_safely(case: Case, algorithm: str, number: str, rubric: Rubric, worker: Worker,
                   answers: AnswerKey, results: GradingResults) -> TestResult:
-    """:func:`grade_pair`, with a grader bug turned into a zero-point staff-visible test."""
+    """:func:`grade_pair`, with a grader bug turned into a test staff can see and regrade.
+
+    The test keeps its name, points and visibility (removing its points would cost the student
+    them silently against the assignment's total); its score is 0 until staff regrade."""
     try:
         return grade_pair(case, algorithm, number, rubric, worker, answers)
-    except Exception as error:  # a grader bug: staff see it, the student loses nothing
-        test = _case_error_result(Path(case.path or case.name), error, number)
+    except Exception as error:  # a grader bug: staff see it, the student is told so
+        settings = rubric.settings_for(case, algorithm)
         results.staff_notes.append(f"{case.name}/{algorithm}: {error!r}")
-        return test
+        return TestResult(
+            name=f"{algorithm}: {case.name} ({case.description})", number=number,
+            algorithm=algorithm, case_name=case.name, max_score=float(settings.points),
+            score=0.0, outcome=GRADER_ERROR, visibility=settings.visibility,
+            output=NEUTRAL_GRADER_ERROR, staff_output=traceback.format_exc(),
+            summary="the grader failed on this test; staff have been told",
+        )
 
 
 def grade(
@@ -312,8 +329,10 @@ def grade(
             record(test)  # numbered after the algorithm's cases
         for case, algorithm, number in not_shown:
             record(_grade_safely(case, algorithm, number, rubric, worker, answers, results))
-    results.output = "\n\n".join(filter(None, [results.output,
-                                               shrink.handout_note(rubric, wanted, name_filter)]))
+    grader_failed = any(test.outcome == GRADER_ERROR for test in results.tests)
+    results.output = "\n\n".join(filter(None, [
+        results.output, NEUTRAL_GRADER_ERROR if grader_failed else "",
+        shrink.handout_note(rubric, wanted, name_filter)]))
     record_audit(submission, results)  # staff only (extra_data, a staff note); never a deduction
     answers.save()
     results.tests.sort(key=lambda test: tuple(int(part) for part in test.number.split(".")))

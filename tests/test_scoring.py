@@ -97,3 +97,23 @@ def test_names_follow_algorithm_case_description(answers):
     test, _ = grade(WorkerReply("ok", 3, RIGHT_GENERATED, RIGHT_EVALUATED), answers)
     assert test.name == "alpha_beta: aima (the 3-12-8 tree)"
     assert test.number == "2.1"
+
+
+class BrokenWorker:
+    """A grader bug: the worker side raises instead of replying."""
+
+    def run(self, *args, **kwargs):
+        raise RuntimeError("boom in the grader")
+
+
+def test_a_grader_failure_keeps_the_tests_points_and_tells_student_and_staff(answers):
+    from grader.results import GradingResults, NEUTRAL_GRADER_ERROR
+    from grader.scoring import _grade_safely
+
+    results = GradingResults()
+    case = case_from_dict(AIMA)
+    test = _grade_safely(case, "alpha_beta", "2.1", Rubric(), BrokenWorker(), answers, results)
+    assert (test.outcome, test.score, test.max_score) == ("grader_error", 0.0, 4.0)
+    assert test.visibility == "visible" and test.output == NEUTRAL_GRADER_ERROR
+    assert "boom in the grader" in test.staff_output and "boom" not in test.output
+    assert results.staff_notes and "boom" in results.staff_notes[0]
