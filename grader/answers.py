@@ -21,12 +21,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from grader.atomic import write_text_atomically
 from grader.errors import GraderError
 from grader.runner import RunResult
 
@@ -103,18 +103,10 @@ def _plain(value: Any) -> Any:
 
 
 def _write_atomically(data: dict[str, Any], path: Path) -> None:
-    """Compact JSON (a full tic-tac-toe trace is 800,000 ids: no indentation) through a
-    temporary file and a rename. Unlike results.json, a key may hold infinities (a mistaken
+    """Compact JSON (a full tic-tac-toe trace is 800,000 ids: no indentation), sorted so the same
+    key gives the same bytes. Unlike results.json, a key may hold infinities (a mistaken
     variant's value): Python's JSON reads back what it writes."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".key-", suffix=".json")
-    try:
-        with os.fdopen(handle, "w") as stream:
-            json.dump(data, stream, separators=(",", ":"), sort_keys=True)  # same key, same bytes
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_text_atomically(json.dumps(data, separators=(",", ":"), sort_keys=True), path)
 
 
 class AnswerKey:

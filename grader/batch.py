@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from grader.atomic import write_text_atomically
+
 METADATA = "submission_metadata.yml"
 KEY_FILE = ".answer-key.json"
 RESULTS_FILE = "results.json"
@@ -267,9 +269,7 @@ def write_scores(path: Path, submissions: list[Submission], summaries: dict[str,
         writer.writerow([submission.id, *("; ".join(v) for v in people), f"{summary['score']:g}",
                          f"{summary['max_score']:g}", summary["error"],
                          *(scores.get(name, "") for name in columns)])
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(buffer.getvalue(), encoding="utf-8")
-    os.replace(temporary, path)
+    write_text_atomically(buffer.getvalue(), path)
 
 
 def _previous(results_path: Path, inputs_changed: float) -> dict[str, Any] | None:

@@ -38,6 +38,7 @@ from typing import Any, TextIO
 from grader.compare import describe, diff_sequence
 from grader.errors import GraderError
 from grader.games.base import CHANCE, MAX, MIN
+from grader.tree_walk import positions
 
 WIDTH = 100  # no line of feedback is longer
 MAX_ROWS = 40  # a larger tree is cut around the first difference
@@ -119,7 +120,7 @@ class _Tree:
     notes: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.ref_steps, self.got_steps = _steps(self.expected), _steps(self.got)
+        self.ref_steps, self.got_steps = positions(self.expected), positions(self.got)
         self.ref_count, self.got_count = Counter(self.expected), Counter(self.got)
         self._sizes: dict[tuple[str, int], int] = {}
 
@@ -226,13 +227,6 @@ def _runs(shown: list[int], total: int) -> list[tuple[int | None, int]]:
             items.append((index, index))
         previous = index
     return items
-
-
-def _steps(sequence: list[str]) -> dict[str, list[int]]:
-    steps: dict[str, list[int]] = {}
-    for index, node_id in enumerate(sequence, 1):
-        steps.setdefault(node_id, []).append(index)
-    return steps
 
 
 def _step_text(steps: list[int] | None) -> str:

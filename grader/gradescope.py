@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import tempfile
 import traceback
 import unittest
 from pathlib import Path
@@ -29,6 +27,7 @@ from typing import Any
 from gradescope_utils.autograder_utils.decorators import number, partial_credit, visibility
 from gradescope_utils.autograder_utils.json_test_runner import JSONTestRunner
 
+from grader.atomic import write_text_atomically
 from grader.results import NEUTRAL_GRADER_ERROR, GradingResults, TestResult, json_safe
 
 
@@ -104,18 +103,8 @@ def error_results(message: str, detail: str = "") -> dict[str, Any]:
 
 
 def write_json_atomically(data: dict[str, Any], path: Path) -> None:
-    """Write to a temporary file beside ``path`` and rename: readers never see half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data, indent=2, allow_nan=False, default=str)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".results-", suffix=".json")
-    try:
-        with os.fdopen(handle, "w") as stream:
-            stream.write(text + "\n")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    """Strict JSON (no NaN: Gradescope rejects it), written so readers never see half a file."""
+    write_text_atomically(json.dumps(data, indent=2, allow_nan=False, default=str) + "\n", path)
 
 
 def write_results(results: GradingResults, path: Path) -> dict[str, Any]:
