@@ -55,7 +55,7 @@ def fast_load(path: Path) -> Any:
 
 
 def _load(path: Path) -> Any:
-    from grader.case_schema import _validator
+    from grader.cases.schema import _validator
     from grader.games.tree import Node, TreeGame
 
     data = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_pairs,

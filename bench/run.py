@@ -89,10 +89,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _warm(cache: Path) -> None:
     """Compute the answer key into ``cache`` (what the grade section's cold run does)."""
-    from grader.answers import AnswerKey
+    from grader.answers.store import AnswerKey
     from grader.cases import find_cases, load_case
-    from grader.rubric import load_rubric
-    from grader.scoring import prepare_answers
+    from grader.cases.rubric import load_rubric
+    from grader.scoring.grade import prepare_answers
 
     answers = AnswerKey(cache=cache / "answer-key.json")
     cases = [load_case(p) for p in find_cases(sections.CASE_DIRS)]

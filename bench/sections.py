@@ -15,8 +15,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.measure import (GRADER, PYTHON, REPO, median_measured, run_measured, table, timed,
-                           timed_both)
+from bench.measure import (
+    GRADER,
+    PYTHON,
+    REPO,
+    median_measured,
+    run_measured,
+    table,
+    timed,
+    timed_both,
+)
 
 CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
 CASE_DIRS = [REPO / "trees" / "public", REPO / "trees" / "hidden"]
@@ -30,8 +38,8 @@ def grade_all(runs: int, cache: Path) -> dict[str, Any]:
                    "--results", str(Path(scratch) / "results.json")]
         cold = run_measured(command, env=env)  # computes and caches every reference answer
         warm = median_measured(command, runs, env=env)
-    imports = median_measured([PYTHON, "-c", "import grader.cli, grader.gradescope, "
-                               "grader.scoring, grader.sandbox"], runs)
+    imports = median_measured([PYTHON, "-c", "import grader.cli, grader.report.gradescope, "
+                               "grader.scoring.grade, grader.sandbox.client"], runs)
     print(table([["cold answer key", f"{cold['wall']:.2f}", f"{cold['peak_mb']:.0f}"],
                  [f"warm (median of {runs})", f"{warm['wall']:.2f}", f"{warm['peak_mb']:.0f}"],
                  ["of which: interpreter + imports", f"{imports['wall']:.2f}",
@@ -50,7 +58,7 @@ def _import_student(path: Path) -> dict[str, Any]:
 
 def _own_run(functions: Any, case: Any, game: Any, algorithm: str, seeds: list[int]) -> Any:
     """The algorithm on the untraced game, as the grader would call it (every seed it runs)."""
-    from grader.runner import function_name
+    from grader.run.runner import function_name
 
     function = functions[function_name(algorithm, game)]
     root = game.initial_state()
@@ -63,11 +71,11 @@ def _own_run(functions: Any, case: Any, game: Any, algorithm: str, seeds: list[i
 def per_case(runs: int, cache: Path) -> dict[str, Any]:
     """Per test: grading time (warm worker, cached answers) against the reference's own time."""
     import reference
-    from grader.answers import AnswerKey
+    from grader.answers.store import AnswerKey
     from grader.cases import find_cases, load_case
-    from grader.rubric import load_rubric
-    from grader.sandbox import Limits, Worker
-    from grader.scoring import accepted_rules, grade_pair
+    from grader.cases.rubric import load_rubric
+    from grader.sandbox.client import Limits, Worker
+    from grader.scoring.grade import accepted_rules, grade_pair
 
     rubric = load_rubric()
     key_s, answers = timed(lambda: AnswerKey(cache=cache / "answer-key.json"), runs)
@@ -141,8 +149,8 @@ def tracing(runs: int, sizes: list[int]) -> dict[str, Any]:
     import reference
     from bench.trees import random_tree_game
     from grader.games import builtin_game
-    from grader.runner import run_algorithm
-    from grader.tracing import traced
+    from grader.run.runner import run_algorithm
+    from grader.run.tracing import traced
 
     games = [("tic-tac-toe, empty board", lambda: builtin_game("tictactoe"))]
     games += [(f"random tree, {size:,} nodes", lambda size=size: random_tree_game(size))

@@ -6,11 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from grader.runner import ALGORITHMS
+from grader.cases.algorithms import ALGORITHMS
+from grader.paths import REPO_ROOT
 
-REPO = Path(__file__).resolve().parent.parent
-PUBLIC_CASES = REPO / "trees" / "public"
-HIDDEN_CASES = REPO / "trees" / "hidden"
+PUBLIC_CASES = REPO_ROOT / "trees" / "public"
+HIDDEN_CASES = REPO_ROOT / "trees" / "hidden"
 
 
 def _needs_reference(command: str) -> int:
@@ -20,7 +20,7 @@ def _needs_reference(command: str) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from grader.validate import validate_main
+    from grader.commands.validate import validate_main
 
     return validate_main(args.paths)
 
@@ -31,8 +31,8 @@ def _solve(args: argparse.Namespace) -> int:
     if not args.algorithm:
         print("grader solve: give --algorithm (or --key for every algorithm)", file=sys.stderr)
         return 2
-    from grader.answers import reference_available
-    from grader.solve import solve_main
+    from grader.answers.store import reference_available
+    from grader.commands.solve import solve_main
 
     if not reference_available():
         return _needs_reference("solve")
@@ -41,14 +41,14 @@ def _solve(args: argparse.Namespace) -> int:
 
 
 def _grade(args: argparse.Namespace) -> int:
-    from grader.gradescope import grade_main
+    from grader.commands.grade import grade_main
 
     cases = args.cases or ([PUBLIC_CASES, HIDDEN_CASES] if args.hidden else [PUBLIC_CASES])
     return grade_main(args.submission, cases, results_path=args.results, rubric_path=args.rubric)
 
 
 def _check(args: argparse.Namespace) -> int:
-    from grader.check import check_main
+    from grader.commands.check import check_main
 
     return check_main(
         args.submission, args.cases or [PUBLIC_CASES], algorithm=args.algorithm, name_filter=args.k,
@@ -57,7 +57,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _batch(args: argparse.Namespace) -> int:
-    from grader.batch import batch_main
+    from grader.commands.batch import batch_main
 
     cases = args.cases or [PUBLIC_CASES, HIDDEN_CASES]
     return batch_main(args.submissions, args.out, cases=cases, jobs=args.jobs, force=args.force,
@@ -65,14 +65,14 @@ def _batch(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from grader.build import build_main
+    from grader.commands.build import build_main
 
     return build_main(args.target, args.out)
 
 
 def _new(args: argparse.Namespace) -> int:
-    from grader.answers import reference_available
-    from grader.authoring import new_main
+    from grader.answers.store import reference_available
+    from grader.commands.new import new_main
 
     if not reference_available():
         return _needs_reference("new")
@@ -81,19 +81,19 @@ def _new(args: argparse.Namespace) -> int:
 
 
 def _key(args: argparse.Namespace) -> int:
-    from grader.answer_sheet import key_main
+    from grader.commands.key import key_main
 
     return key_main(args.case)
 
 
 def _render(args: argparse.Namespace) -> int:
-    from grader.render import render_main
+    from grader.commands.render import render_main
 
     return render_main(args.case, args.format, algorithm=args.algorithm, trace=args.trace, out=args.out)
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from grader.generate import generate_main
+    from grader.commands.generate import generate_main
 
     return generate_main(
         args.algorithm, depth=args.depth, branching=args.branching, seed=args.seed, count=args.count,
@@ -102,13 +102,13 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _import_cs188(args: argparse.Namespace) -> int:
-    from grader.cs188 import import_main
+    from grader.commands.import_cs188 import import_main
 
     return import_main(args.test_file, solution=args.solution, out=args.out)
 
 
 def _report(args: argparse.Namespace) -> int:
-    from grader.html import report_main
+    from grader.commands.report import report_main
 
     return report_main(args.results, html=args.html)
 
@@ -140,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     grade.set_defaults(run=_grade)
 
     check = commands.add_parser("check", help="students: run the public cases, see what is wrong")
-    check.add_argument("--submission", type=Path, default=REPO / "student" / "search.py")
+    check.add_argument("--submission", type=Path, default=REPO_ROOT / "student" / "search.py")
     check.add_argument("--cases", type=Path, nargs="+")
     check.add_argument("--algorithm", "-a", choices=ALGORITHMS)
     check.add_argument("-k", metavar="NAME", help="only tests whose name contains NAME")

@@ -4,7 +4,7 @@ One module an algorithm, each stating its convention in its docstring:
 :mod:`.minimax`, :mod:`.alpha_beta`, :mod:`.expectimax`, :mod:`.maxn`, :mod:`.mcts`.
 Never shipped to students.
 
-:func:`reference_functions` gives the *function table* that :func:`grader.runner.run_algorithm`
+:func:`reference_functions` gives the *function table* that :func:`grader.run.runner.run_algorithm`
 calls (the stub names mapped to callables, with the pruning rule bound into ``alpha_beta``);
 :func:`decision` gives the root action, first on ties.
 """

@@ -1,6 +1,6 @@
 """Known mistakes: small variants of the reference, each with the hint a student can act on.
 
-Staff-only, like the rest of ``reference/``. The feedback (:mod:`grader.diagnosis`) runs every
+Staff-only, like the rest of ``reference/``. The feedback (:mod:`grader.feedback.diagnosis`) runs every
 variant of an algorithm on a failing case, in the grader's process; when a variant's value and
 ``generated`` equal the student's, its hint is shown. A hint says what the code does, which
 line of the lecture pseudo-code it departs from (in words), and what to change.

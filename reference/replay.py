@@ -5,7 +5,7 @@ students. The search is :mod:`reference.alpha_beta`'s step for step (AIMA Fig. 5
 ``actions`` order, each generated right before it is searched; MAX cuts at ``v >= beta``, MIN at
 ``v <= alpha``, ``v > beta`` / ``v < alpha`` under the strict rule; fail-soft values), on the
 untraced game: its ``generated``, ``evaluated`` and value are the reference's (checked on every
-case by ``tests/test_replay.py``; :func:`grader.answer_sheet.checked_replay` checks each key).
+case by ``tests/test_replay.py``; :func:`grader.answers.sheet.checked_replay` checks each key).
 
 What :class:`AlphaBetaReplay` records:
 
@@ -21,7 +21,7 @@ What :class:`AlphaBetaReplay` records:
 
 Readers: ``grader solve --key`` (windows and cut tables), ``grader render`` (bounds and cut
 marks), ``grader generate`` / ``grader new`` (deep cutoffs, any cut), and the feedback's window
-notes (:func:`grader.diagnosis.window_moments` keeps the moments in the answer key, which is how
+notes (:func:`grader.feedback.diagnosis.window_moments` keeps the moments in the answer key, which is how
 the handout, without ``reference/``, shows them).
 """
 

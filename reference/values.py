@@ -1,6 +1,6 @@
 """Backed-up values: a node's exact value from its children's, by the reference's rules.
 
-Staff-only: with a walk over the tree (:func:`grader.answer_sheet.walk` takes this rule from
+Staff-only: with a walk over the tree (:func:`grader.answers.sheet.walk` takes this rule from
 here) it is a whole minimax / expectimax / max^n, so it is never shipped to students. The
 answer key's node table, ``grader render``'s values and ``grader generate``'s tie test read it.
 

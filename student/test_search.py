@@ -17,11 +17,11 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))  # the grader package sits beside this folder
 
 from grader.cases import find_cases, load_case
-from grader.drawing import asciify, wants_ascii
-from grader.report import terminal_text
-from grader.rubric import load_rubric
-from grader.scoring import grade
-from grader.shrink import random_test_name
+from grader.feedback.drawing import asciify, wants_ascii
+from grader.report.terminal import terminal_text
+from grader.cases.rubric import load_rubric
+from grader.scoring.grade import grade
+from grader.scoring.random_trees import random_test_name
 
 SUBMISSION = HERE / "search.py"
 PUBLIC = ROOT / "trees" / "public"

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from grader import answers as answers_module
-from grader.answers import AnswerKey, case_fingerprint
+from grader.answers import store as answers_module
+from grader.answers.store import AnswerKey, case_fingerprint
 from grader.cases import case_from_dict
 from grader.errors import GraderError
 
@@ -25,10 +25,10 @@ def case(**changes):
 def test_answers_are_computed_once_and_reused(tmp_path, monkeypatch):
     key = AnswerKey(cache=tmp_path / "key.json")
     calls = []
-    import grader.solve
+    import grader.answers.solve
 
-    real_solve = grader.solve.solve
-    monkeypatch.setattr(grader.solve, "solve", lambda *a, **k: calls.append(a) or real_solve(*a, **k))
+    real_solve = grader.answers.solve.solve
+    monkeypatch.setattr(grader.answers.solve, "solve", lambda *a, **k: calls.append(a) or real_solve(*a, **k))
     first = key.reference(case(), "alpha_beta", "inclusive")
     second = key.reference(case(), "alpha_beta", "inclusive")
     assert first.run.value == second.run.value == 3

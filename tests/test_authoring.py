@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 
 from grader import cli
-from grader.answer_sheet import AlphaBetaReplay, answer_key, checked_replay, key_main, walk
-from grader.authoring import case_json, new_main, skeleton
+from grader.answers.sheet import AlphaBetaReplay, answer_key, checked_replay, walk
+from grader.answers.solve import solve
+from grader.answers.validate import validate_paths
 from grader.cases import case_from_dict, find_cases, load_case
-from grader.solve import solve
-from grader.validate import validate_paths
+from grader.cases.authoring import case_json
+from grader.commands.key import key_main
+from grader.commands.new import new_main, skeleton
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLIC = ROOT / "trees" / "public"

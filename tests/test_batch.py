@@ -11,10 +11,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-import grader.answers
-import grader.batch
-import grader.solve
-from grader.batch import batch_main, find_submissions, read_metadata
+import grader.answers.solve
+import grader.answers.store
+import grader.commands.batch
+from grader.commands.batch import batch_main, find_submissions, read_metadata
 
 ROOT = Path(__file__).resolve().parent.parent
 CORRECT = ROOT / "tests" / "submissions" / "correct" / "search.py"
@@ -72,15 +72,15 @@ def graded(export, tmp_path_factory):
     out = tmp_path_factory.mktemp("out")
     log = tmp_path_factory.mktemp("log") / "solved-by"
     patch = pytest.MonkeyPatch()
-    patch.setattr(grader.answers, "CACHE_KEY", out.parent / "empty-cache.json")
-    real_solve = grader.solve.solve
+    patch.setattr(grader.answers.store, "CACHE_KEY", out.parent / "empty-cache.json")
+    real_solve = grader.answers.solve.solve
 
     def logged_solve(*args, **kwargs):
         with open(log, "a") as stream:
             stream.write(f"{os.getpid()}\n")
         return real_solve(*args, **kwargs)
 
-    patch.setattr(grader.solve, "solve", logged_solve)
+    patch.setattr(grader.answers.solve, "solve", logged_solve)
     stream = io.StringIO()
     try:
         code = batch_main(export, out, cases=CASES, jobs=2, stream=stream)
@@ -98,7 +98,7 @@ def _grade_or_die(submission, results_path):
     return REAL_GRADE(submission, results_path)
 
 
-REAL_GRADE = grader.batch.grade_submission
+REAL_GRADE = grader.commands.batch.grade_submission
 
 
 def rows(out):
@@ -188,7 +188,7 @@ def test_an_export_unzipped_into_its_own_folder_is_looked_into(tmp_path):
 
 
 def test_a_submission_that_kills_its_grader_costs_only_its_own_row(export, tmp_path, monkeypatch):
-    monkeypatch.setattr(grader.batch, "grade_submission", _grade_or_die)
+    monkeypatch.setattr(grader.commands.batch, "grade_submission", _grade_or_die)
     stream = io.StringIO()
     code = batch_main(export, tmp_path, cases=CASES[:1], jobs=2, stream=stream)
     table = {row["submission"]: row for row in rows(tmp_path)}

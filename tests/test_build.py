@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from grader import build
-from grader.answers import CACHE_KEY
-from grader.build import BuildError, Entry, build_main, find_leaks, handout_pyproject
+from grader.answers.store import CACHE_KEY
 from grader.cli import main as cli_main
+from grader.commands import build
+from grader.commands.build import BuildError, Entry, build_main, find_leaks, handout_pyproject
 
 REPO = Path(__file__).resolve().parent.parent
 CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
@@ -148,7 +148,7 @@ def test_handout_holds_no_reference_file_hidden_case_or_reference_body(handout_f
 
 
 def test_handout_answer_key_has_exactly_the_public_cases(handout_files):
-    from grader.answers import case_fingerprint
+    from grader.answers.store import case_fingerprint
     from grader.cases import load_case
 
     key = json.loads(handout_files["trees/public/.answer-key.json"])
@@ -201,7 +201,7 @@ def test_handout_build_fails_loudly_and_writes_nothing(tmp_path, monkeypatch, ca
 
 def test_handout_pyproject_drops_reference_and_tests_student():
     text = handout_pyproject((REPO / "pyproject.toml").read_text())
-    from grader.build import tomllib
+    from grader.commands.build import tomllib
 
     data = tomllib.loads(text)
     assert "reference" not in data["tool"]["setuptools"]["packages"]

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from grader.cases import Case, case_from_dict, find_cases, load_case, shorthand_id
+from grader.cases.rubric import DEFAULT_PATH, RubricError, load_rubric, rubric_from_dict
 from grader.errors import CaseError
 from grader.games.base import CHANCE, MAX, MIN
 from grader.games.tree import TreeGame
-from grader.rubric import DEFAULT_PATH, RubricError, load_rubric, rubric_from_dict
 
 
 def case(**fields: object) -> Case:

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
+from grader.answers.solve import optimal_actions, solve
+from grader.answers.validate import validate_paths
 from grader.cases import case_from_dict, find_cases, load_case
-from grader.runner import ALGORITHMS
-from grader.solve import optimal_actions, solve
-from grader.validate import validate_paths
+from grader.run.runner import ALGORITHMS
 
 TREES = Path(__file__).resolve().parents[1] / "trees"
 FILES = find_cases([TREES])

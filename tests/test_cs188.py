@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from grader import cli
+from grader.answers.solve import solve
+from grader.answers.validate import validate_paths
 from grader.cases import case_from_dict, load_case
-from grader.cs188 import Cs188FormatError, convert, import_main, parse_test_text
-from grader.solve import solve
-from grader.validate import validate_paths
+from grader.cases.cs188 import Cs188FormatError, convert, parse_test_text
+from grader.commands.import_cs188 import import_main
 
 FIXTURES = Path(__file__).resolve().parent / "cs188"
 TIED = FIXTURES / "tied-root.test"

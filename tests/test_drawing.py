@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from grader.answers.solve import solve
 from grader.cases import find_cases, load_case
-from grader.drawing import (
+from grader.feedback.drawing import (
     MAX_ROWS,
     WIDTH,
     alpha_beta_moments,
@@ -18,8 +19,7 @@ from grader.drawing import (
     wants_ascii,
     window_note,
 )
-from grader.runner import RunResult, run_algorithm
-from grader.solve import solve
+from grader.run.runner import RunResult, run_algorithm
 from reference.mistakes import mistakes_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -180,8 +180,8 @@ def test_no_window_when_the_sequences_agree(fig_5_2):
 
 
 def test_the_window_comes_from_the_key_where_the_reference_is_not_shipped(fig_5_2, monkeypatch):
-    from grader.answers import AnswerKey
-    from grader.diagnosis import window_moments
+    from grader.answers.store import AnswerKey
+    from grader.feedback.diagnosis import window_moments
 
     expected = solve(fig_5_2, "alpha_beta")
     got = _variant_run(fig_5_2, "alpha_beta", "never_prunes")

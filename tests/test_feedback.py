@@ -3,7 +3,7 @@ rendered failure report (goldens), the terminal report and the students' pytest 
 
 Every known-wrong submission of tests/submissions/ must get its own hint on at least one case;
 the reference must get none. The submissions run here, in-process (their functions through
-``grader.runner.run_algorithm``); one test takes a variant through the sandboxed pipeline.
+``grader.run.runner.run_algorithm``); one test takes a variant through the sandboxed pipeline.
 """
 
 from __future__ import annotations
@@ -16,18 +16,18 @@ from pathlib import Path
 
 import pytest
 
-from grader import feedback
-from grader.answers import AnswerKey
+from grader.answers.solve import mcts_settings, solve
+from grader.answers.store import AnswerKey
 from grader.cases import find_cases, load_case
+from grader.cases.rubric import load_rubric
 from grader.compare import compare, diff_sequence
-from grader.diagnosis import cached_runs, diagnose, matching_hints, variant_runs
-from grader.drawing import asciify
-from grader.report import print_report
-from grader.results import GradingResults, TestResult
-from grader.rubric import load_rubric
-from grader.runner import run_algorithm
-from grader.scoring import accepted_rules, grade
-from grader.solve import mcts_settings, solve
+from grader.feedback import failure as feedback
+from grader.feedback.diagnosis import cached_runs, diagnose, matching_hints, variant_runs
+from grader.feedback.drawing import asciify
+from grader.report.terminal import print_report
+from grader.run.runner import run_algorithm
+from grader.scoring.grade import accepted_rules, grade
+from grader.scoring.results import GradingResults, TestResult
 from reference.mistakes import CATALOGUE, mistakes_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -158,7 +158,7 @@ def test_without_the_variants_in_the_key_there_is_no_hint(tmp_path):
 
 
 def test_prepare_answers_stores_the_variants_runs_for_the_handout():
-    from grader.scoring import prepare_answers
+    from grader.scoring.grade import prepare_answers
 
     key = AnswerKey(cache=None)
     prepare_answers([load_case(PUBLIC / "aima-fig-5-2.json")], RUBRIC, key)

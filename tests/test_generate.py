@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from grader import cli, generate
-from grader.answer_sheet import checked_replay
+from grader import cli
+from grader.answers.sheet import checked_replay
+from grader.answers.solve import solve
+from grader.answers.validate import validate_paths
 from grader.cases import load_case
-from grader.generate import generate_cases, generate_main
-from grader.solve import solve
-from grader.validate import validate_paths
+from grader.commands import generate
+from grader.commands.generate import generate_cases, generate_main
 
 RUNS = {  # require -> options: small trees, so the whole module stays fast
     "strict-differs": {"algorithm": "alpha_beta", "depth": 3, "branching": 2, "seed": 3,

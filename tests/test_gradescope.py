@@ -11,8 +11,8 @@ import pytest
 from gradescope_utils.autograder_utils.decorators import partial_credit, weight
 from gradescope_utils.autograder_utils.json_test_runner import JSONTestRunner
 
-from grader import gradescope
-from grader.results import GradingResults, TestResult
+from grader.report import gradescope
+from grader.scoring.results import GradingResults, TestResult
 
 SCHEMA = json.loads((Path(__file__).parent / "gradescope_results.schema.json").read_text())
 

@@ -43,8 +43,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from grader.sandbox import LANDLOCK_ENV, Limits
-from grader.worker import landlock_abi
+from grader.sandbox.client import LANDLOCK_ENV, Limits
+from grader.sandbox.worker import landlock_abi
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((REPO / "tests" / "gradescope_results.schema.json").read_text())
@@ -454,7 +454,10 @@ def test_the_corpus_writes_one_submission_per_attack(tmp_path):
 def test_results_are_written_by_the_parent_after_every_worker_process_is_gone(
     tmp_path, monkeypatch
 ):
-    from grader import answers, gradescope, sandbox
+    from grader.answers import store as answers
+    from grader.commands.grade import grade_main
+    from grader.report import gradescope
+    from grader.sandbox import client as sandbox
 
     monkeypatch.setattr(answers, "CACHE_KEY", tmp_path / "answer-key.json")
     groups: list[int] = []
@@ -483,7 +486,7 @@ def test_results_are_written_by_the_parent_after_every_worker_process_is_gone(
     monkeypatch.setattr(gradescope, "write_json_atomically", checking_write)
     submission = attacks.write_submission(attacks.BY_NAME["os_exit"], tmp_path / "submission")
     cases = [REPO / "trees/public" / name for name in (PUBLIC[0], "aima-fig-5-4-three-player.json")]
-    code = gradescope.grade_main(submission, cases, results_path=tmp_path / "results.json")
+    code = grade_main(submission, cases, results_path=tmp_path / "results.json")
     assert code == 0 and len(groups) == 2  # one worker died in alpha_beta, a fresh one went on
     assert ("results.json", []) in checks  # written once no worker process was left
     assert all(alive_then == [] for _, alive_then in checks)  # the answer cache too
@@ -492,12 +495,12 @@ def test_results_are_written_by_the_parent_after_every_worker_process_is_gone(
 
 
 def test_the_audit_reports_what_reaches_past_the_game():
-    from grader.audit import audit
+    from grader.sandbox.audit import audit
 
     source = (
         "import math, os\n"                                    # 1
         "from grader.games import MAX\n"                       # 2
-        "from grader import tracing\n"                         # 3
+        "import grader.run.tracing\n"                          # 3
         "import importlib.util as iu\n"                        # 4
         "def alpha_beta(game, state):\n"                       # 5
         "    open('/autograder/results/results.json', 'w')\n"  # 6
@@ -508,7 +511,7 @@ def test_the_audit_reports_what_reaches_past_the_game():
     )
     found = {(finding.line, finding.kind, finding.name) for finding in audit(source)}
     assert found == {
-        (1, "import", "os"), (3, "import", "grader.tracing"), (4, "import", "importlib.util"),
+        (1, "import", "os"), (3, "import", "grader.run.tracing"), (4, "import", "importlib.util"),
         (6, "call", "open"), (7, "call", "eval"), (7, "call", "exec"),
         (8, "call", "getattr:__class__"), (10, "attribute", "__class__"),
         (10, "attribute", "__bases__"), (10, "attribute", "__subclasses__"),
@@ -516,7 +519,7 @@ def test_the_audit_reports_what_reaches_past_the_game():
 
 
 def test_the_audit_is_silent_on_correct_code_and_on_code_that_does_not_parse():
-    from grader.audit import audit
+    from grader.sandbox.audit import audit
 
     assert audit(attacks.CORRECT.read_text()) == []
     assert audit(attacks.submission_text(attacks.BY_NAME["syntax_error"])) == []
@@ -525,7 +528,7 @@ def test_the_audit_is_silent_on_correct_code_and_on_code_that_does_not_parse():
 
 
 def test_the_audit_of_a_submission_never_raises(tmp_path):
-    from grader.audit import audit_submission
+    from grader.sandbox.audit import audit_submission
 
     assert audit_submission(tmp_path / "missing.py") == {"findings": [], "note": ""}
     broken = tmp_path / "broken.zip"

@@ -15,13 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from grader.answers import AnswerKey
+from grader.answers.solve import solve
+from grader.answers.store import AnswerKey
 from grader.cases import load_case
-from grader.check import check_main
-from grader.gradescope import write_results
-from grader.html import mcts_iterations, report_html, report_main, results_from_json
-from grader.results import GradingResults, TestResult
-from grader.solve import solve
+from grader.commands.check import check_main
+from grader.report.gradescope import write_results
+from grader.commands.report import report_main
+from grader.report.html import mcts_iterations, report_html, results_from_json
+from grader.scoring.results import GradingResults, TestResult
 
 REPO = Path(__file__).resolve().parent.parent
 PUBLIC = REPO / "trees" / "public"
@@ -259,7 +260,7 @@ def test_the_page_is_made_without_reference(tmp_path):
         "        if name == 'reference' or name.startswith('reference.'):\n"
         "            raise ImportError('no reference in the handout')\n"
         "sys.meta_path.insert(0, Block())\n"
-        "from grader.html import report_main\n"
+        "from grader.commands.report import report_main\n"
         f"sys.exit(report_main({str(tmp_path / 'results.json')!r}, "
         f"html={str(tmp_path / 'r.html')!r}))\n")
     done = subprocess.run([sys.executable, "-c", script], check=False, cwd=tmp_path,

@@ -50,9 +50,9 @@ def variants():
 def make_report(name: str, out: Path, *, strict_course: bool = False) -> Path:
     """Grade submission ``name`` (a variant, or "correct") on :data:`CASES` with alpha-beta and
     write its HTML report to ``out/<name>.html``."""
-    from grader.html import write_html_report
-    from grader.rubric import load_rubric
-    from grader.scoring import grade
+    from grader.cases.rubric import load_rubric
+    from grader.report.html import write_html_report
+    from grader.scoring.grade import grade
 
     submission = variants().materialize(name, out / name)
     rubric_path = None

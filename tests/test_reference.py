@@ -1,7 +1,7 @@
 """The reference implementations: published answers, ties, errors and properties on random trees.
 
 Random trees come from hypothesis (derandomized, so every run checks the same trees). Traces
-are taken the way the grader takes them: :func:`grader.runner.run_algorithm` on a function
+are taken the way the grader takes them: :func:`grader.run.runner.run_algorithm` on a function
 table from :func:`reference.reference_functions`.
 """
 
@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from grader.games import CHANCE, MAX, MIN, builtin_game
 from grader.games.tree import Node, TreeGame
-from grader.runner import MctsSettings, run_algorithm
+from grader.run.runner import MctsSettings, run_algorithm
 from reference import (
     alpha_beta_decision,
     decision,
@@ -436,7 +436,7 @@ def test_mcts_tree_invariants_hold_after_every_iteration(drawn):
     assert result == run(game, "mcts", mcts=MctsSettings(iterations=25, seed=seed))
 
 
-# --- the student stubs and grader.solve -----------------------------------------------------
+# --- the student stubs and grader.answers.solve -----------------------------------------------------
 def test_student_stubs_match_the_reference_signatures():
     import importlib.util
 
@@ -468,7 +468,7 @@ def fake_case(game_factory, pruning=None, mcts_settings=None):
 
 
 def test_solve_fills_action_and_resolves_either_to_inclusive():
-    from grader.solve import optimal_actions, solve
+    from grader.answers.solve import optimal_actions, solve
 
     # C1 ties B's value: inclusive prunes C2 there, strict searches it
     spec = (MAX, [(MIN, [3, 4]), (MIN, [3, 4])])
@@ -489,7 +489,7 @@ def test_solve_main_prints_json_with_vectors_as_lists(capsys):
     import io
     import json
 
-    from grader.solve import solve_main
+    from grader.commands.solve import solve_main
 
     root = Path(__file__).resolve().parent.parent / "trees" / "public"
     case = root / "aima-fig-5-4-three-player.json"

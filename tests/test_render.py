@@ -13,9 +13,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from grader import cli, render
+from grader import cli
 from grader.cases import load_case
-from grader.render import build_scene, render_dot, render_main, render_svg, render_text
+from grader.feedback import scene as render
+from grader.commands.render import render_main
+from grader.feedback.scene import build_scene, render_dot, render_svg, render_text
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLIC = ROOT / "trees" / "public"

@@ -13,14 +13,17 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from grader import answer_sheet, tree_walk
-from grader.answers import AnswerKey
+from grader.answers import sheet as answer_sheet
+from grader.commands.key import key_main
+from grader.answers import tree_walk
+from grader.answers.solve import solve
+from grader.answers.store import AnswerKey
 from grader.cases import case_from_dict, find_cases, load_case
-from grader.diagnosis import node_values, window_moments
+from grader.answers.tree_walk import node_values
+from grader.feedback.diagnosis import window_moments
+from grader.feedback.scene import build_scene
 from grader.games.base import CHANCE, MAX
-from grader.render import build_scene
-from grader.shrink import case_dicts
-from grader.solve import solve
+from grader.scoring.random_trees import case_dicts
 from reference.replay import AlphaBetaReplay, alpha_beta_moments
 from reference.values import back_up
 
@@ -134,7 +137,7 @@ def no_reference(monkeypatch):
 def test_ta_tools_say_the_handout_has_no_reference(no_reference, capsys):
     with pytest.raises(tree_walk.ReferenceMissingError, match="handout does not include"):
         answer_sheet.AlphaBetaReplay  # noqa: B018 - the lazy import is what is tested
-    assert answer_sheet.key_main(PUBLIC / "aima-fig-5-2.json") == 2
+    assert key_main(PUBLIC / "aima-fig-5-2.json") == 2
     assert "needs the reference implementations" in capsys.readouterr().err
 
 

@@ -21,8 +21,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from grader.answers import CACHE_KEY
-from grader.build import build_main
+from grader.answers.store import CACHE_KEY
+from grader.commands.build import build_main
 
 REPO = Path(__file__).resolve().parent.parent
 CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
@@ -84,7 +84,7 @@ def test_setup_locks_answers_away_from_others(autograder):
     for secret in ("reference", "trees", "trees/hidden", ".cache"):
         assert stat.S_IMODE((source / secret).stat().st_mode) & 0o077 == 0, secret
     assert stat.S_IMODE((autograder / "results").stat().st_mode) == 0o700
-    for readable in ("grader", "grader/games", "grader/worker.py"):
+    for readable in ("grader", "grader/games", "grader/sandbox/worker.py"):
         assert (source / readable).stat().st_mode & 0o004, readable
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from grader.errors import GraderError
-from grader.sandbox import (
+from grader.sandbox.client import (
     LANDLOCK_ENV,
     Limits,
     OpaqueValue,
@@ -23,7 +23,7 @@ from grader.sandbox import (
     decode_value,
     encode_value,
 )
-from grader.worker import landlock_abi
+from grader.sandbox.worker import landlock_abi
 
 MIB = 1024 * 1024
 FAST = Limits(time=0.5, kill_margin=0.5, import_time=0.5)
@@ -518,15 +518,15 @@ def test_landlock_fences_files_network_and_signals_whoever_runs_the_grader(tmp_p
 
 def test_replacing_the_grader_inside_the_worker_fails_that_call_only(worker_for):
     worker = worker_for(MINIMAX + """
-import grader.tracing
+import grader.run.tracing
 
 def alpha_beta(game, state, alpha=-1, beta=1, depth=0):
-    grader.tracing.traced = lambda game: (game, None)
+    grader.run.tracing.traced = lambda game: (game, None)
     return 3
 """)
     reply = worker.run(CASE, "alpha_beta")
     assert reply.status == "error" and reply.error["type"] == "SandboxViolation"
-    assert "grader.tracing.traced" in reply.message
+    assert "grader.run.tracing.traced" in reply.message
     assert worker.run(CASE, "minimax").status == "ok"  # a fresh worker, untouched
     assert worker.starts == 2
 

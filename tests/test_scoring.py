@@ -2,11 +2,11 @@
 
 import pytest
 
-from grader.answers import AnswerKey
+from grader.answers.store import AnswerKey
 from grader.cases import case_from_dict
-from grader.rubric import Rubric
-from grader.sandbox import WorkerReply
-from grader.scoring import accepted_rules, grade_pair
+from grader.cases.rubric import Rubric
+from grader.sandbox.client import WorkerReply
+from grader.scoring.grade import accepted_rules, grade_pair
 
 AIMA = {
     "$schema": "../../grader/schema/case.schema.json",
@@ -107,8 +107,8 @@ class BrokenWorker:
 
 
 def test_a_grader_failure_keeps_the_tests_points_and_tells_student_and_staff(answers):
-    from grader.results import GradingResults, NEUTRAL_GRADER_ERROR
-    from grader.scoring import _grade_safely
+    from grader.scoring.grade import _grade_safely
+    from grader.scoring.results import NEUTRAL_GRADER_ERROR, GradingResults
 
     results = GradingResults()
     case = case_from_dict(AIMA)

@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from grader import shrink
+from grader.answers.solve import mcts_settings, solve
 from grader.cases import case_from_dict, load_case
-from grader.drawing import alpha_beta_moments
-from grader.rubric import load_rubric, rubric_from_dict
-from grader.runner import run_algorithm
-from grader.scoring import grade
-from grader.solve import mcts_settings, solve
+from grader.cases.rubric import load_rubric, rubric_from_dict
+from grader.feedback.drawing import alpha_beta_moments
+from grader.run.runner import run_algorithm
+from grader.scoring import random_trees as shrink
+from grader.scoring.grade import grade
 
 ROOT = Path(__file__).resolve().parent.parent
 SUBMISSIONS = ROOT / "tests" / "submissions"

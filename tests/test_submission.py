@@ -5,7 +5,7 @@ import zipfile
 import pytest
 
 from grader.errors import SubmissionError
-from grader.submission import locate_submission
+from grader.sandbox.submission import locate_submission
 
 
 def test_a_file_is_itself(tmp_path):

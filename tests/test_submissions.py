@@ -1,9 +1,9 @@
 """Known submissions through the whole pipeline: exact scores for correct, stub and wrong code.
 
 Every submission is graded once (``graded``, session scope, two at a time) by
-``grader.scoring.grade``: sandboxed worker, reference answers, comparison, rubric. Each wrong
+``grader.scoring.grade.grade``: sandboxed worker, reference answers, comparison, rubric. Each wrong
 variant's expected scores come from a second path (``expected_outcome``): its functions run in
-this process on each case (``grader.runner.run_algorithm``), are compared with the reference's
+this process on each case (``grader.run.runner.run_algorithm``), are compared with the reference's
 runs (``grader.compare``), and the rubric's rule is applied here (full points on a pass, the
 ``partial_credit`` fraction for a right value with a wrong trace, 0 otherwise). Algorithms a
 variant does not touch (``Variant.algorithms``) must keep full marks.
@@ -27,14 +27,14 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from grader.answers import AnswerKey
+from grader.answers.store import AnswerKey
 from grader.cases import find_cases, load_case
+from grader.cases.rubric import load_rubric
 from grader.compare import compare
 from grader.games import CHANCE, MAX
-from grader.gradescope import write_results
-from grader.rubric import load_rubric
-from grader.runner import run_algorithm
-from grader.scoring import accepted_rules, grade
+from grader.report.gradescope import write_results
+from grader.run.runner import run_algorithm
+from grader.scoring.grade import accepted_rules, grade
 from reference import decision, max_value, min_value, reference_functions
 
 ROOT = Path(__file__).resolve().parent.parent

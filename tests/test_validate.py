@@ -9,6 +9,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from grader.answers.validate import reference_available, validate_paths
+from grader.commands.validate import validate_main
 from grader.cases import (
     SCHEMA_PATH,
     case_from_dict,
@@ -18,7 +20,6 @@ from grader.cases import (
     parse_case_text,
 )
 from grader.errors import CaseError
-from grader.validate import reference_available, validate_main, validate_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 BROKEN = Path(__file__).resolve().parent / "broken_cases"

@@ -221,8 +221,8 @@ ATTACKS: list[Attack] = [
             """), message=WRONG_VALUE + "|No module named"),
     _attack("patch_tracing", "forgery", "the tracing game's recording switched off",
             _ab("""
-                import grader.tracing, grader.runner
-                grader.tracing.traced = grader.runner.traced = lambda game: (game, None)
+                import grader.run.tracing, grader.run.runner
+                grader.run.tracing.traced = grader.run.runner.traced = lambda game: (game, None)
                 return 3
             """), message=r"replaced part of the grader"),
     _attack("patch_compare", "forgery", "the comparison replaced by one that always passes",

@@ -1,0 +1,222 @@
+"""Answer keys: ``grader solve --key`` prints, in Markdown, everything a TA grades by hand.
+
+For every algorithm the case lists: the root value and move, every node's backed-up value (a
+table, for explicit trees), the nodes pruned, the ``generated`` and ``evaluated`` orders, and
+for alpha-beta the alpha/beta window at each cut, under both pruning rules (saying when they
+agree). The answers come from the reference (:func:`grader.answers.solve.solve`), the windows from its
+replay (:mod:`reference.replay`, checked against the reference's trace on every use:
+:func:`checked_replay`), the tree and its values from :func:`grader.answers.tree_walk.walk`.
+
+A TA tool: without ``reference/`` (the student handout) it fails with a message saying so.
+``AlphaBetaReplay``, ``Visit``, ``Cut`` and ``back_up`` may be imported from here: they are
+``reference/``'s, loaded on first use (:data:`FROM_REFERENCE`); the tree helpers
+(:func:`walk`, :func:`fmt`, ...) are :mod:`grader.answers.tree_walk`'s.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+from grader.answers.solve import RULES, mcts_settings, resolve_pruning, solve
+from grader.answers.tree_walk import (
+    ReferenceMissingError,
+    TreeNode,
+    TreeTooLargeError,
+    fmt,
+    player_name,
+    positions,
+    pruned_tops,
+    staff,
+    walk,
+)
+from grader.errors import GraderError
+from grader.games.base import MAX
+
+SHOWN_IDS = 60  # ids of a long trace printed before "... (N in all)"
+SHOWN_CUTS = 30  # rows of a long cut table printed before "... and N more"
+RULE_TEXT = {"inclusive": "cut at v >= beta in MAX nodes, v <= alpha in MIN nodes",
+             "strict": "cut at v > beta in MAX nodes, v < alpha in MIN nodes; CS188's rule"}
+FROM_REFERENCE = {"AlphaBetaReplay": "replay", "Visit": "replay", "Cut": "replay",
+                  "back_up": "values"}  # names importable from here, loaded from reference/
+
+
+def __getattr__(name: str) -> Any:
+    """The names of :data:`FROM_REFERENCE`, imported from ``reference/`` on first use."""
+    if name in FROM_REFERENCE:
+        return getattr(staff(FROM_REFERENCE[name], f"grader.answers.sheet.{name}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def checked_replay(case: Any, pruning: str, reference: Any = None) -> Any:
+    """The alpha-beta replay (:class:`reference.replay.AlphaBetaReplay`) of ``case`` under
+    ``pruning``, its trace checked against the reference's run (``reference``, else solved)."""
+    replay = staff("replay", "the alpha-beta replay").AlphaBetaReplay(case.build_game(), pruning)
+    reference = reference or solve(case, "alpha_beta", pruning=pruning)
+    if (replay.generated, replay.evaluated) != (reference.generated, reference.evaluated):
+        raise GraderError(f"the alpha-beta replay ({pruning}) disagrees with "
+                          f"reference/alpha_beta.py on {case.name!r}: update "
+                          "reference/replay.py to follow the reference")
+    return replay
+
+
+# --- formatting -------------------------------------------------------------------------------
+
+
+def id_list(ids: list[str]) -> str:
+    if not ids:
+        return "(none)"
+    shown = " ".join(ids[:SHOWN_IDS])
+    return f"`{shown}`" + (f" ... ({len(ids)} in all)" if len(ids) > SHOWN_IDS else "")
+
+
+def _table(nodes: list[TreeNode], vectors: bool, generated: list[str],
+           replay: Any = None) -> list[str]:
+    chance = any(n.probability is not None for n in nodes)
+    named = any(n.action is not None and n.action != n.id for n in nodes)
+    head = ["node", "player", "depth"] + (["move"] if named else []) + (["p"] if chance else [])
+    head += ["value", "generated #"] + (["window on entry", "returned"] if replay else [])
+    lines = [_row(head), "|" + " --- |" * len(head)]
+    orders, entered = positions(generated), {}
+    for visit in replay.visits if replay else ():
+        entered.setdefault(visit.id, visit)
+    root = nodes[0].id
+    for node in nodes:
+        if node.repeat:
+            continue
+        searched = node.id == root or node.id in orders
+        row = [node.id, player_name(node, vectors), str(node.depth)]
+        row += [str(node.action or "")] if named else []
+        row += [fmt(node.probability) if node.probability is not None else ""] if chance else []
+        row += [fmt(node.value), ", ".join(map(str, orders.get(node.id, [])))
+                or ("root" if node.id == root else "pruned")]
+        if replay:
+            visit = entered.get(node.id)
+            row += ([f"({fmt(visit.alpha)}, {fmt(visit.beta)})",
+                     f"{visit.bound()}{fmt(visit.returned)}"] if visit and searched else ["", ""])
+        lines.append(_row(row))
+    return lines
+
+
+def _row(cells: list[str]) -> str:
+    """A Markdown table row; a ``|`` inside a cell (tic-tac-toe ids) is escaped."""
+    return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+
+
+def _cut_table(cuts: list[Any], strict: bool) -> list[str]:
+    if not cuts:
+        return ["Cuts: none."]
+    lines = ["| # | at node | player | depth | v | window (alpha, beta) | test | pruned |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for number, cut in enumerate(cuts[:SHOWN_CUTS], 1):
+        sign = (">" if cut.player == MAX else "<") + ("" if strict else "=")
+        bound = f"beta {fmt(cut.beta)}" if cut.player == MAX else f"alpha {fmt(cut.alpha)}"
+        test = f"{fmt(cut.value)} {sign} {bound}" + (
+            " (equal)" if cut.value == (cut.beta if cut.player == MAX else cut.alpha) else "")
+        lines.append(_row([str(number), cut.id, "MAX" if cut.player == MAX else "MIN",
+                           str(cut.depth), fmt(cut.value), f"({fmt(cut.alpha)}, {fmt(cut.beta)})",
+                           test, ", ".join(cut.pruned)]))
+    if len(cuts) > SHOWN_CUTS:
+        lines.append(f"... and {len(cuts) - SHOWN_CUTS} more cuts.")
+    return lines
+
+
+def _run_lines(result: Any, nodes: list[TreeNode] | None, show_pruned: bool) -> list[str]:
+    lines = [f"- Root value: **{fmt(result.value)}**"]
+    if result.action is not None and not isinstance(result.value, str):
+        lines.append(f"- Root move: **{result.action}**")
+    if nodes is not None and show_pruned:
+        tops, count = pruned_tops(nodes, result.generated)
+        lines.append("- Pruned: " + (f"{', '.join(tops)} ({count} node"
+                                     f"{'s' if count != 1 else ''} in all, subtrees included)"
+                                     if tops else "none"))
+    lines.append(f"- Generated ({len(result.generated)}): {id_list(result.generated)}")
+    lines.append(f"- Evaluated ({len(result.evaluated)}): {id_list(result.evaluated)}")
+    return lines
+
+
+def _alpha_beta_section(case: Any, nodes: list[TreeNode] | None, graded: str) -> list[str]:
+    runs = {rule: solve(case, "alpha_beta", pruning=rule) for rule in RULES}
+    replays = {rule: checked_replay(case, rule, runs[rule]) for rule in RULES}
+    inclusive, strict = runs["inclusive"], runs["strict"]
+    agree = (inclusive.generated, inclusive.evaluated) == (strict.generated, strict.evaluated)
+    lines = [f"Graded with the **{graded}** rule." if graded in RULES
+             else "Graded with **either** rule (the case accepts both traces)."]
+    if agree:
+        lines.append("The inclusive and strict rules **agree** on this case: one answer below.")
+        rules = ["inclusive"]
+    else:
+        step = next((i for i, (a, b) in enumerate(zip(inclusive.generated, strict.generated))
+                     if a != b), min(len(inclusive.generated), len(strict.generated)))
+        lines.append(f"The inclusive and strict rules **differ**: `generated` parts at step "
+                     f"{step + 1}.")
+        rules = list(RULES)
+    for rule in rules:
+        title = "both rules" if agree else f"{rule} rule ({RULE_TEXT[rule]})"
+        lines += ["", f"### alpha_beta, {title}", ""]
+        lines += _run_lines(runs[rule], nodes, True) + [""]
+        lines += _cut_table(replays[rule].cuts, rule == "strict")
+        if nodes is not None:
+            lines += [""] + _table(nodes, False, runs[rule].generated, replays[rule])
+    return lines
+
+
+def _mcts_lines(case: Any) -> list[str]:
+    mcts_tree = staff("mcts", "the key's MCTS statistics").mcts_tree
+    settings = mcts_settings(case)
+    game = case.build_game()
+    root = mcts_tree(game, game.initial_state(), settings.iterations,
+                     random.Random(settings.seed), settings.c)
+    visits = ", ".join(f"{child.action}: {child.n}" for child in root.children)
+    return [(f"Iterations {settings.iterations}, seed {settings.seed}, c {fmt(settings.c)}; "
+             f"visits of the root's moves: {visits or '(none)'}.")]
+
+
+def answer_key(case: Any, rubric: Any = None) -> str:
+    """The case's answer key in Markdown (see the module docstring)."""
+    staff(None, "the answer key")  # fail here, clearly, in the handout
+    game = case.build_game()
+    vectors = case.vector_values
+    try:
+        nodes = walk(game) if case.form != "game" else None
+    except TreeTooLargeError:
+        nodes = None
+    where = f" (`{Path(case.path).name}`)" if case.path else ""  # no folder: keys move
+    limit = case.depth_limit if case.depth_limit is not None else "none"
+    lines = [f"# Answer key: {case.name}{where}", "", case.description, "",
+             f"Players: {case.players}; depth limit: {limit}."]
+    if nodes is None:
+        lines.append("(A built-in game or a large tree: no node table.)")
+    for algorithm in case.algorithms:
+        lines += ["", f"## {algorithm}", ""]
+        if algorithm == "alpha_beta":
+            graded = ("either" if case.pruning == "either"
+                      else resolve_pruning(case, algorithm, None, rubric))
+            lines += _alpha_beta_section(case, nodes, graded)
+            continue
+        result = solve(case, algorithm)
+        if algorithm == "mcts":
+            lines += _mcts_lines(case) + [f"- Chosen move: **{fmt(result.value)}**"]
+            lines += _run_lines(result, None, False)[1:]
+            continue
+        prunes = (algorithm == "expectimax" and case.value_bounds is not None) or (
+            algorithm == "maxn" and case.max_sum is not None)
+        lines += _run_lines(result, nodes, prunes)
+        if not prunes:
+            lines.append(f"- ({algorithm} prunes nothing: every node within the depth limit.)")
+        elif algorithm == "expectimax":
+            lines.append(f"- (Star1 pruning: every leaf value in {list(case.value_bounds)}.)")
+        else:
+            lines.append(f"- (Shallow pruning: payoffs sum to at most {fmt(case.max_sum)}.)")
+        if nodes is not None:
+            lines += [""] + _table(nodes, vectors, result.generated)
+    return "\n".join(lines) + "\n"
+
+
+
+
+# FROM_REFERENCE's names are not listed: a star import would need reference/.
+__all__ = ["FROM_REFERENCE", "ReferenceMissingError", "TreeNode", "TreeTooLargeError",
+           "answer_key", "checked_replay", "fmt", "player_name", "positions",
+           "pruned_tops", "walk"]

@@ -1,0 +1,229 @@
+"""Reference answers, computed once per case and kept in an answer key.
+
+Every (case, algorithm, rule, seed) answer the grading loop needs comes through
+:class:`AnswerKey`. Where ``reference/`` is importable (staff machines, Gradescope) a missing
+answer is computed with :mod:`grader.answers.solve`, timed, and cached; the student handout has no
+``reference/`` and reads the public cases' answers from the key file that
+``grader build handout`` writes (``trees/public/.answer-key.json``).
+
+Entries are keyed by a hash of the case's content (not its path or name), the algorithm, the
+rule and the seed, so editing a case invalidates exactly its answers. A key file also records a
+hash of the code that computed it (``reference/`` and ``grader/games/``): when that code changes
+on a staff machine the file is ignored and answers are recomputed.
+
+Times: ``seconds`` is the reference's own time on the machine that computed it. A key file
+carries a calibration time (a fixed workload that needs no reference); when answers come from
+another machine's file, their times are scaled by this machine's calibration over the file's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from grader.errors import GraderError
+from grader.files import write_text_atomically
+from grader.paths import PACKAGE_ROOT, REPO_ROOT
+from grader.run.runner import RunResult
+
+KEY_FORMAT = 1
+HANDOUT_KEY = REPO_ROOT / "trees" / "public" / ".answer-key.json"
+CACHE_KEY = Path(os.environ.get("GRADER_CACHE", REPO_ROOT / ".cache")) / "answer-key.json"
+
+
+@dataclass
+class Reference:
+    """The reference's run for one rule, and how long the reference took (seconds)."""
+
+    rule: str
+    run: RunResult
+    seconds: float
+
+
+def reference_available() -> bool:
+    try:
+        import reference  # noqa: F401
+
+        return hasattr(reference, "reference_functions")
+    except ImportError:
+        return False
+
+
+def code_version() -> str | None:
+    """A hash of the code answers depend on; None where ``reference/`` is not shipped."""
+    if not reference_available():
+        return None
+    import reference
+
+    digest = hashlib.sha256()
+    folders = [Path(reference.__file__).parent, PACKAGE_ROOT / "games"]
+    for folder in folders:
+        for source in sorted(folder.glob("*.py")):
+            digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    for name in ("run/runner.py", "run/tracing.py", "answers/solve.py", "feedback/diagnosis.py"):
+        digest.update((PACKAGE_ROOT / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def calibration_seconds(repeats: int = 3) -> float:
+    """The best of ``repeats`` timings of a fixed workload: depth-5 tic-tac-toe, no reference."""
+    from grader.games import builtin_game
+
+    game = builtin_game("tictactoe")
+
+    def walk(state, depth):
+        if depth == 5 or game.is_terminal(state):
+            return 1
+        return 1 + sum(walk(game.result(state, a), depth + 1) for a in game.actions(state))
+
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        walk(game.initial_state(), 0)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def case_fingerprint(case: Any) -> str:
+    """A hash of everything in a case that can change an answer (not its name or prose)."""
+    data = {k: v for k, v in case.data.items() if k not in ("$schema", "description", "expect",
+                                                             "points", "visibility", "name")}
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:20]
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe: tuples become lists (compare accepts either)."""
+    return json.loads(json.dumps(value))
+
+
+def _write_atomically(data: dict[str, Any], path: Path) -> None:
+    """Compact JSON (a full tic-tac-toe trace is 800,000 ids: no indentation), sorted so the same
+    key gives the same bytes. Unlike results.json, a key may hold infinities (a mistaken
+    variant's value): Python's JSON reads back what it writes."""
+    write_text_atomically(json.dumps(data, separators=(",", ":"), sort_keys=True), path)
+
+
+class AnswerKey:
+    """Cached reference answers. ``files`` are read; ``cache`` is read and written."""
+
+    def __init__(
+        self, files: list[Path] | None = None, cache: Path | None = None, *,
+        calibration: float | None = None,
+    ) -> None:
+        """``calibration``: this machine's :func:`calibration_seconds`, when the caller knows it
+        (``grader batch`` passes the parent's, so each grading process neither re-measures it
+        nor rescales times that were measured on this very machine)."""
+        self.version = code_version()
+        self.cache = cache
+        self.entries: dict[str, dict[str, Any]] = {}
+        self._scale: dict[str, float] = {}  # entry key -> time scale for other machines' files
+        self._dirty = False
+        self._calibration: float | None = calibration
+        self.used: set[str] = set()  # keys looked up so far (what ``save(used_only=True)`` keeps)
+        for path in [*(files or []), *([cache] if cache else [])]:
+            self._load(Path(path))
+
+    @classmethod
+    def default(cls) -> AnswerKey:
+        """The handout's key when present, and the staff cache where the reference exists."""
+        cache = CACHE_KEY if reference_available() else None
+        files = [HANDOUT_KEY] if HANDOUT_KEY.exists() else []
+        return cls(files, cache)
+
+    # --- files ------------------------------------------------------------------------
+    def _load(self, path: Path) -> None:
+        if not path.exists():
+            return
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return  # a damaged cache is recomputed, never trusted
+        if data.get("format") != KEY_FORMAT:
+            return
+        if self.version is not None and data.get("code_version") != self.version:
+            return  # computed by other code: stale
+        foreign = path != self.cache
+        if not foreign and self._calibration is None and data.get("calibration"):
+            self._calibration = data["calibration"]  # this machine's, measured before
+        for key, entry in data.get("entries", {}).items():
+            self.entries.setdefault(key, entry)
+            if foreign and data.get("calibration"):
+                self._scale[key] = data["calibration"]
+
+    def save(self, path: Path | None = None, *, used_only: bool = False) -> None:
+        """Write the key (to ``path``, or to the cache when answers were added).
+
+        ``used_only``: only the answers looked up so far (a key for one set of cases, not the
+        whole staff cache; ``grader batch`` ships such a key to its grading processes).
+        """
+        target = Path(path) if path else self.cache
+        if target is None or (path is None and not self._dirty):
+            return
+        data = {"format": KEY_FORMAT, "code_version": self.version,
+                "calibration": self.calibration(), "entries": self.entries}
+        if used_only:
+            data["entries"] = {k: v for k, v in self.entries.items() if k in self.used}
+        try:
+            _write_atomically(data, target)
+        except OSError:
+            if path is not None:
+                raise  # asked for explicitly; a cache that cannot be written is only slower
+        self._dirty = False
+
+    def calibration(self) -> float:
+        if self._calibration is None:
+            self._calibration = calibration_seconds()
+        return self._calibration
+
+    # --- lookups ----------------------------------------------------------------------
+    def _lookup(self, key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        self.used.add(key)
+        entry = self.entries.get(key)
+        if entry is None:
+            if self.version is None:
+                raise GraderError(
+                    "this answer is not in the handout's answer key (was the case added or "
+                    "edited after the handout was built?); it is graded on Gradescope"
+                )
+            entry = compute()
+            self.entries[key] = entry
+            self._dirty = True
+        return entry
+
+    def reference(self, case: Any, algorithm: str, rule: str, seed: int | None = None) -> Reference:
+        """The reference's run of ``algorithm`` on ``case`` under ``rule`` (and MCTS ``seed``)."""
+        key = f"{case_fingerprint(case)}:{algorithm}:{rule}:{seed}"
+
+        def compute() -> dict[str, Any]:
+            from grader.answers.solve import solve
+
+            start = time.perf_counter()
+            run = solve(case, algorithm, pruning=rule, seed=seed)
+            seconds = time.perf_counter() - start
+            return {"run": _plain(run.to_dict()), "seconds": seconds}
+
+        entry = self._lookup(key, compute)
+        run = RunResult(**entry["run"])
+        seconds = entry["seconds"]
+        if key in self._scale:  # computed on another machine: scale to this one
+            seconds *= self.calibration() / self._scale[key]
+        return Reference(rule, run, seconds)
+
+    def optimal_actions(self, case: Any) -> list[Any]:
+        """The minimax-optimal root actions (what MCTS outcome checks accept)."""
+
+        def compute() -> dict[str, Any]:
+            from grader.answers.solve import optimal_actions
+
+            return {"actions": _plain(optimal_actions(case))}
+
+        return self._lookup(f"{case_fingerprint(case)}:optimal", compute)["actions"]
+
+    def extra(self, case: Any, name: str, compute: Callable[[], Any]) -> Any:
+        """Any other per-case answer (for example the known-mistake variants' runs)."""
+        return self._lookup(f"{case_fingerprint(case)}:{name}", lambda: {"value": compute()})["value"]

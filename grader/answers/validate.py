@@ -1,0 +1,189 @@
+"""``grader validate PATH...``: every mistake of every case file, in one run.
+
+For each file: the text (JSON syntax, empty file, keys given twice), the schema, the structure
+(see :mod:`grader.cases`), built-in games built and explored; across the files: names unique;
+then each case's ``expect`` against the reference (:func:`grader.answers.solve.solve`, skipped while it
+cannot be imported). A ``rubric.toml`` in a folder given (or a ``.toml`` file given) is checked
+too. Every error names the file, line:column, JSON path, what is wrong and how to fix it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from grader.cases import (
+    Case,
+    ParsedText,
+    case_error,
+    case_from_checked,
+    check_case,
+    find_cases,
+    locate,
+    parse_case_text,
+    read_case_text,
+    sort_errors,
+)
+from grader.cases.rubric import Rubric, RubricError, load_rubric, rubric_from_dict
+from grader.errors import CaseError
+
+VALUE_TOLERANCE = 1e-9
+
+
+def validate_paths(paths: Iterable[str | Path], *, check_expect: bool = True) -> list[CaseError]:
+    """All errors of all case files under ``paths`` (files, or folders searched recursively)."""
+    paths = [Path(p) for p in paths]
+    errors: list[CaseError] = []
+    files: list[Path] = []
+    for path in paths:
+        try:
+            found = find_cases([path])
+        except FileNotFoundError:
+            errors.append(CaseError("no such file or folder", file=str(path)))
+            continue
+        files.extend(f for f in found if f not in files)
+        errors.extend(_rubric_errors(path))
+    names: dict[str, str] = {}
+    for file in files:
+        checked = _check_file(file)
+        name = checked.data.get("name") if isinstance(checked.data, dict) else None
+        if isinstance(name, str):
+            if name in names:
+                checked.errors.append(case_error(
+                    f"the name {name!r} is already used by {names[name]}; every case needs its "
+                    "own name", ("name",), str(file)))
+                locate(checked.errors, checked.positions)
+            else:
+                names[name] = str(file)
+        if check_expect and not checked.errors and checked.data.get("expect"):
+            case = case_from_checked(checked.data, file)
+            checked.errors.extend(expect_errors(case, checked.positions))
+        errors.extend(sort_errors(checked.errors))
+    return errors
+
+
+def _rubric_errors(path: Path) -> list[CaseError]:
+    rubric_file = path / "rubric.toml" if path.is_dir() else path
+    if rubric_file.suffix != ".toml" or not rubric_file.is_file():
+        return []
+    try:
+        load_rubric(rubric_file)
+    except RubricError as error:
+        return [error]
+    return []
+
+
+def _check_file(file: Path) -> ParsedText:
+    """The file parsed, its ``errors`` holding every text, schema and structure error."""
+    text, errors = read_case_text(file)
+    if text is None:
+        return ParsedText(errors=errors)
+    parsed = parse_case_text(text, str(file))
+    if parsed.data is not None:
+        parsed.errors += check_case(parsed.data, str(file), build_builtin=True)
+        locate(parsed.errors, parsed.positions)
+    return parsed
+
+
+# --- expect against the reference -------------------------------------------------------------
+
+
+def _reference() -> Any:
+    """:func:`grader.answers.solve.solve`, or None while it (or the reference) cannot be imported."""
+    try:
+        from grader.answers.solve import solve
+    except ImportError:
+        return None
+    return solve
+
+
+def reference_available() -> bool:
+    return _reference() is not None
+
+
+def _same(expected: Any, got: Any) -> bool:
+    if isinstance(expected, list) or isinstance(got, (list, tuple)):
+        if not isinstance(got, (list, tuple)) or not isinstance(expected, list):
+            return False
+        return len(expected) == len(got) and all(_same(e, g) for e, g in zip(expected, got))
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (expected, got)):
+        return math.isclose(expected, got, rel_tol=0, abs_tol=VALUE_TOLERANCE)
+    return expected == got or (not isinstance(got, (int, float, str)) and str(got) == expected)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, tuple):
+        value = list(value)
+    if isinstance(value, list) and len(value) > 12 and all(isinstance(v, str) for v in value):
+        return "[" + ", ".join(map(repr, value[:12])) + f", ... ({len(value)} in all)]"
+    return repr(value)
+
+
+def expect_errors(
+    case: Case, positions: dict | None = None, rubric: Rubric | None = None
+) -> list[CaseError]:
+    """Each ``expect`` answer the reference disagrees with; [] while the reference is missing."""
+    solve = _reference()
+    if solve is None:
+        return []
+    rubric = rubric or _rubric_for(case.path)
+    errors: list[CaseError] = []
+    for key, answers in case.expect.items():
+        algorithm, _, rule = key.partition("/")
+        if rule:
+            rules = [rule]
+        elif case.pruning == "either":
+            rules = ["inclusive", "strict"]
+        else:
+            rules = [None]
+        results = []
+        try:
+            for each in rules:
+                results.append(solve(case, algorithm, pruning=each, rubric=rubric))
+        except ImportError:
+            return []  # the reference modules are not there yet
+        except Exception as error:  # noqa: BLE001 - a reference bug must not stop validation
+            errors.append(case_error(f"the reference failed on this case for {algorithm}: "
+                                     f"{type(error).__name__}: {error}", ("expect", key),
+                                     case.file))
+            continue
+        for field_name, expected in answers.items():
+            got = [getattr(result, field_name) for result in results]
+            if any(_same(expected, each) for each in got):
+                continue
+            under = f" (pruning: {rules[0]})" if rules[0] else ""
+            errors.append(case_error(
+                f"expected {_show(expected)} at expect.{key}.{field_name}, the reference "
+                f"gives {_show(got[0])}{under}; fix the expected answer (or the reference)",
+                ("expect", key, field_name), case.file))
+    locate(errors, positions or {})
+    return errors
+
+
+_RUBRICS: dict[Path, Rubric] = {}
+
+
+def _rubric_for(path: Path | None) -> Rubric:
+    """The rubric next to the cases: the nearest rubric.toml above the case, else the default."""
+    folder = path.resolve().parent if path is not None else None
+    while folder is not None:
+        if (folder / "rubric.toml").is_file():
+            break
+        folder = folder.parent if folder.parent != folder else None
+    key = folder or Path("<default>")
+    if key not in _RUBRICS:
+        try:
+            _RUBRICS[key] = load_rubric(folder / "rubric.toml" if folder else None)
+        except RubricError:  # reported on its own (see _rubric_errors); grade with defaults
+            _RUBRICS[key] = rubric_from_dict({})
+    return _RUBRICS[key]
+
+
+# --- the command ----------------------------------------------------------------------------
+
+
+
+
+__all__ = ["expect_errors", "reference_available", "validate_paths"]

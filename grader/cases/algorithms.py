@@ -1,0 +1,21 @@
+"""What can be graded: the algorithm names a case lists, and how an ``mcts`` case calls the search.
+
+Kept apart from the case loader so that everything that runs a search (the reference, the
+sandbox worker, the known-mistake variants) can name algorithms without loading the schema.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+ALGORITHMS = ("minimax", "alpha_beta", "expectimax", "maxn", "mcts")
+
+
+@dataclass
+class MctsSettings:
+    """How an ``mcts`` case calls the function: ``mcts(game, root, iterations, rng, c)``."""
+
+    iterations: int = 100
+    seed: int = 0
+    c: float = math.sqrt(2)

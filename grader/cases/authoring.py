@@ -1,0 +1,150 @@
+"""``grader new``: a schema-valid case skeleton for a TA to fill in.
+
+``--shape BxD`` gives a full tree (every node written out, so the TA can rename, re-value or
+add ``eval`` in place) with branching ``B`` and depth ``D`` edges; ids follow the shorthand
+scheme (``A``; ``B``, ``C``, ...; ``B1``; ``B1.1``, docs/cases.md). Players alternate MAX/MIN
+from a MAX root; ``--chance`` cycles MAX, chance, MIN, chance (equal probabilities, for
+``expectimax``); ``--players N`` (or ``maxn``) gives player indexes and vector leaves. The leaf
+values are placeholders chosen to be worth searching: the best root move is not the first, and
+alpha-beta prunes something when it can. Points, visibility and the pruning rule are left to
+``trees/rubric.toml``.
+
+The module also holds what :mod:`grader.commands.generate` and :mod:`grader.cases.cs188` share: the ``$schema``
+path seen from the output file, random shorthand trees, and :func:`case_json`, the compact
+formatting every case file written here gets.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+from grader.cases import SCHEMA_PATH, shorthand_id
+from grader.cases.algorithms import ALGORITHMS
+from grader.paths import SCHEMA_REF
+
+MAX_LEAVES = 1000  # a skeleton a person edits: past this, generate or write a built-in game
+WIDTH = 100  # columns of a case file line
+TWO_PLAYER = ("minimax", "alpha_beta", "expectimax")
+DESCRIPTION = "TODO: one line saying what this case tests (it is shown in the test's name)"
+
+
+class AuthoringError(ValueError):
+    """An option of ``grader new`` / ``grader generate`` that cannot make a case."""
+
+
+def parse_shape(shape: str) -> tuple[int, int]:
+    """``"3x2"`` -> (branching 3, depth 2)."""
+    match = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", shape or "")
+    if not match:
+        raise AuthoringError(f"expected --shape as BRANCHINGxDEPTH, e.g. 3x2, got: {shape!r}")
+    branching, depth = int(match[1]), int(match[2])
+    check_size(branching, depth)
+    return branching, depth
+
+
+def check_size(branching: int, depth: int) -> None:
+    if branching < 1 or depth < 1:
+        raise AuthoringError(f"expected branching and depth of at least 1, got {branching} "
+                             f"and {depth}")
+    if branching ** depth > MAX_LEAVES:
+        raise AuthoringError(f"a {branching}x{depth} tree has {branching ** depth} leaves, more "
+                             f"than {MAX_LEAVES}; use a smaller shape")
+
+
+def schema_ref(out: str | Path | None) -> str:
+    """The ``$schema`` path as seen from ``out``'s folder (trees/public/ when None)."""
+    if out is None:
+        return SCHEMA_REF
+    return Path(os.path.relpath(SCHEMA_PATH, Path(out).resolve().parent)).as_posix()
+
+
+def case_name(text: str, default: str = "new-case") -> str:
+    """A valid case name (``[a-z0-9-]+``) made from a file stem."""
+    name = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return name or default
+
+
+def turns_for(algorithm: str, players: int, chance: bool) -> list[Any]:
+    """Who moves at each depth, cycling; checks the options against each other."""
+    if algorithm not in ALGORITHMS:
+        raise AuthoringError(f"expected an algorithm, one of {ALGORITHMS}, got: {algorithm!r}")
+    if players < 2:
+        raise AuthoringError(f"expected --players of at least 2, got {players}")
+    if chance and algorithm != "expectimax":
+        raise AuthoringError(f"chance nodes need --algorithm expectimax; {algorithm} cannot "
+                             "search them")
+    if players > 2 and algorithm in TWO_PLAYER:
+        raise AuthoringError(f"{algorithm} is a two-player algorithm; with --players {players} "
+                             "use maxn (or mcts)")
+    if chance:
+        return ["max", "chance", "min", "chance"]
+    if players > 2 or algorithm == "maxn":
+        return list(range(players))
+    return ["max", "min"]
+
+
+def random_leaves(rng: random.Random, branching: int, depth: int, low: int, high: int,
+                  width: int | None = None) -> list:
+    """A full shorthand tree of random integer leaves (lists of ``width`` when given)."""
+    def leaf() -> Any:
+        if width is None:
+            return rng.randint(low, high)
+        return [rng.randint(low, high) for _ in range(width)]
+
+    def level(remaining: int) -> list:
+        if remaining == 1:
+            return [leaf() for _ in range(branching)]
+        return [level(remaining - 1) for _ in range(branching)]
+
+    return level(depth)
+
+
+def full_tree(leaves: list, turns: list[Any], vectors: bool) -> dict:
+    """Shorthand lists -> the full-tree form, ids as the shorthand scheme gives them."""
+    def node(item: Any, position: tuple[int, ...]) -> dict:
+        if not isinstance(item, list) or (vectors and not isinstance(item[0], list)):
+            return {"id": shorthand_id(position), "value": item}
+        player = turns[len(position) % len(turns)]
+        children = [node(child, position + (i + 1,)) for i, child in enumerate(item)]
+        if player == "chance":  # equal chances, written right after each child's id
+            share = 1 / len(children)
+            children = [{"id": c["id"], "probability": share, **c} for c in children]
+        return {"id": shorthand_id(position), "player": player, "children": children}
+
+    return node(leaves, ())
+
+
+
+
+
+
+def _dump(value: Any, indent: int, used: int) -> str:
+    """``value`` at ``indent``, its first line starting at column ``used``."""
+    flat = json.dumps(value, ensure_ascii=False)
+    if not isinstance(value, (dict, list)) or not value or used + len(flat) + 1 <= WIDTH:
+        return flat
+    pad = " " * (indent + 2)
+    if isinstance(value, list):
+        items = [pad + _dump(item, indent + 2, indent + 2) for item in value]
+        return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+    items = []
+    for key, item in value.items():
+        head = pad + json.dumps(key, ensure_ascii=False) + ": "
+        items.append(head + _dump(item, indent + 2, len(head)))
+    return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+
+
+def case_json(data: dict) -> str:
+    """A case as a file: one top-level field a line, short lists and objects kept on one line."""
+    return _dump(data, 0, 0) + "\n"
+
+
+
+
+__all__ = ["AuthoringError", "case_json", "case_name", "full_tree", "parse_shape",
+           "random_leaves", "schema_ref", "turns_for"]

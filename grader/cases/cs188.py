@@ -1,0 +1,180 @@
+"""``grader import-cs188``: a Berkeley CS188 ``GraphGameTreeTest`` as a ``start`` + ``states`` case.
+
+The ``.test`` format (CS188's ``testParser.py``): ``key: "value"`` lines, and blocks opened by
+``key:`` and three double quotes and closed by three double quotes; ``#`` starts a comment.
+The fields used: ``alg`` (``MinimaxAgent``,
+``AlphaBetaAgent``, ``ExpectimaxAgent``), ``depth``, ``num_agents``, ``start_state``,
+``win_states`` / ``lose_states`` (space-separated), ``successors`` (``state action next``
+lines, in search order) and ``evaluation`` (``state value`` lines).
+
+How CS188's semantics map onto ours:
+
+* Agent ``i`` moves at the states ``i`` plies below a multiple of ``num_agents`` from the start:
+  agent 0 (Pacman) is MAX, the ghosts are MIN (chance, with equal probabilities, for
+  ``ExpectimaxAgent``). A state reached at two depths that give different agents cannot be
+  converted.
+* CS188's ``depth`` counts rounds (every agent moves once); our ``depth_limit`` counts edges:
+  ``depth * num_agents``.
+* Win and lose states are terminal (successors listed for them are never searched, so they are
+  dropped); the search scores terminals and states at the depth limit with ``evaluation``.
+* CS188 prunes only on strict inequality, so an alpha-beta case gets ``"pruning": "strict"``.
+
+With a ``.solution`` file (``action`` and ``generated``: CS188's sorted *set* of generated
+states, the start included), the reference's root action and generated set are checked
+against it, and every difference is reported.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from grader.cases.authoring import case_name, schema_ref
+
+AGENTS = {"MinimaxAgent": "minimax", "AlphaBetaAgent": "alpha_beta",
+          "ExpectimaxAgent": "expectimax"}
+FIELDS = ("alg", "depth", "num_agents", "start_state", "win_states", "lose_states", "successors",
+          "evaluation")
+
+
+class Cs188FormatError(ValueError):
+    """A CS188 file that cannot be read or converted: names the file, the line and the fix."""
+
+    def __init__(self, message: str, file: str | Path | None = None, line: int | None = None):
+        where = f"{file}:{line}" if file and line else str(file or "<cs188>")
+        super().__init__(f"{where}: {message}")
+
+
+def parse_test_text(text: str, file: str | Path | None = None) -> dict[str, str]:
+    """The fields of a CS188 ``.test`` / ``.solution`` file, as its ``testParser`` reads them."""
+    raw = text.split("\n")
+    lines = [line.split("#", 1)[0] for line in raw]
+    fields: dict[str, str] = {}
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        one = re.fullmatch(r'([^"]*?):\s*"([^"]*)"\s*', line)
+        block = re.fullmatch(r'([^"]*?):\s*"""\s*', line)
+        if not line.strip():
+            i += 1
+        elif one:
+            fields[one[1].strip()] = one[2]
+            i += 1
+        elif block:
+            end = next((j for j in range(i + 1, len(lines))
+                        if re.fullmatch(r'\s*"""\s*', lines[j])), None)
+            if end is None:
+                raise Cs188FormatError(f'the block {block[1]!r} opened here has no closing """',
+                                       file, i + 1)
+            fields[block[1].strip()] = "\n".join(raw[i + 1:end])
+            i = end + 1
+        else:
+            raise Cs188FormatError(f'expected `key: "value"` or `key: """`, got: {line.strip()!r}',
+                                   file, i + 1)
+    return fields
+
+
+def _number(text: str) -> int | float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text!r} is not a finite number")
+    return int(value) if value.is_integer() else value
+
+
+def _table(fields: dict[str, str], key: str, width: int, file: Any) -> list[list[str]]:
+    rows = []
+    for line in fields[key].split("\n"):
+        tokens = line.split()
+        if not tokens:
+            continue
+        if len(tokens) != width:
+            shape = "state action next" if width == 3 else "state value"
+            raise Cs188FormatError(f"expected `{shape}` lines in {key!r}, got: {line.strip()!r}",
+                                   file)
+        rows.append(tokens)
+    return rows
+
+
+def convert(fields: dict[str, str], file: str | Path | None = None,
+            out: str | Path | None = None) -> tuple[dict, list[str]]:
+    """The case dict for a parsed ``.test``, and notes on what the conversion dropped."""
+    missing = [key for key in FIELDS if key not in fields]
+    if missing:
+        raise Cs188FormatError(f"missing field(s) {', '.join(missing)}: is this a "
+                               "GraphGameTreeTest?", file)
+    if fields.get("class", "GraphGameTreeTest") != "GraphGameTreeTest":
+        raise Cs188FormatError(f"expected class GraphGameTreeTest, got {fields['class']!r}", file)
+    algorithm = AGENTS.get(fields["alg"])
+    if algorithm is None:
+        raise Cs188FormatError(f"expected alg to be one of {', '.join(AGENTS)}, got "
+                               f"{fields['alg']!r}", file)
+    try:
+        depth, agents = int(fields["depth"]), int(fields["num_agents"])
+        values = {state: _number(value) for state, value in _table(fields, "evaluation", 2, file)}
+    except ValueError as error:
+        raise Cs188FormatError(f"expected numbers for depth, num_agents and evaluation values "
+                               f"({error})", file) from None
+    if depth < 1 or agents < 1:
+        raise Cs188FormatError(f"expected depth and num_agents >= 1, got {depth} and {agents}",
+                               file)
+    terminal = set(fields["win_states"].split()) | set(fields["lose_states"].split())
+    successors: dict[str, list[list[str]]] = {}
+    for state, action, child in _table(fields, "successors", 3, file):
+        if any(a == action for a, _ in successors.get(state, [])):
+            raise Cs188FormatError(f"state {state!r} has the action {action!r} twice", file)
+        successors.setdefault(state, []).append([action, child])
+    start, notes = fields["start_state"], []
+    states: dict[str, dict[str, Any]] = {}
+    agent_of: dict[str, int] = {start: 0}
+    queue = deque([(start, 0)])
+    while queue:  # breadth first: each state's agent from its depth, checked for agreement
+        state, ply = queue.popleft()
+        if state in states:
+            continue
+        moves = [] if state in terminal else successors.get(state, [])
+        if state in terminal and successors.get(state):
+            notes.append(f"{state!r} is a win/lose state, so its successors are never searched: "
+                         "dropped")
+        if not moves:
+            if state not in values:
+                raise Cs188FormatError(f"state {state!r} is terminal but has no evaluation: add "
+                                       f"`{state} <value>` to evaluation", file)
+            states[state] = {"value": values[state]}
+            continue
+        agent = agent_of[state]
+        player = "max" if agent == 0 else ("chance" if algorithm == "expectimax" else "min")
+        states[state] = {"player": player, "successors": moves}
+        if player == "chance":
+            states[state]["probabilities"] = [1 / len(moves)] * len(moves)
+        if state in values:
+            states[state]["eval"] = values[state]
+        for _, child in moves:
+            following = (agent + 1) % agents
+            if agent_of.setdefault(child, following) != following:
+                raise Cs188FormatError(f"state {child!r} is reached as agent {agent_of[child]}'s "
+                                       f"and as agent {following}'s move; our cases give each "
+                                       "state one player", file)
+            queue.append((child, ply + 1))
+    unused = sorted(set(successors) - set(states))
+    if unused:
+        notes.append(f"states not reachable from {start!r} are dropped: {', '.join(unused)}")
+    stem = Path(file).stem if file else "test"
+    data = {"$schema": schema_ref(out), "name": case_name(f"cs188-{stem}"),
+            "description": f"Imported from CS188 {Path(file).name if file else 'test'} "
+            f"({fields['alg']}, depth {depth}, {agents} agents)"
+            + ("; CS188 prunes on strict inequality only" if algorithm == "alpha_beta" else ""),
+            "algorithms": [algorithm], "depth_limit": depth * agents}
+    if algorithm == "alpha_beta":
+        data["pruning"] = "strict"
+    data.update({"start": start, "states": states})
+    return data, notes
+
+
+
+
+
+
+__all__ = ["Cs188FormatError", "convert", "parse_test_text"]

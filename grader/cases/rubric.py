@@ -1,0 +1,330 @@
+"""The rubric: how a course grades, in one typed object loaded from ``trees/rubric.toml``.
+
+Every key is declared once below, with its default, its meaning and its check. The file has
+three tables, all optional (a missing file gives the defaults):
+
+```toml
+[defaults]              # every algorithm
+points = 1
+pruning = "inclusive"   # the course's rule
+
+[algorithms.mcts]       # overrides for one algorithm
+points = 2
+
+[random_trees]          # the smallest-failing-tree tests
+points = {alpha_beta = 2}
+```
+
+A case's own fields override the rubric (:meth:`Rubric.settings_for`): ``points``,
+``visibility``, ``pruning``, ``time_limit`` (raises ``time_floor``) and ``mcts.seeds``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from grader.cases.algorithms import ALGORITHMS
+from grader.errors import CaseError
+from grader.paths import DEFAULT_RUBRIC
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+if TYPE_CHECKING:
+    from grader.cases import Case
+
+DEFAULT_PATH = DEFAULT_RUBRIC
+VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
+RULES = ("inclusive", "strict")
+TABLES = ("defaults", "algorithms", "random_trees")
+
+Check = Callable[[Any], "str | None"]  # a value -> what is wrong with it, or None
+
+
+class RubricError(CaseError):
+    """The rubric file is wrong: names the file, the key (``defaults.points``) and the line."""
+
+    def location(self) -> str:
+        where = self.file or "<rubric>"
+        if self.line is not None:
+            where += f":{self.line}" + (f":{self.column}" if self.column is not None else "")
+        return f"{where}: at {self.path}" if self.path else where
+
+
+def _number(low: float | None = None, high: float | None = None, *, low_open: bool = False,
+            integer: bool = False) -> Check:
+    what = "an integer" if integer else "a number"
+    if low is not None:
+        what += f" {'>' if low_open else '>='} {low:g}"
+    if high is not None:
+        what += f" and <= {high:g}" if low is not None else f" <= {high:g}"
+
+    def check(value: Any) -> str | None:
+        ok = isinstance(value, int if integer else (int, float)) and not isinstance(value, bool)
+        if ok and low is not None:
+            ok = value > low if low_open else value >= low
+        if ok and high is not None:
+            ok = value <= high
+        return None if ok else f"expected {what}, got: {value!r}"
+
+    return check
+
+
+def _one_of(options: tuple[str, ...]) -> Check:
+    def check(value: Any) -> str | None:
+        if value in options:
+            return None
+        return f"expected one of {', '.join(map(repr, options))}, got: {value!r}"
+
+    return check
+
+
+def _points_table(value: Any) -> str | None:
+    if isinstance(value, dict):
+        for algorithm, points in value.items():
+            if algorithm not in ALGORITHMS:
+                return (f"expected algorithm names as keys ({', '.join(ALGORITHMS)}), "
+                        f"got: {algorithm!r}")
+            problem = _number(0)(points)
+            if problem:
+                return f"{algorithm}: {problem}"
+        return None
+    return _number(0)(value)
+
+
+def _key(default: Any, doc: str, check: Check) -> Any:
+    """A rubric key: its default, what it means (``doc``) and its validator."""
+    return field(default=default, metadata={"doc": doc, "check": check})
+
+
+@dataclass(frozen=True)
+class AlgorithmRubric:
+    """The settings of one algorithm's tests (``[defaults]`` and ``[algorithms.<name>]``)."""
+
+    points: float = _key(1, "points of each (case, algorithm) test", _number(0))
+    visibility: str = _key("visible", "when students see a test: " + ", ".join(VISIBILITIES),
+                           _one_of(VISIBILITIES))
+    hidden_visibility: str = _key("after_due_date", "visibility of the tests of cases in a "
+                                  "hidden/ folder (unless the case sets its own)",
+                                  _one_of(VISIBILITIES))
+    pruning: str = _key("inclusive", "the course's pruning rule: inclusive (cut at v >= beta) "
+                        "or strict (cut at v > beta, CS188's)", _one_of(RULES))
+    partial_credit: float = _key(0.5, "fraction of the points for a right value with a wrong "
+                                 "trace", _number(0, 1))
+    time_floor: float = _key(1.0, "seconds: the least time limit a test gets",
+                             _number(0, low_open=True))
+    time_multiple: float = _key(10, "the time limit is this multiple of the reference's own "
+                                "time in the same run (never below time_floor)",
+                                _number(0, low_open=True))
+    outcome_seeds: int = _key(20, "mcts outcome checks: how many seeds a case runs",
+                              _number(1, integer=True))
+    outcome_share: float = _key(0.9, "mcts outcome checks: the share of seeds whose chosen move "
+                                "must be minimax-optimal", _number(0, 1, low_open=True))
+
+
+@dataclass(frozen=True)
+class RandomTreesRubric:
+    """The random-tree tests: the smallest failing tree found is shown (``[random_trees]``)."""
+
+    points: float | Mapping[str, float] = _key(
+        0, "points of each algorithm's random-tree test: a number for all, or "
+        "{algorithm = number} (missing algorithms: 0)", _points_table)
+    count: int = _key(200, "random trees tried a test", _number(1, integer=True))
+    seed: int = _key(0, "seed of the tree generator", _number(0, integer=True))
+
+    def points_for(self, algorithm: str) -> float:
+        if isinstance(self.points, Mapping):
+            return self.points.get(algorithm, 0)
+        return self.points
+
+
+@dataclass(frozen=True)
+class TestSettings:
+    """Everything grading needs to know about one (case, algorithm) test."""
+
+    __test__ = False  # not a pytest class
+
+    points: float
+    visibility: str
+    pruning: str  # inclusive, strict or either (the case accepts both)
+    partial_credit: float
+    time_floor: float
+    time_multiple: float
+    outcome_seeds: int
+    outcome_share: float
+
+    @property
+    def accepted_pruning(self) -> tuple[str, ...]:
+        """The rules whose trace passes: the course's first."""
+        return RULES if self.pruning == "either" else (self.pruning,)
+
+
+@dataclass(frozen=True)
+class Rubric:
+    """The whole rubric. ``algorithms`` holds every algorithm, overrides merged in."""
+
+    defaults: AlgorithmRubric = field(default_factory=AlgorithmRubric)
+    algorithms: Mapping[str, AlgorithmRubric] = field(default_factory=dict)
+    random_trees: RandomTreesRubric = field(default_factory=RandomTreesRubric)
+    path: Path | None = None  # where it was read from (None: built-in defaults)
+
+    def for_algorithm(self, algorithm: str) -> AlgorithmRubric:
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"expected an algorithm, one of {ALGORITHMS}, got: {algorithm!r}")
+        return self.algorithms.get(algorithm, self.defaults)
+
+    @property
+    def pruning(self) -> str:
+        """The course's pruning rule (``[defaults]``)."""
+        return self.defaults.pruning
+
+    def settings_for(self, case: Case, algorithm: str) -> TestSettings:
+        """The settings of ``case``'s ``algorithm`` test: the case's fields override the rubric."""
+        base = self.for_algorithm(algorithm)
+        points = case.points_for(algorithm)
+        time_floor = base.time_floor
+        if case.time_limit is not None:
+            time_floor = max(time_floor, case.time_limit)
+        mcts = getattr(case, "mcts", None)
+        in_hidden_folder = case.path is not None and "hidden" in Path(case.path).parts
+        return TestSettings(
+            points=base.points if points is None else points,
+            visibility=case.visibility or (base.hidden_visibility if in_hidden_folder
+                                           else base.visibility),
+            pruning=case.pruning or base.pruning,
+            partial_credit=base.partial_credit,
+            time_floor=time_floor,
+            time_multiple=base.time_multiple,
+            outcome_seeds=getattr(mcts, "seeds", None) or base.outcome_seeds,
+            outcome_share=base.outcome_share,
+        )
+
+
+def describe_keys() -> str:
+    """Every key with its default and meaning (for docs and ``--help`` text)."""
+    lines = []
+    for table, cls in (("defaults / algorithms.<name>", AlgorithmRubric),
+                       ("random_trees", RandomTreesRubric)):
+        lines.append(f"[{table}]")
+        for item in fields(cls):
+            lines.append(f"  {item.name} = {item.default!r}: {item.metadata['doc']}")
+    return "\n".join(lines)
+
+
+# --- loading -------------------------------------------------------------------------------
+
+
+def _key_lines(text: str) -> dict[tuple[str, str], int]:
+    """(table, key) -> line, for error messages; good enough for hand-written TOML."""
+    lines, table = {}, ""
+    for number, line in enumerate(text.splitlines(), 1):
+        header = re.match(r"\s*\[\s*([^\]]+?)\s*\]", line)
+        if header:
+            table = header.group(1).replace('"', "").replace(" ", "")
+            lines.setdefault((table, ""), number)
+            continue
+        key = re.match(r"\s*[\"']?([A-Za-z0-9_\-]+)[\"']?\s*=", line)
+        if key:
+            lines.setdefault((table, key.group(1)), number)
+    return lines
+
+
+def _section(cls: type, values: Any, table: str, base: Any, error: Callable) -> Any:
+    if not isinstance(values, dict):
+        raise error(f"expected a table [{table}], got: {values!r}", table, "")
+    known = {item.name: item for item in fields(cls)}
+    changes = {}
+    for key, value in values.items():
+        if key not in known:
+            close = difflib.get_close_matches(key, list(known), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise error(f"unknown key {key!r}{hint}; the keys of [{table}] are "
+                        f"{', '.join(known)}", table, key)
+        problem = known[key].metadata["check"](value)
+        if problem:
+            raise error(f"{key}: {problem} ({known[key].metadata['doc']})", table, key)
+        changes[key] = value
+    return replace(base, **changes)
+
+
+def rubric_from_dict(data: Mapping[str, Any], path: Path | None = None, text: str = "") -> Rubric:
+    """A :class:`Rubric` from parsed TOML; raises :class:`RubricError` for a bad key or value."""
+    lines = _key_lines(text)
+
+    def error(message: str, table: str, key: str) -> RubricError:
+        where = f"{table}.{key}" if key else table
+        return RubricError(message, file=str(path) if path else None, path=where,
+                           line=lines.get((table, key)))
+
+    for table in data:
+        if table not in TABLES:
+            close = difflib.get_close_matches(table, list(TABLES), n=1)
+            hint = f" (did you mean [{close[0]}]?)" if close else ""
+            raise error(f"unknown table [{table}]{hint}; the rubric has [defaults], "
+                        "[algorithms.<name>] and [random_trees]", table, "")
+    defaults = _section(AlgorithmRubric, data.get("defaults", {}), "defaults",
+                        AlgorithmRubric(), error)
+    overrides = data.get("algorithms", {})
+    if not isinstance(overrides, dict):
+        raise error(f"expected [algorithms.<name>] tables, got: {overrides!r}", "algorithms", "")
+    algorithms = {}
+    for name in ALGORITHMS:
+        algorithms[name] = defaults
+    for name, values in overrides.items():
+        if name not in ALGORITHMS:
+            raise error(f"unknown algorithm {name!r}; expected one of {', '.join(ALGORITHMS)}",
+                        f"algorithms.{name}", "")
+        algorithms[name] = _section(AlgorithmRubric, values, f"algorithms.{name}", defaults, error)
+    random_trees = _section(RandomTreesRubric, data.get("random_trees", {}), "random_trees",
+                            RandomTreesRubric(), error)
+    return Rubric(defaults=defaults, algorithms=algorithms, random_trees=random_trees, path=path)
+
+
+def load_rubric(path: str | Path | None = None) -> Rubric:
+    """Read the rubric.
+
+    ``path``: a TOML file, or a folder holding ``rubric.toml``; None: ``trees/rubric.toml``.
+    A missing default file or a folder without one gives the defaults; a named file that does
+    not exist is an error.
+    """
+    if path is None:
+        path = DEFAULT_PATH
+    path = Path(path)
+    if path.is_dir():
+        path = path / "rubric.toml"
+    elif not path.exists() and path != DEFAULT_PATH:
+        raise RubricError("no such rubric file; give an existing TOML file or a folder",
+                          file=str(path), path="")
+    if not path.exists():
+        return rubric_from_dict({}, None)
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        where = re.search(r"\(at line (\d+), column (\d+)\)", str(error))
+        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(error))
+        raise RubricError(f"not valid TOML: {message}", file=str(path), path="",
+                          line=int(where.group(1)) if where else None,
+                          column=int(where.group(2)) if where else None) from error
+    return rubric_from_dict(data, path, text)
+
+
+__all__ = [
+    "DEFAULT_PATH",
+    "AlgorithmRubric",
+    "RandomTreesRubric",
+    "Rubric",
+    "RubricError",
+    "TestSettings",
+    "describe_keys",
+    "load_rubric",
+    "rubric_from_dict",
+]

@@ -1,0 +1,102 @@
+"""The rules a case follows whatever its game form: fields against fields and algorithms.
+
+Owns which algorithms fit which games (two players, chance nodes, pruning rules), whether leaf
+values are numbers or lists (:func:`vector_values`), the checks of the top-level fields
+(:func:`field_errors`) and the wording of a value or player that does not fit the case
+(:func:`arity_problem`, :func:`player_problem`). The explicit and the built-in checks both use
+them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grader.cases.schema import kind_of, plural, shorten
+from grader.cases.text import case_error
+from grader.errors import CaseError
+
+PRUNING_ALGORITHMS = ("alpha_beta", "expectimax", "maxn")  # the rule matters to these only
+TWO_PLAYER_ALGORITHMS = ("minimax", "alpha_beta", "expectimax")
+NO_CHANCE_ALGORITHMS = ("minimax", "alpha_beta", "maxn", "mcts")
+
+
+def vector_values(data: dict) -> bool:
+    """Whether leaf values are lists (n players, or a max^n case) rather than numbers."""
+    return data.get("players", 2) > 2 or "maxn" in data.get("algorithms", ())
+
+
+def field_errors(data: dict, file: str | None) -> list[CaseError]:
+    """Top-level fields that contradict each other or the algorithms."""
+    errors = []
+    algorithms = data["algorithms"]
+    players = data.get("players", 2)
+
+    def add(message: str, *parts: Any) -> None:
+        errors.append(case_error(message, parts, file))
+
+    for algorithm in algorithms:
+        at = ("algorithms", algorithms.index(algorithm))
+        if players > 2 and algorithm in TWO_PLAYER_ALGORITHMS:
+            add(f"{algorithm} is a two-player algorithm but this case has {players} players; "
+                "use maxn (or mcts), or set players to 2", *at)
+        if players == 2 and "maxn" in algorithms and algorithm in ("minimax", "alpha_beta",
+                                                                  "expectimax", "mcts"):
+            add(f"maxn needs a list of payoffs at each leaf but {algorithm} needs one number for "
+                f"MAX: put maxn and {algorithm} in separate cases", *at)
+    if "mcts" in algorithms and data.get("depth_limit") is not None:
+        add("mcts plays out to the end of the game, so an mcts case cannot have a depth limit; "
+            "set depth_limit to null or remove mcts from algorithms", "depth_limit")
+    if "mcts" in data and "mcts" not in algorithms:
+        add("'mcts' settings are given but mcts is not in algorithms; add mcts to algorithms or "
+            "remove the settings", "mcts")
+    points = data.get("points")
+    if isinstance(points, dict):
+        for algorithm in points:
+            if algorithm not in algorithms:
+                add(f"points are given for {algorithm}, which is not in algorithms; add it to "
+                    "algorithms or remove these points", "points", algorithm)
+    for key in data.get("expect", {}):
+        algorithm, _, rule = key.partition("/")
+        if algorithm not in algorithms:
+            add(f"expect gives answers for {algorithm}, which is not in algorithms; add it to "
+                "algorithms or remove this entry", "expect", key)
+        elif rule and algorithm not in PRUNING_ALGORITHMS:
+            add(f"{algorithm} does not prune, so a pruning rule means nothing for it; write "
+                f"{algorithm!r} instead of {key!r}", "expect", key)
+    bounds = data.get("value_bounds")
+    if bounds is not None:
+        if bounds[0] >= bounds[1]:
+            add(f"value_bounds [{bounds[0]}, {bounds[1]}] is empty; give [L, U] with L < U",
+                "value_bounds")
+        if vector_values(data):
+            add("value_bounds is for two-player expectimax (Star1 pruning) and needs numbers "
+                "for leaf values; remove it", "value_bounds")
+    if data.get("max_sum") is not None and not vector_values(data):
+        add("max_sum is for maxn shallow pruning, over lists of payoffs; remove it, or make "
+            "this a maxn case", "max_sum")
+    return errors
+
+
+def arity_problem(value: Any, vectors: bool, players: int) -> str | None:
+    """Why ``value`` (a leaf's value or an eval) has the wrong shape for the case, or None."""
+    if vectors:
+        if not isinstance(value, list):
+            return (f"expected a list of {players} numbers (one a player), got {shorten(value)} "
+                    f"({kind_of(value)})")
+        if len(value) != players:
+            return (f"expected a list of {players} numbers (one a player), got "
+                    f"{plural(len(value), 'number')} {shorten(value)}")
+        return None
+    if isinstance(value, list):
+        hint = ("; a list of payoffs needs players > 2 or a maxn case" if all(
+            isinstance(v, (int, float)) for v in value) else "")
+        return f"expected one number (MAX's payoff), got the list {shorten(value)}{hint}"
+    return None
+
+
+def player_problem(player: Any, players: int) -> str | None:
+    """Why ``player`` (as written) is not a player of a ``players``-player case, or None."""
+    if isinstance(player, int) and player >= players:
+        return (f"player {player} does not exist: this case has {players} players "
+                f"(0..{players - 1}); fix the index or set players")
+    return None

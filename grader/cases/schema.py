@@ -1,0 +1,187 @@
+"""The schema layer: ``grader/schema/case.schema.json`` checked, its errors made friendly.
+
+Owns the second checking layer (types, required and unknown fields, the one game form:
+:func:`schema_errors`), which turns each ``jsonschema`` error into a message that says what
+is expected, what was given and how to fix it; and the few wording helpers the later layers'
+messages share (:func:`shorten`, :func:`kind_of`, :func:`plural`, :func:`did_you_mean`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from grader.cases.text import JsonPath, case_error
+from grader.errors import CaseError
+from grader.paths import SCHEMA_PATH
+
+
+@functools.lru_cache(maxsize=1)
+def case_schema() -> dict:
+    """The case schema (``grader/schema/case.schema.json``), parsed."""
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=1)
+def _validator() -> Any:
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(case_schema())
+
+
+_TYPE_NAMES = {
+    "number": "a number", "integer": "an integer", "string": "a string", "array": "a list",
+    "object": "an object", "null": "null", "boolean": "true or false",
+}
+
+
+def kind_of(value: Any) -> str:
+    """What JSON kind ``value`` is, in words: ``an integer``, ``a list``..."""
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if value is None:
+        return "null"
+    return _TYPE_NAMES[{str: "string", list: "array", dict: "object"}[type(value)]]
+
+
+def shorten(value: Any) -> str:
+    """``value`` as JSON, cut to 40 characters for a message."""
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def plural(number: int, noun: str) -> str:
+    """``3 items``, ``1 item``."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def did_you_mean(word: Any, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``choices``, or nothing."""
+    if not isinstance(word, str):
+        return ""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def schema_errors(data: Any, file: str | None = None) -> list[CaseError]:
+    """Every schema violation, each with a message that says what to change."""
+    errors: list[CaseError] = []
+    raw = sorted(_validator().iter_errors(data),
+                 key=lambda e: [(isinstance(p, str), p) for p in e.absolute_path])
+    # A value of the wrong type: report that alone, not what the other branches want of it.
+    wrong_type = {tuple(e.absolute_path) for e in raw if e.validator == "type"}
+    reported: set[JsonPath] = set()
+    for error in raw:
+        parts = tuple(error.absolute_path)
+        if any(parts[:n] in wrong_type for n in range(len(parts) + 1)):
+            if error.validator != "type" or parts in reported:
+                continue
+            reported.add(parts)
+        errors.extend(_translate(error, parts, data, file))
+    return errors
+
+
+def _translate(error: Any, parts: JsonPath, data: Any, file: str | None) -> list[CaseError]:
+    kind, schema, instance = error.validator, error.schema, error.instance
+    about = schema.get("description") if isinstance(schema, dict) else None
+    hint = f" ({about})" if about else ""
+    if kind == "additionalProperties":
+        allowed = sorted(schema.get("properties", {}))
+        known = set(allowed)
+        return [
+            case_error(
+                f"unknown field {key!r}{did_you_mean(key, allowed)}; "
+                + (f"allowed here: {', '.join(allowed)}" if allowed else "remove it"),
+                parts + (key,), file)
+            for key in instance if key not in known
+        ]
+    if kind == "required":
+        missing = error.validator_value
+        name = next((key for key in missing if key not in instance), missing[0])
+        field_about = schema.get("properties", {}).get(name, {}).get("description", "")
+        extra = ""
+        if name == "value" and isinstance(instance, dict):
+            extra = "; a node without children is a leaf and needs a value (or give it children)"
+        elif name == "player":
+            extra = "; a node with children needs the player who moves there"
+        return [case_error(f"missing required field {name!r}"
+                           + (f" ({field_about})" if field_about and not extra else "") + extra,
+                           parts, file)]
+    if kind == "type":
+        wanted = error.validator_value
+        wanted = [wanted] if isinstance(wanted, str) else wanted
+        names = " or ".join(_TYPE_NAMES[w] for w in wanted)
+        return [case_error(f"expected {names}, got {shorten(instance)} "
+                           f"({kind_of(instance)}){hint}", parts, file)]
+    if kind == "enum":
+        options = ", ".join(json.dumps(o) for o in error.validator_value)
+        return [case_error(f"expected one of {options}, got {shorten(instance)}"
+                           f"{did_you_mean(instance, error.validator_value)}", parts, file)]
+    if kind == "oneOf" and not parts:
+        return [_form_error(data, file)]
+    if kind == "dependentRequired":
+        return [_dependent_error(error, instance, parts, file)]
+    if kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        sign = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}
+        return [case_error(f"expected a number {sign[kind]} {error.validator_value}, "
+                           f"got {shorten(instance)}{hint}", parts, file)]
+    if kind == "minItems":
+        count = error.validator_value
+        got = "an empty list" if not instance else plural(len(instance), "item")
+        what = "item" if count == 1 else "items"
+        extra = "; a leaf has no children field but a value" if parts[-1:] == ("children",) else ""
+        return [case_error(f"expected at least {count} {what}, got {got}{extra}{hint}",
+                           parts, file)]
+    if kind == "items" and error.validator_value is False:
+        count = len(schema.get("prefixItems", []))
+        return [case_error(f"expected exactly {count} items, got {len(instance)}{hint}",
+                           parts, file)]
+    if kind == "uniqueItems":
+        seen, twice = set(), None
+        for item in instance:
+            key = json.dumps(item, sort_keys=True)
+            if key in seen:
+                twice = item
+                break
+            seen.add(key)
+        return [case_error(f"{shorten(twice)} is listed twice; list each once", parts, file)]
+    if kind == "pattern":
+        return [case_error(f"{shorten(instance)} does not match {error.validator_value}{hint}",
+                           parts, file)]
+    if kind in ("minLength", "minProperties"):
+        return [case_error(f"expected something here, got {shorten(instance)} (empty){hint}",
+                           parts, file)]
+    return [case_error(f"{error.message}{hint}", parts, file)]
+
+
+FORMS = ("'tree' (a full tree or shorthand lists), 'start' + 'states', "
+         "or 'game' (+ 'state', 'params')")
+
+
+def _form_error(data: dict, file: str | None) -> CaseError:
+    given = [key for key in ("tree", "states", "game") if key in data]
+    if not given:
+        return case_error(f"no game given: add exactly one of {FORMS}", (), file)
+    return case_error(
+        f"this case gives {' and '.join(repr(k) for k in given)}; give exactly one game form: "
+        f"{FORMS}", (given[1],), file)
+
+
+def _dependent_error(error: Any, instance: dict, parts: JsonPath, file: str | None) -> CaseError:
+    for key, needs in error.validator_value.items():
+        if key in instance:
+            for need in needs:
+                if need not in instance:
+                    if key in ("root_player", "turns"):
+                        return case_error(f"{key!r} belongs to shorthand trees (a 'tree' given as "
+                                          "lists); remove it", parts + (key,), file)
+                    return case_error(f"{key!r} needs {need!r} too: add {need!r} or remove "
+                                      f"{key!r}", parts + (key,), file)
+    return case_error(error.message, parts, file)

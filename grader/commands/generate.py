@@ -1,0 +1,178 @@
+"""``grader generate``: random exercise trees, each with its answer key beside it.
+
+Trees are full (``--branching`` children a node, ``--depth`` edges deep), integer leaves drawn
+from ``[--low, --high]`` by one ``random.Random(--seed)``, written in the shorthand form (ids as
+docs/cases.md gives them). Candidates are drawn one after another and kept when they show what
+``--require`` asks for, so the same options write the same files:
+
+* ``strict-differs``: the inclusive and strict alpha-beta traces differ (an equality cut);
+* ``ties``: some MAX/MIN/max^n node has two children with its best value (first one wins);
+* ``deep-cutoff``: alpha-beta (the course's rule) cuts at depth >= 2 because of a bound set
+  two or more levels up (an ancestor's alpha or beta, not the parent's).
+
+The game follows ``--algorithm``: MAX/MIN alternating (``minimax``, ``alpha_beta``, ``mcts``),
+MAX, chance, MIN, chance (``expectimax``, equal chances), three players with vector leaves
+(``maxn``). Each case is written as ``<out>/<name>.json``, checked with ``grader validate``,
+and its key as ``<out>/<name>.key.md``.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+from grader.answers.sheet import answer_key
+from grader.answers.tree_walk import ReferenceMissingError, TreeNode, staff, walk
+from grader.cases import case_from_dict, load_case
+from grader.cases.algorithms import ALGORITHMS
+from grader.cases.authoring import AuthoringError, case_json, check_size, random_leaves, schema_ref
+from grader.errors import CaseError
+from grader.games.base import CHANCE
+
+REQUIREMENTS = ("strict-differs", "ties", "deep-cutoff")
+ALPHA_BETA_ONLY = ("strict-differs", "deep-cutoff")
+MIN_DEPTH = {"strict-differs": 2, "ties": 1, "deep-cutoff": 4}
+TRIES = 5000  # candidates drawn a case before giving up
+SHOWS = {"strict-differs": "the inclusive and strict rules' traces differ",
+         "ties": "a node has tied best children (the first one wins)",
+         "deep-cutoff": "alpha-beta makes a deep cutoff (a bound from two or more levels up)",
+         None: "no particular requirement"}
+
+
+def _game_fields(algorithm: str) -> tuple[dict[str, Any], int | None]:
+    """The case fields that set the game up, and the leaf vector width (None: numbers)."""
+    if algorithm == "expectimax":
+        return {"turns": ["max", "chance", "min", "chance"]}, None
+    if algorithm == "maxn":
+        return {"players": 3}, 3
+    return {}, None
+
+
+def check_options(algorithm: str, depth: int, branching: int, count: int, require: str | None,
+                  low: int, high: int) -> None:
+    """Raise :class:`AuthoringError` for options that cannot give what was asked."""
+    if algorithm not in ALGORITHMS:
+        raise AuthoringError(f"expected an algorithm, one of {ALGORITHMS}, got: {algorithm!r}")
+    check_size(branching, depth)
+    if count < 1:
+        raise AuthoringError(f"expected --count of at least 1, got {count}")
+    if low > high:
+        raise AuthoringError(f"expected --low <= --high, got {low} > {high}")
+    if require is None:
+        return
+    if require not in REQUIREMENTS:
+        raise AuthoringError(f"expected --require to be one of {REQUIREMENTS}, got: {require!r}")
+    if require in ALPHA_BETA_ONLY and algorithm not in ("minimax", "alpha_beta"):
+        raise AuthoringError(f"--require {require} is about alpha-beta: use --algorithm "
+                             "alpha_beta (or minimax)")
+    if depth < MIN_DEPTH[require] or branching < 2 or (require != "ties" and low == high):
+        raise AuthoringError(f"--require {require} needs --depth {MIN_DEPTH[require]} or more, "
+                             "--branching 2 or more and --low < --high")
+
+
+def has_ties(nodes: list[TreeNode]) -> bool:
+    """Some MAX/MIN/max^n node has two or more children with its best value."""
+    values = {node.id: node.value for node in nodes if not node.repeat}
+    for node in nodes:
+        if node.repeat or node.cutoff or node.player == CHANCE:
+            continue
+        mover = node.player if isinstance(node.value, tuple) else None  # max^n: own entry
+
+        def score(value: Any, mover: Any = mover) -> Any:
+            return value if mover is None else value[mover]
+
+        if sum(score(values[child]) == score(node.value) for child in node.children) >= 2:
+            return True
+    return False
+
+
+def satisfies(case: Any, require: str | None, rule: str = "inclusive") -> bool:
+    """Whether ``case`` shows what ``require`` asks for (see the module docstring)."""
+    if require is None:
+        return True
+    if require == "ties":
+        return has_ties(walk(case.build_game()))
+    replay = staff("replay", "checking --require").AlphaBetaReplay
+    if require == "strict-differs":
+        runs = [replay(case.build_game(), r) for r in ("inclusive", "strict")]
+        return runs[0].generated != runs[1].generated
+    return any(cut.deep for cut in replay(case.build_game(), rule).cuts)
+
+
+def generate_cases(algorithm: str, *, depth: int = 3, branching: int = 3, seed: int = 0,
+                   count: int = 1, require: str | None = None, low: int = -10, high: int = 20,
+                   rule: str = "inclusive", schema: str | None = None) -> list[dict]:
+    """Up to ``count`` case dicts (fewer when :data:`TRIES` candidates a case do not suffice)."""
+    check_options(algorithm, depth, branching, count, require, low, high)
+    rng = random.Random(seed)
+    fields, width = _game_fields(algorithm)
+    found: list[dict] = []
+    seen: set[str] = set()
+    for _ in range(TRIES * count):
+        tree = random_leaves(rng, branching, depth, low, high, width)
+        key = repr(tree)
+        if key in seen:
+            continue
+        seen.add(key)
+        number = len(found) + 1
+        name = "-".join([algorithm.replace("_", "-"), *([require] if require else []),
+                         f"d{depth}-b{branching}-s{seed}-{number}"])
+        data = {"$schema": schema or schema_ref(None), "name": name,
+                "description": f"Random {algorithm} exercise no. {number} (depth {depth}, "
+                f"branching {branching}, leaves in [{low}, {high}], seed {seed}): "
+                f"{SHOWS[require]}.",
+                "algorithms": [algorithm], **fields, "tree": tree}
+        if satisfies(case_from_dict(data), require, rule):
+            found.append(data)
+            if len(found) == count:
+                break
+    return found
+
+
+def generate_main(algorithm: str, *, depth: int = 3, branching: int = 3, seed: int = 0,
+                  count: int = 1, require: str | None = None, out: str | Path = ".",
+                  low: int = -10, high: int = 20) -> int:
+    """``grader generate``: write the cases and keys; 0, 1 (too few found, or a file that does
+    not validate), or 2 for options that cannot work."""
+    from grader.answers.solve import resolve_pruning
+    from grader.answers.validate import validate_paths
+    from grader.cases.rubric import RubricError, load_rubric
+
+    out = Path(out)
+    try:
+        staff(None, "writing answer keys")  # fail here, clearly, in the handout
+        rubric = load_rubric()
+        rule = resolve_pruning(None, "alpha_beta", None, rubric)
+        cases = generate_cases(algorithm, depth=depth, branching=branching, seed=seed,
+                               count=count, require=require, low=low, high=high, rule=rule,
+                               schema=schema_ref(out / "case.json"))
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        for data in cases:
+            path = out / f"{data['name']}.json"
+            path.write_text(case_json(data), encoding="utf-8")
+            key = out / f"{data['name']}.key.md"
+            key.write_text(answer_key(load_case(path), rubric), encoding="utf-8")
+            written.append(path)
+            print(f"wrote {path} and {key.name}")
+    except (AuthoringError, RubricError, ReferenceMissingError) as error:
+        print(f"grader generate: {error}", file=sys.stderr)
+        return 2
+    except (CaseError, OSError) as error:
+        print(f"grader generate: {error}", file=sys.stderr)
+        return 1
+    errors = validate_paths(written)
+    for error in errors:
+        print(f"grader generate: a generated case does not validate: {error}", file=sys.stderr)
+    if len(cases) < count:
+        print(f"grader generate: found {len(cases)} of {count} trees showing {require} in "
+              f"{TRIES * count} tries; try another --seed, a deeper or wider tree, or a wider "
+              "value range", file=sys.stderr)
+        return 1
+    return 1 if errors else 0
+
+
+__all__ = ["REQUIREMENTS", "check_options", "generate_cases", "generate_main", "has_ties",
+           "satisfies"]

@@ -1,0 +1,90 @@
+"""TODO docstring"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+from grader.cases import case_from_dict
+from grader.cases.authoring import (
+    DESCRIPTION,
+    AuthoringError,
+    case_json,
+    case_name,
+    check_size,
+    full_tree,
+    parse_shape,
+    random_leaves,
+    schema_ref,
+    turns_for,
+)
+from grader.errors import CaseError
+
+
+def _interesting(case: Any, algorithm: str, depth: int) -> bool:
+    """The best root move is not the first, and alpha-beta prunes (when it can run)."""
+    from grader.answers.sheet import AlphaBetaReplay
+    from grader.answers.solve import solve
+
+    game = case.build_game()
+    first = game.actions(game.initial_state())[0]
+    graded = "minimax" if algorithm in ("alpha_beta", "mcts") else algorithm
+    if solve(case, graded).action == first:
+        return False
+    if algorithm in ("minimax", "alpha_beta", "mcts") and depth >= 2:
+        return bool(AlphaBetaReplay(game).cuts)
+    return True
+
+
+def skeleton(algorithm: str, branching: int, depth: int, *, players: int = 2,
+             chance: bool = False, name: str = "new-case", schema: str | None = None) -> dict:
+    """The case a TA starts from (see the module docstring); deterministic."""
+    turns = turns_for(algorithm, players, chance)
+    check_size(branching, depth)
+    vectors = players > 2 or algorithm == "maxn"
+    data: dict[str, Any] = {"$schema": schema or schema_ref(None), "name": name,
+                            "description": DESCRIPTION, "algorithms": [algorithm]}
+    if players != 2:
+        data["players"] = players
+    if algorithm == "mcts":
+        data["mcts"] = {"iterations": 100, "seed": 0, "check": "trace"}
+    low, high = (0, 9) if vectors else (-5, 20)
+    for seed in range(200):  # the first interesting tree; the last tried if none is
+        leaves = random_leaves(random.Random(seed), branching, depth, low, high,
+                               players if vectors else None)
+        data["tree"] = full_tree(leaves, turns, vectors)
+        if branching == 1 or _interesting(case_from_dict(data), algorithm, depth):
+            break
+    return data
+
+
+def new_main(algorithm: str, shape: str = "3x3", *, players: int = 2, chance: bool = False,
+             out: str | Path | None = None) -> int:
+    """``grader new``: write (or print) a skeleton; 0, or 2 for options that cannot make one."""
+    try:
+        if out is not None and Path(out).exists():
+            raise AuthoringError(f"{str(out)!r} already exists; choose another --out (or "
+                                 "delete it first)")
+        branching, depth = parse_shape(shape)
+        name = case_name(Path(out).stem) if out is not None else "new-case"
+        data = skeleton(algorithm, branching, depth, players=players, chance=chance, name=name,
+                        schema=schema_ref(out))
+        case_from_dict(data)  # a skeleton that does not load is this module's bug: say so
+    except (AuthoringError, CaseError) as error:
+        print(f"grader new: {error}", file=sys.stderr)
+        return 2
+    text = case_json(data)
+    if out is None:
+        print(text, end="")
+        return 0
+    try:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(text, encoding="utf-8")
+    except OSError as error:
+        print(f"grader new: cannot write {str(out)!r}: {error.strerror}", file=sys.stderr)
+        return 2
+    print(f"wrote {out}: fill in its description, then preview it with "
+          f"`grader render {out}` and check it with `grader validate {out}`")
+    return 0

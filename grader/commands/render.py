@@ -1,0 +1,82 @@
+"""TODO docstring"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from grader.answers.tree_walk import (
+    ReferenceMissingError,
+    TreeTooLargeError,
+    staff,
+)
+from grader.errors import CaseError, GraderError
+from grader.feedback.scene import (
+    GraphvizNotFoundError,
+    build_scene,
+    render_dot,
+    render_text,
+    run_dot,
+)
+
+TRACE_TIME_LIMIT = 10.0  # seconds for the student's call: this is a picture, not a grade
+
+
+def student_run(case: Any, algorithm: str, submission: str | Path) -> Any:
+    """The student's run of ``algorithm`` on ``case``, in the sandbox (a WorkerReply)."""
+    from grader.sandbox.client import Worker
+
+    with Worker(submission) as worker:
+        return worker.run(case.public_dict(), algorithm, mcts=case.mcts,
+                          time_limit=max(TRACE_TIME_LIMIT, case.time_limit or 0.0))
+
+
+def _handout_answers() -> Any:
+    """The handout's answer key (the values it draws) where ``reference/`` is missing; else
+    None: the reference computes them."""
+    from grader.answers.store import AnswerKey, reference_available
+
+    return None if reference_available() else AnswerKey.default()
+
+
+def render_main(case_path: str | Path, format: str = "txt", *, algorithm: str | None = None,
+                trace: str | Path | None = None, out: str | Path | None = None) -> int:
+    """``grader render``: 0 when drawn, 2 for a bad case or option, or a missing ``dot``."""
+    from grader.cases import load_case
+    from grader.cases.rubric import RubricError, load_rubric
+
+    try:
+        case = load_case(case_path)
+        chosen = algorithm or (case.algorithms[0] if trace is not None else None)
+        if chosen is not None and chosen not in case.algorithms:
+            raise ValueError(f"{chosen} is not among the case's algorithms {case.algorithms}")
+        if trace is not None and not Path(trace).exists():
+            raise ValueError(f"no such submission: {str(trace)!r}")
+        if chosen is not None:
+            staff(None, f"drawing the reference's {chosen} run")  # fail before the student's
+        theirs = student_run(case, chosen, trace) if trace is not None else None
+        if theirs is not None and not theirs.ok:
+            print(f"grader render: your code did not finish cleanly ({theirs.message}); "
+                  "drawing what it generated before that", file=sys.stderr)
+        scene = build_scene(case, chosen, None, theirs, rubric=load_rubric(),
+                            answers=_handout_answers())
+        text = render_text(scene) if format == "txt" else render_dot(scene)
+        data = text.encode("utf-8") if format in ("txt", "dot") else run_dot(text, format)
+    except TreeTooLargeError as error:
+        print(f"grader render: {case_path}: {error}; render draws explicit trees and small "
+              "game positions", file=sys.stderr)
+        return 2
+    except (CaseError, RubricError, ValueError, OSError, GraderError,
+            GraphvizNotFoundError, ReferenceMissingError) as error:
+        where = "" if isinstance(error, CaseError) else f"{case_path}: "  # CaseError names it
+        print(f"grader render: {where}{error}", file=sys.stderr)
+        return 2
+    if out is None and format == "png":
+        out = Path(f"{case.name}.png")
+    if out is None:
+        sys.stdout.write(data.decode("utf-8"))
+        return 0
+    Path(out).write_bytes(data)
+    print(f"wrote {out}")
+    return 0

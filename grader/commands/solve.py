@@ -1,0 +1,75 @@
+"""TODO docstring"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from grader.answers.solve import mcts_settings, resolve_pruning, solve
+from grader.errors import CaseError
+from grader.run.runner import MctsSettings, RunResult
+
+
+def _text(
+    case: Any,
+    path: Path,
+    algorithm: str,
+    rule: str,
+    settings: MctsSettings | None,
+    result: RunResult,
+) -> str:
+    how = f"pruning: {rule}" if algorithm == "alpha_beta" else ""
+    if settings is not None:
+        how = f"iterations: {settings.iterations}, seed: {settings.seed}, c: {settings.c:g}"
+    lines = [
+        f"case:      {getattr(case, 'name', path.stem)} ({path})",
+        f"algorithm: {algorithm}" + (f" ({how})" if how else ""),
+        f"value:     {result.value!r}",
+        f"action:    {result.action!r}",
+        f"generated: {len(result.generated)} ids",
+        "  " + (" ".join(result.generated) or "(none)"),
+        f"evaluated: {len(result.evaluated)} ids",
+        "  " + (" ".join(result.evaluated) or "(none)"),
+    ]
+    return "\n".join(lines)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (tuple, list)):
+        return [_jsonable(item) for item in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
+
+
+def solve_main(
+    case_path: Path | str,
+    algorithm: str,
+    pruning: str | None = None,
+    seed: int | None = None,
+    as_json: bool = False,
+    *,
+    out: TextIO | None = None,
+) -> int:
+    """``grader solve``: print the reference's answer; 0 on success, 2 for a bad case or option."""
+    from grader.cases import load_case  # imported here: only the CLI needs them
+    from grader.cases.rubric import load_rubric
+
+    out = out or sys.stdout
+    path = Path(case_path)
+    try:
+        case = load_case(path)
+        rule = resolve_pruning(case, algorithm, pruning, load_rubric())
+        result = solve(case, algorithm, pruning=rule, seed=seed)
+    except (CaseError, ValueError, OSError) as error:
+        print(f"grader solve: {error}", file=sys.stderr)
+        return 2
+    if as_json:
+        payload = {key: _jsonable(value) for key, value in result.to_dict().items()}
+        print(json.dumps(payload), file=out)
+    else:
+        settings = mcts_settings(case, seed) if algorithm == "mcts" else None
+        print(_text(case, path, algorithm, rule, settings, result), file=out)
+    return 0

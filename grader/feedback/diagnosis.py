@@ -1,0 +1,173 @@
+"""Name the likely mistake behind a failing test: known mistakes run as variants of the reference.
+
+For a failing (case, algorithm) test, :func:`diagnose` runs every variant of the algorithm in
+``reference/mistakes.py`` on the same case, here in the grader's process (never in the worker),
+and returns the hints of the variants whose value and ``generated`` equal the student's.
+
+The variants' runs go through :meth:`AnswerKey.extra` (``mistakes:<algorithm>:<rule>``), so they
+are computed once per case and shipped in the handout's key by
+:func:`grader.scoring.grade.prepare_answers`; the handout has no ``reference/``, and a run missing from
+its key means no hint (never an error). A stored run keeps the hint's text, the value and a hash
+of ``generated`` (a whole game's trace would make the key megabytes), which is all matching needs.
+
+A variant that raises, or that generates more than :data:`BUDGET_FACTOR` times the reference's
+nodes (at least :data:`BUDGET_FLOOR`), is left out: it cannot be what a passing-speed student did.
+
+:func:`window_moments` keeps, the same way, the reference alpha-beta's window at each step of a
+case, which the feedback quotes at the first difference, and :func:`node_values` every node's
+backed-up value, which the HTML report's pictures show (both are computed by staff-only code:
+:mod:`reference.replay`, :mod:`reference.values`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from grader.compare import check_value
+from grader.errors import GraderError
+from grader.files import json_safe
+from grader.run.runner import RunResult
+
+BUDGET_FACTOR = 4
+BUDGET_FLOOR = 50_000
+MAX_WINDOW_NODES = 3000  # longer alpha-beta traces get no stored window (see window_moments)
+
+
+@dataclass(frozen=True)
+class Hint:
+    """A known mistake's advice: what the code does, the lecture line, what to change."""
+
+    name: str
+    title: str
+    does: str
+    departs: str
+    fix: str
+
+    def markdown(self) -> list[str]:
+        return [
+            f"**Likely mistake: {self.title}** (`{self.name}`)",
+            f"- What your code does: {self.does}.",
+            f"- The lecture's pseudo-code: {self.departs}.",
+            f"- What to change: {self.fix}.",
+        ]
+
+
+def trace_hash(generated: list[str]) -> str:
+    """A short, stable hash of a ``generated`` sequence (order and repeats included)."""
+    return hashlib.sha256(json.dumps(list(generated)).encode()).hexdigest()[:24]
+
+
+class _OverBudget(Exception):
+    pass
+
+
+class _Budgeted:
+    """The game, with ``result`` counted: past ``limit`` calls it raises :class:`_OverBudget`."""
+
+    def __init__(self, game: Any, limit: int) -> None:
+        self._game = game
+        self._left = limit
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._game, name)
+
+    def result(self, state: Any, action: Any) -> Any:
+        self._left -= 1
+        if self._left < 0:
+            raise _OverBudget
+        return self._game.result(state, action)
+
+
+def variant_runs(case: Any, algorithm: str, rule: str) -> list[dict[str, Any]]:
+    """Run each known mistake of ``algorithm`` (course rule ``rule``) on ``case``.
+
+    Returns, in catalogue order, the variants whose run differs from the reference's: each as
+    ``{"name", "title", "does", "departs", "fix", "value", "generated_hash"}``. Needs
+    ``reference/`` (staff machines, Gradescope).
+    """
+    from grader.answers.solve import mcts_settings, solve
+    from grader.run.runner import run_algorithm
+    from reference.mistakes import mistakes_for
+
+    settings = mcts_settings(case) if algorithm == "mcts" else None
+    reference = solve(case, algorithm, pruning=rule)
+    budget = max(BUDGET_FLOOR, BUDGET_FACTOR * len(reference.generated))
+    runs = []
+    for mistake in mistakes_for(algorithm, rule):
+        game = _Budgeted(case.build_game(), budget)
+        try:
+            run = run_algorithm(mistake.functions(rule), game, algorithm, mcts=settings)
+        except Exception:  # noqa: BLE001, S112 - over budget, or raised: no diagnosis from it
+            continue
+        if run.generated == reference.generated and check_value(reference.value, run.value).ok:
+            continue  # indistinguishable from the reference on this case
+        runs.append({
+            "name": mistake.name, "title": mistake.title, "does": mistake.does,
+            "departs": mistake.departs, "fix": mistake.fix,
+            "value": json_safe(run.value),
+            "generated_hash": trace_hash(run.generated),
+        })
+    return runs
+
+
+def matching_hints(runs: list[dict[str, Any]], got: RunResult) -> list[Hint]:
+    """The hints of the ``runs`` whose value and ``generated`` equal the student's ``got``."""
+    digest = trace_hash(got.generated)
+    return [
+        Hint(run["name"], run["title"], run["does"], run["departs"], run["fix"])
+        for run in runs
+        if run["generated_hash"] == digest and check_value(run["value"], got.value).ok
+    ]
+
+
+def cached_runs(case: Any, algorithm: str, rule: str, answers: Any) -> list[dict[str, Any]]:
+    """The variants' runs from ``answers`` (computed and cached where the reference exists)."""
+    return answers.extra(case, f"mistakes:{algorithm}:{rule}",
+                         lambda: variant_runs(case, algorithm, rule))
+
+
+def diagnose(case: Any, algorithm: str, rule: str, got: RunResult, answers: Any) -> list[Hint]:
+    """The hints of the known mistakes that explain ``got``; [] when none does, or when the
+    variants' runs are not available (a handout whose key lacks them)."""
+    if not diagnosable(case, algorithm):
+        return []
+    try:
+        runs = cached_runs(case, algorithm, rule, answers)
+    except GraderError:
+        return []
+    return matching_hints(runs, got)
+
+
+def window_moments(case: Any, rule: str, answers: Any) -> list[list[Any]] | None:
+    """The reference alpha-beta's window at each step on ``case`` (the ``moments`` of
+    :mod:`reference.replay`, for the feedback's note at the first difference and the HTML
+    report), cached in ``answers`` like the variants' runs; None for traces longer than
+    :data:`MAX_WINDOW_NODES` (the key stays small) or without the key's entry."""
+
+    def compute() -> list[list[Any]] | None:
+        from reference.replay import alpha_beta_moments
+
+        game = case.build_game()
+        moments = alpha_beta_moments(game, rule == "strict", until=MAX_WINDOW_NODES)
+        generated = sum(moment[0] == "generate" for moment in moments)
+        return None if generated > MAX_WINDOW_NODES else json_safe(moments)
+
+    try:
+        return answers.extra(case, f"window:alpha_beta:{rule}", compute)
+    except GraderError:
+        return None
+    except (ValueError, TypeError):  # not a two-player game: no window
+        return None
+
+
+def diagnosable(case: Any, algorithm: str) -> bool:
+    """Whether a test has one trace to explain (MCTS outcome checks compare moves over seeds)."""
+    return not (algorithm == "mcts"
+                and getattr(getattr(case, "mcts", None), "check", "trace") != "trace")
+
+
+__all__ = ["Hint", "cached_runs", "diagnosable", "diagnose", "matching_hints",
+           "trace_hash", "variant_runs", "window_moments"]

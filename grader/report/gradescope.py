@@ -1,0 +1,113 @@
+"""Write ``results.json`` through gradescope-utils, atomically, valid whatever happens.
+
+Each :class:`~grader.scoring.results.TestResult` becomes one unittest test method that replays the
+already-computed result, decorated with gradescope-utils' ``@weight``/``@number``/
+``@visibility``/``@partial_credit``. Student code never runs here: it ran in the sandbox.
+
+gradescope-utils traps this module avoids (each pinned by a test in tests/test_gradescope.py):
+
+* ``@partial_credit`` returns a wrapper whose ``set_score`` writes to *that* wrapper; any
+  decorator above it that copies ``__dict__`` (``functools.wraps``) would hide the score. Here
+  ``@partial_credit`` is the outermost decorator and the others only set attributes.
+* skipped tests and failing ``subTest``\\ s are dropped from ``tests[]``: nothing here skips.
+* ``execution_time`` is written as a string: the post-processor makes it a number.
+* the runner writes to its ``stream``: it gets a private buffer, never stdout, so nothing a
+  submission printed can corrupt or forge the file.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import traceback
+import unittest
+from pathlib import Path
+from typing import Any
+
+from gradescope_utils.autograder_utils.decorators import number, partial_credit, visibility
+from gradescope_utils.autograder_utils.json_test_runner import JSONTestRunner
+
+from grader.files import json_safe, write_json_atomically
+from grader.scoring.results import NEUTRAL_GRADER_ERROR, GradingResults, TestResult
+
+
+def _test_method(result: TestResult):
+    def replay(self, set_score=None):
+        set_score(result.score)
+        if result.output:
+            print(result.output)
+        if not result.passed:
+            raise self.failureException(result.summary or "not passed")
+
+    replay.__doc__ = result.name
+    replay = number(result.number)(replay)
+    replay = visibility(result.visibility)(replay)
+    return partial_credit(result.max_score)(replay)  # outermost: see the module docstring
+
+
+def results_dict(results: GradingResults) -> dict[str, Any]:
+    """The Gradescope results as a dict, produced by gradescope-utils' JSONTestRunner."""
+    methods = {
+        f"test_{index:04d}": _test_method(test) for index, test in enumerate(results.tests)
+    }
+    suite_class = type("GradedTests", (unittest.TestCase,), methods)
+    suite = unittest.defaultTestLoader.loadTestsFromTestCase(suite_class)
+
+    def post_process(data: dict[str, Any]) -> None:
+        data["execution_time"] = round(float(results.execution_time or data["execution_time"]), 3)
+        data["score"] = round(sum(test.get("score", 0.0) for test in data["tests"]), 6)
+        data["output"] = results.output
+        data["output_format"] = "md"
+        data["test_output_format"] = "md"
+        data["stdout_visibility"] = "hidden"
+        if not data.get("leaderboard"):
+            data.pop("leaderboard", None)
+        extra = dict(results.extra_data)
+        if results.staff_notes:
+            extra["staff_notes"] = results.staff_notes
+        if extra:
+            data["extra_data"] = extra
+        for test, source in zip(data["tests"], results.tests):
+            # JSONTestRunner appends "Test Failed: <summary>"; our output already says it.
+            test["output"] = source.output or source.summary
+            test["output_format"] = "md"
+            extra = json_safe({**source.extra_data, "outcome": source.outcome})
+            if source.staff_output:
+                extra["staff_output"] = source.staff_output
+            test["extra_data"] = extra
+
+    buffer = io.StringIO()
+    JSONTestRunner(stream=buffer, post_processor=post_process, failure_prefix="").run(suite)
+    return json.loads(buffer.getvalue())
+
+
+def error_results(message: str, detail: str = "") -> dict[str, Any]:
+    """The results when grading itself failed: score 0, a neutral student message, staff detail."""
+    return {
+        "score": 0.0,
+        "output": f"{NEUTRAL_GRADER_ERROR}\n\n{message}",
+        "output_format": "md",
+        "stdout_visibility": "hidden",
+        "tests": [
+            {
+                "name": "Autograder error (visible to staff only)",
+                "score": 0.0,
+                "max_score": 0.0,
+                "status": "failed",
+                "visibility": "hidden",
+                "output": f"{message}\n\n{detail}".strip(),
+            }
+        ],
+    }
+
+
+def write_results(results: GradingResults, path: Path) -> dict[str, Any]:
+    """Write ``results`` to ``path``; on any failure write :func:`error_results` instead."""
+    try:
+        data = results_dict(results)
+    except Exception as error:  # the grader failed, never the student: keep the file valid
+        data = error_results(f"writing results failed: {error!r}", traceback.format_exc())
+    write_json_atomically(data, path)
+    return data
+
+

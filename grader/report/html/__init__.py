@@ -1,0 +1,49 @@
+"""The HTML report: a failing case's search replayed beside the reference's, in one file.
+
+``grader check --html F`` calls :func:`write_html_report` with the :class:`GradingResults` it
+printed; ``grader report RESULTS --html F`` rebuilds them from a graded ``results.json``
+(:func:`grader.commands.report.report_main`). The page is self-contained (inline SVG, CSS and a small script from
+``grader/html/``; no URL is fetched) and XHTML-compatible, so an XML parser reads it too.
+
+Per failing test with replay data (``extra_data["replay"]``, put there by
+:func:`grader.scoring.grade.grade_pair`): the tree drawn with both searches over it (the tree data
+comes from :func:`grader.feedback.scene.build_scene`; the layout is here, so no Graphviz is needed), the
+first difference with the hint of the known mistake beside it, and a step-through of both
+``generated`` sequences. What each step shows (built here, read by ``report.js``):
+
+* alpha-beta: the reference's window and ``v`` at the parent, from the replay the answer key
+  keeps (:func:`grader.feedback.diagnosis.window_moments`); the student's only when their trace is
+  exactly one rule's (then it is that rule's): a trace alone does not say what a window was;
+* minimax, expectimax, max^n: the reference's best so far at each node on the path and each
+  chance node's running weighted sum (a child counts, with its exact value, once the search has
+  left it); for the student only the node entered: their values are not in their trace;
+* MCTS: the root's children's visits and mean rewards after each iteration, rebuilt by running
+  the reference's UCT along the trace (:func:`mcts_iterations`, staff only); the student's only
+  when their whole trace follows the convention.
+
+A tree of more than :data:`grader.report.html.layout.WHOLE_TREE` nodes is drawn around the first
+difference.
+
+The modules, in the order data flows through them:
+
+* ``steps.py``: one search's step-through (:class:`~grader.report.html.steps.Side`), alpha-beta's
+  windows and the reference's running values;
+* ``mcts.py``: MCTS's iterations rebuilt from a trace, and its step-through;
+* ``layout.py``: which nodes of the tree are drawn, and where;
+* ``picture.py``: the tree as inline SVG;
+* ``replay.py``: one failing test's :class:`CaseReplay`, from its replay data;
+* ``page.py``: the document (score table, legend, sections), with ``report.css`` and
+  ``report.js``;
+* ``load.py``: the results model from ``results.json``, and a replay's case file;
+* ``report.py``: the entry points.
+"""
+
+from __future__ import annotations
+
+from grader.report.html.load import ReportError, results_from_json
+from grader.report.html.mcts import mcts_iterations
+from grader.report.html.replay import CaseReplay, build_replay
+from grader.report.html.report import report_html, write_html_report
+
+__all__ = ["CaseReplay", "ReportError", "build_replay", "mcts_iterations", "report_html",
+           "results_from_json", "write_html_report"]

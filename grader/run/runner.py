@@ -1,0 +1,64 @@
+"""Run one algorithm on one game under the tracing wrapper.
+
+The same function serves the reference (in the grader's process, :mod:`grader.answers.solve`), the
+student (inside the sandbox worker, :mod:`grader.sandbox.client`) and the known-mistake variants of
+the feedback: each is a *function table*, a mapping from the stub names (``max_value``,
+``min_value``, ``alpha_beta``, ``expectimax``, ``maxn``, ``mcts``) to callables.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from grader.cases.algorithms import ALGORITHMS, MctsSettings
+from grader.games.base import MIN, Game
+from grader.run.tracing import traced
+
+FunctionTable = Mapping[str, Callable[..., Any]]
+
+
+@dataclass
+class RunResult:
+    """What one run returned and expanded. ``value`` is the chosen action for ``mcts``."""
+
+    value: Any
+    generated: list[str] = field(default_factory=list)
+    evaluated: list[str] = field(default_factory=list)
+    action: Any = None  # the root decision, when the runner was asked for it
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "value": self.value,
+            "action": self.action,
+            "generated": self.generated,
+            "evaluated": self.evaluated,
+        }
+
+
+def function_name(algorithm: str, game: Game) -> str:
+    """The stub a case's algorithm calls at this game's root."""
+    if algorithm == "minimax":
+        return "min_value" if game.to_move(game.initial_state()) == MIN else "max_value"
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r}; expected one of {ALGORITHMS}")
+    return algorithm
+
+
+def run_algorithm(
+    functions: FunctionTable,
+    game: Game,
+    algorithm: str,
+    mcts: MctsSettings | None = None,
+) -> RunResult:
+    """Call the algorithm's function at the root of ``game``, traced; exceptions propagate."""
+    traced_game, trace = traced(game)
+    root = game.initial_state()
+    function = functions[function_name(algorithm, game)]
+    if algorithm == "mcts":
+        settings = mcts or MctsSettings()
+        value = function(traced_game, root, settings.iterations, random.Random(settings.seed), settings.c)
+    else:
+        value = function(traced_game, root)
+    return RunResult(value=value, generated=trace.generated_ids(), evaluated=trace.evaluated_ids())

@@ -1,0 +1,11 @@
+"""Sandbox: the student's code, run in a worker process that is treated as an adversary.
+
+Owns: finding the submission (:mod:`.submission`), the parent's side of the worker
+(:mod:`.client`: :class:`~.client.Worker`, :class:`~.client.Limits`, :class:`~.client.WorkerReply`),
+the worker process itself (:mod:`.worker`, run as ``python -m grader.sandbox.worker``) and the
+static audit staff read (:mod:`.audit`). docs/security.md is the threat model.
+
+May import: :mod:`grader.run` (the worker runs the traced search), :mod:`grader.cases`,
+:mod:`grader.games`, the shared modules. Never :mod:`grader.answers`: nothing the reference
+knows may reach the worker.
+"""

@@ -1,0 +1,655 @@
+"""The sandbox worker: ``python -m grader.sandbox.worker FD``, started by :class:`grader.sandbox.client.Worker`.
+
+It talks JSON lines over the socket ``FD`` (never stdout), in this order::
+
+    parent -> {"submission", "scratch", "ids": [uid, gid] | null, "limits": {...}}
+    worker -> {"event": "importing", "confinement": {"uid", "landlock": ABI or 0}}
+                                                      (set up; about to run student code)
+    worker -> {"event": "ready", "status": "ok" | "import_error", "error", "stdout", "stderr"}
+    then, per request:
+    parent -> {"seq", "case": {...}, "algorithm", "mcts": {...} | null, "time_limit": seconds}
+    worker -> {"event": "started", "seq", "function"}  (the student's function is being called)
+    worker -> {"event": "reply", "seq", "status", "value", "generated", "evaluated", "error",
+               "stdout", "stderr", "printed", "elapsed", "function", "message", "cpu",
+               "trace_truncated"}
+
+(``missing_function`` and grader failures are answered with a reply and no ``started``.)
+
+Set-up, before any student code runs: import everything the worker will need (once the
+privileges are dropped the interpreter's own files may be unreadable), move into the scratch
+folder, drop to ``ids`` (as root), confine the process with Landlock where the kernel has it
+(:func:`_confine`: read only the interpreter's libraries and ``grader/``, write only the
+scratch folder, no TCP, no signals to processes outside the sandbox), apply the ``resource``
+limits. Then import ``search.py`` once, under the fixed module name ``search``, and serve
+requests until the channel closes.
+
+Everything in this process is the student's to change; the parent trusts none of it (it
+reads plain JSON and keeps its own deadlines). The checks made here (the time limit, the
+late return, :func:`_tampered`) are there to give honest mistakes a clear message.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import faulthandler
+import importlib
+import importlib.util
+import io
+import json
+import math
+import os
+import random
+import resource
+import signal
+import socket
+import sys
+import time
+import traceback
+from typing import Any
+
+import timeout_decorator
+
+from grader.games import BUILTIN_GAMES
+from grader.paths import REPO_ROOT, SCHEMA_REF
+from grader.run import runner, tracing
+from grader.run.runner import MctsSettings, function_name, run_algorithm
+from grader.sandbox.client import MAX_REPR, MAX_TRACE, encode_value
+
+# Imported for the student's code before the privilege drop: the standard library may be
+# unreadable by the worker's user (an interpreter installed under /root).
+PRELOADED = (
+    "bisect", "collections", "copy", "dataclasses", "enum", "functools", "heapq", "itertools",
+    "operator", "random", "re", "statistics", "string", "typing",
+)  # fmt: skip
+WARM_UP = {"$schema": SCHEMA_REF, "name": "warm-up", "description": "worker start-up"}
+WARM_UP_CASES = (  # loaded at start, so the case path's lazy imports happen before the drop
+    {**WARM_UP, "algorithms": ["minimax"],
+     "tree": {"id": "A", "player": "max", "children": [{"id": "B", "value": 1}]}},
+    {**WARM_UP, "algorithms": ["expectimax"], "tree": [[1, 2], [3, 4]], "turns": ["max", "chance"]},
+    {**WARM_UP, "algorithms": ["minimax"], "game": "tictactoe", "state": "xox|oxo|.x."},
+)  # fmt: skip
+
+
+class SandboxViolation(Exception):
+    """Student code changed the grader's code inside the worker (reported, never raised)."""
+
+
+class WorkerTimeout(BaseException):
+    """Raised in the student's code at its time limit. A BaseException: ``except Exception``
+    does not catch it (timeout_decorator's own TimeoutError is an AssertionError, which would)."""
+
+
+# --- output capture -------------------------------------------------------------------------
+
+
+class _Capture(io.RawIOBase):
+    """Keeps the first ``limit`` bytes written, counts the rest: printing never fills memory."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+        self.data = bytearray()
+        self.dropped = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, chunk: Any) -> int:
+        chunk = bytes(chunk)
+        room = self.limit - len(self.data)
+        if room > 0:
+            self.data += chunk[:room]
+        self.dropped += max(0, len(chunk) - max(room, 0))
+        return len(chunk)
+
+    @property
+    def total(self) -> int:
+        """Bytes written so far (kept and dropped)."""
+        return len(self.data) + self.dropped
+
+    def text(self) -> str:
+        text = self.data.decode("utf-8", "replace")
+        if self.dropped:
+            text += f"\n[... {self.dropped} more bytes not shown]\n"
+        return text
+
+
+class _CapturedText(io.TextIOBase):
+    """``sys.stdout`` / ``sys.stderr`` while student code runs (``.buffer`` works too)."""
+
+    encoding = "utf-8"
+    errors = "backslashreplace"
+
+    def __init__(self, capture: _Capture) -> None:
+        super().__init__()
+        self.buffer = capture
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: Any) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        if len(self.buffer.data) >= self.buffer.limit:
+            self.buffer.dropped += len(text)  # past the cap: count, do not even encode
+        else:
+            self.buffer.write(text.encode("utf-8", "backslashreplace"))
+        return len(text)
+
+
+class _Captured:
+    """Context manager: sys.stdout and sys.stderr into capped buffers."""
+
+    def __init__(self, limit: int) -> None:
+        self.out, self.err = _Capture(limit), _Capture(limit)
+
+    def __enter__(self) -> _Captured:  # noqa: PYI034
+        self.saved = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = _CapturedText(self.out), _CapturedText(self.err)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        sys.stdout, sys.stderr = self.saved
+
+
+# --- errors as data -------------------------------------------------------------------------
+
+
+def _safe_str(value: Any, limit: int = 2000) -> str:
+    try:
+        text = str(value)
+        text = str.__str__(text) if isinstance(text, str) else ""
+    except BaseException:  # noqa: BLE001 - a student's __str__ may do anything
+        text = "<the message could not be shown>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _error(exc: BaseException, path: str) -> dict[str, str]:
+    """type, message and a traceback of the submission's own frames only."""
+    kind = type(exc).__name__
+    if isinstance(exc, SystemExit):
+        code = "" if exc.code is None else _safe_str(exc.code, 200)
+        message = f"search.py called sys.exit({code})"
+    elif isinstance(exc, MemoryError):
+        message = _safe_str(exc) or "out of memory (the worker's memory limit was reached)"
+    else:
+        message = _safe_str(exc) or f"search.py raised {kind}"
+        message += _hint(exc)
+    tb = exc.__traceback__
+    traceback.clear_frames(tb)  # drop the locals (a memory bomb's list) before formatting
+    frames = [
+        traceback.FrameSummary("search.py", frame.lineno, frame.name, line=frame.line)
+        for frame in traceback.extract_tb(tb)
+        if frame.filename == path
+    ]
+    if isinstance(exc, SyntaxError) and exc.filename == path:
+        exc.filename = "search.py"
+        text = "".join(traceback.format_exception_only(type(exc), exc))
+    else:
+        text = "".join(traceback.format_list(frames))
+        text = (
+            "Traceback (most recent call last):\n" + text if text else ""
+        ) + f"{kind}: {message}\n"
+    return {"type": kind, "message": message, "traceback": text}
+
+
+def _hint(exc: BaseException) -> str:
+    """What the sandbox refused, for the errors its limits cause."""
+    if isinstance(exc, PermissionError):
+        return (" (search.py tried to reach something outside the sandbox: it may read and write "
+                "only its own scratch folder, use no network and signal no other process)")
+    if isinstance(exc, BlockingIOError) or (
+        isinstance(exc, RuntimeError) and "thread" in _safe_str(exc)
+    ):
+        return " (search.py tried to start a process or a thread: the sandbox allows neither)"
+    return ""
+
+
+def _grader_error(exc: BaseException) -> dict[str, Any]:
+    return {
+        "event": "reply",
+        "status": "grader_error",
+        "error": {
+            "type": type(exc).__name__,
+            "message": _safe_str(exc),
+            "traceback": traceback.format_exc(),
+        },
+    }
+
+
+# --- set-up ---------------------------------------------------------------------------------
+
+
+def _preload() -> None:
+    """Import what requests will need while the files are still readable."""
+    for module_name in PRELOADED:
+        importlib.import_module(module_name)
+    for module_name, _ in BUILTIN_GAMES.values():
+        try:
+            importlib.import_module(module_name)
+        except ImportError:
+            pass  # a game not written yet: a case using it fails as a grader error
+    for data in WARM_UP_CASES:
+        try:
+            _, game = _build_game({"case": data})
+            game.is_terminal(game.initial_state())
+        except Exception:  # noqa: BLE001, S110 - best effort: requests report errors
+            pass
+
+
+def _drop_privileges(ids: list[int] | None) -> None:
+    if not ids:
+        return
+    uid, gid = ids
+    os.setgroups([])
+    os.setgid(gid)
+    os.setuid(uid)
+    if os.getresuid() != (uid, uid, uid) or os.getresgid() != (gid, gid, gid):
+        raise SystemExit(f"grader.sandbox.worker: could not drop to uid {uid}, gid {gid}")
+    try:
+        os.setuid(0)
+    except PermissionError:
+        return
+    raise SystemExit("grader.sandbox.worker: could regain root after dropping privileges")
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGKILL the worker when the grader dies (setuid resets this, so set after it)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+# Landlock (Linux >= 5.13; unprivileged): the kernel's own file-system, network and signal
+# fence. <linux/landlock.h>: syscalls, rule type, access bits (by ABI version).
+_CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF, _CREATE_RULESET_VERSION = 444, 445, 446, 1
+_PATH_BENEATH, _PR_SET_NO_NEW_PRIVS = 1, 38
+_FS_EXECUTE, _FS_WRITE_FILE, _FS_READ_FILE, _FS_READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+_FS_TRUNCATE, _FS_IOCTL_DEV = 1 << 14, 1 << 15
+_FILE_ACCESS = _FS_EXECUTE | _FS_WRITE_FILE | _FS_READ_FILE | _FS_TRUNCATE | _FS_IOCTL_DEV
+_NET_TCP = 0b11  # bind, connect
+_SCOPE = 0b11  # abstract unix sockets, signals
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = (("fs", ctypes.c_uint64), ("net", ctypes.c_uint64), ("scoped", ctypes.c_uint64))
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = (("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32))
+
+
+def _readable_roots() -> list[str]:
+    """The interpreter's libraries and the ``grader`` package; never the grader's own root
+    (it holds ``reference/``, ``trees/``, the answer cache), nor anything above it."""
+    repo = os.path.realpath(REPO_ROOT)
+    roots = [os.path.join(repo, "grader")]
+    for entry in sys.path:
+        path = os.path.realpath(entry or ".")
+        if os.path.isdir(path) and not (repo + os.sep).startswith(path.rstrip(os.sep) + os.sep):
+            roots.append(path)
+    return roots
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version; 0 where there is none (old kernel, not Linux)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        version = libc.syscall(_CREATE_RULESET, None, ctypes.c_size_t(0), _CREATE_RULESET_VERSION)
+        return max(0, version)
+    except (OSError, AttributeError):
+        return 0
+
+
+def _confine(scratch: str) -> int:
+    """Landlock this process: read the roots of :func:`_readable_roots`, read and write
+    ``scratch``, nothing else; no TCP; no signals or abstract sockets outside the sandbox.
+    Sets ``no_new_privs`` in any case. Returns the Landlock ABI applied, 0 where there is none.
+    """
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # setuid programs cannot give back privileges
+    abi = landlock_abi()
+    if abi < 1:
+        return 0
+    handled = (1 << 13) - 1 | (abi >= 2) << 13 | (abi >= 3) << 14 | (abi >= 5) << 15
+    attr = _RulesetAttr(handled, _NET_TCP if abi >= 4 else 0, _SCOPE if abi >= 6 else 0)
+    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
+    ruleset = libc.syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), 0)
+    if ruleset < 0:
+        return 0
+    read = _FS_EXECUTE | _FS_READ_FILE | _FS_READ_DIR
+    rules = [(path, read) for path in _readable_roots()]
+    rules += [(scratch, handled), ("/dev/null", handled), ("/dev/urandom", read)]
+    try:
+        for path, access in rules:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue  # missing, or unreadable to this user anyway
+            try:
+                if not os.path.isdir(path):
+                    access &= _FILE_ACCESS
+                rule = _PathBeneathAttr(access & handled, fd)
+                libc.syscall(_ADD_RULE, ruleset, _PATH_BENEATH, ctypes.byref(rule), 0)
+            finally:
+                os.close(fd)
+        if libc.syscall(_RESTRICT_SELF, ruleset, 0) != 0:
+            return 0
+    finally:
+        os.close(ruleset)
+    return abi
+
+
+# Names whose replacement by student code makes a result meaningless: the worker itself, the
+# grader's modules it loaded (the tracing game), and what the worker's checks rely on.
+GUARDED_MODULES = ("__main__", "builtins", "time", "signal", "json", "socket", "timeout_decorator",
+                   "timeout_decorator.timeout_decorator")  # fmt: skip
+
+
+def _snapshot() -> dict[str, Any]:
+    """Every function and class (and class member) of the guarded modules, by qualified name."""
+    seen: dict[str, Any] = {}
+    for name, module in list(sys.modules.items()):
+        if name not in GUARDED_MODULES and name.split(".")[0] != "grader":
+            continue
+        seen[f"sys.modules[{name!r}]"] = module
+        for key, value in list(vars(module).items()):
+            if not (callable(value) and not key.startswith("__")):
+                continue
+            seen[f"{name}.{key}"] = value
+            if isinstance(value, type) and value.__module__ == name:
+                for member, item in list(vars(value).items()):
+                    if callable(item) or isinstance(item, (staticmethod, classmethod, property)):
+                        seen[f"{name}.{key}.{member}"] = item
+    return seen
+
+
+def _tampered(snapshot: dict[str, Any]) -> list[str]:
+    """The names of ``snapshot`` now bound to something else (first few)."""
+    current = _snapshot()
+    changed = [name for name, value in snapshot.items() if current.get(name) is not value]
+    return [name.replace("__main__", "grader.sandbox.worker") for name in changed[:5]]
+
+
+def _apply_limits(limits: dict[str, Any]) -> None:
+    def cap(kind: int, value: int) -> None:
+        _, hard = resource.getrlimit(kind)
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)
+        resource.setrlimit(kind, (value, value))
+
+    cap(resource.RLIMIT_CORE, 0)
+    cap(resource.RLIMIT_AS, int(limits["memory"]))
+    cap(resource.RLIMIT_FSIZE, int(limits["file_size"]))
+    cap(resource.RLIMIT_NOFILE, int(limits["open_files"]))
+    cap(resource.RLIMIT_NPROC, int(limits["processes"]))
+    cap(resource.RLIMIT_CPU, math.ceil(limits["cpu_time"]))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the file limit fails (EFBIG)
+
+
+def _cpu_used() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _allow_cpu(seconds: float) -> None:
+    """A soft CPU limit for the coming call: SIGXCPU if it spins past ``seconds`` of CPU."""
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    wanted = math.ceil(_cpu_used() + seconds) + 1
+    if hard != resource.RLIM_INFINITY:
+        wanted = min(wanted, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (wanted, hard))
+
+
+def _timed(seconds: float, function: Any, *args: Any) -> Any:
+    return timeout_decorator.timeout(seconds, timeout_exception=WorkerTimeout)(function)(*args)
+
+
+# --- the student's module -------------------------------------------------------------------
+
+
+def _import_submission(path: str, limits: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    reply: dict[str, Any] = {"event": "ready", "status": "ok"}
+    module = None
+    _allow_cpu(limits["import_time"] + limits["kill_margin"])
+    with _Captured(int(limits["output"])) as output:
+        try:
+            spec = importlib.util.spec_from_file_location("search", path)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"cannot import {path!r}")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules["search"] = module
+            _timed(limits["import_time"], spec.loader.exec_module, module)
+        except WorkerTimeout:
+            module = None
+            message = (
+                f"importing search.py took longer than {limits['import_time']:g} s "
+                "(a loop at the top level of the file?)"
+            )
+            reply.update(
+                status="import_error",
+                error={"type": "ImportTimeout", "message": message, "traceback": ""},
+            )
+        except BaseException as exc:  # noqa: BLE001 - whatever the import does is reported
+            module = None
+            reply.update(status="import_error", error=_error(exc, path))
+    reply.update(stdout=output.out.text(), stderr=output.err.text(), cpu=_cpu_used())
+    return module, reply
+
+
+def _build_game(request: dict[str, Any]) -> tuple[Any, Any]:
+    """(case, game) for a request: the case's public dict, loaded as the grader loads it."""
+    from grader.cases import case_from_dict
+
+    case = case_from_dict(request["case"])
+    return case, case.build_game()
+
+
+def _mcts_settings(request: dict[str, Any], case: Any) -> MctsSettings:
+    """The request's settings, else the case's, else the defaults."""
+    given = request.get("mcts") or {}
+    from_case = getattr(case, "mcts", None)
+    default = MctsSettings()
+
+    def pick(name: str) -> Any:
+        if given.get(name) is not None:
+            return given[name]
+        value = getattr(from_case, name, None)
+        return getattr(default, name) if value is None else value
+
+    return MctsSettings(
+        iterations=int(pick("iterations")), seed=int(pick("seed")), c=float(pick("c"))
+    )
+
+
+class _Stash:
+    """Keeps the last trace the runner made, so a failed call still reports what it generated."""
+
+    trace: Any = None
+
+    @classmethod
+    def traced(cls, game: Any) -> Any:
+        wrapper, cls.trace = tracing.traced(game)
+        return wrapper, cls.trace
+
+
+def _trace_ids(trace: Any) -> tuple[list[str], list[str], bool]:
+    if trace is None:
+        return [], [], False
+    state_id = trace.game.state_id
+    generated = [state_id(s) for s in trace.generated[:MAX_TRACE]]
+    evaluated = [state_id(s) for s in trace.evaluated[:MAX_TRACE]]
+    return (
+        generated,
+        evaluated,
+        len(trace.generated) > MAX_TRACE or len(trace.evaluated) > MAX_TRACE,
+    )
+
+
+def _safe_repr_factory(seconds: float) -> Any:
+    def safe_repr(item: Any) -> str:
+        try:
+            text = _timed(seconds, repr, item)
+            text = str.__str__(text) if isinstance(text, str) else object.__repr__(item)
+        except WorkerTimeout:
+            text = f"<{type(item).__name__} object; repr() did not finish>"
+        except BaseException as error:  # noqa: BLE001 - a student's __repr__ may do anything
+            text = f"<{type(item).__name__} object; repr() raised {type(error).__name__}>"
+        return text if len(text) <= MAX_REPR else text[: MAX_REPR - 3] + "..."
+
+    return safe_repr
+
+
+def _serve(
+    request: dict[str, Any],
+    module: Any,
+    path: str,
+    limits: dict[str, Any],
+    send: Any,
+    snapshot: dict[str, Any],
+) -> dict[str, Any]:
+    """Run one request; the reply (without ``seq``)."""
+    algorithm = request["algorithm"]
+    time_limit = float(request["time_limit"])
+    try:
+        case, game = _build_game(request)
+        name = function_name(algorithm, game)
+        settings = _mcts_settings(request, case) if algorithm == "mcts" else None
+    except Exception as exc:  # noqa: BLE001 - the grader's failure, not the student's
+        return _grader_error(exc)
+    reply: dict[str, Any] = {"event": "reply", "function": name}
+    function = module.__dict__.get(name)  # no module __getattr__: no student code runs here
+    if not callable(function):
+        message = (
+            f"search.py has no function {name!r}"
+            if function is None
+            else f"search.py's {name!r} is not a function but a {type(function).__name__}"
+        )
+        reply.update(
+            status="missing_function",
+            message=message,
+            error={"type": "MissingFunction", "message": message, "traceback": ""},
+        )
+        return reply
+    _Stash.trace = None
+    random.seed(0)  # code that uses the global RNG gets the same answer in every run
+    _allow_cpu(time_limit + limits["kill_margin"])
+    send({"event": "started", "seq": request.get("seq"), "function": name})
+    result: Any = None
+    caught: Any = None
+    with _Captured(int(limits["output"])) as output:
+        start = time.perf_counter()
+        try:
+            result = _timed(time_limit, run_algorithm, {name: function}, game, algorithm, settings)
+        except WorkerTimeout:
+            caught = "interrupted"
+        except BaseException as exc:  # noqa: BLE001 - SystemExit too: all reported
+            caught = exc
+        elapsed = time.perf_counter() - start
+        trace, _Stash.trace = _Stash.trace, None
+        reply["elapsed"] = elapsed
+        if caught is None and elapsed > time_limit:
+            caught = "late"
+        changed = _tampered(snapshot)
+        if changed:  # whatever it returned, it ran under code that was not the grader's
+            caught = SandboxViolation(
+                f"search.py replaced part of the grader ({', '.join(changed)}); "
+                "a result computed that way does not count"
+            )
+        if caught is None:
+            repr_seconds = max(0.05, min(1.0, limits["kill_margin"] / 4))
+            reply.update(
+                status="ok", value=encode_value(result.value, _safe_repr_factory(repr_seconds))
+            )
+            generated, evaluated = result.generated, result.evaluated
+            truncated = len(generated) > MAX_TRACE or len(evaluated) > MAX_TRACE
+            generated, evaluated = generated[:MAX_TRACE], evaluated[:MAX_TRACE]
+        else:
+            generated, evaluated, truncated = _trace_ids(trace)
+            if isinstance(caught, BaseException):
+                reply.update(status="error", error=_error(caught, path))
+                reply["message"] = f"{reply['error']['type']}: {reply['error']['message']}"
+                reply["recycle"] = isinstance(
+                    caught, (MemoryError, RecursionError, SandboxViolation)
+                )
+            else:
+                reply["status"] = "timeout"
+                reply["message"] = (
+                    f"did not finish within {time_limit:.2f} s"
+                    if caught == "interrupted"
+                    else f"took {elapsed:.2f} s, over the limit of {time_limit:.2f} s "
+                    "(the code caught the time-out and went on)"
+                )
+        del result, caught, trace
+    reply.update(
+        generated=generated,
+        evaluated=evaluated,
+        trace_truncated=truncated,
+        stdout=output.out.text(),
+        stderr=output.err.text(),
+        printed=output.out.total + output.err.total,
+        cpu=_cpu_used(),
+    )
+    return reply
+
+
+# --- main -----------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1 or not argv[0].isdigit():
+        print(
+            "usage: python -m grader.sandbox.worker FD  (started by grader.sandbox.client.Worker)", file=sys.stderr
+        )
+        return 2
+    if sys.path and sys.path[0] in ("", os.getcwd()):
+        del sys.path[0]  # never import from the working directory
+    channel = socket.socket(fileno=int(argv[0]))
+    reader = channel.makefile("rb")
+
+    def send(message: dict[str, Any]) -> None:
+        channel.sendall(json.dumps(message, allow_nan=False).encode() + b"\n")
+
+    def receive() -> dict[str, Any] | None:
+        line = reader.readline()
+        return json.loads(line) if line else None
+
+    config = receive()
+    if config is None:
+        return 0
+    limits, path = config["limits"], config["submission"]
+    faulthandler.enable(sys.__stderr__)  # a segfault leaves a traceback on the worker's stderr
+    # Keep a handle on each run's trace, so a failed call still reports what it generated;
+    # run_algorithm stays the one calling convention. (In the worker process only.)
+    runner.traced = _Stash.traced
+    _preload()
+    os.chdir(config["scratch"])
+    _drop_privileges(config["ids"])
+    _die_with_parent()
+    landlock = _confine(config["scratch"]) if config.get("landlock", True) else 0
+    _apply_limits(limits)
+    snapshot = _snapshot()
+    send({"event": "importing", "confinement": {"uid": os.getuid(), "landlock": landlock}})
+    module, ready = _import_submission(path, limits)
+    send(ready)
+    while True:
+        request = receive()
+        if request is None:
+            return 0
+        if module is None:  # the parent answers these itself; a stray request is answered too
+            reply = {**ready, "event": "reply"}
+        else:
+            try:
+                reply = _serve(request, module, path, limits, send, snapshot)
+            except Exception as exc:  # noqa: BLE001 - a worker bug: the grader's failure
+                reply = _grader_error(exc)
+        send({**reply, "seq": request.get("seq")})
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

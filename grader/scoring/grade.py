@@ -1,0 +1,348 @@
+"""The grading loop: every (case, algorithm) pair becomes one scored :class:`TestResult`.
+
+Reference answers and the reference's own times come from the answer key
+(:mod:`grader.answers.store`: computed in the grader's process, never in the worker, and cached by
+case content); the student's function runs in the sandbox worker under a limit calibrated on
+that time (``max(floor, case time_limit, multiple * reference time)``, so slow hardware fails
+nobody). Visible tests run before all others in the one worker a submission gets.
+
+Scores: a passing test earns its points; a right value with a wrong trace earns the rubric's
+``partial_credit`` fraction; anything else earns 0. Under ``pruning: either`` the student may
+match the trace of either rule. MCTS ``outcome`` cases run several seeds and pass when the
+chosen move is minimax-optimal in at least the rubric's share of them.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from grader.answers import tree_walk
+from grader.answers.store import AnswerKey, Reference
+from grader.cases import Case, find_cases, load_case
+from grader.cases.rubric import Rubric, load_rubric
+from grader.compare import Comparison, compare
+from grader.errors import CaseError
+from grader.feedback import diagnosis
+from grader.feedback import failure as feedback
+from grader.feedback.diagnosis import Hint
+from grader.run.runner import RunResult
+from grader.sandbox.audit import record_audit
+from grader.sandbox.client import Limits, Worker, WorkerReply
+from grader.scoring import random_trees as shrink
+from grader.scoring.results import (
+    ALGORITHM_NUMBERS,
+    GRADER_ERROR,
+    NEUTRAL_GRADER_ERROR,
+    PASSED,
+    GradingResults,
+    TestResult,
+)
+
+NOT_IMPLEMENTED = "NotImplementedError"
+SANDBOX_ERRORS = ("OutputLimitExceeded", "SandboxViolation")
+
+
+def accepted_rules(case_rule: str | None, course_rule: str) -> list[str]:
+    """The pruning rules whose traces pass, the course's own rule first."""
+    if case_rule == "either":
+        return [course_rule] + [rule for rule in ("inclusive", "strict") if rule != course_rule]
+    return [case_rule or course_rule]
+
+
+def _failure_outcome(reply: WorkerReply) -> tuple[str, str]:
+    """(outcome, Markdown message) for a reply that carries no answer."""
+    error = reply.error or {}
+    if reply.status == "error" and error.get("type") == NOT_IMPLEMENTED:
+        return "not_implemented", f"`{reply.function}` is not implemented yet (it raises NotImplementedError)."
+    if reply.status == "missing_function":
+        return "missing", f"`search.py` has no function `{reply.function}`; the grader calls it by that name."
+    if reply.status == "import_error":
+        return "error", "`search.py` could not be imported, so nothing in it could be graded:\n" + _error_block(error)
+    if reply.status in ("timeout", "killed_timeout"):
+        return "timeout", (
+            f"`{reply.function}` did not finish within the time limit of {reply.time_limit:.2f} s "
+            "(an infinite loop, or a search that does not prune or stop at the depth limit?)."
+        )
+    if reply.status == "crashed":
+        return "crashed", f"The process running `{reply.function}` died: {reply.message}."
+    if error.get("type") in SANDBOX_ERRORS:  # the sandbox stopped it: its message says why
+        return "error", f"`{reply.function}` failed: {error.get('message', '')}."
+    return "error", f"`{reply.function}` raised an exception:\n" + _error_block(error)
+
+
+def _error_block(error: dict[str, Any]) -> str:
+    text = error.get("traceback") or f"{error.get('type', 'Error')}: {error.get('message', '')}"
+    return "```\n" + text.rstrip() + "\n```"
+
+
+def _student_output(reply: WorkerReply) -> str:
+    printed = (reply.stdout or "") + (reply.stderr or "")
+    if not printed.strip():
+        return ""
+    return "\nYour code printed:\n```\n" + printed.rstrip()[-2000:] + "\n```"
+
+
+def _best(comparisons: list[tuple[Reference, Comparison]]) -> tuple[Reference, Comparison]:
+    """The comparison to grade and report: a pass, else a right value, else the course's rule."""
+    for wanted in (lambda c: c.passed, lambda c: c.value.ok):
+        for pair in comparisons:
+            if wanted(pair[1]):
+                return pair
+    return comparisons[0]
+
+
+def _time_limit(settings: Any, case: Case, reference_seconds: float) -> float:
+    """A multiple of the reference's own time on this machine, never below the floors."""
+    return max(settings.time_floor, case.time_limit or 0.0, settings.time_multiple * reference_seconds)
+
+
+def grade_pair(
+    case: Case, algorithm: str, number: str, rubric: Rubric, worker: Worker, answers: AnswerKey
+) -> TestResult:
+    """Grade one (case, algorithm) pair. Never raises for anything the student does."""
+    settings = rubric.settings_for(case, algorithm)
+    result = TestResult(
+        name=f"{algorithm}: {case.name} ({case.description})",
+        number=number,
+        algorithm=algorithm,
+        case_name=case.name,
+        max_score=float(settings.points),
+        score=0.0,
+        outcome=GRADER_ERROR,
+        visibility=settings.visibility,
+    )
+    if algorithm == "mcts" and case.mcts is not None and case.mcts.check == "outcome":
+        return _grade_mcts_outcome(case, result, settings, worker, answers)
+
+    rules = accepted_rules(case.pruning, rubric.for_algorithm(algorithm).pruning)
+    references = [answers.reference(case, algorithm, rule) for rule in rules]
+    time_limit = _time_limit(settings, case, max(ref.seconds for ref in references))
+    reply = worker.run(case.public_dict(), algorithm, mcts=case.mcts, time_limit=time_limit)
+    student_output = "" if result.hidden else _student_output(reply)
+    if reply.status != "ok":
+        result.outcome, message = _failure_outcome(reply)
+        result.summary = message.splitlines()[0]
+        result.output = message + student_output
+        return result
+
+    got = RunResult(value=reply.value, generated=reply.generated, evaluated=reply.evaluated)
+    cut_note = " (your trace passed the sandbox's cap of ids and was cut there)" if reply.trace_truncated else ""
+    reference, comparison = _best([(ref, compare(ref.run, got)) for ref in references])
+    if comparison.passed:
+        result.outcome, result.score = PASSED, result.max_score
+        result.summary = "correct value and expansion order"
+    elif comparison.value.ok:
+        result.outcome = "wrong_trace"
+        result.score = round(result.max_score * settings.partial_credit, 6)
+        result.summary = "right value, wrong expansion order" + cut_note
+    else:
+        result.outcome = "wrong_value"
+        result.summary = comparison.value.message
+    if not comparison.passed:
+        result.output, result.staff_output, hints = _feedback(
+            case, algorithm, reference, got, comparison, answers)
+        result.output += student_output
+        if hints:
+            result.summary += f" (likely mistake: {hints[0].title})"
+    result.extra_data = {"reference_seconds": round(reference.seconds, 6), "time_limit": round(time_limit, 3)}
+    if not comparison.passed:
+        result.extra_data["replay"] = _replay_data(case, reference, got)
+    return result
+
+
+MAX_REPLAY_IDS = 2000  # traces longer than this are not kept for the HTML report
+
+
+def _replay_data(case: Case, reference: Reference, got: RunResult) -> dict[str, Any] | None:
+    """What the HTML report needs to replay a failing test (staff-only ``extra_data``)."""
+    if max(len(reference.run.generated), len(got.generated)) > MAX_REPLAY_IDS:
+        return None
+    return {
+        "case": str(case.path) if case.path else None,
+        "rule": reference.rule,
+        "expected": {"value": reference.run.value, "generated": reference.run.generated},
+        "got": {"value": got.value, "generated": got.generated},
+    }
+
+
+def _feedback(
+    case: Case, algorithm: str, reference: Reference, got: RunResult, comparison: Comparison,
+    answers: AnswerKey,
+) -> tuple[str, str, list[Hint]]:
+    """(student output, staff output, hints) of a failing test. A bug in the diagnosis or the
+    drawing costs the student only those extras, never the comparison; staff get the traceback."""
+    staff, moments = "", None
+    try:
+        hints = diagnosis.diagnose(case, algorithm, reference.rule, got, answers)
+        if algorithm == "alpha_beta" and not comparison.generated.equal:
+            moments = diagnosis.window_moments(case, reference.rule, answers)
+    except Exception:  # noqa: BLE001 - the grader's failure, reported to staff
+        hints, staff = [], "diagnosis failed:\n" + traceback.format_exc()
+    try:
+        lines = feedback.failure_report(case, algorithm, reference.rule, reference.run, got,
+                                        comparison, hints, moments)
+    except Exception:  # noqa: BLE001 - the grader's failure, reported to staff
+        lines = feedback.comparison_report(comparison) + feedback.hints_report(hints)
+        staff += "feedback failed:\n" + traceback.format_exc()
+    return "\n".join(lines), staff, hints
+
+
+def _grade_mcts_outcome(
+    case: Case, result: TestResult, settings, worker: Worker, answers: AnswerKey
+) -> TestResult:
+    """Run ``seeds`` seeds; pass when the move is minimax-optimal in the rubric's share of them."""
+    mcts = case.mcts
+    seeds = list(range(mcts.seed, mcts.seed + (mcts.seeds or settings.outcome_seeds)))
+    best_moves = answers.optimal_actions(case)
+    reference = answers.reference(case, "mcts", "inclusive", seed=seeds[0])
+    time_limit = _time_limit(settings, case, reference.seconds)
+    chosen = []
+    for seed in seeds:
+        reply = worker.run(case.public_dict(), "mcts", mcts=replace(mcts, seed=seed), time_limit=time_limit)
+        if reply.status != "ok":
+            result.outcome, message = _failure_outcome(reply)
+            result.summary = message.splitlines()[0]
+            result.output = f"With seed {seed}: " + message
+            return result
+        chosen.append(reply.value)
+    hits = sum(1 for move in chosen if any(move == best or str(move) == str(best) for best in best_moves))
+    needed = settings.outcome_share * len(seeds)
+    result.extra_data = {"optimal_in": hits, "seeds": len(seeds)}
+    if hits >= needed:
+        result.outcome, result.score = PASSED, result.max_score
+        result.summary = f"chose a minimax-optimal move in {hits} of {len(seeds)} seeds"
+    else:
+        result.outcome = "wrong_value"
+        result.summary = (f"chose a minimax-optimal move in only {hits} of {len(seeds)} seeds "
+                          f"(needs {needed:g})")
+        result.output = (result.summary + f".\n\nOptimal moves: {best_moves!r}. "
+                         f"Your moves by seed: {dict(zip(seeds, chosen))!r}")
+    return result
+
+
+def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey) -> None:
+    """Compute every reference answer grading these cases will ask ``answers`` for.
+
+    ``grader build handout`` calls this so the handout's key holds everything ``grader check``
+    needs without ``reference/``.
+    """
+    for case in cases:
+        tree_walk.node_values(case, answers)  # the HTML pictures' values, for the handout
+        for algorithm in case.algorithms:
+            settings = rubric.settings_for(case, algorithm)
+            if algorithm == "mcts" and case.mcts is not None and case.mcts.check == "outcome":
+                answers.optimal_actions(case)
+                answers.reference(case, "mcts", "inclusive", seed=case.mcts.seed)
+                continue
+            for rule in accepted_rules(case.pruning, rubric.for_algorithm(algorithm).pruning):
+                answers.reference(case, algorithm, rule)
+                diagnosis.cached_runs(case, algorithm, rule, answers)  # the hints' variants
+                if algorithm == "alpha_beta":
+                    diagnosis.window_moments(case, rule, answers)  # the window in the feedback
+
+
+def _case_error_result(path: Path, error: Exception, number: str) -> TestResult:
+    """A case file that cannot be loaded: staff get the detail; students see a neutral line
+    (not the file's name: it may be a hidden case's) and lose nothing (no points are at stake)."""
+    detail = str(error) if isinstance(error, CaseError) else traceback.format_exc()
+    return TestResult(
+        name="grader error: a case could not be loaded",
+        number=number,
+        algorithm="grader",
+        case_name=path.stem,
+        max_score=0.0,
+        score=0.0,
+        outcome=GRADER_ERROR,
+        output=NEUTRAL_GRADER_ERROR,
+        staff_output=f"{path}: {detail}",
+        summary="a case could not be loaded; staff have been told",
+    )
+
+
+def _grade_safely(case: Case, algorithm: str, number: str, rubric: Rubric, worker: Worker,
+                  answers: AnswerKey, results: GradingResults) -> TestResult:
+    """:func:`grade_pair`, with a grader bug turned into a test staff can see and regrade.
+
+    The test keeps its name, points and visibility (removing its points would cost the student
+    them silently against the assignment's total); its score is 0 until staff regrade."""
+    try:
+        return grade_pair(case, algorithm, number, rubric, worker, answers)
+    except Exception as error:  # a grader bug: staff see it, the student is told so
+        settings = rubric.settings_for(case, algorithm)
+        results.staff_notes.append(f"{case.name}/{algorithm}: {error!r}")
+        return TestResult(
+            name=f"{algorithm}: {case.name} ({case.description})", number=number,
+            algorithm=algorithm, case_name=case.name, max_score=float(settings.points),
+            score=0.0, outcome=GRADER_ERROR, visibility=settings.visibility,
+            output=NEUTRAL_GRADER_ERROR, staff_output=traceback.format_exc(),
+            summary="the grader failed on this test; staff have been told",
+        )
+
+
+def grade(
+    submission: Path,
+    case_paths: Iterable[Path],
+    *,
+    rubric: Rubric | None = None,
+    algorithms: Iterable[str] | None = None,
+    name_filter: str | None = None,
+    limits: Limits | None = None,
+    answers: AnswerKey | None = None,
+    progress: Callable[[TestResult], None] | None = None,
+) -> GradingResults:
+    """Grade ``submission`` (a ``search.py``, a folder or zip holding one) on the cases.
+
+    Reference answers come from ``answers`` (default: :meth:`AnswerKey.default`), which
+    computes and caches what it does not hold yet.
+    """
+    started = time.perf_counter()
+    rubric = rubric or load_rubric()
+    answers = answers or AnswerKey.default()
+    wanted = set(algorithms) if algorithms else None
+    results = GradingResults()
+    counters = {name: 0 for name in ALGORITHM_NUMBERS}
+    cases: list[Case] = []
+    for path in find_cases(list(case_paths)):
+        try:
+            cases.append(load_case(path))
+        except Exception as error:  # a broken case is the grader's failure, never the student's
+            results.tests.append(_case_error_result(path, error, f"9.{len(results.staff_notes) + 1}"))
+            results.staff_notes.append(f"{path}: {error}")
+    planned = []  # (case, algorithm, number), numbered in case order
+    for case in cases:
+        for algorithm in case.algorithms:
+            if (wanted and algorithm not in wanted) or (
+                    name_filter and name_filter not in f"{algorithm}: {case.name}"):
+                continue
+            counters[algorithm] += 1
+            planned.append((case, algorithm, f"{ALGORITHM_NUMBERS[algorithm]}.{counters[algorithm]}"))
+    # Visible tests run before the others: one worker serves every test, so a submission could
+    # keep what it saw on a hidden case in a global and print it in a later visible test.
+    shown = [item for item in planned if rubric.settings_for(item[0], item[1]).visibility == "visible"]
+    not_shown = [item for item in planned if item not in shown]
+
+    def record(test: TestResult) -> None:
+        results.tests.append(test)
+        if progress:
+            progress(test)
+
+    with Worker(submission, limits=limits or Limits()) as worker:
+        for case, algorithm, number in shown:
+            record(_grade_safely(case, algorithm, number, rubric, worker, answers, results))
+        for test in shrink.random_tree_tests(rubric, worker, counters, wanted, name_filter):
+            record(test)  # numbered after the algorithm's cases
+        for case, algorithm, number in not_shown:
+            record(_grade_safely(case, algorithm, number, rubric, worker, answers, results))
+    grader_failed = any(test.outcome == GRADER_ERROR for test in results.tests)
+    results.output = "\n\n".join(filter(None, [
+        results.output, NEUTRAL_GRADER_ERROR if grader_failed else "",
+        shrink.handout_note(rubric, wanted, name_filter)]))
+    record_audit(submission, results)  # staff only (extra_data, a staff note); never a deduction
+    answers.save()
+    results.tests.sort(key=lambda test: tuple(int(part) for part in test.number.split(".")))
+    results.execution_time = time.perf_counter() - started
+    return results
