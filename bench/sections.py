@@ -74,7 +74,8 @@ def per_case(runs: int, cache: Path) -> dict[str, Any]:
     from grader.answers.store import AnswerKey
     from grader.cases import find_cases, load_case
     from grader.cases.rubric import load_rubric
-    from grader.sandbox.client import Limits, Worker
+    from grader.sandbox.client import Worker
+    from grader.sandbox.limits import Limits
     from grader.scoring.grade import accepted_rules, grade_pair
 
     rubric = load_rubric()

@@ -60,7 +60,8 @@ class CaseError(Exception):
 
 
 class GraderError(Exception):
-    """The grader itself failed (a bug, a broken install): staff must look, students must not lose points."""
+    """The grader itself failed (a bug, a broken install): staff must look, students must not lose
+    points."""
 
 
 class SubmissionError(Exception):

@@ -1,8 +1,9 @@
 """Files the grader writes for others to read: whole or not at all, and strict JSON.
 
-:func:`write_text_atomically` writes a temporary file beside the target, then renames it. It is the one writer behind ``results.json`` (:mod:`grader.report.gradescope`), the answer key
-(:mod:`grader.answers.store`) and ``grader batch``'s ``scores.csv``. The temporary name is unique, so
-two processes writing the same file never share it.
+:func:`write_text_atomically` writes a temporary file beside the target, then renames it. It is the
+one writer behind ``results.json`` (:mod:`grader.report.gradescope`), the answer key
+(:mod:`grader.answers.store`) and ``grader batch``'s ``scores.csv``. The temporary name is unique,
+so two processes writing the same file never share it.
 """
 
 from __future__ import annotations

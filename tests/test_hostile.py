@@ -43,8 +43,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from grader.sandbox.client import LANDLOCK_ENV, Limits
-from grader.sandbox.worker import landlock_abi
+from grader.sandbox.confine import landlock_abi
+from grader.sandbox.limits import LANDLOCK_ENV, Limits
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((REPO / "tests" / "gradescope_results.schema.json").read_text())

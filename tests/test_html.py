@@ -19,8 +19,8 @@ from grader.answers.solve import solve
 from grader.answers.store import AnswerKey
 from grader.cases import load_case
 from grader.commands.check import check_main
-from grader.report.gradescope import write_results
 from grader.commands.report import report_main
+from grader.report.gradescope import write_results
 from grader.report.html import mcts_iterations, report_html, results_from_json
 from grader.scoring.results import GradingResults, TestResult
 

@@ -15,8 +15,8 @@ import pytest
 
 from grader import cli
 from grader.cases import load_case
-from grader.feedback import scene as render
 from grader.commands.render import render_main
+from grader.feedback import scene as render
 from grader.feedback.scene import build_scene, render_dot, render_svg, render_text
 
 ROOT = Path(__file__).resolve().parent.parent

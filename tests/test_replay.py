@@ -14,12 +14,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from grader.answers import sheet as answer_sheet
-from grader.commands.key import key_main
 from grader.answers import tree_walk
 from grader.answers.solve import solve
 from grader.answers.store import AnswerKey
-from grader.cases import case_from_dict, find_cases, load_case
 from grader.answers.tree_walk import node_values
+from grader.cases import case_from_dict, find_cases, load_case
+from grader.commands.key import key_main
 from grader.feedback.diagnosis import window_moments
 from grader.feedback.scene import build_scene
 from grader.games.base import CHANCE, MAX

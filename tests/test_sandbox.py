@@ -14,16 +14,11 @@ from pathlib import Path
 import pytest
 
 from grader.errors import GraderError
-from grader.sandbox.client import (
-    LANDLOCK_ENV,
-    Limits,
-    OpaqueValue,
-    Worker,
-    WorkerReply,
-    decode_value,
-    encode_value,
-)
-from grader.sandbox.worker import landlock_abi
+from grader.sandbox.client import Worker
+from grader.sandbox.confine import landlock_abi
+from grader.sandbox.limits import LANDLOCK_ENV, Limits
+from grader.sandbox.protocol import WorkerReply
+from grader.sandbox.values import OpaqueValue, decode_value, encode_value
 
 MIB = 1024 * 1024
 FAST = Limits(time=0.5, kill_margin=0.5, import_time=0.5)

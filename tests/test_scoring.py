@@ -5,7 +5,7 @@ import pytest
 from grader.answers.store import AnswerKey
 from grader.cases import case_from_dict
 from grader.cases.rubric import Rubric
-from grader.sandbox.client import WorkerReply
+from grader.sandbox.protocol import WorkerReply
 from grader.scoring.grade import accepted_rules, grade_pair
 
 AIMA = {

@@ -10,7 +10,6 @@ import jsonschema
 import pytest
 
 from grader.answers.validate import reference_available, validate_paths
-from grader.commands.validate import validate_main
 from grader.cases import (
     SCHEMA_PATH,
     case_from_dict,
@@ -19,6 +18,7 @@ from grader.cases import (
     load_case,
     parse_case_text,
 )
+from grader.commands.validate import validate_main
 from grader.errors import CaseError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -3,8 +3,8 @@
 For every algorithm the case lists: the root value and move, every node's backed-up value (a
 table, for explicit trees), the nodes pruned, the ``generated`` and ``evaluated`` orders, and
 for alpha-beta the alpha/beta window at each cut, under both pruning rules (saying when they
-agree). The answers come from the reference (:func:`grader.answers.solve.solve`), the windows from its
-replay (:mod:`reference.replay`, checked against the reference's trace on every use:
+agree). The answers come from the reference (:func:`grader.answers.solve.solve`), the windows from
+its replay (:mod:`reference.replay`, checked against the reference's trace on every use:
 :func:`checked_replay`), the tree and its values from :func:`grader.answers.tree_walk.walk`.
 
 A TA tool: without ``reference/`` (the student handout) it fails with a message saying so.

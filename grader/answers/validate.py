@@ -2,8 +2,8 @@
 
 For each file: the text (JSON syntax, empty file, keys given twice), the schema, the structure
 (see :mod:`grader.cases`), built-in games built and explored; across the files: names unique;
-then each case's ``expect`` against the reference (:func:`grader.answers.solve.solve`, skipped while it
-cannot be imported). A ``rubric.toml`` in a folder given (or a ``.toml`` file given) is checked
+then each case's ``expect`` against the reference (:func:`grader.answers.solve.solve`, skipped while
+it cannot be imported). A ``rubric.toml`` in a folder given (or a ``.toml`` file given) is checked
 too. Every error names the file, line:column, JSON path, what is wrong and how to fix it.
 """
 
@@ -91,7 +91,8 @@ def _check_file(file: Path) -> ParsedText:
 
 
 def _reference() -> Any:
-    """:func:`grader.answers.solve.solve`, or None while it (or the reference) cannot be imported."""
+    """:func:`grader.answers.solve.solve`, or None while it (or the reference) cannot be
+    imported."""
     try:
         from grader.answers.solve import solve
     except ImportError:

@@ -1,4 +1,5 @@
-"""Cases: what is graded. A JSON case file read and checked, the course's rubric, the algorithm names.
+"""Cases: what is graded. A JSON case file read and checked, the course's rubric, the algorithm
+names.
 
 Owns: the case text with positions (:mod:`.text`), the schema (:mod:`.schema`), field rules
 (:mod:`.rules`), explicit game specs (:mod:`.specs`), graph structure (:mod:`.structure`),

@@ -9,9 +9,9 @@ values are placeholders chosen to be worth searching: the best root move is not 
 alpha-beta prunes something when it can. Points, visibility and the pruning rule are left to
 ``trees/rubric.toml``.
 
-The module also holds what :mod:`grader.commands.generate` and :mod:`grader.cases.cs188` share: the ``$schema``
-path seen from the output file, random shorthand trees, and :func:`case_json`, the compact
-formatting every case file written here gets.
+The module also holds what :mod:`grader.commands.generate` and :mod:`grader.cases.cs188` share: the
+``$schema`` path seen from the output file, random shorthand trees, and :func:`case_json`, the
+compact formatting every case file written here gets.
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ line:column of that place in the file, what is wrong and how to fix it:
 
 This module owns the :class:`Case` and the entry points: :func:`load_case` and
 :func:`case_from_dict` raise the first error (the exception's ``errors`` attribute holds them
-all); ``grader validate`` (:mod:`grader.answers.validate`) reports them all, for many files, and checks
-``expect`` against the reference. It re-exports the layers' public names, so
+all); ``grader validate`` (:mod:`grader.answers.validate`) reports them all, for many files, and
+checks ``expect`` against the reference. It re-exports the layers' public names, so
 ``from grader.cases import ...`` reaches all of them.
 """
 

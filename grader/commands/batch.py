@@ -7,11 +7,11 @@ file Gradescope would get, always valid) and ``scores.csv`` (one row a submissio
 error, one column a test).
 
 Speed: reference answers are computed once, in this process, before any grading
-(:func:`~grader.scoring.grade.prepare_answers`), and saved to ``<out>/.answer-key.json``; each grading
-process loads that file once, so no process recomputes an answer. A rerun skips submissions whose
-``results.json`` is newer than the submission, every case file and the rubric (``force`` redoes
-them). One broken submission never stops the batch: its failure is its row's ``error`` and its
-``results.json`` is Gradescope's error results.
+(:func:`~grader.scoring.grade.prepare_answers`), and saved to ``<out>/.answer-key.json``; each
+grading process loads that file once, so no process recomputes an answer. A rerun skips submissions
+whose ``results.json`` is newer than the submission, every case file and the rubric (``force``
+redoes them). One broken submission never stops the batch: its failure is its row's ``error`` and
+its ``results.json`` is Gradescope's error results.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""TODO docstring"""
+"""``grader grade``: grade a submission and write Gradescope's ``results.json``, whatever happens.
+
+A grader crash still leaves a valid file (:func:`grader.report.gradescope.error_results`).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""TODO docstring"""
+"""``grader import-cs188``: a CS188 ``GraphGameTreeTest`` as a case file, checked against its
+``.solution`` file when one is given. The conversion is :mod:`grader.cases.cs188`.
+"""
 
 from __future__ import annotations
 

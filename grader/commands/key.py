@@ -1,4 +1,5 @@
-"""TODO docstring"""
+"""``grader solve CASE --key``: the Markdown answer sheet of one case
+(:mod:`grader.answers.sheet`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""TODO docstring"""
+"""``grader new``: a case skeleton for a TA to edit, with random leaves chosen so that the case
+tests something (alpha-beta prunes, the two pruning rules part where asked).
+
+The case-file writing helpers are :mod:`grader.cases.authoring`.
+"""
 
 from __future__ import annotations
 

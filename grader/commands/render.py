@@ -1,4 +1,8 @@
-"""TODO docstring"""
+"""``grader render CASE``: a picture of a case's tree (text, DOT, SVG or PNG), the reference's
+search over it, and with ``--trace SUBMISSION`` a student's search run in the sandbox over that.
+
+The scene itself is :mod:`grader.feedback.scene`; this module only finds the answers and the run.
+"""
 
 from __future__ import annotations
 

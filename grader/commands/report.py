@@ -1,4 +1,4 @@
-"""TODO docstring"""
+"""``grader report RESULTS --html F``: the HTML replay report from a graded ``results.json``."""
 
 from __future__ import annotations
 

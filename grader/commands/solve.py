@@ -1,4 +1,5 @@
-"""TODO docstring"""
+"""``grader solve CASE -a ALG``: the reference's value, action, ``generated`` and ``evaluated``,
+as text or ``--json`` (:func:`grader.answers.solve.solve` does the work)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""TODO docstring"""
+"""``grader validate PATH...``: print every error of every case file and rubric given
+(:func:`grader.answers.validate.validate_paths`); exit 1 when there is one."""
 
 from __future__ import annotations
 

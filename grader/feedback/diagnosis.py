@@ -6,9 +6,10 @@ and returns the hints of the variants whose value and ``generated`` equal the st
 
 The variants' runs go through :meth:`AnswerKey.extra` (``mistakes:<algorithm>:<rule>``), so they
 are computed once per case and shipped in the handout's key by
-:func:`grader.scoring.grade.prepare_answers`; the handout has no ``reference/``, and a run missing from
-its key means no hint (never an error). A stored run keeps the hint's text, the value and a hash
-of ``generated`` (a whole game's trace would make the key megabytes), which is all matching needs.
+:func:`grader.scoring.grade.prepare_answers`; the handout has no ``reference/``, and a run missing
+from its key means no hint (never an error). A stored run keeps the hint's text, the value and a
+hash of ``generated`` (a whole game's trace would make the key megabytes), which is all matching
+needs.
 
 A variant that raises, or that generates more than :data:`BUDGET_FACTOR` times the reference's
 nodes (at least :data:`BUDGET_FLOOR`), is left out: it cannot be what a passing-speed student did.

@@ -3,9 +3,9 @@
 A failing test's output, in order: what was run; the value (expected vs got); each differing
 sequence with the first difference marked (``^`` and the step), then the nodes searched that the
 reference pruned, those pruned that it searched, and those generated twice; the tree drawn with
-both searches' marks (explicit trees, :mod:`grader.feedback.drawing`); for alpha-beta, the reference's
-window at the first difference; then the hints of the known mistakes that explain the run
-(:mod:`grader.feedback.diagnosis`). This module only formats; it decides nothing about scores.
+both searches' marks (explicit trees, :mod:`grader.feedback.drawing`); for alpha-beta, the
+reference's window at the first difference; then the hints of the known mistakes that explain the
+run (:mod:`grader.feedback.diagnosis`). This module only formats; it decides nothing about scores.
 """
 
 from __future__ import annotations

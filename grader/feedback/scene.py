@@ -12,9 +12,9 @@ the answer key, and no bounds are shown.
 
 Shapes are the textbook's: MAX a triangle, MIN an upside-down triangle, chance a circle, a leaf
 a box (player indexes of n-player games get a shape each). The text drawing is this module's
-own, not :func:`grader.feedback.drawing.draw_tree`: that one is the student's failure view (a student run
-required, leaf values only, cut around the first difference), while a TA needs the whole tree
-with backed-up values, bounds and cuts, with or without runs. DOT text is written directly
+own, not :func:`grader.feedback.drawing.draw_tree`: that one is the student's failure view (a
+student run required, leaf values only, cut around the first difference), while a TA needs the whole
+tree with backed-up values, bounds and cuts, with or without runs. DOT text is written directly
 (deterministic; no pydot needed); SVG and PNG come from Graphviz's ``dot``.
 """
 
@@ -74,7 +74,8 @@ def _replay(case: Any, rule: str, generated: list[str], answers: Any
             ) -> tuple[str, list[Moment], list[Any] | None] | None:
     """(rule, moments, visits) of the alpha-beta run whose trace is ``generated``, the rule
     given tried first: :mod:`reference.replay`'s; where it is not installed, the moments the
-    answer key keeps (:func:`grader.feedback.diagnosis.window_moments`) and no visits (no bounds)."""
+    answer key keeps (:func:`grader.feedback.diagnosis.window_moments`) and no visits (no
+    bounds)."""
     for each in (rule,) + tuple(r for r in RULES if r != rule):
         try:
             replay = staff("replay", "the alpha-beta marks").AlphaBetaReplay(case.build_game(), each)

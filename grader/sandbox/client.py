@@ -1,8 +1,8 @@
 """Run the student's ``search.py`` in a worker process, never in the grader's.
 
-:class:`Worker` starts ``python -m grader.sandbox.worker`` (:mod:`grader.sandbox.worker`) in a session of its
-own and talks to it over a private socket (JSON lines, one message a line, never stdout); the
-worker's stdout and stderr are pipes the parent drains and caps. One worker serves many
+:class:`Worker` starts ``python -m grader.sandbox.worker`` (:mod:`grader.sandbox.worker`) in a
+session of its own and talks to it over a private socket (JSON lines, one message a line, never
+stdout); the worker's stdout and stderr are pipes the parent drains and caps. One worker serves many
 requests; after a time-out, a crash or a memory error the next :meth:`Worker.run` starts a
 fresh one.
 
@@ -27,10 +27,8 @@ Defences, innermost first:
 docs/security.md is the whole security model: these layers, the others, and what is not
 defended.
 
-Values cross as JSON: numbers, strings, ``None``, lists as themselves; NaN and infinities,
-tuples, dicts and every other object are tagged (:func:`encode_value`, :func:`decode_value`);
-objects the grader does not know arrive as an :class:`OpaqueValue` (type name and ``repr``),
-which equals nothing but an identical :class:`OpaqueValue`.
+
+The protocol is :mod:`grader.sandbox.protocol`, values cross as :mod:`grader.sandbox.values` says.
 """
 
 from __future__ import annotations
@@ -38,319 +36,48 @@ from __future__ import annotations
 import json
 import math
 import os
-import pwd
 import select
 import shutil
-import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import weakref
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from grader.errors import GraderError, SubmissionError
-from grader.paths import REPO_ROOT
-
-MiB = 1024 * 1024
-
-STATUSES = (
-    "ok",  # the function returned in time: value + trace
-    "error",  # it raised (error: type, message, traceback of the submission's frames)
-    "timeout",  # it passed the time limit (interrupted, or caught the time-out and returned late)
-    "killed_timeout",  # it ignored the time-out: the process group was killed at time + margin
-    "crashed",  # the worker died (os._exit, a signal, the memory or CPU limit, ...)
-    "missing_function",  # search.py has no function of the name the algorithm calls
-    "import_error",  # search.py could not be imported (reported on every request)
+from grader.sandbox.capture import CappedBuffer, join_output
+from grader.sandbox.limits import LANDLOCK_ENV, Limits, resolve_user
+from grader.sandbox.process import (
+    Closed,
+    Deadline,
+    describe_exit,
+    has_exited,
+    kill_and_clean,
+    kill_group,
+    prepare_scratch,
+    worker_environment,
 )
-
-ERROR_KEYS = ("type", "message", "traceback")
-WORKER_USER_ENV = "GRADER_WORKER_USER"
-LANDLOCK_ENV = "GRADER_LANDLOCK"  # "0": do not confine the worker with Landlock
-MAX_MESSAGE_BYTES = 64 * MiB  # a longer reply is a broken (or forged) one
-MAX_TRACE = 1_000_000  # ids of each trace list sent back (all of tic-tac-toe: 549,945)
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What one worker may use. Times in seconds, sizes in bytes."""
-
-    time: float = 2.0  # per-call time limit when ``run`` is given none
-    kill_margin: float = 1.0  # the process group is killed at time + kill_margin (wall clock)
-    setup_time: float = 10.0  # the worker's own work: starting, building a game, replying
-    import_time: float = 5.0  # importing search.py (its top-level code)
-    memory: int = 512 * MiB  # RLIMIT_AS (Gradescope's container has 768 MB in all)
-    cpu_time: int = 300  # RLIMIT_CPU over the worker's life (a fresh worker is started before
-    #                      a request could cross it); each call also gets a soft limit
-    processes: int = 1  # RLIMIT_NPROC: 1 = no fork, no threads (unless the worker runs as root)
-    file_size: int = 1 * MiB  # RLIMIT_FSIZE: a write past it fails with EFBIG
-    open_files: int = 64  # RLIMIT_NOFILE
-    output: int = 10_000  # bytes of stdout, and of stderr, kept per request
-    flood: int = 10 * MiB  # a call printing more (stdout + stderr, all ways) fails
-
-    def __post_init__(self) -> None:
-        for item in fields(self):
-            value = getattr(self, item.name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise TypeError(f"expected limit {item.name!r} to be a number, got: {value!r}")
-            if not (value > 0 and math.isfinite(value)):
-                raise ValueError(f"expected limit {item.name!r} to be positive, got: {value!r}")
-
-
-@dataclass(frozen=True)
-class OpaqueValue:
-    """A value the grader cannot carry as data: its type's name and its (truncated) ``repr``."""
-
-    type: str
-    repr: str
-
-    def __str__(self) -> str:
-        return self.repr
-
-
-@dataclass
-class WorkerReply:
-    """What one :meth:`Worker.run` produced. Only plain data: no student object ever gets here.
-
-    ``status`` is one of :data:`STATUSES`. ``value`` is decoded (:func:`decode_value`) and set
-    only for ``ok``. ``generated`` / ``evaluated`` are the trace's ids (for ``error`` and
-    ``timeout``: what was recorded before the failure). ``error`` is ``{"type", "message",
-    "traceback"}`` (the traceback keeps only the submission's frames) or None. ``message`` is one
-    lowercase line saying what happened, for every status but ``ok``.
-    """
-
-    status: str
-    value: Any = None
-    generated: list[str] = field(default_factory=list)
-    evaluated: list[str] = field(default_factory=list)
-    error: dict[str, str] | None = None
-    stdout: str = ""
-    stderr: str = ""
-    elapsed: float | None = None  # seconds in the student's function (None: not called)
-    function: str | None = None  # the stub the algorithm called (``max_value``, ...)
-    algorithm: str = ""
-    time_limit: float = 0.0
-    message: str = ""
-    trace_truncated: bool = False  # a list passed MAX_TRACE ids and was cut
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok"
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe: the value encoded as :func:`encode_value` does."""
-        data = asdict(self)
-        data["value"] = encode_value(self.value)
-        return data
-
-
-# --- values across the channel --------------------------------------------------------------
-
-FLOAT_TAG, TUPLE_TAG, DICT_TAG, OBJECT_TAG = "$float", "$tuple", "$dict", "$object"
-MAX_ITEMS = 10_000  # elements of one value
-MAX_DEPTH = 32
-MAX_REPR = 200
-MAX_INT_BITS = 10_000
-
-
-def _float(value: float) -> Any:
-    if math.isfinite(value):
-        return value
-    return {FLOAT_TAG: "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
-
-
-def _opaque(kind: type, text: str) -> dict[str, str]:
-    name = getattr(kind, "__qualname__", None)
-    module = getattr(kind, "__module__", None)
-    name = name if isinstance(name, str) else "?"
-    if isinstance(module, str) and module not in ("builtins", "search"):
-        name = f"{module}.{name}"
-    return {OBJECT_TAG: name, "repr": text}
-
-
-def encode_value(value: Any, safe_repr: Any = None) -> Any:
-    """``value`` as JSON-safe data.
-
-    Subclasses of ``int``, ``float``, ``str``, ``tuple``, ``list`` and ``dict`` are read through
-    the base type (an overridden ``__eq__`` or ``__iter__`` is never called); anything else
-    becomes ``{"$object": type name, "repr": ...}``, its ``repr`` taken by ``safe_repr`` (the
-    worker passes a time-limited one). Sizes are bounded (MAX_ITEMS, MAX_DEPTH).
-    """
-    budget = [MAX_ITEMS]
-    safe_repr = safe_repr or _plain_repr
-
-    def encode(item: Any, depth: int) -> Any:
-        budget[0] -= 1
-        kind = type(item)  # type(), unlike isinstance, cannot be fooled by a __class__ property
-        if budget[0] < 0 or depth > MAX_DEPTH:
-            return _opaque(kind, "<value too large to show>")
-        try:
-            if item is None or kind is bool:
-                return item
-            if issubclass(kind, int):
-                number = int.__int__(item)
-                if number.bit_length() > MAX_INT_BITS:
-                    return _opaque(kind, f"<int of {number.bit_length()} bits>")
-                return number
-            if issubclass(kind, float):
-                return _float(float.__float__(item))
-            if issubclass(kind, str):
-                return str.__str__(item)
-            if issubclass(kind, tuple):
-                return {TUPLE_TAG: [encode(x, depth + 1) for x in tuple.__iter__(item)]}
-            if issubclass(kind, list):
-                return [encode(x, depth + 1) for x in list.__iter__(item)]
-            if issubclass(kind, dict):
-                pairs = dict.items(item)
-                return {DICT_TAG: [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in pairs]}
-        except (TypeError, ValueError, RuntimeError):
-            pass
-        return _opaque(kind, safe_repr(item))
-
-    return encode(value, 0)
-
-
-def _plain_repr(item: Any) -> str:
-    try:
-        text = repr(item)
-        text = str.__str__(text) if isinstance(text, str) else object.__repr__(item)
-    except Exception as error:  # noqa: BLE001 - a broken __repr__: the value's problem
-        text = f"<{type(item).__name__} object; repr() raised {type(error).__name__}>"
-    return text if len(text) <= MAX_REPR else text[: MAX_REPR - 3] + "..."
-
-
-def decode_value(data: Any) -> Any:
-    """The inverse of :func:`encode_value`: tuples, NaN and infinities come back as
-    themselves; unknown objects as :class:`OpaqueValue`."""
-    if isinstance(data, list):
-        return [decode_value(item) for item in data]
-    if isinstance(data, dict):
-        if FLOAT_TAG in data:
-            return float(data[FLOAT_TAG])
-        if TUPLE_TAG in data:
-            return tuple(decode_value(item) for item in data[TUPLE_TAG])
-        if DICT_TAG in data:
-            pairs = [(decode_value(k), decode_value(v)) for k, v in data[DICT_TAG]]
-            try:
-                return dict(pairs)
-            except TypeError:  # an unhashable key (a list): keep the pairs
-                return OpaqueValue("dict", repr(pairs))
-        if OBJECT_TAG in data:
-            return OpaqueValue(str(data[OBJECT_TAG]), str(data.get("repr", "")))
-    return data
-
-
-# --- output -------------------------------------------------------------------------------
-
-
-class CappedBuffer:
-    """Keeps the first ``limit`` bytes fed to it and counts the rest."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.data = bytearray()
-        self.dropped = 0
-
-    def feed(self, chunk: bytes) -> None:
-        room = self.limit - len(self.data)
-        if room > 0:
-            self.data += chunk[:room]
-        self.dropped += max(0, len(chunk) - max(room, 0))
-
-    @property
-    def total(self) -> int:
-        """Bytes fed since the last :meth:`take`."""
-        return len(self.data) + self.dropped
-
-    def take(self) -> str:
-        """The text kept so far (with a note of what was dropped); empties the buffer."""
-        text = self.data.decode("utf-8", "replace")
-        if self.dropped:
-            text += f"\n[... {self.dropped} more bytes not shown]\n"
-        self.data = bytearray()
-        self.dropped = 0
-        return text
-
-
-def _join_output(first: str, second: str, limit: int) -> str:
-    text = first + second
-    if len(text) > limit + 200:  # each side is capped already; this bounds the pair
-        text = text[:limit] + f"\n[... {len(text) - limit} more characters not shown]\n"
-    return text
-
-
-# --- users ----------------------------------------------------------------------------------
-
-
-def resolve_user(user: str | int | None) -> tuple[int, int] | None:
-    """(uid, gid) the worker drops to, or None (no drop: the grader is not root, or ``user``
-    is root). As root the default is ``$GRADER_WORKER_USER``, else ``nobody``."""
-    if os.geteuid() != 0:
-        if user is None or _lookup_user(user).pw_uid == os.geteuid():
-            return None
-        raise GraderError(
-            f"running the worker as user {user!r} needs root; the grader runs as uid {os.geteuid()}"
-        )
-    if user is None:
-        user = os.environ.get(WORKER_USER_ENV) or "nobody"
-    entry = _lookup_user(user)
-    if entry.pw_uid == 0:
-        return None
-    return entry.pw_uid, entry.pw_gid
-
-
-def _lookup_user(user: str | int) -> pwd.struct_passwd:
-    try:
-        return pwd.getpwuid(user) if isinstance(user, int) else pwd.getpwnam(user)
-    except KeyError:
-        raise GraderError(
-            f"no user {user!r} to run student code as; create one (useradd --system) "
-            f"or set {WORKER_USER_ENV}"
-        ) from None
-
+from grader.sandbox.protocol import (
+    ERROR_KEYS,
+    MAX_MESSAGE_BYTES,
+    STATUSES,
+    WorkerReply,
+    finite_number,
+    mcts_dict,
+    reply_from_message,
+)
 
 # --- the parent's side ----------------------------------------------------------------------
 
 
-class _Deadline(Exception):
-    """The worker did not answer in time."""
 
 
-class _Closed(Exception):
-    """The channel closed (no args: EOF) or carried something that is not a message."""
 
 
-def _describe_exit(code: int) -> str:
-    if code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        why = {
-            "SIGKILL": " (the memory or CPU limit, or the system ran out of memory?)",
-            "SIGSEGV": " (a crash in C code: recursion too deep?)",
-            "SIGXCPU": " (the CPU time limit)",
-            "SIGXFSZ": " (the file size limit)",
-            "SIGABRT": " (aborted: out of memory?)",
-        }.get(name, "")
-        return f"was killed by {name}{why}"
-    hint = " (did the code call os._exit()?)" if code == 0 else ""
-    return f"exited with code {code} before replying{hint}"
-
-
-def _mcts_dict(mcts: Any) -> dict[str, Any] | None:
-    names = ("iterations", "seed", "c")
-    if mcts is None:
-        return None
-    if isinstance(mcts, Mapping):
-        source = dict(mcts)
-    else:
-        source = {name: getattr(mcts, name) for name in names if hasattr(mcts, name)}
-    return {name: source[name] for name in names if source.get(name) is not None}
 
 
 class Worker:
@@ -422,9 +149,9 @@ class Worker:
             confinement = importing.get("confinement")  # sent before any student code ran
             if isinstance(confinement, dict):
                 self.confinement = {
-                    key: int(_number(confinement.get(key), -1)) for key in ("uid", "landlock")
+                    key: int(finite_number(confinement.get(key), -1)) for key in ("uid", "landlock")
                 }
-        except (_Deadline, _Closed) as error:
+        except (Deadline, Closed) as error:
             detail = self._kill_and_drain(error)
             stderr = self._take_output()[1]
             self.close()
@@ -434,9 +161,9 @@ class Worker:
         try:
             deadline = time.monotonic() + self.limits.import_time + self.limits.kill_margin
             ready = self._expect("ready", deadline)
-        except (_Deadline, _Closed) as error:
+        except (Deadline, Closed) as error:
             detail = self._kill_and_drain(error)
-            if isinstance(error, _Deadline):
+            if isinstance(error, Deadline):
                 message = (
                     f"importing search.py took longer than {self.limits.import_time:g} s "
                     "and ignored the time-out (a loop at the top level of the file?)"
@@ -447,10 +174,10 @@ class Worker:
             self.close()
             return
         self.startup_seconds = time.perf_counter() - started
-        self._cpu = _number(ready.get("cpu"), 0.0)
+        self._cpu = finite_number(ready.get("cpu"), 0.0)
         stdout, stderr = self._take_output()
-        stdout = _join_output(str(ready.get("stdout", "")), stdout, self.limits.output)
-        stderr = _join_output(str(ready.get("stderr", "")), stderr, self.limits.output)
+        stdout = join_output(str(ready.get("stdout", "")), stdout, self.limits.output)
+        stderr = join_output(str(ready.get("stderr", "")), stderr, self.limits.output)
         if ready.get("status") != "ok":
             error = {k: str((ready.get("error") or {}).get(k, "")) for k in ERROR_KEYS}
             message = f"search.py could not be imported: {error['type']}: {error['message']}"
@@ -469,34 +196,8 @@ class Worker:
         )
 
     def _spawn(self) -> None:
-        from grader.sandbox.submission import locate_submission
-
-        scratch = Path(tempfile.mkdtemp(prefix="grader-worker-"))
-        try:
-            source = locate_submission(self.submission, scratch / "unzipped")
-            target = scratch / "search.py"
-            shutil.copyfile(source, target)
-            shutil.rmtree(scratch / "unzipped", ignore_errors=True)
-            os.chmod(target, 0o600)
-            os.chmod(scratch, 0o700)
-            if self._ids is not None:  # the worker's user owns its scratch folder, and no more
-                os.chown(target, *self._ids)
-                os.chown(scratch, *self._ids)
-        except BaseException:
-            shutil.rmtree(scratch, ignore_errors=True)
-            raise
-        env = {  # nothing of the grader's environment: no tokens, no paths to answers
-            "PATH": "/usr/local/bin:/usr/bin:/bin",
-            "LANG": "C.UTF-8",
-            "LC_ALL": "C.UTF-8",
-            "PYTHONPATH": str(REPO_ROOT),  # where grader/ is
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONHASHSEED": "0",  # set and dict-of-str orders are the same in every run
-            "PYTHONNOUSERSITE": "1",
-            "PYTHONIOENCODING": "utf-8",
-            "HOME": str(scratch),
-            "TMPDIR": str(scratch),
-        }
+        scratch, target = prepare_scratch(self.submission, self._ids)
+        env = worker_environment(scratch)
         parent_end, child_end = socket.socketpair()
         command = [sys.executable, "-s", "-B", "-m", "grader.sandbox.worker", str(child_end.fileno())]
         try:
@@ -526,7 +227,7 @@ class Worker:
             proc.stdout.fileno(): self._streams["stdout"],
             proc.stderr.fileno(): self._streams["stderr"],
         }
-        self._finalizer = weakref.finalize(self, _kill, proc, scratch)
+        self._finalizer = weakref.finalize(self, kill_and_clean, proc, scratch)
         self._send(
             {
                 "submission": str(target),
@@ -552,11 +253,11 @@ class Worker:
             if seq is not None and message.get("seq") != seq:
                 continue  # a stale line (code that wrote to the channel itself)
             if message.get("event") != event:
-                raise _Closed(f"sent {message.get('event')!r} where {event!r} was due")
+                raise Closed(f"sent {message.get('event')!r} where {event!r} was due")
             return message
 
     def _receive(self, deadline: float) -> dict[str, Any]:
-        """The next message, draining stdout/stderr meanwhile. Raises _Deadline or _Closed."""
+        """The next message, draining stdout/stderr meanwhile. Raises Deadline or Closed."""
         assert self._sock is not None
         sock = self._sock.fileno()
         scanned = 0  # bytes of the inbox known to hold no newline
@@ -571,19 +272,19 @@ class Worker:
                 except ValueError:
                     message = None
                 if not isinstance(message, dict):
-                    raise _Closed("wrote something unreadable to the grader's private channel")
+                    raise Closed("wrote something unreadable to the grader's private channel")
                 return message
             if len(self._inbox) > MAX_MESSAGE_BYTES:
-                raise _Closed("wrote more than the grader reads to its private channel")
+                raise Closed("wrote more than the grader reads to its private channel")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise _Deadline()
+                raise Deadline()
             readable, _, _ = select.select([sock, *self._pipes], [], [], remaining)
             for fd in readable:
                 chunk = os.read(fd, 1 << 20)
                 if fd == sock:
                     if not chunk:
-                        raise _Closed()
+                        raise Closed()
                     self._inbox += chunk
                 elif chunk:
                     self._pipes[fd].feed(chunk)
@@ -595,15 +296,15 @@ class Worker:
         proc = self._proc
         assert proc is not None
         exited = False
-        if isinstance(error, _Closed) and not error.args:  # EOF: the worker is probably exiting
+        if isinstance(error, Closed) and not error.args:  # EOF: the worker is probably exiting
             deadline = time.monotonic() + 1.0
-            while not (exited := _has_exited(proc)) and time.monotonic() < deadline:
+            while not (exited := has_exited(proc)) and time.monotonic() < deadline:
                 time.sleep(0.005)
-        _killpg(proc)  # before reaping: while the leader is a zombie, the group id stays ours
+        kill_group(proc)  # before reaping: while the leader is a zombie, the group id stays ours
         code = proc.wait()
         if exited:
-            detail = _describe_exit(code)
-        elif isinstance(error, _Closed):
+            detail = describe_exit(code)
+        elif isinstance(error, Closed):
             detail = str(error.args[0]) if error.args else "closed the grader's private channel"
         else:
             detail = "stopped answering"
@@ -667,15 +368,15 @@ class Worker:
             "seq": self._seq,
             "case": case,
             "algorithm": algorithm,
-            "mcts": _mcts_dict(mcts),
+            "mcts": mcts_dict(mcts),
             "time_limit": time_limit,
         }
         reply = self._exchange(request, time_limit)
         reply.algorithm, reply.time_limit = algorithm, time_limit
         if self._import_output != ("", ""):
             stdout, stderr = self._import_output
-            reply.stdout = _join_output(stdout, reply.stdout, self.limits.output)
-            reply.stderr = _join_output(stderr, reply.stderr, self.limits.output)
+            reply.stdout = join_output(stdout, reply.stdout, self.limits.output)
+            reply.stderr = join_output(stderr, reply.stderr, self.limits.output)
             self._import_output = ("", "")
         return reply
 
@@ -688,12 +389,12 @@ class Worker:
             if first.get("event") == "reply":  # answered without calling anything
                 return self._finish(first, before_student=True)
             if first.get("event") != "started":
-                raise _Closed(f"sent {first.get('event')!r} where 'started' was due")
+                raise Closed(f"sent {first.get('event')!r} where 'started' was due")
             function = first.get("function")
             deadline = time.monotonic() + time_limit + self.limits.kill_margin
             return self._finish(self._expect("reply", deadline, seq), function)
-        except _Deadline:
-            self._kill_and_drain(_Deadline())
+        except Deadline:
+            self._kill_and_drain(Deadline())
             stdout, stderr = self._take_output()
             self.close()
             return WorkerReply(
@@ -706,7 +407,7 @@ class Worker:
                     f"the process was killed after {time_limit + self.limits.kill_margin:.2f} s"
                 ),
             )
-        except _Closed as error:
+        except Closed as error:
             detail = self._kill_and_drain(error)
             stdout, stderr = self._take_output()
             self.close()
@@ -740,89 +441,19 @@ class Worker:
                 if status != "crashed-forged" else "sent a forged grader-error reply"
             )
         printed = sum(buffer.total for buffer in self._streams.values())
-        printed += int(_number(message.get("printed"), 0))
         stdout, stderr = self._take_output()
-        error = message.get("error")
-        # Every field is rebuilt as the plain type it should be: the message came from a
-        # process the student controls, and nothing of it reaches the grader but data.
-        reply = WorkerReply(
-            status,
-            value=decode_value(message.get("value")) if status == "ok" else None,
-            generated=_strings(message.get("generated")),
-            evaluated=_strings(message.get("evaluated")),
-            error={k: str(error.get(k, "")) for k in ERROR_KEYS}
-            if isinstance(error, dict)
-            else None,
-            stdout=_join_output(str(message.get("stdout", "")), stdout, self.limits.output),
-            stderr=_join_output(str(message.get("stderr", "")), stderr, self.limits.output),
-            elapsed=_number(message.get("elapsed"), None),
-            function=str(message.get("function") or function or "") or None,
-            message=str(message.get("message", "")),
-            trace_truncated=bool(message.get("trace_truncated")),
-        )
-        self._cpu = _number(message.get("cpu"), self._cpu)
-        if printed > self.limits.flood and status in ("ok", "error"):
-            text = (
-                f"printed {printed:,} bytes in one call, more than the limit of "
-                f"{self.limits.flood:,} (leftover debugging output?)"
-            )
-            reply.status, reply.value = "error", None
-            reply.error = {"type": "OutputLimitExceeded", "message": text, "traceback": ""}
-            reply.message = f"OutputLimitExceeded: {text}"
+        reply = reply_from_message(message, function, stdout=stdout, stderr=stderr,
+                                   printed=printed, limits=self.limits)
+        self._cpu = finite_number(message.get("cpu"), self._cpu)
         if status == "timeout" or message.get("recycle"):
             self.close()  # the process may be in any state: the next request gets a fresh one
         return reply
 
 
-def _number(value: Any, default: Any) -> Any:
-    """``value`` as a finite float, else ``default`` (fields of a reply the worker forged)."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-        return float(value)
-    return default
 
 
-def _strings(items: Any) -> list[str]:
-    return [str(item) for item in items] if isinstance(items, list) else []
 
 
-def _has_exited(proc: subprocess.Popen) -> bool:
-    """True once the worker has exited, without reaping it."""
-    if proc.returncode is not None:
-        return True
-    try:
-        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-    except ChildProcessError:
-        return True
 
 
-def _killpg(proc: subprocess.Popen) -> None:
-    if proc.returncode is None:  # not reaped yet, so the group id is still the worker's
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-
-
-def _kill(proc: subprocess.Popen, scratch: Path) -> None:
-    """Finalizer: kill the worker's process group, reap it, close its pipes, remove scratch."""
-    _killpg(proc)
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        pass
-    for stream in (proc.stdout, proc.stderr):
-        if stream is not None:
-            stream.close()
-    shutil.rmtree(scratch, ignore_errors=True)
-
-
-__all__ = [
-    "STATUSES",
-    "Limits",
-    "OpaqueValue",
-    "Worker",
-    "WorkerReply",
-    "decode_value",
-    "encode_value",
-    "resolve_user",
-]
+__all__ = ["Worker"]

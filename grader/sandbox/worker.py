@@ -1,27 +1,16 @@
-"""The sandbox worker: ``python -m grader.sandbox.worker FD``, started by :class:`grader.sandbox.client.Worker`.
+"""The sandbox worker: ``python -m grader.sandbox.worker FD``, started by
+:class:`grader.sandbox.client.Worker`.
 
-It talks JSON lines over the socket ``FD`` (never stdout), in this order::
-
-    parent -> {"submission", "scratch", "ids": [uid, gid] | null, "limits": {...}}
-    worker -> {"event": "importing", "confinement": {"uid", "landlock": ABI or 0}}
-                                                      (set up; about to run student code)
-    worker -> {"event": "ready", "status": "ok" | "import_error", "error", "stdout", "stderr"}
-    then, per request:
-    parent -> {"seq", "case": {...}, "algorithm", "mcts": {...} | null, "time_limit": seconds}
-    worker -> {"event": "started", "seq", "function"}  (the student's function is being called)
-    worker -> {"event": "reply", "seq", "status", "value", "generated", "evaluated", "error",
-               "stdout", "stderr", "printed", "elapsed", "function", "message", "cpu",
-               "trace_truncated"}
-
-(``missing_function`` and grader failures are answered with a reply and no ``started``.)
+It talks to the parent over the socket ``FD`` (never stdout) as :mod:`grader.sandbox.protocol`
+says.
 
 Set-up, before any student code runs: import everything the worker will need (once the
 privileges are dropped the interpreter's own files may be unreadable), move into the scratch
 folder, drop to ``ids`` (as root), confine the process with Landlock where the kernel has it
-(:func:`_confine`: read only the interpreter's libraries and ``grader/``, write only the
-scratch folder, no TCP, no signals to processes outside the sandbox), apply the ``resource``
-limits. Then import ``search.py`` once, under the fixed module name ``search``, and serve
-requests until the channel closes.
+(:func:`grader.sandbox.confine.confine`: read only the interpreter's libraries and ``grader/``,
+write only the scratch folder, no TCP, no signals to processes outside the sandbox), apply the
+``resource`` limits. Then import ``search.py`` once, under the fixed module name ``search``, and
+serve requests until the channel closes.
 
 Everything in this process is the student's to change; the parent trusts none of it (it
 reads plain JSON and keeps its own deadlines). The checks made here (the time limit, the
@@ -30,17 +19,12 @@ late return, :func:`_tampered`) are there to give honest mistakes a clear messag
 
 from __future__ import annotations
 
-import ctypes
 import faulthandler
 import importlib
 import importlib.util
-import io
 import json
-import math
 import os
 import random
-import resource
-import signal
 import socket
 import sys
 import time
@@ -50,10 +34,20 @@ from typing import Any
 import timeout_decorator
 
 from grader.games import BUILTIN_GAMES
-from grader.paths import REPO_ROOT, SCHEMA_REF
+from grader.paths import SCHEMA_REF
 from grader.run import runner, tracing
 from grader.run.runner import MctsSettings, function_name, run_algorithm
-from grader.sandbox.client import MAX_REPR, MAX_TRACE, encode_value
+from grader.sandbox.capture import Captured
+from grader.sandbox.confine import (
+    allow_cpu,
+    apply_limits,
+    confine,
+    cpu_used,
+    die_with_parent,
+    drop_privileges,
+)
+from grader.sandbox.protocol import MAX_TRACE
+from grader.sandbox.values import MAX_REPR, encode_value
 
 # Imported for the student's code before the privilege drop: the standard library may be
 # unreadable by the worker's user (an interpreter installed under /root).
@@ -78,78 +72,6 @@ class WorkerTimeout(BaseException):
     """Raised in the student's code at its time limit. A BaseException: ``except Exception``
     does not catch it (timeout_decorator's own TimeoutError is an AssertionError, which would)."""
 
-
-# --- output capture -------------------------------------------------------------------------
-
-
-class _Capture(io.RawIOBase):
-    """Keeps the first ``limit`` bytes written, counts the rest: printing never fills memory."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__()
-        self.limit = limit
-        self.data = bytearray()
-        self.dropped = 0
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, chunk: Any) -> int:
-        chunk = bytes(chunk)
-        room = self.limit - len(self.data)
-        if room > 0:
-            self.data += chunk[:room]
-        self.dropped += max(0, len(chunk) - max(room, 0))
-        return len(chunk)
-
-    @property
-    def total(self) -> int:
-        """Bytes written so far (kept and dropped)."""
-        return len(self.data) + self.dropped
-
-    def text(self) -> str:
-        text = self.data.decode("utf-8", "replace")
-        if self.dropped:
-            text += f"\n[... {self.dropped} more bytes not shown]\n"
-        return text
-
-
-class _CapturedText(io.TextIOBase):
-    """``sys.stdout`` / ``sys.stderr`` while student code runs (``.buffer`` works too)."""
-
-    encoding = "utf-8"
-    errors = "backslashreplace"
-
-    def __init__(self, capture: _Capture) -> None:
-        super().__init__()
-        self.buffer = capture
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: Any) -> int:
-        if not isinstance(text, str):
-            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        if len(self.buffer.data) >= self.buffer.limit:
-            self.buffer.dropped += len(text)  # past the cap: count, do not even encode
-        else:
-            self.buffer.write(text.encode("utf-8", "backslashreplace"))
-        return len(text)
-
-
-class _Captured:
-    """Context manager: sys.stdout and sys.stderr into capped buffers."""
-
-    def __init__(self, limit: int) -> None:
-        self.out, self.err = _Capture(limit), _Capture(limit)
-
-    def __enter__(self) -> _Captured:  # noqa: PYI034
-        self.saved = sys.stdout, sys.stderr
-        sys.stdout, sys.stderr = _CapturedText(self.out), _CapturedText(self.err)
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        sys.stdout, sys.stderr = self.saved
 
 
 # --- errors as data -------------------------------------------------------------------------
@@ -237,113 +159,6 @@ def _preload() -> None:
             pass
 
 
-def _drop_privileges(ids: list[int] | None) -> None:
-    if not ids:
-        return
-    uid, gid = ids
-    os.setgroups([])
-    os.setgid(gid)
-    os.setuid(uid)
-    if os.getresuid() != (uid, uid, uid) or os.getresgid() != (gid, gid, gid):
-        raise SystemExit(f"grader.sandbox.worker: could not drop to uid {uid}, gid {gid}")
-    try:
-        os.setuid(0)
-    except PermissionError:
-        return
-    raise SystemExit("grader.sandbox.worker: could regain root after dropping privileges")
-
-
-def _die_with_parent() -> None:
-    """Linux: SIGKILL the worker when the grader dies (setuid resets this, so set after it)."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-# Landlock (Linux >= 5.13; unprivileged): the kernel's own file-system, network and signal
-# fence. <linux/landlock.h>: syscalls, rule type, access bits (by ABI version).
-_CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF, _CREATE_RULESET_VERSION = 444, 445, 446, 1
-_PATH_BENEATH, _PR_SET_NO_NEW_PRIVS = 1, 38
-_FS_EXECUTE, _FS_WRITE_FILE, _FS_READ_FILE, _FS_READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
-_FS_TRUNCATE, _FS_IOCTL_DEV = 1 << 14, 1 << 15
-_FILE_ACCESS = _FS_EXECUTE | _FS_WRITE_FILE | _FS_READ_FILE | _FS_TRUNCATE | _FS_IOCTL_DEV
-_NET_TCP = 0b11  # bind, connect
-_SCOPE = 0b11  # abstract unix sockets, signals
-
-
-class _RulesetAttr(ctypes.Structure):
-    _fields_ = (("fs", ctypes.c_uint64), ("net", ctypes.c_uint64), ("scoped", ctypes.c_uint64))
-
-
-class _PathBeneathAttr(ctypes.Structure):
-    _pack_ = 1
-    _fields_ = (("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32))
-
-
-def _readable_roots() -> list[str]:
-    """The interpreter's libraries and the ``grader`` package; never the grader's own root
-    (it holds ``reference/``, ``trees/``, the answer cache), nor anything above it."""
-    repo = os.path.realpath(REPO_ROOT)
-    roots = [os.path.join(repo, "grader")]
-    for entry in sys.path:
-        path = os.path.realpath(entry or ".")
-        if os.path.isdir(path) and not (repo + os.sep).startswith(path.rstrip(os.sep) + os.sep):
-            roots.append(path)
-    return roots
-
-
-def landlock_abi() -> int:
-    """The kernel's Landlock ABI version; 0 where there is none (old kernel, not Linux)."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.syscall.restype = ctypes.c_long
-        version = libc.syscall(_CREATE_RULESET, None, ctypes.c_size_t(0), _CREATE_RULESET_VERSION)
-        return max(0, version)
-    except (OSError, AttributeError):
-        return 0
-
-
-def _confine(scratch: str) -> int:
-    """Landlock this process: read the roots of :func:`_readable_roots`, read and write
-    ``scratch``, nothing else; no TCP; no signals or abstract sockets outside the sandbox.
-    Sets ``no_new_privs`` in any case. Returns the Landlock ABI applied, 0 where there is none.
-    """
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
-    libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # setuid programs cannot give back privileges
-    abi = landlock_abi()
-    if abi < 1:
-        return 0
-    handled = (1 << 13) - 1 | (abi >= 2) << 13 | (abi >= 3) << 14 | (abi >= 5) << 15
-    attr = _RulesetAttr(handled, _NET_TCP if abi >= 4 else 0, _SCOPE if abi >= 6 else 0)
-    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
-    ruleset = libc.syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), 0)
-    if ruleset < 0:
-        return 0
-    read = _FS_EXECUTE | _FS_READ_FILE | _FS_READ_DIR
-    rules = [(path, read) for path in _readable_roots()]
-    rules += [(scratch, handled), ("/dev/null", handled), ("/dev/urandom", read)]
-    try:
-        for path, access in rules:
-            try:
-                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-            except OSError:
-                continue  # missing, or unreadable to this user anyway
-            try:
-                if not os.path.isdir(path):
-                    access &= _FILE_ACCESS
-                rule = _PathBeneathAttr(access & handled, fd)
-                libc.syscall(_ADD_RULE, ruleset, _PATH_BENEATH, ctypes.byref(rule), 0)
-            finally:
-                os.close(fd)
-        if libc.syscall(_RESTRICT_SELF, ruleset, 0) != 0:
-            return 0
-    finally:
-        os.close(ruleset)
-    return abi
-
-
 # Names whose replacement by student code makes a result meaningless: the worker itself, the
 # grader's modules it loaded (the tracing game), and what the worker's checks rely on.
 GUARDED_MODULES = ("__main__", "builtins", "time", "signal", "json", "socket", "timeout_decorator",
@@ -375,36 +190,6 @@ def _tampered(snapshot: dict[str, Any]) -> list[str]:
     return [name.replace("__main__", "grader.sandbox.worker") for name in changed[:5]]
 
 
-def _apply_limits(limits: dict[str, Any]) -> None:
-    def cap(kind: int, value: int) -> None:
-        _, hard = resource.getrlimit(kind)
-        if hard != resource.RLIM_INFINITY:
-            value = min(value, hard)
-        resource.setrlimit(kind, (value, value))
-
-    cap(resource.RLIMIT_CORE, 0)
-    cap(resource.RLIMIT_AS, int(limits["memory"]))
-    cap(resource.RLIMIT_FSIZE, int(limits["file_size"]))
-    cap(resource.RLIMIT_NOFILE, int(limits["open_files"]))
-    cap(resource.RLIMIT_NPROC, int(limits["processes"]))
-    cap(resource.RLIMIT_CPU, math.ceil(limits["cpu_time"]))
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the file limit fails (EFBIG)
-
-
-def _cpu_used() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-def _allow_cpu(seconds: float) -> None:
-    """A soft CPU limit for the coming call: SIGXCPU if it spins past ``seconds`` of CPU."""
-    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    wanted = math.ceil(_cpu_used() + seconds) + 1
-    if hard != resource.RLIM_INFINITY:
-        wanted = min(wanted, hard)
-    resource.setrlimit(resource.RLIMIT_CPU, (wanted, hard))
-
-
 def _timed(seconds: float, function: Any, *args: Any) -> Any:
     return timeout_decorator.timeout(seconds, timeout_exception=WorkerTimeout)(function)(*args)
 
@@ -415,8 +200,8 @@ def _timed(seconds: float, function: Any, *args: Any) -> Any:
 def _import_submission(path: str, limits: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     reply: dict[str, Any] = {"event": "ready", "status": "ok"}
     module = None
-    _allow_cpu(limits["import_time"] + limits["kill_margin"])
-    with _Captured(int(limits["output"])) as output:
+    allow_cpu(limits["import_time"] + limits["kill_margin"])
+    with Captured(int(limits["output"])) as output:
         try:
             spec = importlib.util.spec_from_file_location("search", path)
             if spec is None or spec.loader is None:
@@ -437,7 +222,7 @@ def _import_submission(path: str, limits: dict[str, Any]) -> tuple[Any, dict[str
         except BaseException as exc:  # noqa: BLE001 - whatever the import does is reported
             module = None
             reply.update(status="import_error", error=_error(exc, path))
-    reply.update(stdout=output.out.text(), stderr=output.err.text(), cpu=_cpu_used())
+    reply.update(stdout=output.out.text(), stderr=output.err.text(), cpu=cpu_used())
     return module, reply
 
 
@@ -537,11 +322,11 @@ def _serve(
         return reply
     _Stash.trace = None
     random.seed(0)  # code that uses the global RNG gets the same answer in every run
-    _allow_cpu(time_limit + limits["kill_margin"])
+    allow_cpu(time_limit + limits["kill_margin"])
     send({"event": "started", "seq": request.get("seq"), "function": name})
     result: Any = None
     caught: Any = None
-    with _Captured(int(limits["output"])) as output:
+    with Captured(int(limits["output"])) as output:
         start = time.perf_counter()
         try:
             result = _timed(time_limit, run_algorithm, {name: function}, game, algorithm, settings)
@@ -592,7 +377,7 @@ def _serve(
         stdout=output.out.text(),
         stderr=output.err.text(),
         printed=output.out.total + output.err.total,
-        cpu=_cpu_used(),
+        cpu=cpu_used(),
     )
     return reply
 
@@ -629,10 +414,10 @@ def main(argv: list[str] | None = None) -> int:
     runner.traced = _Stash.traced
     _preload()
     os.chdir(config["scratch"])
-    _drop_privileges(config["ids"])
-    _die_with_parent()
-    landlock = _confine(config["scratch"]) if config.get("landlock", True) else 0
-    _apply_limits(limits)
+    drop_privileges(config["ids"])
+    die_with_parent()
+    landlock = confine(config["scratch"]) if config.get("landlock", True) else 0
+    apply_limits(limits)
     snapshot = _snapshot()
     send({"event": "importing", "confinement": {"uid": os.getuid(), "landlock": landlock}})
     module, ready = _import_submission(path, limits)

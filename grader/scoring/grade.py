@@ -31,7 +31,9 @@ from grader.feedback import failure as feedback
 from grader.feedback.diagnosis import Hint
 from grader.run.runner import RunResult
 from grader.sandbox.audit import record_audit
-from grader.sandbox.client import Limits, Worker, WorkerReply
+from grader.sandbox.client import Worker
+from grader.sandbox.limits import Limits
+from grader.sandbox.protocol import WorkerReply
 from grader.scoring import random_trees as shrink
 from grader.scoring.results import (
     ALGORITHM_NUMBERS,

@@ -2,13 +2,14 @@
 
 ``grader check --html F`` calls :func:`write_html_report` with the :class:`GradingResults` it
 printed; ``grader report RESULTS --html F`` rebuilds them from a graded ``results.json``
-(:func:`grader.commands.report.report_main`). The page is self-contained (inline SVG, CSS and a small script from
-``grader/html/``; no URL is fetched) and XHTML-compatible, so an XML parser reads it too.
+(:func:`grader.commands.report.report_main`). The page is self-contained (inline SVG, CSS and a
+small script from ``grader/html/``; no URL is fetched) and XHTML-compatible, so an XML parser reads
+it too.
 
 Per failing test with replay data (``extra_data["replay"]``, put there by
 :func:`grader.scoring.grade.grade_pair`): the tree drawn with both searches over it (the tree data
-comes from :func:`grader.feedback.scene.build_scene`; the layout is here, so no Graphviz is needed), the
-first difference with the hint of the known mistake beside it, and a step-through of both
+comes from :func:`grader.feedback.scene.build_scene`; the layout is here, so no Graphviz is needed),
+the first difference with the hint of the known mistake beside it, and a step-through of both
 ``generated`` sequences. What each step shows (built here, read by ``report.js``):
 
 * alpha-beta: the reference's window and ``v`` at the parent, from the replay the answer key

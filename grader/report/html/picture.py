@@ -3,8 +3,8 @@
 Shapes (MAX an up-triangle, MIN a down-triangle, chance a circle, a leaf a square), the
 reference's solid blue ring and the student's dashed orange one, extra nodes cross-hatched,
 missing ones dotted, pruned branches crossed out, and the first difference framed with a
-``!``. The positions come from :mod:`grader.report.html.layout`; the legend that explains all this is
-in :mod:`grader.report.html.page`.
+``!``. The positions come from :mod:`grader.report.html.layout`; the legend that explains all this
+is in :mod:`grader.report.html.page`.
 """
 
 from __future__ import annotations

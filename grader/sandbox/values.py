@@ -1,0 +1,119 @@
+"""Values across the worker's channel: what a student's function returned, as JSON data.
+
+Numbers, strings, ``None`` and lists cross as themselves; NaN and infinities, tuples, dicts and
+every other object are tagged (:func:`encode_value`, :func:`decode_value`). Objects the grader
+does not know arrive as an :class:`OpaqueValue` (type name and ``repr``), which equals nothing
+but an identical :class:`OpaqueValue`. Encoding reads subclasses through their base type, so a
+student's ``__eq__`` or ``__iter__`` never runs in the grader, and sizes are bounded.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class OpaqueValue:
+    """A value the grader cannot carry as data: its type's name and its (truncated) ``repr``."""
+
+    type: str
+    repr: str
+
+    def __str__(self) -> str:
+        return self.repr
+
+
+FLOAT_TAG, TUPLE_TAG, DICT_TAG, OBJECT_TAG = "$float", "$tuple", "$dict", "$object"
+MAX_ITEMS = 10_000  # elements of one value
+MAX_DEPTH = 32
+MAX_REPR = 200
+MAX_INT_BITS = 10_000
+
+
+def _float(value: float) -> Any:
+    if math.isfinite(value):
+        return value
+    return {FLOAT_TAG: "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
+
+
+def _opaque(kind: type, text: str) -> dict[str, str]:
+    name = getattr(kind, "__qualname__", None)
+    module = getattr(kind, "__module__", None)
+    name = name if isinstance(name, str) else "?"
+    if isinstance(module, str) and module not in ("builtins", "search"):
+        name = f"{module}.{name}"
+    return {OBJECT_TAG: name, "repr": text}
+
+
+def encode_value(value: Any, safe_repr: Any = None) -> Any:
+    """``value`` as JSON-safe data.
+
+    Subclasses of ``int``, ``float``, ``str``, ``tuple``, ``list`` and ``dict`` are read through
+    the base type (an overridden ``__eq__`` or ``__iter__`` is never called); anything else
+    becomes ``{"$object": type name, "repr": ...}``, its ``repr`` taken by ``safe_repr`` (the
+    worker passes a time-limited one). Sizes are bounded (MAX_ITEMS, MAX_DEPTH).
+    """
+    budget = [MAX_ITEMS]
+    safe_repr = safe_repr or _plain_repr
+
+    def encode(item: Any, depth: int) -> Any:
+        budget[0] -= 1
+        kind = type(item)  # type(), unlike isinstance, cannot be fooled by a __class__ property
+        if budget[0] < 0 or depth > MAX_DEPTH:
+            return _opaque(kind, "<value too large to show>")
+        try:
+            if item is None or kind is bool:
+                return item
+            if issubclass(kind, int):
+                number = int.__int__(item)
+                if number.bit_length() > MAX_INT_BITS:
+                    return _opaque(kind, f"<int of {number.bit_length()} bits>")
+                return number
+            if issubclass(kind, float):
+                return _float(float.__float__(item))
+            if issubclass(kind, str):
+                return str.__str__(item)
+            if issubclass(kind, tuple):
+                return {TUPLE_TAG: [encode(x, depth + 1) for x in tuple.__iter__(item)]}
+            if issubclass(kind, list):
+                return [encode(x, depth + 1) for x in list.__iter__(item)]
+            if issubclass(kind, dict):
+                pairs = dict.items(item)
+                return {DICT_TAG: [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in pairs]}
+        except (TypeError, ValueError, RuntimeError):
+            pass
+        return _opaque(kind, safe_repr(item))
+
+    return encode(value, 0)
+
+
+def _plain_repr(item: Any) -> str:
+    try:
+        text = repr(item)
+        text = str.__str__(text) if isinstance(text, str) else object.__repr__(item)
+    except Exception as error:  # noqa: BLE001 - a broken __repr__: the value's problem
+        text = f"<{type(item).__name__} object; repr() raised {type(error).__name__}>"
+    return text if len(text) <= MAX_REPR else text[: MAX_REPR - 3] + "..."
+
+
+def decode_value(data: Any) -> Any:
+    """The inverse of :func:`encode_value`: tuples, NaN and infinities come back as
+    themselves; unknown objects as :class:`OpaqueValue`."""
+    if isinstance(data, list):
+        return [decode_value(item) for item in data]
+    if isinstance(data, dict):
+        if FLOAT_TAG in data:
+            return float(data[FLOAT_TAG])
+        if TUPLE_TAG in data:
+            return tuple(decode_value(item) for item in data[TUPLE_TAG])
+        if DICT_TAG in data:
+            pairs = [(decode_value(k), decode_value(v)) for k, v in data[DICT_TAG]]
+            try:
+                return dict(pairs)
+            except TypeError:  # an unhashable key (a list): keep the pairs
+                return OpaqueValue("dict", repr(pairs))
+        if OBJECT_TAG in data:
+            return OpaqueValue(str(data[OBJECT_TAG]), str(data.get("repr", "")))
+    return data
