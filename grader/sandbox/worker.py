@@ -14,7 +14,7 @@ serve requests until the channel closes.
 
 Everything in this process is the student's to change; the parent trusts none of it (it
 reads plain JSON and keeps its own deadlines). The checks made here (the time limit, the
-late return, :func:`_tampered`) are there to give honest mistakes a clear message.
+late return, :func:`tampered`) are there to give honest mistakes a clear message.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ import random
 import socket
 import sys
 import time
-import traceback
 from typing import Any
 
 import timeout_decorator
@@ -45,6 +44,13 @@ from grader.sandbox.confine import (
     cpu_used,
     die_with_parent,
     drop_privileges,
+)
+from grader.sandbox.failures import (
+    SandboxViolation,
+    error_data,
+    grader_error_reply,
+    guarded_objects,
+    tampered,
 )
 from grader.sandbox.protocol import MAX_TRACE
 from grader.sandbox.values import MAX_REPR, encode_value
@@ -64,8 +70,6 @@ WARM_UP_CASES = (  # loaded at start, so the case path's lazy imports happen bef
 )  # fmt: skip
 
 
-class SandboxViolation(Exception):
-    """Student code changed the grader's code inside the worker (reported, never raised)."""
 
 
 class WorkerTimeout(BaseException):
@@ -77,66 +81,12 @@ class WorkerTimeout(BaseException):
 # --- errors as data -------------------------------------------------------------------------
 
 
-def _safe_str(value: Any, limit: int = 2000) -> str:
-    try:
-        text = str(value)
-        text = str.__str__(text) if isinstance(text, str) else ""
-    except BaseException:  # noqa: BLE001 - a student's __str__ may do anything
-        text = "<the message could not be shown>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _error(exc: BaseException, path: str) -> dict[str, str]:
-    """type, message and a traceback of the submission's own frames only."""
-    kind = type(exc).__name__
-    if isinstance(exc, SystemExit):
-        code = "" if exc.code is None else _safe_str(exc.code, 200)
-        message = f"search.py called sys.exit({code})"
-    elif isinstance(exc, MemoryError):
-        message = _safe_str(exc) or "out of memory (the worker's memory limit was reached)"
-    else:
-        message = _safe_str(exc) or f"search.py raised {kind}"
-        message += _hint(exc)
-    tb = exc.__traceback__
-    traceback.clear_frames(tb)  # drop the locals (a memory bomb's list) before formatting
-    frames = [
-        traceback.FrameSummary("search.py", frame.lineno, frame.name, line=frame.line)
-        for frame in traceback.extract_tb(tb)
-        if frame.filename == path
-    ]
-    if isinstance(exc, SyntaxError) and exc.filename == path:
-        exc.filename = "search.py"
-        text = "".join(traceback.format_exception_only(type(exc), exc))
-    else:
-        text = "".join(traceback.format_list(frames))
-        text = (
-            "Traceback (most recent call last):\n" + text if text else ""
-        ) + f"{kind}: {message}\n"
-    return {"type": kind, "message": message, "traceback": text}
 
 
-def _hint(exc: BaseException) -> str:
-    """What the sandbox refused, for the errors its limits cause."""
-    if isinstance(exc, PermissionError):
-        return (" (search.py tried to reach something outside the sandbox: it may read and write "
-                "only its own scratch folder, use no network and signal no other process)")
-    if isinstance(exc, BlockingIOError) or (
-        isinstance(exc, RuntimeError) and "thread" in _safe_str(exc)
-    ):
-        return " (search.py tried to start a process or a thread: the sandbox allows neither)"
-    return ""
 
 
-def _grader_error(exc: BaseException) -> dict[str, Any]:
-    return {
-        "event": "reply",
-        "status": "grader_error",
-        "error": {
-            "type": type(exc).__name__,
-            "message": _safe_str(exc),
-            "traceback": traceback.format_exc(),
-        },
-    }
 
 
 # --- set-up ---------------------------------------------------------------------------------
@@ -159,35 +109,10 @@ def _preload() -> None:
             pass
 
 
-# Names whose replacement by student code makes a result meaningless: the worker itself, the
-# grader's modules it loaded (the tracing game), and what the worker's checks rely on.
-GUARDED_MODULES = ("__main__", "builtins", "time", "signal", "json", "socket", "timeout_decorator",
-                   "timeout_decorator.timeout_decorator")  # fmt: skip
 
 
-def _snapshot() -> dict[str, Any]:
-    """Every function and class (and class member) of the guarded modules, by qualified name."""
-    seen: dict[str, Any] = {}
-    for name, module in list(sys.modules.items()):
-        if name not in GUARDED_MODULES and name.split(".")[0] != "grader":
-            continue
-        seen[f"sys.modules[{name!r}]"] = module
-        for key, value in list(vars(module).items()):
-            if not (callable(value) and not key.startswith("__")):
-                continue
-            seen[f"{name}.{key}"] = value
-            if isinstance(value, type) and value.__module__ == name:
-                for member, item in list(vars(value).items()):
-                    if callable(item) or isinstance(item, (staticmethod, classmethod, property)):
-                        seen[f"{name}.{key}.{member}"] = item
-    return seen
 
 
-def _tampered(snapshot: dict[str, Any]) -> list[str]:
-    """The names of ``snapshot`` now bound to something else (first few)."""
-    current = _snapshot()
-    changed = [name for name, value in snapshot.items() if current.get(name) is not value]
-    return [name.replace("__main__", "grader.sandbox.worker") for name in changed[:5]]
 
 
 def _timed(seconds: float, function: Any, *args: Any) -> Any:
@@ -221,7 +146,7 @@ def _import_submission(path: str, limits: dict[str, Any]) -> tuple[Any, dict[str
             )
         except BaseException as exc:  # noqa: BLE001 - whatever the import does is reported
             module = None
-            reply.update(status="import_error", error=_error(exc, path))
+            reply.update(status="import_error", error=error_data(exc, path))
     reply.update(stdout=output.out.text(), stderr=output.err.text(), cpu=cpu_used())
     return module, reply
 
@@ -305,7 +230,7 @@ def _serve(
         name = function_name(algorithm, game)
         settings = _mcts_settings(request, case) if algorithm == "mcts" else None
     except Exception as exc:  # noqa: BLE001 - the grader's failure, not the student's
-        return _grader_error(exc)
+        return grader_error_reply(exc)
     reply: dict[str, Any] = {"event": "reply", "function": name}
     function = module.__dict__.get(name)  # no module __getattr__: no student code runs here
     if not callable(function):
@@ -339,7 +264,7 @@ def _serve(
         reply["elapsed"] = elapsed
         if caught is None and elapsed > time_limit:
             caught = "late"
-        changed = _tampered(snapshot)
+        changed = tampered(snapshot)
         if changed:  # whatever it returned, it ran under code that was not the grader's
             caught = SandboxViolation(
                 f"search.py replaced part of the grader ({', '.join(changed)}); "
@@ -356,7 +281,7 @@ def _serve(
         else:
             generated, evaluated, truncated = _trace_ids(trace)
             if isinstance(caught, BaseException):
-                reply.update(status="error", error=_error(caught, path))
+                reply.update(status="error", error=error_data(caught, path))
                 reply["message"] = f"{reply['error']['type']}: {reply['error']['message']}"
                 reply["recycle"] = isinstance(
                     caught, (MemoryError, RecursionError, SandboxViolation)
@@ -418,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     die_with_parent()
     landlock = confine(config["scratch"]) if config.get("landlock", True) else 0
     apply_limits(limits)
-    snapshot = _snapshot()
+    snapshot = guarded_objects()
     send({"event": "importing", "confinement": {"uid": os.getuid(), "landlock": landlock}})
     module, ready = _import_submission(path, limits)
     send(ready)
@@ -432,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 reply = _serve(request, module, path, limits, send, snapshot)
             except Exception as exc:  # noqa: BLE001 - a worker bug: the grader's failure
-                reply = _grader_error(exc)
+                reply = grader_error_reply(exc)
         send({**reply, "seq": request.get("seq")})
 
 

@@ -1,0 +1,110 @@
+"""What went wrong in the worker, as data for the parent: an exception as type, message and the
+traceback of the submission's own frames (with a word on what the sandbox refused), and the
+check that student code left the grader's own functions alone (:func:`tampered`).
+
+Everything here runs in the worker, next to student code; the messages are for honest mistakes.
+The parent trusts none of it.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from typing import Any
+
+
+class SandboxViolation(Exception):
+    """Student code changed the grader's code inside the worker (reported, never raised)."""
+
+
+def safe_str(value: Any, limit: int = 2000) -> str:
+    try:
+        text = str(value)
+        text = str.__str__(text) if isinstance(text, str) else ""
+    except BaseException:  # noqa: BLE001 - a student's __str__ may do anything
+        text = "<the message could not be shown>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def error_data(exc: BaseException, path: str) -> dict[str, str]:
+    """type, message and a traceback of the submission's own frames only."""
+    kind = type(exc).__name__
+    if isinstance(exc, SystemExit):
+        code = "" if exc.code is None else safe_str(exc.code, 200)
+        message = f"search.py called sys.exit({code})"
+    elif isinstance(exc, MemoryError):
+        message = safe_str(exc) or "out of memory (the worker's memory limit was reached)"
+    else:
+        message = safe_str(exc) or f"search.py raised {kind}"
+        message += sandbox_hint(exc)
+    tb = exc.__traceback__
+    traceback.clear_frames(tb)  # drop the locals (a memory bomb's list) before formatting
+    frames = [
+        traceback.FrameSummary("search.py", frame.lineno, frame.name, line=frame.line)
+        for frame in traceback.extract_tb(tb)
+        if frame.filename == path
+    ]
+    if isinstance(exc, SyntaxError) and exc.filename == path:
+        exc.filename = "search.py"
+        text = "".join(traceback.format_exception_only(type(exc), exc))
+    else:
+        text = "".join(traceback.format_list(frames))
+        text = (
+            "Traceback (most recent call last):\n" + text if text else ""
+        ) + f"{kind}: {message}\n"
+    return {"type": kind, "message": message, "traceback": text}
+
+
+def sandbox_hint(exc: BaseException) -> str:
+    """What the sandbox refused, for the errors its limits cause."""
+    if isinstance(exc, PermissionError):
+        return (" (search.py tried to reach something outside the sandbox: it may read and write "
+                "only its own scratch folder, use no network and signal no other process)")
+    if isinstance(exc, BlockingIOError) or (
+        isinstance(exc, RuntimeError) and "thread" in safe_str(exc)
+    ):
+        return " (search.py tried to start a process or a thread: the sandbox allows neither)"
+    return ""
+
+
+def grader_error_reply(exc: BaseException) -> dict[str, Any]:
+    return {
+        "event": "reply",
+        "status": "grader_error",
+        "error": {
+            "type": type(exc).__name__,
+            "message": safe_str(exc),
+            "traceback": traceback.format_exc(),
+        },
+    }
+
+
+# Names whose replacement by student code makes a result meaningless: the worker itself, the
+# grader's modules it loaded (the tracing game), and what the worker's checks rely on.
+GUARDED_MODULES = ("__main__", "builtins", "time", "signal", "json", "socket", "timeout_decorator",
+                   "timeout_decorator.timeout_decorator")  # fmt: skip
+
+
+def guarded_objects() -> dict[str, Any]:
+    """Every function and class (and class member) of the guarded modules, by qualified name."""
+    seen: dict[str, Any] = {}
+    for name, module in list(sys.modules.items()):
+        if name not in GUARDED_MODULES and name.split(".")[0] != "grader":
+            continue
+        seen[f"sys.modules[{name!r}]"] = module
+        for key, value in list(vars(module).items()):
+            if not (callable(value) and not key.startswith("__")):
+                continue
+            seen[f"{name}.{key}"] = value
+            if isinstance(value, type) and value.__module__ == name:
+                for member, item in list(vars(value).items()):
+                    if callable(item) or isinstance(item, (staticmethod, classmethod, property)):
+                        seen[f"{name}.{key}.{member}"] = item
+    return seen
+
+
+def tampered(snapshot: dict[str, Any]) -> list[str]:
+    """The names of ``snapshot`` now bound to something else (first few)."""
+    current = guarded_objects()
+    changed = [name for name, value in snapshot.items() if current.get(name) is not value]
+    return [name.replace("__main__", "grader.sandbox.worker") for name in changed[:5]]
