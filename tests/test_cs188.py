@@ -193,12 +193,12 @@ def test_a_folder_import_never_overwrites_without_force(tree, tmp_path, capsys):
 
 def test_names_that_still_clash_take_the_rest_of_the_path(tmp_path, capsys):
     folder = tmp_path / "suite"
-    for sub in ("q3", "extra/q3"):
+    for sub in ("fall/q3", "spring/q3", "spring/q3/q3"):
         (folder / sub).mkdir(parents=True)
         (folder / sub / "t.test").write_text(_test_text())
     assert import_main(folder, out=tmp_path / "out") == 0
     names = sorted(json.loads(p.read_text())["name"] for p in (tmp_path / "out").rglob("*.json"))
-    assert names == ["cs188-extra-q3-t", "cs188-q3-t"]
+    assert names == ["cs188-q3-t", "cs188-spring-q3-q3-t", "cs188-spring-q3-t"]
 
 
 def test_a_single_file_import_refuses_to_overwrite_and_names_unsupported_classes(tmp_path,
