@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import json
 from pathlib import Path
 
@@ -163,7 +164,7 @@ def test_validate_main_returns_zero_when_valid(tmp_path: Path) -> None:
         "tree": [[1, 2], [3]]}))
     out = io.StringIO()
     assert validate_main([tmp_path], out=out) == 0
-    assert out.getvalue().splitlines()[0] == "1 case file valid"
+    assert "1 case file valid" in out.getvalue().splitlines()  # after a $schema warning
 
 
 def test_bad_rubric_in_a_folder_is_reported(tmp_path: Path) -> None:
@@ -292,3 +293,58 @@ def test_builtin_finished_position_and_bad_params() -> None:
     assert [e.path for e in over] == ["$.state"] and "already over" in over[0].message
     params = check_case(builtin_case(game="nim", params={"misery": True}), build_builtin=True)
     assert [e.path for e in params] == ["$.params"] and "'misery'" in params[0].message
+
+
+# --- names across the collection, warnings ------------------------------------------------------
+
+
+def _collection(tmp_path: Path) -> Path:
+    """A course folder: trees/rubric.toml, one public case."""
+    trees = tmp_path / "course" / "trees"
+    (trees / "public").mkdir(parents=True)
+    (trees / "hidden").mkdir()
+    (trees / "rubric.toml").write_text("[defaults]\npoints = 1\n")
+    case = json.loads((TREES / "public" / "min-at-root.json").read_text())
+    case["$schema"] = "../../../../grader/schema/case.schema.json"  # wrong from here
+    (trees / "public" / "min-at-root.json").write_text(json.dumps(case, indent=2))
+    return trees
+
+
+def test_a_case_checked_alone_meets_the_names_of_its_whole_trees_folder(tmp_path):
+    trees = _collection(tmp_path)
+    copy = trees / "hidden" / "copy.json"
+    copy.write_text((trees / "public" / "min-at-root.json").read_text())
+    errors = validate_paths([copy])
+    assert len(errors) == 1 and errors[0].path == "$.name" and errors[0].line == 3
+    assert "the name 'min-at-root' is already used by" in errors[0].message
+    assert "public/min-at-root.json" in errors[0].message
+    assert validate_paths([trees]) != []  # both given: the clash is still one error a copy
+    data = json.loads(copy.read_text())
+    data["name"] = "min-at-root-hidden"
+    copy.write_text(json.dumps(data))
+    assert validate_paths([copy]) == []
+
+
+def test_validate_warns_on_a_todo_description_and_a_schema_path_that_leads_nowhere(tmp_path):
+    trees = _collection(tmp_path)
+    case = trees / "public" / "min-at-root.json"
+    data = json.loads(case.read_text())
+    data["description"] = "TODO: one line saying what this case tests"
+    case.write_text(json.dumps(data, indent=2))
+    warnings: list[CaseError] = []
+    assert validate_paths([case], warnings=warnings) == []
+    assert [w.path for w in warnings] == ["$[\"$schema\"]", "$.description"]
+    right = os.path.relpath(SCHEMA_PATH, case.parent)
+    assert f"$schema '../../../../grader/schema/case.schema.json' does not lead" in warnings[0].message
+    assert f"write {right!r}" in warnings[0].message
+    assert "grader new's TODO" in warnings[1].message and warnings[1].line == 4
+    out = io.StringIO()
+    assert validate_main([case], out=out) == 0  # warnings do not fail
+    text = out.getvalue()
+    assert "warning: " in text and "2 warnings" in text
+
+
+def test_the_cases_of_the_repository_have_no_warnings():
+    warnings: list[CaseError] = []
+    assert validate_paths([TREES], check_expect=False, warnings=warnings) == []
+    assert warnings == []
