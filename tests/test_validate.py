@@ -348,3 +348,30 @@ def test_the_cases_of_the_repository_have_no_warnings():
     warnings: list[CaseError] = []
     assert validate_paths([TREES], check_expect=False, warnings=warnings) == []
     assert warnings == []
+
+
+CASE_HEAD = '{\n  "$schema": "../../grader/schema/case.schema.json",\n  "name": "x",\n'
+
+
+@pytest.mark.parametrize("body, where, message", [
+    # a missing ']': said, and placed right after the last item of the list
+    ('  "algorithms": ["minimax", "alpha_beta",\n  "description": "d",\n  "tree": [[1]]\n}',
+     (4, 41), "a ']' is missing here: the list opened at line 4, column 17 must close before "
+              'the key "description"'),
+    ('  "description": "d", "algorithms": ["minimax"],\n  "tree": [[1, 2], [3}\n}',
+     (5, 22), "a ']' is missing: the list opened at line 5, column 20 must close before this '}'"),
+    ('  "description": "d", "algorithms": ["minimax"],\n  "tree": [[1, 2], [3]',
+     (5, 23), "the file ends inside the list opened at line 5, column 11: a ']' is missing"),
+    ('  // the textbook figure\n  "description": "d"}', (4, 3),
+     "comments are not JSON: remove this comment"),
+    ('  "description": "d", /* note */ "algorithms": []}', (4, 23), "comments are not JSON"),
+    ('  "description": "d",,\n  "algorithms": []}', (4, 22), "two commas in a row: remove one"),
+    ('  "algorithms": ["minimax",, "alpha_beta"]}', (4, 28), "two commas in a row"),
+    ('  "description": "d",\n}', (5, 1), "remove the trailing comma before this '}'"),
+])
+def test_json_syntax_errors_say_what_is_missing_or_not_allowed_at_the_right_place(body, where,
+                                                                                  message):
+    errors = parse_case_text(CASE_HEAD + body, "c.json").errors
+    assert len(errors) == 1
+    assert (errors[0].line, errors[0].column) == where, str(errors[0])
+    assert message in errors[0].message
