@@ -375,3 +375,42 @@ def test_json_syntax_errors_say_what_is_missing_or_not_allowed_at_the_right_plac
     assert len(errors) == 1
     assert (errors[0].line, errors[0].column) == where, str(errors[0])
     assert message in errors[0].message
+
+
+def _write(tmp_path: Path, data: dict) -> Path:
+    path = tmp_path / f"{data['name']}.json"
+    path.write_text(json.dumps({"$schema": "x", "description": "d", **data}, indent=1))
+    return path
+
+
+def test_a_misspelled_successors_names_the_fields_of_the_states_form(tmp_path):
+    path = _write(tmp_path, {"name": "s", "algorithms": ["minimax"], "start": "A", "states": {
+        "A": {"player": "max", "sucessors": [["l", "B"]]}, "B": {"value": 1}}})
+    first = validate_paths([path])[0]
+    assert first.path == "$.states.A"
+    assert "state 'A' has neither 'successors' nor 'value'" in first.message
+    assert '{"player": ..., "successors": [[action, state], ...]}' in first.message
+    assert "'sucessors' looks like a misspelled 'successors'" in first.message
+    assert "give it children" not in first.message
+
+
+@pytest.mark.parametrize("game, state, words", [
+    ("connect4", "....|...|.o..|.xx.", "row 2 ('...') has 3 cells but row 1 ('....') has 4"),
+    ("tictactoe", "x.o|...|..xo", "row 3 ('..xo') has 4 cells but row 1 ('x.o') has 3"),
+])
+def test_a_board_row_of_the_wrong_length_is_named(tmp_path, game, state, words):
+    path = _write(tmp_path, {"name": "b", "algorithms": ["minimax"], "game": game,
+                             "state": state})
+    errors = validate_paths([path])
+    assert len(errors) == 1 and errors[0].path == "$.state" and words in errors[0].message
+
+
+def test_players_is_needed_only_when_the_game_has_another_count(tmp_path):
+    # docs/cases.md: players defaults to 2; three_player needs "players": 3.
+    assert validate_paths([_write(tmp_path, {"name": "c4", "algorithms": ["minimax"],
+                                             "game": "connect4", "state": "...|...|.x."})]) == []
+    errors = validate_paths([_write(tmp_path, {"name": "t3", "algorithms": ["maxn"],
+                                               "game": "three_player"})])
+    assert len(errors) == 1 and 'set "players": 3' in errors[0].message
+    docs = (ROOT / "docs" / "cases.md").read_text()
+    assert "the two-player games need no `players`" in docs
