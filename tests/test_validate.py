@@ -335,7 +335,8 @@ def test_validate_warns_on_a_todo_description_and_a_schema_path_that_leads_nowhe
     assert validate_paths([case], warnings=warnings) == []
     assert [w.path for w in warnings] == ["$[\"$schema\"]", "$.description"]
     right = os.path.relpath(SCHEMA_PATH, case.parent)
-    assert f"$schema '../../../../grader/schema/case.schema.json' does not lead" in warnings[0].message
+    assert "$schema '../../../../grader/schema/case.schema.json' does not lead" \
+        in warnings[0].message
     assert f"write {right!r}" in warnings[0].message
     assert "grader new's TODO" in warnings[1].message and warnings[1].line == 4
     out = io.StringIO()

@@ -220,7 +220,8 @@ def answer_key(case: Any, rubric: Any = None) -> str:
             continue
         result = solve(case, algorithm)
         if algorithm == "mcts":
-            lines += _mcts_lines(case, rubric) + [f"- Chosen move (seed {mcts_settings(case).seed}): "
+            seed = mcts_settings(case).seed
+            lines += _mcts_lines(case, rubric) + [f"- Chosen move (seed {seed}): "
                                                   f"**{fmt(result.value)}**"]
             lines += [line for line in _run_lines(result, None, False)[1:]
                       if not line.startswith("- Root move")]  # the chosen move, said above

@@ -228,8 +228,8 @@ def convert(fields: dict[str, str], file: str | Path | None = None,
     if unused:
         notes.append(f"states not reachable from {start!r} are dropped: {', '.join(unused)}")
     source = Path(file) if file else Path("test.test")
-    shown = f"{source.parent.name}/{source.name}" if re.fullmatch(r"q\d+\w*",
-                                                                  source.parent.name) else source.name
+    in_question = re.fullmatch(r"q\d+\w*", source.parent.name)
+    shown = f"{source.parent.name}/{source.name}" if in_question else source.name
     rule = {"strict": "; strict pruning, as CS188", "inclusive": "; inclusive pruning (CS188 "
             "prunes on strict inequality)", "either": "; either pruning rule accepted"}[pruning]
     data = {"$schema": schema_ref(out), "name": name or cs188_name(file),
