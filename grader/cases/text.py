@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader.cases.json_hints import syntax_message
 from grader.errors import CaseError
 
 JsonPath = tuple  # ("tree", "children", 1, "value"): str keys, int indexes
@@ -86,7 +87,7 @@ def parse_case_text(text: str, file: str | None = None) -> ParsedText:
     try:
         parsed.data = json.loads(text)
     except json.JSONDecodeError as error:
-        detail, offset = _json_hint(error)
+        detail, offset = syntax_message(error)
         line = error.doc.count("\n", 0, offset) + 1
         column = offset - (error.doc.rfind("\n", 0, offset) + 1) + 1
         parsed.errors.append(CaseError(f"not valid JSON: {detail}", file=file,
@@ -105,95 +106,6 @@ def parse_case_text(text: str, file: str | None = None) -> ParsedText:
     for parts, offset, message in problems:
         parsed.errors.append(place(case_error(message, parts, file), *where(offset)))
     return parsed
-
-
-_CLOSER = {"[": "]", "{": "}"}
-_KIND = {"[": "list", "{": "object"}
-
-
-def _open_brackets(text: str) -> list[tuple[str, int]]:
-    """The brackets still open at the end of ``text`` (JSON up to a syntax error), with their
-    offsets; strings are skipped."""
-    stack: list[tuple[str, int]] = []
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if char == '"':
-            i += 1
-            while i < len(text) and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-        elif char in "[{":
-            stack.append((char, i))
-        elif char in "]}" and stack:
-            stack.pop()
-        i += 1
-    return stack
-
-
-def _json_hint(error: json.JSONDecodeError) -> tuple[str, int]:
-    """What to tell a TA about a JSON syntax error, and the offset to point at (the error's,
-    or where the missing bracket belongs)."""
-    hint, offset = _hint(error)
-    if hint.startswith("; "):  # a hint to the parser's own words
-        return error.msg + hint, offset
-    return hint or error.msg, offset
-
-
-def _hint(error: json.JSONDecodeError) -> tuple[str, int]:
-    text, pos = error.doc, error.pos
-    before = text[:pos].rstrip()
-    here = text[pos:pos + 1]
-    if text.startswith(("//", "/*", "#"), pos):
-        return ("comments are not JSON: remove this comment (a case's 'description' holds "
-                "what it tests)"), pos
-    if here == "," and before.endswith(","):
-        return "two commas in a row: remove one", pos
-    if before.endswith(",") and here in ("}", "]"):
-        return f"; remove the trailing comma before this '{here}'", pos
-    if error.msg.startswith("Expecting ',' delimiter"):
-        stack = _open_brackets(text[:pos])
-        if stack:
-            opener, at = stack[-1]
-            where = _line_column(text, at)
-            closer, kind = _CLOSER[opener], _KIND[opener]
-            if not text[pos:].strip():
-                return (f"the file ends inside the {kind} opened at line {where}: a "
-                        f"'{closer}' is missing"), pos
-            if here in "]}" and here != closer:
-                return (f"a '{closer}' is missing: the {kind} opened at line {where} must "
-                        f"close before this '{here}'"), pos
-            if opener == "[" and here == ":" and before.endswith('"'):
-                key = _string_start(text, len(before) - 1)
-                end = len(text[:key].rstrip().rstrip(",").rstrip())
-                return (f"a ']' is missing here: the list opened at line {where} must close "
-                        f"before the key {text[key:len(before)]}"), end
-        return "; a ',' is missing between two items (or a quote is not closed)", pos
-    if error.msg.startswith("Expecting property name enclosed in double quotes"):
-        return "; JSON keys need double quotes", pos
-    if error.msg.startswith("Extra data"):
-        return "; the file must hold one JSON object: remove what follows it", pos
-    if error.msg.startswith("Expecting value") and here == "'":
-        return "; JSON strings need double quotes", pos
-    return "", pos
-
-
-def _line_column(text: str, offset: int) -> str:
-    line = text.count("\n", 0, offset) + 1
-    return f"{line}, column {offset - (text.rfind(chr(10), 0, offset) + 1) + 1}"
-
-
-def _string_start(text: str, close: int) -> int:
-    """The offset of the opening quote of the JSON string whose closing quote is at ``close``."""
-    i = close - 1
-    while i >= 0:
-        if text[i] == '"':
-            slashes = 0
-            while i - 1 - slashes >= 0 and text[i - 1 - slashes] == "\\":
-                slashes += 1
-            if slashes % 2 == 0:
-                return i
-        i -= 1
-    return 0
 
 
 def _scan(text: str, offsets: dict[JsonPath, int], problems: list) -> None:
