@@ -177,3 +177,10 @@ def test_a_wide_tree_png_is_scaled_to_a_sane_size(tmp_path, capsys):
     width, height = struct.unpack(">II", out.read_bytes()[16:24])
     assert width <= 3840 and height <= 1920 and out.stat().st_size < 1_000_000
     assert "the PNG is scaled down" in capsys.readouterr().out
+
+
+def test_an_mcts_picture_of_a_student_run_keeps_the_nodes_only_the_student_expanded():
+    case = load_case(PUBLIC / "mcts-tiny-tree.json")
+    scene = build_scene(case, "mcts", student_run=SimpleNamespace(generated=["C", "C2"]))
+    assert "C2" in [node.id for node in scene.nodes]
+    assert "nodes the reference's or your MCTS expanded are drawn" in render_text(scene)

@@ -115,13 +115,12 @@ def build_scene(case: Any, algorithm: str | None = None, reference_run: Any = No
         reference_run = solve(case, algorithm, pruning=rule)
     scene.reference = positions(reference_run.generated)
     scene.algorithm = algorithm
-    if algorithm == "mcts":  # its value is the move it chose; only its own tree is drawn
+    if algorithm == "mcts":  # its value is the move it chose (its tree is cut below)
         settings = mcts_settings(case)
-        scene.legend.append(f"mcts ({settings.iterations} iterations, seed {settings.seed}): "
-                            f"chooses move {reference_run.value}")
-        scene.nodes = _expanded(nodes, scene.reference)
-        scene.legend.append(f"only the {len(scene.nodes)} nodes MCTS expanded are drawn (of "
-                            f"{len(nodes)} in the game tree); values: exact game values")
+        chose = (f": chooses move {reference_run.value}"
+                 if getattr(reference_run, "value", None) is not None else "")
+        scene.legend.append(f"mcts ({settings.iterations} iterations, seed {settings.seed})"
+                            + chose)
     else:
         how = f", {rule} rule" if algorithm == "alpha_beta" else ""
         scene.legend.append(f"{algorithm}{how}: value {fmt(reference_run.value)}"
@@ -141,6 +140,11 @@ def build_scene(case: Any, algorithm: str | None = None, reference_run: Any = No
         scene.bounds = visits is not None
     if student_run is not None:
         scene.student = positions(list(student_run.generated))
+    if algorithm == "mcts":  # a few hundred of a game's nodes: draw what the runs expanded
+        scene.nodes = _expanded(nodes, {**scene.reference, **(scene.student or {})})
+        who = "MCTS" if scene.student is None else "the reference's or your MCTS"
+        scene.legend.append(f"only the {len(scene.nodes)} nodes {who} expanded are drawn (of "
+                            f"{len(nodes)} in the game tree); values: exact game values")
     return scene
 
 
