@@ -36,6 +36,7 @@ from grader.cases.cs188 import (
 )
 from grader.cases.rubric import RubricError, load_rubric
 from grader.errors import CaseError
+from grader.files import write_text_atomically
 from grader.paths import REPO_ROOT
 
 
@@ -130,8 +131,7 @@ def import_one(test_file: Path, *, solution: Path | None = None, target: Path | 
         differences = check_solution(case, answer, solution) if answer is not None else []
         text = case_json(data)
         if target is not None:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
+            write_text_atomically(text, target)
     except UnsupportedTestError as error:
         outcome.status = "skipped"
         outcome.said.append(f"{shown}: skipped: {str(error).split(': ', 1)[1]}")
