@@ -104,7 +104,8 @@ def _generate(args: argparse.Namespace) -> int:
 def _import_cs188(args: argparse.Namespace) -> int:
     from grader.commands.import_cs188 import import_main
 
-    return import_main(args.test_file, solution=args.solution, out=args.out)
+    return import_main(args.test_file, solution=args.solution, out=args.out, force=args.force,
+                       pruning=args.pruning)
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -190,10 +191,16 @@ def build_parser() -> argparse.ArgumentParser:
     generate.add_argument("--out", type=Path, default=Path("."))
     generate.set_defaults(run=_generate)
 
-    cs188 = commands.add_parser("import-cs188", help="TAs: convert a CS188 GraphGameTreeTest")
-    cs188.add_argument("test_file", type=Path)
-    cs188.add_argument("--solution", type=Path, default=None)
-    cs188.add_argument("--out", type=Path, default=None)
+    cs188 = commands.add_parser("import-cs188",
+                                help="TAs: convert CS188 GraphGameTreeTests (a file or a folder)")
+    cs188.add_argument("test_file", type=Path, help="a .test file or a test_cases/ folder")
+    cs188.add_argument("--solution", type=Path, default=None,
+                       help="one file's .solution (default: the one beside it)")
+    cs188.add_argument("--out", type=Path, default=None,
+                       help="file or folder to write (a folder import needs one)")
+    cs188.add_argument("--force", action="store_true", help="overwrite existing case files")
+    cs188.add_argument("--pruning", choices=("strict", "inclusive", "either"), default="strict",
+                       help="alpha-beta cases' rule (default strict, CS188's)")
     cs188.set_defaults(run=_import_cs188)
 
     report = commands.add_parser("report", help="staff: an HTML report from a graded results.json")

@@ -14,6 +14,7 @@ from grader.answers.solve import solve
 from grader.answers.validate import validate_paths
 from grader.cases import case_from_dict, find_cases, load_case
 from grader.cases.authoring import case_json
+from grader.cases.rubric import rubric_from_dict
 from grader.commands.key import key_main
 from grader.commands.new import new_main, skeleton
 
@@ -151,7 +152,7 @@ def test_key_of_a_deep_cutoff_gives_the_window_from_the_root():
                                             "| B1 | leaf | 2 | 0.4 |"]),
     ("aima-fig-5-4-three-player.json", ["**(1, 2, 6)**", "| B1 | P2 | 2 | (1, 2, 6) | 2 |"]),
     ("maxn-shallow-pruning.json", ["- Pruned: "]),
-    ("mcts-tiny-tree.json", ["- Chosen move: **B**", "visits of the root's moves: B: "]),
+    ("mcts-tiny-tree.json", ["- Chosen move (seed 1): **B**", "visits of the root's moves: B: "]),
     ("tictactoe-midgame.json", ["no node table", "x.o\\|"]),
 ])
 def test_key_covers_every_algorithm(name, words):
@@ -181,3 +182,39 @@ def test_key_main_prints_markdown_and_exits_2_for_a_missing_case(tmp_path, capsy
     assert capsys.readouterr().out.startswith("# Answer key: ties-at-root")
     assert cli.main(["solve", str(tmp_path / "nope.json"), "--key"]) == 2
     assert "nope.json" in capsys.readouterr().err
+
+
+def test_key_of_a_graph_shows_one_row_a_visit_of_a_shared_state():
+    key = answer_key(load_case(PUBLIC / "graph-shared-state.json"))
+    inclusive = key.split("### alpha_beta, inclusive rule")[1].split("### alpha_beta, strict")[0]
+    # G is searched from B with beta 7, then from C with alpha 5: two windows, two rows.
+    assert "| G | MAX | 2 | m | 5 | 3 | (-inf, 7) | 5 |" in inclusive
+    assert "| G (again) |  | 2 |  |  | 7 | (5, +inf) | 5 |" in inclusive
+    assert "| I (again) |  | 3 |  |  | 9 | (5, +inf) | 5 |" in inclusive
+    assert "| F | leaf | 2 | r | 3 | pruned |  |  |" in inclusive
+    minimax = key.split("## minimax")[1].split("## alpha_beta")[0]
+    assert "| G | MAX | 2 | m | 5 | 3, 7 |" in minimax  # no windows: one row, both numbers
+
+
+def test_mcts_key_lists_the_optimal_moves_and_the_share_of_seeds_that_find_one():
+    key = answer_key(load_case(PUBLIC / "mcts-tiny-tree.json"))
+    assert "- Optimal moves (exact game value, what an `outcome` check accepts): **B**" in key
+    assert "- Seeds 1-20: 20 of 20 choose an optimal move (100%; an `outcome` check needs 90%)" \
+        in key
+    case = load_case(PUBLIC / "mcts-tiny-tree.json")
+    low = answer_key(case, rubric_from_dict({"defaults": {"outcome_seeds": 3}}))
+    assert "- Seeds 1-3: 3 of 3 choose" in low
+
+
+def test_maxn_key_says_no_pruning_rule_applies_and_expect_maxn_strict_is_an_error(tmp_path):
+    key = answer_key(load_case(PUBLIC / "maxn-shallow-pruning.json"))
+    assert "- Pruning rule: none applies. The inclusive/strict rule is alpha-beta's" in key
+    case = load_case(PUBLIC / "maxn-shallow-pruning.json")
+    assert solve(case, "maxn", pruning="strict").generated == solve(case, "maxn").generated
+    data = json.loads((PUBLIC / "maxn-shallow-pruning.json").read_text())
+    data["expect"] = {"maxn/strict": {"value": [6, 2, 2]}}
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(data))
+    errors = validate_paths([path])
+    assert len(errors) == 1 and "changes only alpha_beta's search" in errors[0].message
+    assert "`maxn/strict` is an error" in (ROOT / "docs" / "cases.md").read_text()

@@ -134,3 +134,114 @@ def test_cli_import_prints_json_and_exits_2_for_a_missing_file(tmp_path, capsys)
     assert json.loads(captured.out)["name"] == "cs188-tied-root" and "matches" in captured.err
     assert cli.main(["import-cs188", str(tmp_path / "none.test")]) == 2
     assert "none.test" in capsys.readouterr().err
+
+
+# --- whole test_cases/ folders ------------------------------------------------------------------
+
+TEST_CASES = FIXTURES / "test_cases"  # q2, q3, q4 with the same file name, a Pacman test, CONFIG
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A copy of tests/cs188/test_cases/ plus files a course's folder may really hold: one
+    saved as Latin-1, one with a UTF-8 byte-order mark, one saved as UTF-16."""
+    import shutil
+
+    folder = tmp_path / "test_cases"
+    shutil.copytree(TEST_CASES, folder)
+    small = (TEST_CASES / "q2" / "1-small-tree.test").read_text()
+    (folder / "q5").mkdir()
+    (folder / "q5" / "latin1.test").write_bytes(("# é\n" + small).encode("latin-1"))
+    (folder / "q5" / "bom.test").write_bytes(b"\xef\xbb\xbf" + small.encode())
+    (folder / "q5" / "utf16.test").write_bytes(small.encode("utf-16"))
+    return folder
+
+
+def test_a_folder_import_keeps_question_folders_and_makes_names_unique(tree, tmp_path, capsys):
+    out = tmp_path / "cases"
+    assert import_main(tree, out=out) == 2  # the Latin-1 and UTF-16 files cannot be read
+    captured = capsys.readouterr()
+    written = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.json"))
+    assert written == ["q2/1-small-tree.json", "q3/1-small-tree.json", "q3/6-tied-root.json",
+                       "q4/1-small-tree.json", "q5/bom.json"]
+    names = [json.loads((out / p).read_text())["name"] for p in written]
+    assert names == ["cs188-q2-1-small-tree", "cs188-q3-1-small-tree", "cs188-q3-6-tied-root",
+                     "cs188-q4-1-small-tree", "cs188-q5-bom"]
+    assert validate_paths([out]) == []  # no clash, each $schema right from its folder
+    assert json.loads((out / "q4/1-small-tree.json").read_text())["algorithms"] == ["expectimax"]
+    assert "q2/8-pacman-game.test: skipped: class 'PacmanGameTreeTest' is not supported" \
+        in captured.out
+    assert captured.out.count("matches 1-small-tree.solution") == 3
+    assert "5 of 8 .test files imported" in captured.out and "2 failed" in captured.out
+    assert "latin1.test:1: the file is not UTF-8 text: byte 0xe9 at column 3" in captured.err
+    assert "utf16.test:1: the file is UTF-16 text" in captured.err
+    assert "Traceback" not in captured.err
+
+
+def test_a_folder_import_never_overwrites_without_force(tree, tmp_path, capsys):
+    out = tmp_path / "cases"
+    import_main(tree, out=out)
+    target = out / "q3" / "6-tied-root.json"
+    target.write_text("edited by a TA")
+    capsys.readouterr()
+    assert import_main(tree, out=out) == 2
+    assert f"{target} exists; pass --force to overwrite it" in capsys.readouterr().err
+    assert target.read_text() == "edited by a TA"
+    assert import_main(tree, out=out, force=True) == 2  # still the two unreadable files
+    assert json.loads(target.read_text())["name"] == "cs188-q3-6-tied-root"
+
+
+def test_names_that_still_clash_take_the_rest_of_the_path(tmp_path, capsys):
+    folder = tmp_path / "suite"
+    for sub in ("fall/q3", "spring/q3", "spring/q3/q3"):
+        (folder / sub).mkdir(parents=True)
+        (folder / sub / "t.test").write_text(_test_text())
+    assert import_main(folder, out=tmp_path / "out") == 0
+    names = sorted(json.loads(p.read_text())["name"] for p in (tmp_path / "out").rglob("*.json"))
+    assert names == ["cs188-q3-t", "cs188-spring-q3-q3-t", "cs188-spring-q3-t"]
+
+
+def test_a_single_file_import_refuses_to_overwrite_and_names_unsupported_classes(tmp_path,
+                                                                                 capsys):
+    out = tmp_path / "x.json"
+    out.write_text("{}")
+    assert import_main(TIED, out=out) == 2 and out.read_text() == "{}"
+    assert "exists; pass --force" in capsys.readouterr().err
+    assert import_main(TIED, out=out, force=True) == 0
+    assert import_main(TEST_CASES / "q2" / "8-pacman-game.test", out=tmp_path / "p.json") == 2
+    assert "class 'PacmanGameTreeTest' is not supported" in capsys.readouterr().err
+    assert import_main(TEST_CASES, out=None) == 2  # a folder needs --out
+    assert "is a folder: give --out FOLDER" in capsys.readouterr().err
+
+
+def test_a_bom_is_skipped_and_wide_encodings_are_named():
+    from grader.cases.cs188 import decode_cs188
+
+    assert decode_cs188(b'\xef\xbb\xbfalg: "x"\n') == 'alg: "x"\n'
+    with pytest.raises(Cs188FormatError, match=r"f.test:1: the file is UTF-16 text"):
+        decode_cs188('alg: "x"'.encode("utf-16"), "f.test")
+    with pytest.raises(Cs188FormatError, match=r"f.test:3: .*byte 0xe9 at column 3"):
+        decode_cs188(b"a\nb\n# \xe9t\xe9", "f.test")
+
+
+@pytest.mark.parametrize("rule", ["inclusive", "either"])
+def test_pruning_option_sets_the_rule_and_the_solution_is_still_checked_strict(rule, tmp_path,
+                                                                               capsys):
+    out = tmp_path / "tied.json"
+    assert cli.main(["import-cs188", str(TIED), "--out", str(out), "--pruning", rule]) == 0
+    data = json.loads(out.read_text())
+    assert data["pruning"] == rule and rule in data["description"]
+    said = capsys.readouterr().out
+    assert "matches" in said  # CS188's own .solution is strict
+    assert "fails this trace" not in said  # the course rule (trees/rubric.toml) is inclusive
+
+
+def test_the_importer_warns_when_the_case_rule_differs_from_the_course_rule(tmp_path, capsys):
+    (tmp_path / "rubric.toml").write_text('[defaults]\npruning = "inclusive"\n')
+    assert import_main(TIED, out=tmp_path / "tied.json") == 0
+    said = capsys.readouterr().out
+    assert "graded with the strict rule" in said and "course rule in" in said
+    assert "--pruning either" in said
+    (tmp_path / "rubric.toml").write_text('[defaults]\npruning = "strict"\n')
+    assert import_main(TIED, out=tmp_path / "tied2.json") == 0
+    assert "course rule" not in capsys.readouterr().out

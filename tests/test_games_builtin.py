@@ -97,7 +97,7 @@ def test_tictactoe_full_tree_has_549945_nodes():
         ("xxx|oo.|o..", "x has a line, but o moved last"),
         ("ooo|xx.|x.x", "o has a line, but x moved last"),
         ("x.o|...", "expected 3 rows of 3"),
-        ("x.o|..|...", "rows of equal length"),
+        ("x.o|..|...", "row 2 ('..') has 2 cells but row 1 ('x.o') has 3"),
         ("xqo|...|...", "unexpected ['q']"),
         (42, "rows of equal length"),
     ],

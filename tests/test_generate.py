@@ -147,3 +147,16 @@ def test_cli_generate_calls_generate_main(tmp_path):
     assert cli.main(["generate", "-a", "alpha_beta", "--depth", "2", "--branching", "2",
                      "--out", str(tmp_path)]) == 0
     assert len(list(tmp_path.glob("*.json"))) == 1 and len(list(tmp_path.glob("*.key.md"))) == 1
+
+
+def test_a_minimax_exercise_showing_strict_differs_lists_alpha_beta_so_its_key_shows_it(tmp_path,
+                                                                                        capsys):
+    assert generate_main("minimax", depth=3, branching=2, seed=3, count=1,
+                         require="strict-differs", out=tmp_path) == 0
+    assert "lists minimax and alpha_beta" in capsys.readouterr().out
+    case_file = next(tmp_path.glob("*.json"))
+    data = json.loads(case_file.read_text())
+    assert data["algorithms"] == ["minimax", "alpha_beta"]
+    assert "alpha-beta's inclusive and strict traces differ" in data["description"]
+    key = case_file.with_suffix(".key.md").read_text()
+    assert "rules **differ**" in key

@@ -136,3 +136,51 @@ def test_render_main_reports_bad_input(args, words, capsys):
     assert render_main(PUBLIC / f"{name}.json", form, algorithm=algorithm) == 2
     error = capsys.readouterr().err
     assert all(word in error for word in words), error
+
+
+def test_an_mcts_picture_names_the_chosen_move_and_draws_only_what_mcts_expanded():
+    case = load_case(PUBLIC / "mcts-tiny-tree.json")
+    scene = build_scene(case, "mcts")
+    text, dot = render_text(scene), render_dot(scene)
+    assert "mcts (30 iterations, seed 1): chooses move B" in text
+    assert "value B" not in text and "value B" not in dot
+    for drawing in (text, dot):
+        assert "pruned" not in drawing and "cut" not in drawing
+        assert "generated n-th by the reference's MCTS" in drawing
+    assert "only the 7 nodes MCTS expanded are drawn (of 8 in the game tree)" in text
+    assert [node.id for node in scene.nodes] == ["A", "B", "B1", "B2", "C", "C1", "D"]
+
+
+def test_the_legend_explains_rounded_boxes_only_where_the_depth_limit_cuts():
+    limited = render_dot(build_scene(load_case(PUBLIC / "depth-limit-2.json"), "alpha_beta"))
+    assert "rounded box: a node the depth limit cuts, scored by its eval" in limited
+    assert 'style="rounded' in limited.split("rounded box")[1]  # and such a node is drawn so
+    plain = render_dot(build_scene(load_case(PUBLIC / "aima-fig-5-2.json"), "alpha_beta"))
+    assert "rounded" not in plain
+
+
+def test_a_pruned_internal_node_keeps_a_second_line_so_its_label_fits_its_triangle():
+    dot = render_dot(build_scene(load_case(PUBLIC / "prune-equal-deep-cutoff.json"),
+                                 "alpha_beta", pruning="inclusive"))
+    c2 = next(line for line in dot.splitlines() if 'label="C2\\n' in line)
+    assert 'label="C2\\npruned"' in c2
+    assert "dashed" in c2
+
+
+@needs_dot
+def test_a_wide_tree_png_is_scaled_to_a_sane_size(tmp_path, capsys):
+    import struct
+
+    wide = ROOT / "trees" / "hidden" / "tictactoe-o-to-move.json"
+    out = tmp_path / "wide.png"
+    assert render_main(wide, "png", algorithm="alpha_beta", out=out) == 0
+    width, height = struct.unpack(">II", out.read_bytes()[16:24])
+    assert width <= 3840 and height <= 1920 and out.stat().st_size < 1_000_000
+    assert "the PNG is scaled down" in capsys.readouterr().out
+
+
+def test_an_mcts_picture_of_a_student_run_keeps_the_nodes_only_the_student_expanded():
+    case = load_case(PUBLIC / "mcts-tiny-tree.json")
+    scene = build_scene(case, "mcts", student_run=SimpleNamespace(generated=["C", "C2"]))
+    assert "C2" in [node.id for node in scene.nodes]
+    assert "nodes the reference's or your MCTS expanded are drawn" in render_text(scene)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import json
 from pathlib import Path
 
@@ -163,7 +164,7 @@ def test_validate_main_returns_zero_when_valid(tmp_path: Path) -> None:
         "tree": [[1, 2], [3]]}))
     out = io.StringIO()
     assert validate_main([tmp_path], out=out) == 0
-    assert out.getvalue().splitlines()[0] == "1 case file valid"
+    assert "1 case file valid" in out.getvalue().splitlines()  # after a $schema warning
 
 
 def test_bad_rubric_in_a_folder_is_reported(tmp_path: Path) -> None:
@@ -292,3 +293,125 @@ def test_builtin_finished_position_and_bad_params() -> None:
     assert [e.path for e in over] == ["$.state"] and "already over" in over[0].message
     params = check_case(builtin_case(game="nim", params={"misery": True}), build_builtin=True)
     assert [e.path for e in params] == ["$.params"] and "'misery'" in params[0].message
+
+
+# --- names across the collection, warnings ------------------------------------------------------
+
+
+def _collection(tmp_path: Path) -> Path:
+    """A course folder: trees/rubric.toml, one public case."""
+    trees = tmp_path / "course" / "trees"
+    (trees / "public").mkdir(parents=True)
+    (trees / "hidden").mkdir()
+    (trees / "rubric.toml").write_text("[defaults]\npoints = 1\n")
+    case = json.loads((TREES / "public" / "min-at-root.json").read_text())
+    case["$schema"] = "../../../../grader/schema/case.schema.json"  # wrong from here
+    (trees / "public" / "min-at-root.json").write_text(json.dumps(case, indent=2))
+    return trees
+
+
+def test_a_case_checked_alone_meets_the_names_of_its_whole_trees_folder(tmp_path):
+    trees = _collection(tmp_path)
+    copy = trees / "hidden" / "copy.json"
+    copy.write_text((trees / "public" / "min-at-root.json").read_text())
+    errors = validate_paths([copy])
+    assert len(errors) == 1 and errors[0].path == "$.name" and errors[0].line == 3
+    assert "the name 'min-at-root' is already used by" in errors[0].message
+    assert "public/min-at-root.json" in errors[0].message
+    assert validate_paths([trees]) != []  # both given: the clash is still one error a copy
+    data = json.loads(copy.read_text())
+    data["name"] = "min-at-root-hidden"
+    copy.write_text(json.dumps(data))
+    assert validate_paths([copy]) == []
+
+
+def test_validate_warns_on_a_todo_description_and_a_schema_path_that_leads_nowhere(tmp_path):
+    trees = _collection(tmp_path)
+    case = trees / "public" / "min-at-root.json"
+    data = json.loads(case.read_text())
+    data["description"] = "TODO: one line saying what this case tests"
+    case.write_text(json.dumps(data, indent=2))
+    warnings: list[CaseError] = []
+    assert validate_paths([case], warnings=warnings) == []
+    assert [w.path for w in warnings] == ["$[\"$schema\"]", "$.description"]
+    right = os.path.relpath(SCHEMA_PATH, case.parent)
+    assert "$schema '../../../../grader/schema/case.schema.json' does not lead" \
+        in warnings[0].message
+    assert f"write {right!r}" in warnings[0].message
+    assert "grader new's TODO" in warnings[1].message and warnings[1].line == 4
+    out = io.StringIO()
+    assert validate_main([case], out=out) == 0  # warnings do not fail
+    text = out.getvalue()
+    assert "warning: " in text and "2 warnings" in text
+
+
+def test_the_cases_of_the_repository_have_no_warnings():
+    warnings: list[CaseError] = []
+    assert validate_paths([TREES], check_expect=False, warnings=warnings) == []
+    assert warnings == []
+
+
+CASE_HEAD = '{\n  "$schema": "../../grader/schema/case.schema.json",\n  "name": "x",\n'
+
+
+@pytest.mark.parametrize("body, where, message", [
+    # a missing ']': said, and placed right after the last item of the list
+    ('  "algorithms": ["minimax", "alpha_beta",\n  "description": "d",\n  "tree": [[1]]\n}',
+     (4, 41), "a ']' is missing here: the list opened at line 4, column 17 must close before "
+              'the key "description"'),
+    ('  "description": "d", "algorithms": ["minimax"],\n  "tree": [[1, 2], [3}\n}',
+     (5, 22), "a ']' is missing: the list opened at line 5, column 20 must close before this '}'"),
+    ('  "description": "d", "algorithms": ["minimax"],\n  "tree": [[1, 2], [3]',
+     (5, 23), "the file ends inside the list opened at line 5, column 11: a ']' is missing"),
+    ('  // the textbook figure\n  "description": "d"}', (4, 3),
+     "comments are not JSON: remove this comment"),
+    ('  "description": "d", /* note */ "algorithms": []}', (4, 23), "comments are not JSON"),
+    ('  "description": "d",,\n  "algorithms": []}', (4, 22), "two commas in a row: remove one"),
+    ('  "algorithms": ["minimax",, "alpha_beta"]}', (4, 28), "two commas in a row"),
+    ('  "description": "d",\n}', (5, 1), "remove the trailing comma before this '}'"),
+])
+def test_json_syntax_errors_say_what_is_missing_or_not_allowed_at_the_right_place(body, where,
+                                                                                  message):
+    errors = parse_case_text(CASE_HEAD + body, "c.json").errors
+    assert len(errors) == 1
+    assert (errors[0].line, errors[0].column) == where, str(errors[0])
+    assert message in errors[0].message
+
+
+def _write(tmp_path: Path, data: dict) -> Path:
+    path = tmp_path / f"{data['name']}.json"
+    path.write_text(json.dumps({"$schema": "x", "description": "d", **data}, indent=1))
+    return path
+
+
+def test_a_misspelled_successors_names_the_fields_of_the_states_form(tmp_path):
+    path = _write(tmp_path, {"name": "s", "algorithms": ["minimax"], "start": "A", "states": {
+        "A": {"player": "max", "sucessors": [["l", "B"]]}, "B": {"value": 1}}})
+    first = validate_paths([path])[0]
+    assert first.path == "$.states.A"
+    assert "state 'A' has neither 'successors' nor 'value'" in first.message
+    assert '{"player": ..., "successors": [[action, state], ...]}' in first.message
+    assert "'sucessors' looks like a misspelled 'successors'" in first.message
+    assert "give it children" not in first.message
+
+
+@pytest.mark.parametrize("game, state, words", [
+    ("connect4", "....|...|.o..|.xx.", "row 2 ('...') has 3 cells but row 1 ('....') has 4"),
+    ("tictactoe", "x.o|...|..xo", "row 3 ('..xo') has 4 cells but row 1 ('x.o') has 3"),
+])
+def test_a_board_row_of_the_wrong_length_is_named(tmp_path, game, state, words):
+    path = _write(tmp_path, {"name": "b", "algorithms": ["minimax"], "game": game,
+                             "state": state})
+    errors = validate_paths([path])
+    assert len(errors) == 1 and errors[0].path == "$.state" and words in errors[0].message
+
+
+def test_players_is_needed_only_when_the_game_has_another_count(tmp_path):
+    # docs/cases.md: players defaults to 2; three_player needs "players": 3.
+    assert validate_paths([_write(tmp_path, {"name": "c4", "algorithms": ["minimax"],
+                                             "game": "connect4", "state": "...|...|.x."})]) == []
+    errors = validate_paths([_write(tmp_path, {"name": "t3", "algorithms": ["maxn"],
+                                               "game": "three_player"})])
+    assert len(errors) == 1 and 'set "players": 3' in errors[0].message
+    docs = (ROOT / "docs" / "cases.md").read_text()
+    assert "the two-player games need no `players`" in docs

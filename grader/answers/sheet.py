@@ -19,7 +19,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from grader.answers.solve import RULES, mcts_settings, resolve_pruning, solve
+from grader.answers.solve import RULES, mcts_settings, optimal_actions, resolve_pruning, solve
 from grader.answers.tree_walk import (
     ReferenceMissingError,
     TreeNode,
@@ -31,6 +31,7 @@ from grader.answers.tree_walk import (
     staff,
     walk,
 )
+from grader.cases.rubric import rubric_from_dict
 from grader.errors import GraderError
 from grader.games.base import MAX
 
@@ -80,7 +81,7 @@ def _table(nodes: list[TreeNode], vectors: bool, generated: list[str],
     lines = [_row(head), "|" + " --- |" * len(head)]
     orders, entered = positions(generated), {}
     for visit in replay.visits if replay else ():
-        entered.setdefault(visit.id, visit)
+        entered.setdefault(visit.id, []).append(visit)
     root = nodes[0].id
     for node in nodes:
         if node.repeat:
@@ -89,13 +90,25 @@ def _table(nodes: list[TreeNode], vectors: bool, generated: list[str],
         row = [node.id, player_name(node, vectors), str(node.depth)]
         row += [str(node.action or "")] if named else []
         row += [fmt(node.probability) if node.probability is not None else ""] if chance else []
-        row += [fmt(node.value), ", ".join(map(str, orders.get(node.id, [])))
-                or ("root" if node.id == root else "pruned")]
-        if replay:
-            visit = entered.get(node.id)
-            row += ([f"({fmt(visit.alpha)}, {fmt(visit.beta)})",
-                     f"{visit.bound()}{fmt(visit.returned)}"] if visit and searched else ["", ""])
-        lines.append(_row(row))
+        numbers = orders.get(node.id, [])
+        visits = entered.get(node.id, []) if searched else []
+        if not replay or len(visits) <= 1:
+            row += [fmt(node.value), ", ".join(map(str, numbers))
+                    or ("root" if node.id == root else "pruned")]
+            if replay:
+                row += ([f"({fmt(visits[0].alpha)}, {fmt(visits[0].beta)})",
+                         f"{visits[0].bound()}{fmt(visits[0].returned)}"] if visits else ["", ""])
+            lines.append(_row(row))
+            continue
+        # A shared state alpha-beta searched more than once: one row a visit, each with its
+        # own window (the k-th visit is the k-th time it was generated).
+        for k, visit in enumerate(visits):
+            cells = row if k == 0 else [f"{node.id} (again)", "", str(visit.depth)] + (
+                [""] * (len(row) - 3))
+            number = str(numbers[k]) if k < len(numbers) else "root"
+            lines.append(_row(cells + [fmt(node.value) if k == 0 else "", number,
+                                       f"({fmt(visit.alpha)}, {fmt(visit.beta)})",
+                                       f"{visit.bound()}{fmt(visit.returned)}"]))
     return lines
 
 
@@ -162,15 +175,25 @@ def _alpha_beta_section(case: Any, nodes: list[TreeNode] | None, graded: str) ->
     return lines
 
 
-def _mcts_lines(case: Any) -> list[str]:
+def _mcts_lines(case: Any, rubric: Any) -> list[str]:
     mcts_tree = staff("mcts", "the key's MCTS statistics").mcts_tree
     settings = mcts_settings(case)
     game = case.build_game()
     root = mcts_tree(game, game.initial_state(), settings.iterations,
                      random.Random(settings.seed), settings.c)
     visits = ", ".join(f"{child.action}: {child.n}" for child in root.children)
-    return [(f"Iterations {settings.iterations}, seed {settings.seed}, c {fmt(settings.c)}; "
-             f"visits of the root's moves: {visits or '(none)'}.")]
+    lines = [(f"Iterations {settings.iterations}, seed {settings.seed}, c {fmt(settings.c)}; "
+              f"visits of the root's moves: {visits or '(none)'}.")]
+    optimal = optimal_actions(case)
+    lines.append("- Optimal moves (exact game value, what an `outcome` check accepts): "
+                 + (", ".join(f"**{action}**" for action in optimal) or "(none)"))
+    rules = (rubric or rubric_from_dict({})).settings_for(case, "mcts")
+    seeds = range(settings.seed, settings.seed + rules.outcome_seeds)
+    found = sum(solve(case, "mcts", seed=seed).value in optimal for seed in seeds)
+    lines.append(f"- Seeds {seeds.start}-{seeds.stop - 1}: {found} of {len(seeds)} choose an "
+                 f"optimal move ({found / len(seeds):.0%}; an `outcome` check needs "
+                 f"{rules.outcome_share:.0%})")
+    return lines
 
 
 def answer_key(case: Any, rubric: Any = None) -> str:
@@ -197,8 +220,11 @@ def answer_key(case: Any, rubric: Any = None) -> str:
             continue
         result = solve(case, algorithm)
         if algorithm == "mcts":
-            lines += _mcts_lines(case) + [f"- Chosen move: **{fmt(result.value)}**"]
-            lines += _run_lines(result, None, False)[1:]
+            seed = mcts_settings(case).seed
+            lines += _mcts_lines(case, rubric) + [f"- Chosen move (seed {seed}): "
+                                                  f"**{fmt(result.value)}**"]
+            lines += [line for line in _run_lines(result, None, False)[1:]
+                      if not line.startswith("- Root move")]  # the chosen move, said above
             continue
         prunes = (algorithm == "expectimax" and case.value_bounds is not None) or (
             algorithm == "maxn" and case.max_sum is not None)
@@ -208,7 +234,12 @@ def answer_key(case: Any, rubric: Any = None) -> str:
         elif algorithm == "expectimax":
             lines.append(f"- (Star1 pruning: every leaf value in {list(case.value_bounds)}.)")
         else:
-            lines.append(f"- (Shallow pruning: payoffs sum to at most {fmt(case.max_sum)}.)")
+            lines.append(f"- (Shallow pruning: payoffs sum to at most {fmt(case.max_sum)}; a "
+                         "node stops once its mover's best >= max_sum - the parent mover's "
+                         "best.)")
+        if algorithm in ("maxn", "expectimax"):
+            lines.append("- Pruning rule: none applies. The inclusive/strict rule is "
+                         "alpha-beta's; this search is the same under either.")
         if nodes is not None:
             lines += [""] + _table(nodes, vectors, result.generated)
     return "\n".join(lines) + "\n"

@@ -1,15 +1,25 @@
 """``grader validate PATH...``: every mistake of every case file, in one run.
 
 For each file: the text (JSON syntax, empty file, keys given twice), the schema, the structure
-(see :mod:`grader.cases`), built-in games built and explored; across the files: names unique;
-then each case's ``expect`` against the reference (:func:`grader.answers.solve.solve`, skipped while
-it cannot be imported). A ``rubric.toml`` in a folder given (or a ``.toml`` file given) is checked
-too. Every error names the file, line:column, JSON path, what is wrong and how to fix it.
+(see :mod:`grader.cases`), built-in games built and explored; across the files: names unique,
+among the files given and among every case of the collection a file belongs to (the nearest
+folder above it holding a ``rubric.toml``, or named ``trees``: :func:`collection_of`), so a case
+checked alone still meets the names of ``trees/public`` and ``trees/hidden``; then each case's
+``expect`` against the reference (:func:`grader.answers.solve.solve`, skipped while it cannot be
+imported). A ``rubric.toml`` in a folder given (or a ``.toml`` file given) is checked too. Every
+error names the file, line:column, JSON path, what is wrong and how to fix it.
+
+Warnings (given to the caller's ``warnings`` list; they do not fail validation): a description
+still ``grader new``'s "TODO", and a ``$schema`` that does not lead to the case schema from the
+file's folder (editors then check nothing; a case written elsewhere and moved keeps a wrong one).
 """
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -28,12 +38,61 @@ from grader.cases import (
 )
 from grader.cases.rubric import Rubric, RubricError, load_rubric, rubric_from_dict
 from grader.errors import CaseError
+from grader.paths import SCHEMA_PATH
 
 VALUE_TOLERANCE = 1e-9
+NAME_HEAD = 65536  # characters of another case file read to find its name
+_NAME = re.compile(r'"name"\s*:\s*("(?:[^"\\]|\\.)*")')
 
 
-def validate_paths(paths: Iterable[str | Path], *, check_expect: bool = True) -> list[CaseError]:
-    """All errors of all case files under ``paths`` (files, or folders searched recursively)."""
+def collection_of(file: Path) -> Path | None:
+    """The folder of cases ``file`` belongs to: the nearest one above it holding a
+    ``rubric.toml`` or named ``trees``; None when there is none."""
+    for folder in file.resolve().parents:
+        if (folder / "rubric.toml").is_file() or folder.name == "trees":
+            return folder
+    return None
+
+
+def _name_in(file: Path) -> str | None:
+    """A case file's ``name``, read cheaply (the first ``"name": "..."`` of its head: top-level
+    fields come first in every case written by hand or by the tools)."""
+    try:
+        with file.open(encoding="utf-8-sig", errors="replace") as handle:
+            match = _NAME.search(handle.read(NAME_HEAD))
+        return json.loads(match[1]) if match else None
+    except (OSError, ValueError):
+        return None
+
+
+def _other_names(files: list[Path]) -> dict[Path, dict[str, Path]]:
+    """For each collection the files belong to: the names of its cases not among ``files``."""
+    given = {f.resolve() for f in files}
+    collections: dict[Path, dict[str, Path]] = {}
+    for file in files:
+        folder = collection_of(file)
+        if folder is None or folder in collections:
+            continue
+        names = collections[folder] = {}
+        for other in find_cases([folder]):
+            if other.resolve() not in given:
+                name = _name_in(other)
+                if name is not None:
+                    names.setdefault(name, other)
+    return collections
+
+
+def _shown(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return str(path)
+
+
+def validate_paths(paths: Iterable[str | Path], *, check_expect: bool = True,
+                   warnings: list[CaseError] | None = None) -> list[CaseError]:
+    """All errors of all case files under ``paths`` (files, or folders searched recursively);
+    warnings go to ``warnings`` when given (see the module docstring)."""
     paths = [Path(p) for p in paths]
     errors: list[CaseError] = []
     files: list[Path] = []
@@ -46,22 +105,50 @@ def validate_paths(paths: Iterable[str | Path], *, check_expect: bool = True) ->
         files.extend(f for f in found if f not in files)
         errors.extend(_rubric_errors(path))
     names: dict[str, str] = {}
+    elsewhere = _other_names(files)
     for file in files:
         checked = _check_file(file)
         name = checked.data.get("name") if isinstance(checked.data, dict) else None
         if isinstance(name, str):
-            if name in names:
+            folder = collection_of(file)
+            other = elsewhere.get(folder, {}).get(name) if folder else None
+            if name in names or other is not None:
+                used = names.get(name) or _shown(other)
                 checked.errors.append(case_error(
-                    f"the name {name!r} is already used by {names[name]}; every case needs its "
+                    f"the name {name!r} is already used by {used}; every case needs its "
                     "own name", ("name",), str(file)))
                 locate(checked.errors, checked.positions)
             else:
                 names[name] = str(file)
+        if warnings is not None and isinstance(checked.data, dict):
+            found = case_warnings(checked.data, file)
+            locate(found, checked.positions)
+            warnings.extend(sort_errors(found))
         if check_expect and not checked.errors and checked.data.get("expect"):
             case = case_from_checked(checked.data, file)
             checked.errors.extend(expect_errors(case, checked.positions))
         errors.extend(sort_errors(checked.errors))
     return errors
+
+
+def case_warnings(data: dict, file: Path) -> list[CaseError]:
+    """What is legal but surely not meant: a "TODO" description, a ``$schema`` that does not
+    lead to the case schema from the file's folder."""
+    found = []
+    description = data.get("description")
+    if isinstance(description, str) and description.lstrip().upper().startswith("TODO"):
+        found.append(case_error("the description is still grader new's TODO; say in one line "
+                                "what this case tests (students see it in the test's name)",
+                                ("description",), str(file)))
+    ref = data.get("$schema")
+    right = Path(os.path.relpath(SCHEMA_PATH, file.resolve().parent)).as_posix()
+    if isinstance(ref, str) and not re.match(r"[a-z]+://", ref):
+        target = (file.resolve().parent / ref).resolve()
+        if target != SCHEMA_PATH.resolve():
+            found.append(case_error(f"$schema {ref!r} does not lead to the case schema from "
+                                    f"this file's folder, so editors check nothing; write "
+                                    f"{right!r}", ("$schema",), str(file)))
+    return found
 
 
 def _rubric_errors(path: Path) -> list[CaseError]:
@@ -187,4 +274,5 @@ def _rubric_for(path: Path | None) -> Rubric:
 
 
 
-__all__ = ["expect_errors", "reference_available", "validate_paths"]
+__all__ = ["case_warnings", "collection_of", "expect_errors", "reference_available",
+           "validate_paths"]

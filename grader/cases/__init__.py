@@ -1,7 +1,8 @@
 """Cases: what is graded. A JSON case file read and checked, the course's rubric, the algorithm
 names.
 
-Owns: the case text with positions (:mod:`.text`), the schema (:mod:`.schema`), field rules
+Owns: the case text with positions (:mod:`.text`; what to say about a JSON syntax error:
+:mod:`.json_hints`), the schema (:mod:`.schema`), field rules
 (:mod:`.rules`), explicit game specs (:mod:`.specs`), graph structure (:mod:`.structure`),
 built-in game positions (:mod:`.builtin`), loading (:mod:`.load`: :class:`Case`,
 :func:`load_case`), the rubric (:mod:`.rubric`), the algorithm names and MCTS call settings

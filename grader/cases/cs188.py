@@ -17,7 +17,15 @@ How CS188's semantics map onto ours:
   ``depth * num_agents``.
 * Win and lose states are terminal (successors listed for them are never searched, so they are
   dropped); the search scores terminals and states at the depth limit with ``evaluation``.
-* CS188 prunes only on strict inequality, so an alpha-beta case gets ``"pruning": "strict"``.
+* CS188 prunes only on strict inequality, so an alpha-beta case gets ``"pruning": "strict"``
+  by default; ``pruning`` (``grader import-cs188 --pruning``) may set ``inclusive`` or
+  ``either`` instead (the case's rule overrides the course rubric's).
+* The case's name is ``cs188-`` followed by the question folder (``q2``, ``q3``, ... when the file
+  sits in one) and the file's stem, so the same file name in two questions gives two names.
+
+Files are read as UTF-8 (:func:`read_cs188_text`); a UTF-8 byte-order mark is skipped; a UTF-16
+or UTF-32 one, or bytes that are not UTF-8, are a :class:`Cs188FormatError` naming the line and
+column. Only ``GraphGameTreeTest`` converts; any other ``class`` is named in the error.
 
 With a ``.solution`` file (``action`` and ``generated``: CS188's sorted *set* of generated
 states, the start included), the reference's root action and generated set are checked
@@ -34,6 +42,8 @@ from typing import Any
 
 from grader.cases.authoring import case_name, schema_ref
 
+SUPPORTED_CLASS = "GraphGameTreeTest"
+PRUNING_CHOICES = ("strict", "inclusive", "either")
 AGENTS = {"MinimaxAgent": "minimax", "AlphaBetaAgent": "alpha_beta",
           "ExpectimaxAgent": "expectimax"}
 FIELDS = ("alg", "depth", "num_agents", "start_state", "win_states", "lose_states", "successors",
@@ -46,6 +56,49 @@ class Cs188FormatError(ValueError):
     def __init__(self, message: str, file: str | Path | None = None, line: int | None = None):
         where = f"{file}:{line}" if file and line else str(file or "<cs188>")
         super().__init__(f"{where}: {message}")
+
+
+_WIDE_BOMS = {b"\xff\xfe\x00\x00": "UTF-32", b"\x00\x00\xfe\xff": "UTF-32",
+               b"\xff\xfe": "UTF-16", b"\xfe\xff": "UTF-16"}
+
+
+def decode_cs188(raw: bytes, file: str | Path | None = None) -> str:
+    """The text of a CS188 file's bytes: UTF-8, a UTF-8 byte-order mark skipped.
+
+    Raises :class:`Cs188FormatError` for a UTF-16/UTF-32 byte-order mark or bytes that are not
+    UTF-8, naming the line and column of the first bad byte.
+    """
+    for mark, encoding in _WIDE_BOMS.items():
+        if raw.startswith(mark):
+            raise Cs188FormatError(f"the file is {encoding} text (it starts with a {encoding} "
+                                   "byte-order mark); save it as UTF-8", file, 1)
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        before = raw[:error.start]
+        line = before.count(b"\n") + 1
+        column = len(before) - (before.rfind(b"\n") + 1) + 1
+        raise Cs188FormatError(f"the file is not UTF-8 text: byte 0x{raw[error.start]:02x} at "
+                               f"column {column} ({error.reason}); save it as UTF-8 (it is "
+                               "probably Latin-1 or Windows-1252)", file, line) from None
+
+
+def read_cs188_text(path: str | Path) -> str:
+    """A CS188 ``.test`` / ``.solution`` file's text (see :func:`decode_cs188`); OSError when it
+    cannot be read."""
+    return decode_cs188(Path(path).read_bytes(), path)
+
+
+def cs188_name(file: str | Path | None) -> str:
+    """The case name for a CS188 file: ``cs188-[<question>-]<stem>`` (see the module docstring)."""
+    if file is None:
+        return "cs188-test"
+    path = Path(file)
+    question = path.parent.name if re.fullmatch(r"q\d+\w*", path.parent.name) else ""
+    return case_name("-".join(["cs188", question, path.stem] if question else
+                              ["cs188", path.stem]))
 
 
 def parse_test_text(text: str, file: str | Path | None = None) -> dict[str, str]:
@@ -98,15 +151,28 @@ def _table(fields: dict[str, str], key: str, width: int, file: Any) -> list[list
     return rows
 
 
+class UnsupportedTestError(Cs188FormatError):
+    """A CS188 test of a class the importer does not convert (``PacmanGameTreeTest``, ...)."""
+
+
 def convert(fields: dict[str, str], file: str | Path | None = None,
-            out: str | Path | None = None) -> tuple[dict, list[str]]:
-    """The case dict for a parsed ``.test``, and notes on what the conversion dropped."""
+            out: str | Path | None = None, *, name: str | None = None,
+            pruning: str = "strict") -> tuple[dict, list[str]]:
+    """The case dict for a parsed ``.test``, and notes on what the conversion dropped.
+
+    ``name`` defaults to :func:`cs188_name` of ``file``; ``pruning`` is the alpha-beta case's
+    rule (one of :data:`PRUNING_CHOICES`; CS188's own is ``strict``).
+    """
+    if pruning not in PRUNING_CHOICES:
+        raise ValueError(f"expected pruning to be one of {PRUNING_CHOICES}, got: {pruning!r}")
+    kind = fields.get("class", SUPPORTED_CLASS)
+    if kind != SUPPORTED_CLASS:
+        raise UnsupportedTestError(f"class {kind!r} is not supported: only {SUPPORTED_CLASS} "
+                                   "(an explicit game tree) converts to a case", file)
     missing = [key for key in FIELDS if key not in fields]
     if missing:
         raise Cs188FormatError(f"missing field(s) {', '.join(missing)}: is this a "
-                               "GraphGameTreeTest?", file)
-    if fields.get("class", "GraphGameTreeTest") != "GraphGameTreeTest":
-        raise Cs188FormatError(f"expected class GraphGameTreeTest, got {fields['class']!r}", file)
+                               f"{SUPPORTED_CLASS}?", file)
     algorithm = AGENTS.get(fields["alg"])
     if algorithm is None:
         raise Cs188FormatError(f"expected alg to be one of {', '.join(AGENTS)}, got "
@@ -161,20 +227,20 @@ def convert(fields: dict[str, str], file: str | Path | None = None,
     unused = sorted(set(successors) - set(states))
     if unused:
         notes.append(f"states not reachable from {start!r} are dropped: {', '.join(unused)}")
-    stem = Path(file).stem if file else "test"
-    data = {"$schema": schema_ref(out), "name": case_name(f"cs188-{stem}"),
-            "description": f"Imported from CS188 {Path(file).name if file else 'test'} "
-            f"({fields['alg']}, depth {depth}, {agents} agents)"
-            + ("; CS188 prunes on strict inequality only" if algorithm == "alpha_beta" else ""),
+    source = Path(file) if file else Path("test.test")
+    in_question = re.fullmatch(r"q\d+\w*", source.parent.name)
+    shown = f"{source.parent.name}/{source.name}" if in_question else source.name
+    rule = {"strict": "; strict pruning, as CS188", "inclusive": "; inclusive pruning (CS188 "
+            "prunes on strict inequality)", "either": "; either pruning rule accepted"}[pruning]
+    data = {"$schema": schema_ref(out), "name": name or cs188_name(file),
+            "description": f"Imported from CS188 {shown} ({fields['alg']}, depth {depth}, "
+            f"{agents} agents)" + (rule if algorithm == "alpha_beta" else ""),
             "algorithms": [algorithm], "depth_limit": depth * agents}
     if algorithm == "alpha_beta":
-        data["pruning"] = "strict"
+        data["pruning"] = pruning
     data.update({"start": start, "states": states})
     return data, notes
 
 
-
-
-
-
-__all__ = ["Cs188FormatError", "convert", "parse_test_text"]
+__all__ = ["PRUNING_CHOICES", "SUPPORTED_CLASS", "Cs188FormatError", "UnsupportedTestError",
+           "convert", "cs188_name", "decode_cs188", "parse_test_text", "read_cs188_text"]

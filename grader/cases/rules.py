@@ -15,7 +15,9 @@ from grader.cases.schema import kind_of, plural, shorten
 from grader.cases.text import case_error
 from grader.errors import CaseError
 
-PRUNING_ALGORITHMS = ("alpha_beta", "expectimax", "maxn")  # the rule matters to these only
+# The inclusive/strict rule changes alpha-beta's search only: Star1 (expectimax) and shallow
+# pruning (maxn) cut the same way under either, so "maxn/strict" would be a second name for "maxn".
+PRUNING_ALGORITHMS = ("alpha_beta",)
 TWO_PLAYER_ALGORITHMS = ("minimax", "alpha_beta", "expectimax")
 NO_CHANCE_ALGORITHMS = ("minimax", "alpha_beta", "maxn", "mcts")
 
@@ -61,8 +63,9 @@ def field_errors(data: dict, file: str | None) -> list[CaseError]:
             add(f"expect gives answers for {algorithm}, which is not in algorithms; add it to "
                 "algorithms or remove this entry", "expect", key)
         elif rule and algorithm not in PRUNING_ALGORITHMS:
-            add(f"{algorithm} does not prune, so a pruning rule means nothing for it; write "
-                f"{algorithm!r} instead of {key!r}", "expect", key)
+            add(f"the pruning rule changes only alpha_beta's search ({algorithm}'s is the same "
+                f"under inclusive and strict); write {algorithm!r} instead of {key!r}",
+                "expect", key)
     bounds = data.get("value_bounds")
     if bounds is not None:
         if bounds[0] >= bounds[1]:

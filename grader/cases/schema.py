@@ -107,7 +107,15 @@ def _translate(error: Any, parts: JsonPath, data: Any, file: str | None) -> list
         name = next((key for key in missing if key not in instance), missing[0])
         field_about = schema.get("properties", {}).get(name, {}).get("description", "")
         extra = ""
-        if name == "value" and isinstance(instance, dict):
+        if name == "value" and isinstance(instance, dict) and parts[:1] == ("states",):
+            typo = next((f"; {key!r} looks like a misspelled 'successors'" for key in instance
+                         if key != "successors" and did_you_mean(key, ["successors"])), "")
+            return [case_error(
+                f"state {parts[-1]!r} has neither 'successors' nor 'value': a state is a leaf, "
+                "{\"value\": ...}, or a move, {\"player\": ..., \"successors\": [[action, "
+                "state], ...]} (with \"probabilities\" at a chance state, \"eval\" at the "
+                "depth limit)" + typo, parts, file)]
+        elif name == "value" and isinstance(instance, dict):
             extra = "; a node without children is a leaf and needs a value (or give it children)"
         elif name == "player":
             extra = "; a node with children needs the player who moves there"

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader.cases.json_hints import syntax_message
 from grader.errors import CaseError
 
 JsonPath = tuple  # ("tree", "children", 1, "value"): str keys, int indexes
@@ -86,9 +87,11 @@ def parse_case_text(text: str, file: str | None = None) -> ParsedText:
     try:
         parsed.data = json.loads(text)
     except json.JSONDecodeError as error:
-        hint = _json_hint(error)
-        parsed.errors.append(CaseError(f"not valid JSON: {error.msg}{hint}", file=file,
-                                       path="$", line=error.lineno, column=error.colno))
+        detail, offset = syntax_message(error)
+        line = error.doc.count("\n", 0, offset) + 1
+        column = offset - (error.doc.rfind("\n", 0, offset) + 1) + 1
+        parsed.errors.append(CaseError(f"not valid JSON: {detail}", file=file,
+                                       path="$", line=line, column=column))
         return parsed
     line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
@@ -103,22 +106,6 @@ def parse_case_text(text: str, file: str | None = None) -> ParsedText:
     for parts, offset, message in problems:
         parsed.errors.append(place(case_error(message, parts, file), *where(offset)))
     return parsed
-
-
-def _json_hint(error: json.JSONDecodeError) -> str:
-    before = error.doc[: error.pos].rstrip()
-    here = error.doc[error.pos : error.pos + 1]
-    if before.endswith(",") and here in ("}", "]"):
-        return f"; remove the trailing comma before this '{here}'"
-    if error.msg.startswith("Expecting property name enclosed in double quotes"):
-        return "; JSON keys need double quotes"
-    if error.msg.startswith("Expecting ',' delimiter"):
-        return "; a ',' is missing between two items (or a quote is not closed)"
-    if error.msg.startswith("Extra data"):
-        return "; the file must hold one JSON object: remove what follows it"
-    if error.msg.startswith("Expecting value") and here == "'":
-        return "; JSON strings need double quotes"
-    return ""
 
 
 def _scan(text: str, offsets: dict[JsonPath, int], problems: list) -> None:

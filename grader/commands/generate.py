@@ -12,7 +12,9 @@ docs/cases.md gives them). Candidates are drawn one after another and kept when 
 
 The game follows ``--algorithm``: MAX/MIN alternating (``minimax``, ``alpha_beta``, ``mcts``),
 MAX, chance, MIN, chance (``expectimax``, equal chances), three players with vector leaves
-(``maxn``). Each case is written as ``<out>/<name>.json``, checked with ``grader validate``,
+(``maxn``). A ``minimax`` exercise asked for ``strict-differs`` or ``deep-cutoff`` (alpha-beta
+properties) lists ``alpha_beta`` too, so the key shows what the description claims. Each case
+is written as ``<out>/<name>.json``, checked with ``grader validate``,
 and its key as ``<out>/<name>.key.md``.
 """
 
@@ -35,7 +37,7 @@ REQUIREMENTS = ("strict-differs", "ties", "deep-cutoff")
 ALPHA_BETA_ONLY = ("strict-differs", "deep-cutoff")
 MIN_DEPTH = {"strict-differs": 2, "ties": 1, "deep-cutoff": 4}
 TRIES = 5000  # candidates drawn a case before giving up
-SHOWS = {"strict-differs": "the inclusive and strict rules' traces differ",
+SHOWS = {"strict-differs": "alpha-beta's inclusive and strict traces differ",
          "ties": "a node has tied best children (the first one wins)",
          "deep-cutoff": "alpha-beta makes a deep cutoff (a bound from two or more levels up)",
          None: "no particular requirement"}
@@ -70,6 +72,14 @@ def check_options(algorithm: str, depth: int, branching: int, count: int, requir
     if depth < MIN_DEPTH[require] or branching < 2 or (require != "ties" and low == high):
         raise AuthoringError(f"--require {require} needs --depth {MIN_DEPTH[require]} or more, "
                              "--branching 2 or more and --low < --high")
+
+
+def listed_algorithms(algorithm: str, require: str | None) -> list[str]:
+    """The case's algorithms: a minimax exercise asked to show an alpha-beta property lists
+    alpha_beta too, so its key shows what the description claims."""
+    if algorithm == "minimax" and require in ALPHA_BETA_ONLY:
+        return ["minimax", "alpha_beta"]
+    return [algorithm]
 
 
 def has_ties(nodes: list[TreeNode]) -> bool:
@@ -123,7 +133,7 @@ def generate_cases(algorithm: str, *, depth: int = 3, branching: int = 3, seed: 
                 "description": f"Random {algorithm} exercise no. {number} (depth {depth}, "
                 f"branching {branching}, leaves in [{low}, {high}], seed {seed}): "
                 f"{SHOWS[require]}.",
-                "algorithms": [algorithm], **fields, "tree": tree}
+                "algorithms": listed_algorithms(algorithm, require), **fields, "tree": tree}
         if satisfies(case_from_dict(data), require, rule):
             found.append(data)
             if len(found) == count:
@@ -148,6 +158,9 @@ def generate_main(algorithm: str, *, depth: int = 3, branching: int = 3, seed: i
         cases = generate_cases(algorithm, depth=depth, branching=branching, seed=seed,
                                count=count, require=require, low=low, high=high, rule=rule,
                                schema=schema_ref(out / "case.json"))
+        if listed_algorithms(algorithm, require) != [algorithm]:
+            print(f"note: --require {require} is about alpha-beta, so each case lists minimax "
+                  "and alpha_beta (the key shows both)")
         out.mkdir(parents=True, exist_ok=True)
         written = []
         for data in cases:

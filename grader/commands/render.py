@@ -17,6 +17,7 @@ from grader.answers.tree_walk import (
 )
 from grader.errors import CaseError, GraderError
 from grader.feedback.scene import (
+    PNG_INCHES,
     GraphvizNotFoundError,
     build_scene,
     render_dot,
@@ -24,6 +25,7 @@ from grader.feedback.scene import (
     run_dot,
 )
 
+WIDE_LEAVES = 60  # leaves past which a PNG is likely scaled down (about 0.6 inch a leaf)
 TRACE_TIME_LIMIT = 10.0  # seconds for the student's call: this is a picture, not a grade
 
 
@@ -83,4 +85,9 @@ def render_main(case_path: str | Path, format: str = "txt", *, algorithm: str | 
         return 0
     Path(out).write_bytes(data)
     print(f"wrote {out}")
+    parents = {node.parent for node in scene.nodes}
+    leaves = sum(1 for node in scene.nodes if node.id not in parents)
+    if format == "png" and leaves > WIDE_LEAVES:
+        print(f"note: {leaves} leaves: the PNG is scaled down to fit {PNG_INCHES[0] * 96} x "
+              f"{PNG_INCHES[1] * 96} pixels; -f svg keeps every label readable when zoomed")
     return 0

@@ -67,6 +67,9 @@ def solve_main(
     except (CaseError, ValueError, OSError) as error:
         print(f"grader solve: {error}", file=sys.stderr)
         return 2
+    if pruning is not None and algorithm != "alpha_beta":
+        print(f"note: --pruning changes only alpha_beta's search; {algorithm}'s is the same "
+              "under inclusive and strict", file=sys.stderr)
     if as_json:
         payload = {key: _jsonable(value) for key, value in result.to_dict().items()}
         print(json.dumps(payload), file=out)

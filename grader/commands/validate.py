@@ -1,5 +1,6 @@
 """``grader validate PATH...``: print every error of every case file and rubric given
-(:func:`grader.answers.validate.validate_paths`); exit 1 when there is one."""
+(:func:`grader.answers.validate.validate_paths`), then its warnings (``warning: `` first);
+exit 1 when there is an error (warnings never change the exit status)."""
 
 from __future__ import annotations
 
@@ -20,9 +21,12 @@ def validate_main(paths: Iterable[str | Path], *, check_expect: bool = True,
     summary; return 1 if there is any error, else 0."""
     out = out or sys.stdout
     paths = [Path(p) for p in paths]
-    errors = validate_paths(paths, check_expect=check_expect)
+    warnings: list = []
+    errors = validate_paths(paths, check_expect=check_expect, warnings=warnings)
     for error in errors:
         print(error, file=out)
+    for warning in warnings:
+        print(f"warning: {warning}", file=out)
     try:
         count = len(find_cases([p for p in paths if p.exists()]))
     except FileNotFoundError:  # pragma: no cover - filtered above
@@ -33,6 +37,9 @@ def validate_main(paths: Iterable[str | Path], *, check_expect: bool = True,
               f"case file{'s' if count != 1 else ''}", file=out)
     else:
         print(f"{count} case file{'s' if count != 1 else ''} valid", file=out)
+    if warnings:
+        print(f"{len(warnings)} warning{'s' if len(warnings) != 1 else ''} (not errors: the "
+              "exit status does not change)", file=out)
     if check_expect and not reference_available():
         print("note: the reference (grader.answers.solve) cannot be imported yet, so 'expect' answers "
               "were not checked", file=out)

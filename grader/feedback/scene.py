@@ -25,7 +25,7 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader.answers.solve import RULES, resolve_pruning, solve
+from grader.answers.solve import RULES, mcts_settings, resolve_pruning, solve
 from grader.answers.tree_walk import (
     ReferenceMissingError,
     TreeNode,
@@ -41,6 +41,7 @@ from grader.games.base import CHANCE, MAX, MIN
 
 INSTALL_HINT = ("install Graphviz's `dot`: `apt-get install graphviz` (Debian/Ubuntu) or "
                 "`brew install graphviz` (macOS); or use --format txt or --format dot")
+PNG_INCHES = (40, 20)  # the largest PNG: 3840 x 1920 pixels
 SHAPES = {MAX: "triangle", MIN: "invtriangle", CHANCE: "circle"}
 INDEX_SHAPES = ("triangle", "invtriangle", "diamond", "pentagon", "hexagon", "octagon")
 
@@ -64,6 +65,7 @@ class Scene:
     strict: bool = False
     bounds: bool = False  # alpha-beta's returned values are shown (some are bounds)
     legend: list[str] = field(default_factory=list)  # what was run, and its answer
+    algorithm: str | None = None  # the reference's run drawn (None: the tree alone)
 
     def pruned(self, node: TreeNode) -> bool:
         return self.reference is not None and node.parent is not None and (
@@ -112,10 +114,18 @@ def build_scene(case: Any, algorithm: str | None = None, reference_run: Any = No
     if reference_run is None:
         reference_run = solve(case, algorithm, pruning=rule)
     scene.reference = positions(reference_run.generated)
-    how = f", {rule} rule" if algorithm == "alpha_beta" else ""
-    scene.legend.append(f"{algorithm}{how}: value {fmt(reference_run.value)}"
-                        + (f", move {reference_run.action}"
-                           if getattr(reference_run, "action", None) is not None else ""))
+    scene.algorithm = algorithm
+    if algorithm == "mcts":  # its value is the move it chose (its tree is cut below)
+        settings = mcts_settings(case)
+        chose = (f": chooses move {reference_run.value}"
+                 if getattr(reference_run, "value", None) is not None else "")
+        scene.legend.append(f"mcts ({settings.iterations} iterations, seed {settings.seed})"
+                            + chose)
+    else:
+        how = f", {rule} rule" if algorithm == "alpha_beta" else ""
+        scene.legend.append(f"{algorithm}{how}: value {fmt(reference_run.value)}"
+                            + (f", move {reference_run.action}"
+                               if getattr(reference_run, "action", None) is not None else ""))
     for node in nodes:  # a pruned internal node has no value to show
         if scene.pruned(node) and not node.cutoff:
             labels[node.id] = ""
@@ -130,7 +140,37 @@ def build_scene(case: Any, algorithm: str | None = None, reference_run: Any = No
         scene.bounds = visits is not None
     if student_run is not None:
         scene.student = positions(list(student_run.generated))
+    if algorithm == "mcts":  # a few hundred of a game's nodes: draw what the runs expanded
+        scene.nodes = _expanded(nodes, {**scene.reference, **(scene.student or {})})
+        who = "MCTS" if scene.student is None else "the reference's or your MCTS"
+        scene.legend.append(f"only the {len(scene.nodes)} nodes {who} expanded are drawn (of "
+                            f"{len(nodes)} in the game tree); values: exact game values")
     return scene
+
+
+def _expanded(nodes: list[TreeNode], generated: dict[str, list[int]]) -> list[TreeNode]:
+    """The root and the nodes a run generated whose parent is drawn, in walk order."""
+    kept: list[TreeNode] = []
+    drawn: set[str] = set()
+    for node in nodes:
+        if node.parent is None or (node.id in generated and node.parent in drawn):
+            kept.append(node)
+            drawn.add(node.id)
+    return kept
+
+
+def _run_key(scene: Scene, picture: bool) -> str:
+    """What the generation marks mean for the scene's run (pruning words only where a node
+    was pruned)."""
+    pruned = any(scene.pruned(node) for node in scene.nodes)
+    if scene.algorithm == "mcts":
+        return ("thick outline, #n" if picture else "#n") + (": generated n-th by the "
+                                                              "reference's MCTS (each expansion)")
+    if picture:
+        return ("thick outline, #n: generated n-th by the reference"
+                + ("; dashed grey: pruned" if pruned else ""))
+    return ("#n: generated n-th by the reference"
+            + ("; x: never generated (pruned)" if pruned else ""))
 
 
 # --- text -------------------------------------------------------------------------------------
@@ -187,7 +227,7 @@ def render_text(scene: Scene) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     key = []
     if scene.reference is not None:
-        key.append("#n: generated n-th by the reference; x: never generated (pruned)")
+        key.append(_run_key(scene, picture=False))
     if scene.bounds:
         key.append("// cut: where alpha-beta cut, and the test; <=v, >=v: a bound it returned, "
                    "not the exact value")
@@ -232,7 +272,9 @@ def render_dot(scene: Scene) -> str:
         names.setdefault(node.id, f"n{len(names)}")
     legend = [scene.title] + scene.legend
     if scene.reference is not None:
-        legend.append("thick outline, #n: generated n-th by the reference; dashed grey: pruned")
+        legend.append(_run_key(scene, picture=True))
+    if any(node.cutoff and not node.terminal for node in scene.nodes):
+        legend.append("rounded box: a node the depth limit cuts, scored by its eval")
     if scene.bounds:
         legend.append("// on a branch: alpha-beta cut there (the test that cut); <=v, >=v: a "
                       "bound it returned, not the exact value")
@@ -253,7 +295,10 @@ def render_dot(scene: Scene) -> str:
         label = node.id
         if scene.vectors and not node.cutoff and node.player != CHANCE:
             label += f" (P{node.player})"  # n players: the shape alone does not say who
-        label += f"\n{scene.labels[node.id]}" if scene.labels.get(node.id) else ""
+        if scene.labels.get(node.id):
+            label += f"\n{scene.labels[node.id]}"
+        elif scene.pruned(node) and not node.cutoff:  # a second line keeps its full size,
+            label += "\npruned"  # so the label sits inside the triangle, not across it
         marks = [m for m in (_order(scene.reference, node),) if m not in ("", "x", "root")]
         if scene.student is not None and node.id in scene.student:
             marks.append("you " + ",".join(f"#{p}" for p in scene.student[node.id]))
@@ -299,7 +344,10 @@ def run_dot(dot_text: str, fmt_name: str) -> bytes:
     if program is None:
         raise GraphvizNotFoundError(f"Graphviz's `dot` program is not installed (needed for "
                                     f"{fmt_name}): {INSTALL_HINT}")
-    done = subprocess.run([program, f"-T{fmt_name}"], input=dot_text.encode("utf-8"),
+    # A PNG is scaled down to fit PNG_INCHES at 96 dpi (dot keeps smaller ones as they are):
+    # a wide game tree would otherwise be tens of thousands of pixels and megabytes.
+    fit = [f"-Gsize={PNG_INCHES[0]},{PNG_INCHES[1]}", "-Gdpi=96"] if fmt_name == "png" else []
+    done = subprocess.run([program, f"-T{fmt_name}", *fit], input=dot_text.encode("utf-8"),
                           capture_output=True, timeout=60, check=False)
     if done.returncode != 0:
         raise GraderError(f"dot failed ({done.returncode}): {done.stderr.decode(errors='replace')}")

@@ -56,13 +56,20 @@ def parse_grid(state: Any, game: str) -> tuple[str, int, int]:
     if (
         not isinstance(rows, (list, tuple))
         or not rows
-        or not all(isinstance(row, str) and row for row in rows)
-        or len({len(row) for row in rows}) != 1
+        or not all(isinstance(row, str) for row in rows)
     ):
         raise ValueError(
             f"{game} position {state!r}: expected rows of equal length joined by '|', "
             "e.g. 'x.o|...|..x'"
         )
+    for number, row in enumerate(rows[1:], 2):  # rows counted from 1, top to bottom
+        if len(row) != len(rows[0]) or not row:
+            raise ValueError(
+                f"{game} position {state!r}: row {number} ({row!r}) has {len(row)} cells but "
+                f"row 1 ({rows[0]!r}) has {len(rows[0])}; every row needs the same length"
+            )
+    if not rows[0]:
+        raise ValueError(f"{game} position {state!r}: row 1 is empty; give each row its cells")
     cells = "".join(rows)
     unknown = sorted(set(cells) - set("xo."))
     if unknown:
