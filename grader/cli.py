@@ -68,7 +68,7 @@ def _batch(args: argparse.Namespace) -> int:
 def _build(args: argparse.Namespace) -> int:
     from grader.commands.build import build_main
 
-    return build_main(args.target, args.out)
+    return build_main(args.target, args.out, ci=args.ci, image=args.image)
 
 
 def _new(args: argparse.Namespace) -> int:
@@ -165,9 +165,16 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--rubric", type=Path, default=None)
     batch.set_defaults(run=_batch)
 
-    build = commands.add_parser("build", help="staff: the Gradescope autograder zip or the handout")
-    build.add_argument("target", choices=("autograder", "handout"))
-    build.add_argument("--out", type=Path, required=True)
+    build = commands.add_parser(
+        "build", help="staff: the Gradescope autograder zip, the handout, a PrairieLearn question")
+    build.add_argument("target", choices=("autograder", "handout", "prairielearn"))
+    build.add_argument("--out", type=Path, required=True,
+                       help="the zip to write (prairielearn: a folder)")
+    build.add_argument("--ci", choices=("github", "gitlab"), default=None,
+                       help="handout: add a workflow grading every push (GitHub Classroom, GitLab)")
+    build.add_argument("--image", default=None,
+                       help="prairielearn: the grading image info.json names "
+                            "(default: adversarial-search-grader)")
     build.set_defaults(run=_build)
 
     new = commands.add_parser("new", help="TAs: write a schema-valid case skeleton")

@@ -26,6 +26,7 @@ from __future__ import annotations
 import io
 import re
 import tokenize
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -138,7 +139,9 @@ def convert_notebook(data: bytes, name: str = "search.ipynb") -> ConvertedNotebo
             f"at offset {error.start}"
         ) from None
     try:
-        notebook = nbformat.reads(text, as_version=4)
+        with warnings.catch_warnings():  # a missing cell id and the like: not the student's concern
+            warnings.simplefilter("ignore")
+            notebook = nbformat.reads(text, as_version=4)
     except RecursionError:
         raise SubmissionError(f"{name!r} is not a notebook: its JSON nests too deeply") from None
     except Exception as error:  # noqa: BLE001 - nbformat raises many kinds for bad input
