@@ -19,7 +19,8 @@ from grader.scoring.grade import grade
 REPO = Path(__file__).resolve().parent.parent
 CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
 CASE = REPO / "trees" / "public" / "aima-fig-5-2.json"
-_spec = importlib.util.spec_from_file_location("hostile_notebooks", REPO / "tests/hostile/notebooks.py")
+_spec = importlib.util.spec_from_file_location("hostile_notebooks",
+                                               REPO / "tests" / "hostile" / "notebooks.py")
 hostile = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(hostile)
 
@@ -34,7 +35,8 @@ def make_notebook(*cells: tuple[str, str]) -> bytes:
 
 def test_code_cells_are_joined_in_order_and_lines_map_back_to_cells():
     converted = convert_notebook(make_notebook(
-        ("markdown", "# title"), ("code", "a = 1\nb = 2"), ("markdown", "text"), ("code", "c = 3\n"),
+        ("markdown", "# title"), ("code", "a = 1\nb = 2"),
+        ("markdown", "text"), ("code", "c = 3\n"),
     ))
     assert converted.source == "a = 1\nb = 2\n\nc = 3\n\n"
     assert [converted.where(line) for line in (1, 2, 3, 4)] == [
@@ -70,7 +72,8 @@ def test_cell_magics_drop_their_line_or_their_whole_cell():
 
 
 def test_relabel_names_cell_and_line_in_tracebacks_and_syntax_errors():
-    converted = convert_notebook(make_notebook(("markdown", "m"), ("code", "a = 1\nb = 2")), "hw.ipynb")
+    notebook = make_notebook(("markdown", "m"), ("code", "a = 1\nb = 2"))
+    converted = convert_notebook(notebook, "hw.ipynb")
     text = ('Traceback:\n  File "search.py", line 2, in f\nSyntaxError: bad (search.py, line 1)'
             "\nsearch.py, line 99")
     assert converted.relabel(text) == (

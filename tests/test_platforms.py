@@ -78,7 +78,7 @@ def test_prairielearn_info_json_follows_its_schema_and_points_at_the_entrypoint(
     assert info["gradingMethod"] == "External" and options["enabled"] is True
     shared = options["serverFilesCourse"][0].rstrip("/")
     entrypoint = Path(options["entrypoint"])
-    assert entrypoint.parts[:3] == ("/", "grade", "serverFilesCourse") and entrypoint.parts[3] == shared
+    assert entrypoint.parts[:4] == ("/", "grade", "serverFilesCourse", shared)
     script = course / "serverFilesCourse" / Path(*entrypoint.parts[3:])
     assert script.read_text().startswith("#!/usr/bin/env bash\n")
     assert script.stat().st_mode & stat.S_IXUSR
@@ -121,7 +121,8 @@ def run_entrypoint(course: Path, student: dict[str, Path | str], **env: str) -> 
                 shutil.copy(content, target)
             else:
                 target.write_text(content)
-        environment = {k: v for k, v in os.environ.items() if k not in ("GRADER_CACHE", "PYTHONPATH")}
+        environment = {k: v for k, v in os.environ.items()
+                       if k not in ("GRADER_CACHE", "PYTHONPATH")}
         environment.update({"GRADE_ROOT": str(grade), "GRADER_PYTHON": sys.executable, **env})
         script = grade / "serverFilesCourse" / build_prairielearn.SHARED / "run.sh"
         proc = subprocess.run([str(script)], env=environment, capture_output=True, text=True,
@@ -174,7 +175,8 @@ def test_github_workflow_is_classrooms_layout_with_the_reporter_reading_our_step
     (reporter,) = [s for s in steps if "autograding-grading-reporter" in s.get("uses", "")]
     runners = [r.strip() for r in reporter["with"]["runners"].split(",")]
     for runner in runners:  # the reporter reads <RUNNER>_RESULTS: our step's base64 output
-        assert reporter["env"][f"{runner.upper()}_RESULTS"] == f"${{{{ steps.{runner}.outputs.result }}}}"
+        expression = f"${{{{ steps.{runner}.outputs.result }}}}"
+        assert reporter["env"][f"{runner.upper()}_RESULTS"] == expression
         assert [s for s in steps if s.get("id") == runner]
 
 
@@ -183,7 +185,8 @@ def test_github_workflow_grading_step_reports_points_in_the_handout(github_hando
     with zipfile.ZipFile(github_handout) as zipped:
         zipped.extractall(handout)
         workflow = yaml.safe_load(zipped.read(".github/workflows/classroom.yml"))
-    (step,) = [s for s in workflow["jobs"]["run-autograding-tests"]["steps"] if s.get("id") == "search"]
+    steps = workflow["jobs"]["run-autograding-tests"]["steps"]
+    (step,) = [s for s in steps if s.get("id") == "search"]
     bin_dir = tmp_path / "bin"  # `grader` as pip install -e . would make it, in the handout
     bin_dir.mkdir()
     (bin_dir / "grader").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m grader "$@"\n')
@@ -218,6 +221,7 @@ def test_gitlab_ci_reports_junit(tmp_path, cache):
 
 
 def test_ci_goes_with_the_handout_only(tmp_path, capsys):
-    assert cli_main(["build", "autograder", "--ci", "github", "--out", str(tmp_path / "a.zip")]) == 1
+    out = tmp_path / "a.zip"
+    assert cli_main(["build", "autograder", "--ci", "github", "--out", str(out)]) == 1
     assert "goes with the handout" in capsys.readouterr().err
-    assert not (tmp_path / "a.zip").exists()
+    assert not out.exists()

@@ -34,7 +34,8 @@ CHOOSE_SUBMISSION = (
 )
 
 GITHUB_WORKFLOW = f"""\
-# GitHub Classroom autograding for the adversarial-search handout (grader build handout --ci github).
+# GitHub Classroom autograding for the adversarial-search handout
+# (grader build handout --ci github).
 # On every push: grade student/search.py (or student/search.ipynb) on the public cases and report
 # the points to GitHub Classroom through its grading reporter.
 name: Autograding Tests

@@ -126,7 +126,8 @@ sys.exit(0 if isinstance(data, dict) and isinstance(data.get("gradable"), bool) 
 EOF
 fi
 if [ "$valid" -ne 0 ]; then
-  echo "run.sh: the grader left no valid results.json (exit status $status); writing a not-gradable one" >&2
+  echo "run.sh: the grader left no valid results.json (exit status $status);" \\
+    "writing a not-gradable one" >&2
   cat >"$results" <<'EOF'
 {{"gradable": false, "score": 0.0, "message": "{neutral}", "tests": []}}
 EOF
@@ -225,7 +226,8 @@ def write_folder(entries: list[Entry], out: Path) -> None:
     """Write ``entries`` under ``out``, replacing an earlier build there; all or nothing."""
     out = Path(out)
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MARKER).exists())):
-        raise BuildError(f"{str(out)!r} exists and is not an earlier build; give an empty or new folder")
+        raise BuildError(
+            f"{str(out)!r} exists and is not an earlier build; give an empty or new folder")
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:

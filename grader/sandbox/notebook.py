@@ -135,8 +135,8 @@ def convert_notebook(data: bytes, name: str = "search.ipynb") -> ConvertedNotebo
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise SubmissionError(
-            f"{name!r} is not a notebook: expected UTF-8 JSON text, got a byte {data[error.start]:#x} "
-            f"at offset {error.start}"
+            f"{name!r} is not a notebook: expected UTF-8 JSON text, "
+            f"got a byte {data[error.start]:#x} at offset {error.start}"
         ) from None
     try:
         with warnings.catch_warnings():  # a missing cell id and the like: not the student's concern
@@ -153,7 +153,8 @@ def convert_notebook(data: bytes, name: str = "search.ipynb") -> ConvertedNotebo
     if not isinstance(cells, list):
         raise SubmissionError(f"{name!r} is not a notebook: expected a list of cells, found none")
     if len(cells) > MAX_CELLS:
-        raise SubmissionError(f"{name!r} has {len(cells)} cells; the grader reads at most {MAX_CELLS}")
+        raise SubmissionError(
+            f"{name!r} has {len(cells)} cells; the grader reads at most {MAX_CELLS}")
     converted = ConvertedNotebook(name=name, source="")
     parts: list[str] = []
     line = 1

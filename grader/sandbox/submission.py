@@ -29,13 +29,15 @@ def locate_submission(path: Path, scratch: Path | None = None) -> Path:
         return _from_zip(path, scratch)
     if path.is_file():
         if path.name != FILENAME and path.suffix not in (".py", ".ipynb"):
-            raise SubmissionError(f"expected {FILENAME} or a notebook ({NOTEBOOK}), got {path.name!r}")
+            raise SubmissionError(
+                f"expected {FILENAME} or a notebook ({NOTEBOOK}), got {path.name!r}")
         return path
     matches = sorted(path.rglob(FILENAME), key=lambda match: (len(match.parts), "student" not in match.parts, str(match)))
     matches = [match for match in matches if match.is_file() and "__MACOSX" not in match.parts]
     if not matches:
-        matches = [match for match in sorted(path.rglob(NOTEBOOK), key=lambda m: (len(m.parts), str(m)))
-                   if match.is_file() and not {"__MACOSX", ".ipynb_checkpoints"} & set(match.parts)]
+        notebooks = sorted(path.rglob(NOTEBOOK), key=lambda match: (len(match.parts), str(match)))
+        matches = [match for match in notebooks if match.is_file()
+                   and not {"__MACOSX", ".ipynb_checkpoints"} & set(match.parts)]
     if not matches:
         found = sorted(str(p.relative_to(path)) for p in path.rglob("*") if p.is_file())[:10]
         raise SubmissionError(
@@ -50,7 +52,8 @@ def _from_zip(path: Path, scratch: Path | None) -> Path:
     target.mkdir(parents=True, exist_ok=True)
     try:
         with zipfile.ZipFile(path) as archive:
-            members = [m for m in archive.infolist() if Path(m.filename).name in (FILENAME, NOTEBOOK)]
+            names = (FILENAME, NOTEBOOK)
+            members = [m for m in archive.infolist() if Path(m.filename).name in names]
             members = [m for m in members if "__MACOSX" not in m.filename
                        and ".ipynb_checkpoints" not in m.filename]
             if not members:
