@@ -41,7 +41,8 @@ def test_code_cells_are_joined_in_order_and_lines_map_back_to_cells():
     assert converted.source == "a = 1\nb = 2\n\nc = 3\n\n"
     assert [converted.where(line) for line in (1, 2, 3, 4)] == [
         "cell 2, line 1", "cell 2, line 2", None, "cell 4, line 1"]
-    assert converted.note == ""
+    assert converted.note.startswith("`search.ipynb` was graded as the Python of its 2 code cells")
+    assert "left out" not in converted.note
 
 
 def test_ipython_lines_are_dropped_with_a_note_and_line_numbers_kept():
@@ -143,6 +144,15 @@ def test_a_correct_notebook_passes_and_is_told_what_was_dropped(tmp_path):
     results = grade(path, [CASE])
     assert results.all_passed and results.score == results.max_score > 0
     assert "`%matplotlib inline`" in results.output
+
+
+def test_a_notebook_is_audited_as_its_code_for_staff(tmp_path):
+    from grader.sandbox.audit import audit_submission
+
+    path = tmp_path / "search.ipynb"
+    path.write_bytes(make_notebook(("code", "import subprocess\n!ls"), ("code", "x = 1")))
+    report = audit_submission(path)
+    assert [(f["name"], f["line"]) for f in report["findings"]] == [("subprocess", 1)]
 
 
 def test_a_notebook_that_is_not_one_fails_every_test_with_the_reason(tmp_path):

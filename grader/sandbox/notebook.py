@@ -98,16 +98,18 @@ class ConvertedNotebook:
 
     @property
     def note(self) -> str:
-        """Markdown for the student: what was converted and what was dropped ("" when nothing)."""
+        """Markdown for the student: what was graded, and which lines were left out."""
+        cells = len(self.spans)
+        graded = (f"`{self.name}` was graded as the Python of its {cells} code "
+                  f"cell{'s' if cells != 1 else ''}, joined in order into `search.py`; errors "
+                  "name the cell (counting every cell from the top) and the line in it.")
         if not self.dropped:
-            return ""
+            return graded
         shown = "\n".join(f"- {line}" for line in self.dropped[:MAX_NOTES])
         more = len(self.dropped) - MAX_NOTES
         more_line = f"\n- and {more} more" if more > 0 else ""
-        return (
-            f"`{self.name}` was graded as the Python of its code cells. These lines are IPython "
-            f"or shell commands, not Python, and were left out:\n{shown}{more_line}"
-        )
+        return (f"{graded} These lines are IPython or shell commands, not Python, and were "
+                f"left out:\n{shown}{more_line}")
 
 
 def read_notebook(path: Path) -> ConvertedNotebook:
