@@ -17,7 +17,6 @@ import zipfile
 from pathlib import Path
 
 import jsonschema
-import junitparser
 import nbformat
 import pytest
 import yaml
@@ -206,8 +205,7 @@ def test_github_workflow_grading_step_reports_points_in_the_handout(github_hando
     jsonschema.validate(data, CLASSROOM)
     scores = [test["score"] for test in data["tests"]]
     assert 0 < sum(scores) < data["max_score"]  # the notebook's one mistake costs points
-    xml = junitparser.JUnitXml.fromfile(str(handout / "junit.xml"))
-    assert [case for suite in xml for case in suite if not case.is_passed]
+    assert [test for test in data["tests"] if test["status"] == "fail" and test["message"]]
 
 
 def test_gitlab_ci_reports_junit(tmp_path, cache):

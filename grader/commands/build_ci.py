@@ -6,7 +6,7 @@ the public checks on every push and reports the points.
   own first commit). One step grades with ``grader grade --format classroom`` and hands the result
   to ``classroom-resources/autograding-grading-reporter`` as the base64 step output its
   ``runners`` input names (``SEARCH_RESULTS``): the reporter shows each test and posts
-  "Points X/Y", which Classroom records. The same step leaves ``junit.xml`` as an artifact.
+  "Points X/Y", which Classroom records.
 * ``gitlab``: ``.gitlab-ci.yml``, a job that writes ``junit.xml`` (``--format junit``) as a
   ``reports: junit`` artifact, which GitLab shows in the merge request and pipeline test tabs.
 
@@ -65,15 +65,8 @@ jobs:
         id: search
         run: |
           {CHOOSE_SUBMISSION}
-          grader grade --submission "$submission" --format junit --results junit.xml || true
           grader grade --submission "$submission" --format classroom --results classroom.json
           echo "result=$(base64 -w 0 classroom.json)" >> "$GITHUB_OUTPUT"
-      - name: Keep the JUnit report
-        if: always()
-        uses: actions/upload-artifact@v4
-        with:
-          name: junit-report
-          path: junit.xml
       - name: Autograding Reporter
         uses: classroom-resources/autograding-grading-reporter@v1
         env:
