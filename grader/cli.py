@@ -44,7 +44,8 @@ def _grade(args: argparse.Namespace) -> int:
     from grader.commands.grade import grade_main
 
     cases = args.cases or ([PUBLIC_CASES, HIDDEN_CASES] if args.hidden else [PUBLIC_CASES])
-    return grade_main(args.submission, cases, results_path=args.results, rubric_path=args.rubric)
+    return grade_main(args.submission, cases, results_path=args.results, rubric_path=args.rubric,
+                      format_name=args.format)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -67,7 +68,7 @@ def _batch(args: argparse.Namespace) -> int:
 def _build(args: argparse.Namespace) -> int:
     from grader.commands.build import build_main
 
-    return build_main(args.target, args.out)
+    return build_main(args.target, args.out, ci=args.ci, image=args.image)
 
 
 def _new(args: argparse.Namespace) -> int:
@@ -132,16 +133,23 @@ def build_parser() -> argparse.ArgumentParser:
                        help="an answer key in Markdown for every algorithm and rule of the case")
     solve.set_defaults(run=_solve)
 
-    grade = commands.add_parser("grade", help="grade a submission, write Gradescope results.json")
-    grade.add_argument("--submission", type=Path, required=True, help="search.py, a folder or a zip")
+    grade = commands.add_parser("grade", help="grade a submission, write the platform's results")
+    grade.add_argument("--submission", type=Path, required=True,
+                       help="search.py, a notebook (.ipynb), or a folder or zip holding one")
     grade.add_argument("--cases", type=Path, nargs="+", help="case files or folders")
-    grade.add_argument("--results", type=Path, default=Path("results.json"))
+    grade.add_argument("--format", default="gradescope",
+                       choices=("gradescope", "prairielearn", "junit", "classroom"),
+                       help="the results file's platform (default: gradescope)")
+    grade.add_argument("--results", type=Path, default=None,
+                       help="the file to write (default: results.json; junit.xml for junit; "
+                            "classroom.json for classroom)")
     grade.add_argument("--hidden", action="store_true", help="include trees/hidden")
     grade.add_argument("--rubric", type=Path, default=None)
     grade.set_defaults(run=_grade)
 
     check = commands.add_parser("check", help="students: run the public cases, see what is wrong")
-    check.add_argument("--submission", type=Path, default=REPO_ROOT / "student" / "search.py")
+    check.add_argument("--submission", type=Path, default=REPO_ROOT / "student" / "search.py",
+                       help="search.py, a notebook (.ipynb), or a folder or zip holding one")
     check.add_argument("--cases", type=Path, nargs="+")
     check.add_argument("--algorithm", "-a", choices=ALGORITHMS)
     check.add_argument("-k", metavar="NAME", help="only tests whose name contains NAME")
@@ -158,9 +166,16 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--rubric", type=Path, default=None)
     batch.set_defaults(run=_batch)
 
-    build = commands.add_parser("build", help="staff: the Gradescope autograder zip or the handout")
-    build.add_argument("target", choices=("autograder", "handout"))
-    build.add_argument("--out", type=Path, required=True)
+    build = commands.add_parser(
+        "build", help="staff: the Gradescope autograder zip, the handout, a PrairieLearn question")
+    build.add_argument("target", choices=("autograder", "handout", "prairielearn"))
+    build.add_argument("--out", type=Path, required=True,
+                       help="the zip to write (prairielearn: a folder)")
+    build.add_argument("--ci", choices=("github", "gitlab"), default=None,
+                       help="handout: add a workflow grading every push (GitHub Classroom, GitLab)")
+    build.add_argument("--image", default=None,
+                       help="prairielearn: the grading image info.json names "
+                            "(default: adversarial-search-grader)")
     build.set_defaults(run=_build)
 
     new = commands.add_parser("new", help="TAs: write a schema-valid case skeleton")

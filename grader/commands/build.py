@@ -285,12 +285,20 @@ def write_zip(entries: list[Entry], out: Path) -> None:
 
 
 def build_main(target: str, out: Path, *, root: Path = REPO_ROOT,
-               cache: Path | None = CACHE_KEY) -> int:
+               cache: Path | None = CACHE_KEY, ci: str | None = None,
+               image: str | None = None) -> int:
     """``grader build autograder|handout --out FILE``: 0 when written; 1, nothing written, when not.
 
     ``root`` is the repository to build from; ``cache`` the answer cache the handout's key goes
-    through (:func:`answer_key`).
+    through (:func:`answer_key`). Other platforms' layouts are built by their own modules:
+    ``prairielearn`` (a course folder, ``image`` its grading image) and the handout with ``ci``.
     """
+    if target == "prairielearn" or ci:  # grader/commands/build_prairielearn.py, build_ci.py
+        from grader.commands import build_ci, build_prairielearn
+
+        return (build_prairielearn.build_prairielearn_main(out, root=root, cache=cache, image=image)
+                if target == "prairielearn" else
+                build_ci.build_handout_ci_main(target, out, ci, root=root, cache=cache))
     try:
         if target == "autograder":
             entries = autograder_entries(root)

@@ -1,6 +1,8 @@
-"""``grader grade``: grade a submission and write Gradescope's ``results.json``, whatever happens.
+"""``grader grade``: grade a submission and write the platform's results file, whatever happens.
 
-A grader crash still leaves a valid file (:func:`grader.report.gradescope.error_results`).
+``--format`` picks the platform (:mod:`grader.report.formats`: Gradescope by default,
+PrairieLearn, JUnit XML, GitHub Classroom). A grader crash still leaves a valid file of that
+format (:func:`grader.report.formats.write_error`).
 """
 
 from __future__ import annotations
@@ -8,32 +10,37 @@ from __future__ import annotations
 import traceback
 from pathlib import Path
 
-from grader.files import write_json_atomically
-from grader.report.gradescope import error_results, write_results
+from grader.report.formats import get_format, write_error
 
 
 def grade_main(
-    submission: Path, cases: list[Path], *, results_path: Path, rubric_path: Path | None = None
+    submission: Path, cases: list[Path], *, results_path: Path | None = None,
+    rubric_path: Path | None = None, format_name: str = "gradescope",
 ) -> int:
-    """``grader grade``: grade and write ``results_path``. Exit 0, or 2 when the grader failed.
+    """``grader grade``: grade and write ``results_path`` (default: the format's usual file
+    name) in ``format_name``. Exit 0, or 2 when the grader failed.
 
     The file is written in every case: a grader crash leaves the error results, never nothing.
+    Staff notes and grader errors go to stdout (the job log), never into formats students read
+    whole.
     """
     from grader.cases.rubric import load_rubric
     from grader.scoring.grade import grade
 
+    chosen = get_format(format_name)
+    results_path = Path(results_path or chosen.default_file)
     try:
         results = grade(Path(submission), [Path(c) for c in cases], rubric=load_rubric(rubric_path))
-        data = write_results(results, Path(results_path))
-        print(f"score {data['score']:g}/{results.max_score:g}; results written to {results_path}")
+        chosen.write(results, results_path)
+        print(f"score {round(results.score, 6):g}/{results.max_score:g}; "
+              f"{chosen.name} results written to {results_path}")
         for note in results.staff_notes:
             print(f"staff note: {note}")
         return 0
     except BaseException as error:  # noqa: BLE001  (the file must exist whatever happened)
-        write_json_atomically(
-            error_results(f"grading failed: {error!r}", traceback.format_exc()), Path(results_path)
-        )
-        print(f"grading failed: {error!r}; error results written to {results_path}")
+        detail = traceback.format_exc()
+        write_error(f"grading failed: {error!r}", detail, results_path, chosen.name)
+        print(f"grading failed: {error!r}; error results written to {results_path}\n{detail}")
         if isinstance(error, KeyboardInterrupt):
             raise
         return 2

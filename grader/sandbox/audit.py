@@ -112,10 +112,15 @@ def audit_submission(submission: Path) -> dict[str, Any]:
     scratch = Path(tempfile.mkdtemp(prefix="grader-audit-"))
     try:
         path = locate_submission(Path(submission), scratch)
-        if path.stat().st_size > MAX_SOURCE_BYTES:
+        if path.suffix == ".ipynb":  # its code cells (size capped), as the worker imports them
+            from grader.sandbox.notebook import read_notebook
+
+            findings = audit(read_notebook(path).source)
+        elif path.stat().st_size > MAX_SOURCE_BYTES:
             note = f"audit: search.py is over {MAX_SOURCE_BYTES:,} bytes; not audited"
             return {"findings": [], "note": note}
-        findings = audit(path.read_bytes().decode("utf-8", "replace"))
+        else:
+            findings = audit(path.read_bytes().decode("utf-8", "replace"))
     except SubmissionError:  # nothing to audit: every test already says what is missing
         return {"findings": [], "note": ""}
     except Exception as error:  # noqa: BLE001 - the audit only informs; grading goes on

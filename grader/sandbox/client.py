@@ -51,6 +51,7 @@ from typing import Any
 from grader.errors import GraderError, SubmissionError
 from grader.sandbox.capture import CappedBuffer, join_output
 from grader.sandbox.limits import LANDLOCK_ENV, Limits, resolve_user
+from grader.sandbox.notebook import ConvertedNotebook, relabel_reply
 from grader.sandbox.process import (
     Closed,
     Deadline,
@@ -111,6 +112,7 @@ class Worker:
         self._finalizer: weakref.finalize | None = None
         # how the last worker was confined: {"uid": its uid, "landlock": ABI applied, 0 = none}
         self.confinement: dict[str, int] = {}
+        self.notebook: ConvertedNotebook | None = None  # a notebook submission, once converted
 
     # --- lifecycle ------------------------------------------------------------------------
     def __enter__(self) -> Worker:  # noqa: PYI034
@@ -196,7 +198,7 @@ class Worker:
         )
 
     def _spawn(self) -> None:
-        scratch, target = prepare_scratch(self.submission, self._ids)
+        scratch, target, self.notebook = prepare_scratch(self.submission, self._ids)
         env = worker_environment(scratch)
         parent_end, child_end = socket.socketpair()
         command = [sys.executable, "-s", "-B", "-m", "grader.sandbox.worker", str(child_end.fileno())]
@@ -354,7 +356,7 @@ class Worker:
         self.start()
         if self._import_failure is not None:
             failure = self._import_failure
-            return WorkerReply(
+            return relabel_reply(WorkerReply(
                 failure.status,
                 error=dict(failure.error or {}),
                 stdout=failure.stdout,
@@ -362,7 +364,7 @@ class Worker:
                 algorithm=algorithm,
                 time_limit=time_limit,
                 message=failure.message,
-            )
+            ), self.notebook)
         self._seq += 1
         request = {
             "seq": self._seq,
@@ -378,7 +380,7 @@ class Worker:
             reply.stdout = join_output(stdout, reply.stdout, self.limits.output)
             reply.stderr = join_output(stderr, reply.stderr, self.limits.output)
             self._import_output = ("", "")
-        return reply
+        return relabel_reply(reply, self.notebook)  # a notebook's lines named by cell
 
     def _exchange(self, request: dict[str, Any], time_limit: float) -> WorkerReply:
         seq = request["seq"]

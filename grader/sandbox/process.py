@@ -9,8 +9,12 @@ import signal
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.paths import REPO_ROOT
+
+if TYPE_CHECKING:
+    from grader.sandbox.notebook import ConvertedNotebook
 
 
 class Deadline(Exception):
@@ -70,16 +74,25 @@ def kill_and_clean(proc: subprocess.Popen, scratch: Path) -> None:
     shutil.rmtree(scratch, ignore_errors=True)
 
 
-def prepare_scratch(submission: Path, ids: tuple[int, int] | None) -> tuple[Path, Path]:
-    """A fresh scratch folder holding only the submission's ``search.py``, owned by the worker's
-    user where there is one. Returns (the folder, the file)."""
+def prepare_scratch(
+    submission: Path, ids: tuple[int, int] | None
+) -> tuple[Path, Path, ConvertedNotebook | None]:
+    """A fresh scratch folder holding only the submission's ``search.py`` (a notebook's code
+    cells, converted here), owned by the worker's user where there is one. Returns (the folder,
+    the file, the converted notebook or None)."""
+    from grader.sandbox.notebook import read_notebook
     from grader.sandbox.submission import locate_submission
 
     scratch = Path(tempfile.mkdtemp(prefix="grader-worker-"))
+    notebook = None
     try:
         source = locate_submission(submission, scratch / "unzipped")
         target = scratch / "search.py"
-        shutil.copyfile(source, target)
+        if source.suffix == ".ipynb":
+            notebook = read_notebook(source)
+            target.write_text(notebook.source, encoding="utf-8")
+        else:
+            shutil.copyfile(source, target)
         shutil.rmtree(scratch / "unzipped", ignore_errors=True)
         os.chmod(target, 0o600)
         os.chmod(scratch, 0o700)
@@ -89,7 +102,7 @@ def prepare_scratch(submission: Path, ids: tuple[int, int] | None) -> tuple[Path
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         raise
-    return scratch, target
+    return scratch, target, notebook
 
 
 def worker_environment(scratch: Path) -> dict[str, str]:

@@ -342,6 +342,7 @@ def grade(
     grader_failed = any(test.outcome == GRADER_ERROR for test in results.tests)
     results.output = "\n\n".join(filter(None, [
         results.output, NEUTRAL_GRADER_ERROR if grader_failed else "",
+        worker.notebook.note if worker.notebook else "",  # IPython lines dropped
         shrink.handout_note(rubric, wanted, name_filter)]))
     record_audit(submission, results)  # staff only (extra_data, a staff note); never a deduction
     answers.save()

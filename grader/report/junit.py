@@ -1,0 +1,106 @@
+"""JUnit XML from the one results model: the report GitLab CI, Jenkins, GitHub Actions'
+test-report actions and most other CI systems read.
+
+Layout: ``<testsuites>`` holding one ``<testsuite>`` an algorithm (``name``: the algorithm),
+one ``<testcase>`` a test (``classname`` ``search.<algorithm>``, ``name`` its number and
+name). A test that earns less than its points has a ``<failure>`` (``type``: the outcome,
+``message``: the points and the one-line summary, text: the feedback); a test the grader
+failed on has an ``<error>`` with the neutral message. Points are kept where JUnit has room for
+them: ``score``/``max_score`` ``<property>`` elements on each suite and on the whole report.
+Times are 0: the report is the same on every machine.
+
+Hidden cases (not ``visible`` in the rubric) keep their points and pass/fail, under a neutral
+name ("hidden test 2.3"), with no feedback. Text that XML 1.0 cannot hold (control characters a
+submission printed) is dropped, so every report parses.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from grader.files import write_text_atomically
+from grader.scoring.results import GRADER_ERROR, NEUTRAL_GRADER_ERROR, GradingResults, TestResult
+
+SUITES_NAME = "adversarial-search"
+MAX_TEXT = 100_000  # characters of feedback a test
+_NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _text(value: str, limit: int = MAX_TEXT) -> str:
+    value = _NOT_XML.sub("", value)
+    return value if len(value) <= limit else value[: limit - 20] + "\n... (cut)"
+
+
+def _points(value: float) -> str:
+    return f"{round(value, 6):g}"
+
+
+def _properties(parent: ET.Element, score: float, max_score: float) -> None:
+    properties = ET.SubElement(parent, "properties")
+    ET.SubElement(properties, "property", name="score", value=_points(score))
+    ET.SubElement(properties, "property", name="max_score", value=_points(max_score))
+
+
+def _testcase(suite: ET.Element, test: TestResult) -> None:
+    name = f"hidden test {test.number}" if test.hidden else f"{test.number} {test.name}"
+    case = ET.SubElement(suite, "testcase", classname=f"search.{test.algorithm}",
+                         name=_text(name, 500), time="0")
+    points = f"{_points(test.score)}/{_points(test.max_score)} points"
+    if test.outcome == GRADER_ERROR:
+        error = ET.SubElement(case, "error", type="grader_error", message=NEUTRAL_GRADER_ERROR)
+        error.text = NEUTRAL_GRADER_ERROR
+    elif not test.passed:
+        summary = "not passed" if test.hidden else (test.summary or "not passed")
+        failure = ET.SubElement(case, "failure", type=test.outcome,
+                                message=_text(f"{points}: {summary}", 2000))
+        failure.text = "" if test.hidden else _text(test.output or summary)
+    if not test.hidden:
+        ET.SubElement(case, "system-out").text = points
+
+
+def results_xml(results: GradingResults) -> str:
+    """The JUnit report as text (UTF-8 XML with its declaration)."""
+    root = ET.Element("testsuites", name=SUITES_NAME)
+    _properties(root, results.score, results.max_score)
+    counts = {"tests": 0, "failures": 0, "errors": 0}
+    for algorithm, tests in results.by_algorithm().items():
+        failures = sum(1 for t in tests if not t.passed and t.outcome != GRADER_ERROR)
+        errors = sum(1 for t in tests if t.outcome == GRADER_ERROR)
+        suite = ET.SubElement(root, "testsuite", name=algorithm, tests=str(len(tests)),
+                              failures=str(failures), errors=str(errors), skipped="0", time="0")
+        _properties(suite, sum(t.score for t in tests), sum(t.max_score for t in tests))
+        for test in tests:
+            _testcase(suite, test)
+        counts["tests"] += len(tests)
+        counts["failures"] += failures
+        counts["errors"] += errors
+    root.set("tests", str(counts["tests"]))
+    root.set("failures", str(counts["failures"]))
+    root.set("errors", str(counts["errors"]))
+    root.set("time", "0")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def error_xml(message: str, detail: str = "") -> str:
+    """The report when grading itself failed: one test in error, with the neutral message."""
+    root = ET.Element("testsuites", name=SUITES_NAME, tests="1", failures="0", errors="1", time="0")
+    suite = ET.SubElement(root, "testsuite", name="grader", tests="1", failures="0", errors="1",
+                          skipped="0", time="0")
+    case = ET.SubElement(suite, "testcase", classname="grader", name="autograder error", time="0")
+    error = ET.SubElement(case, "error", type="grader_error", message=NEUTRAL_GRADER_ERROR)
+    error.text = NEUTRAL_GRADER_ERROR
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def write_results(results: GradingResults, path: Path) -> str:
+    """Write ``results`` to ``path``; on any failure write :func:`error_xml` instead."""
+    try:
+        text = results_xml(results)
+    except Exception as error:  # the grader failed, never the student: keep the file valid
+        text = error_xml(f"writing results failed: {error!r}")
+    write_text_atomically(text, Path(path))
+    return text

@@ -1,0 +1,52 @@
+"""Hostile and broken notebooks: what a notebook upload may hold to hurt the grader's own
+process, which reads it (grader/sandbox/notebook.py) before any worker starts.
+
+Each entry: a name, the bytes of the ``.ipynb``, and the regular expression the
+``SubmissionError`` matches (``None``: the notebook converts, within the caps). Used by
+tests/test_notebook.py.
+"""
+
+from __future__ import annotations
+
+import json
+
+from grader.sandbox.notebook import MAX_CELLS, MAX_NOTEBOOK_BYTES, MAX_SOURCE_BYTES
+
+
+def _notebook(cells: list, **extra) -> bytes:
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells,
+                       **extra}).encode()
+
+
+def _code(source) -> dict:
+    return {"cell_type": "code", "metadata": {}, "source": source, "outputs": [],
+            "execution_count": None}
+
+
+HOSTILE_NOTEBOOKS: list[tuple[str, bytes, str | None]] = [
+    # larger than the cap: refused before it is parsed
+    ("oversized", b'{"cells": [' + b" " * (MAX_NOTEBOOK_BYTES + 1) + b"]}", r"over \d+ MB"),
+    # JSON nested past the parser's recursion limit
+    ("deep_nesting", b'{"cells": ' + b"[" * 200_000 + b"]" * 200_000 + b"}",
+     r"not a (readable Jupyter )?notebook"),
+    # not text
+    ("binary", b"\x89PNG\r\n\x1a\n" + bytes(range(256)), r"expected UTF-8 JSON"),
+    # JSON, but not a notebook
+    ("not_a_notebook", b'{"hello": "world"}', r"not a readable Jupyter notebook"),
+    ("cells_not_a_list", _notebook([]).replace(b'"cells": []', b'"cells": 5'), r"not a"),
+    # too many cells to be a handout
+    ("many_cells", _notebook([_code("x = 1")] * (MAX_CELLS + 1)), r"cells; the grader reads at most"),
+    # more code than any search.py
+    ("huge_code", _notebook([_code("x = 1\n" * (MAX_SOURCE_BYTES // 6 + 10))]), r"bytes of code"),
+    # a cell's source of the wrong type (nbformat would join a list of strings)
+    ("source_not_text", _notebook([_code({"evil": 1})]), r"cell 1|not a readable"),
+    # many IPython lines in one cell: converted in one pass, never re-tokenized per line
+    ("many_magics", _notebook([_code("!echo hi\n" * 50_000)]), None),
+    # code in an output, a markdown cell and a raw cell: never graded, never run
+    ("code_outside_code_cells", _notebook([
+        {"cell_type": "markdown", "metadata": {}, "source": "import os; os.system('x')"},
+        {"cell_type": "raw", "metadata": {}, "source": "raise SystemExit"},
+        {**_code("y = 2"), "outputs": [{"output_type": "stream", "name": "stdout",
+                                        "text": "import os"}]},
+    ]), None),
+]

@@ -1,0 +1,195 @@
+"""grader/report/{prairielearn,junit,classroom}.py and ``grader grade --format``: each platform's
+file from the one results model, valid against the platform's description (tests/platform_schemas)
+or a real parser, hidden cases' details kept out, and a valid file even when the grader fails."""
+
+import base64
+import json
+from pathlib import Path
+
+import jsonschema
+import junitparser
+import pytest
+
+from grader.commands.grade import grade_main
+from grader.report import classroom, formats, junit, prairielearn
+from grader.scoring.results import GRADER_ERROR, NEUTRAL_GRADER_ERROR, GradingResults, TestResult
+
+HERE = Path(__file__).parent
+SCHEMAS = HERE / "platform_schemas"
+PL_SCHEMA = json.loads((SCHEMAS / "prairielearn_results.schema.json").read_text())
+CLASSROOM_SCHEMA = json.loads((SCHEMAS / "classroom_results.schema.json").read_text())
+GRADESCOPE_SCHEMA = json.loads((HERE / "gradescope_results.schema.json").read_text())
+SECRET = "secret-hidden-case"
+
+
+def make_test(number, outcome, score, max_score=2.0, visibility="visible", output="", name=None):
+    case = name or f"case-{number}"
+    return TestResult(
+        name=f"alpha_beta: {case} (a case)", number=number, algorithm="alpha_beta",
+        case_name=case, max_score=max_score, score=score, outcome=outcome,
+        visibility=visibility, output=output, summary=f"{outcome} summary",
+        staff_output="staff only: traceback",
+    )
+
+
+@pytest.fixture
+def graded():
+    return GradingResults(
+        tests=[
+            make_test("2.1", "passed", 2.0),
+            make_test("2.2", "wrong_trace", 1.0, output="generated differs at step 4"),
+            make_test("2.3", "wrong_value", 0.0, visibility="after_due_date",
+                      output=f"expected 3, got 4 on {SECRET}", name=SECRET),
+            make_test("2.4", "passed", 2.0, visibility="hidden", name=f"{SECRET}-2"),
+        ],
+        output="graded",
+        staff_notes=["audit: staff note"],
+        execution_time=1.25,
+    )
+
+
+# --- PrairieLearn ---------------------------------------------------------------------------
+
+
+def test_prairielearn_results_follow_its_format_and_score_as_a_fraction(graded):
+    data = prairielearn.results_dict(graded)
+    jsonschema.validate(data, PL_SCHEMA)
+    assert data["gradable"] is True
+    assert data["score"] == pytest.approx(5 / 8)
+    shown = {test["name"]: test for test in data["tests"]}
+    assert shown["2.2 alpha_beta: case-2.2 (a case)"]["points"] == 1.0
+    assert shown["2.2 alpha_beta: case-2.2 (a case)"]["output"] == "generated differs at step 4"
+    assert sum(t["points"] for t in data["tests"]) == graded.score
+    assert sum(t["max_points"] for t in data["tests"]) == graded.max_score
+
+
+def test_prairielearn_folds_hidden_tests_into_points_only(graded):
+    data = prairielearn.results_dict(graded)
+    text = json.dumps(data)
+    assert SECRET not in text and "staff only" not in text and "audit" not in text
+    (hidden,) = [t for t in data["tests"] if t["name"] == prairielearn.HIDDEN_NAME]
+    assert (hidden["points"], hidden["max_points"]) == (2.0, 4.0)
+    assert hidden["output"] == hidden["message"] == ""
+
+
+def test_prairielearn_grader_failure_is_not_gradable(graded):
+    graded.tests.append(make_test("2.5", GRADER_ERROR, 0.0))
+    data = prairielearn.results_dict(graded)
+    jsonschema.validate(data, PL_SCHEMA)
+    assert data["gradable"] is False and data["message"] == NEUTRAL_GRADER_ERROR
+    jsonschema.validate(prairielearn.error_results("boom", "traceback"), PL_SCHEMA)
+    assert "traceback" not in json.dumps(prairielearn.error_results("boom", "traceback"))
+
+
+def test_prairielearn_file_stays_under_its_one_megabyte_limit(tmp_path):
+    many = GradingResults(tests=[make_test(f"2.{i}", "wrong_value", 0.0, output="x" * 200_000)
+                                 for i in range(1, 30)])
+    path = tmp_path / "results.json"
+    prairielearn.write_results(many, path)
+    assert path.stat().st_size < prairielearn.MAX_BYTES
+    jsonschema.validate(json.loads(path.read_text()), PL_SCHEMA)
+
+
+# --- JUnit ----------------------------------------------------------------------------------
+
+
+def parse_junit(path):
+    xml = junitparser.JUnitXml.fromfile(str(path))
+    return xml, [case for suite in xml for case in suite]
+
+
+def test_junit_report_parses_with_counts_points_and_failures(graded, tmp_path):
+    path = tmp_path / "junit.xml"
+    junit.write_results(graded, path)
+    xml, cases = parse_junit(path)
+    (suite,) = list(xml)
+    assert (suite.name, suite.tests, suite.failures, suite.errors) == ("alpha_beta", 4, 2, 0)
+    assert {p.name: p.value for p in suite.properties()} == {"score": "5", "max_score": "8"}
+    by_name = {case.name: case for case in cases}
+    wrong = by_name["2.2 alpha_beta: case-2.2 (a case)"]
+    (failure,) = wrong.result
+    assert isinstance(failure, junitparser.Failure)
+    assert failure.type == "wrong_trace" and failure.message.startswith("1/2 points")
+    assert "generated differs at step 4" in failure.text
+    assert by_name["2.1 alpha_beta: case-2.1 (a case)"].is_passed
+
+
+def test_junit_hides_hidden_cases_details_but_keeps_pass_and_fail(graded, tmp_path):
+    path = tmp_path / "junit.xml"
+    junit.write_results(graded, path)
+    text = path.read_text()
+    assert SECRET not in text and "staff only" not in text
+    _, cases = parse_junit(path)
+    by_name = {case.name: case for case in cases}
+    assert not by_name["hidden test 2.3"].is_passed
+    assert by_name["hidden test 2.4"].is_passed
+
+
+def test_junit_drops_what_xml_cannot_hold_and_errors_stay_valid(tmp_path):
+    results = GradingResults(tests=[
+        make_test("2.1", "error", 0.0, output="printed \x00\x07\x1b[31m bytes"),
+        make_test("2.2", GRADER_ERROR, 0.0),
+    ])
+    path = tmp_path / "junit.xml"
+    junit.write_results(results, path)
+    _, cases = parse_junit(path)
+    assert isinstance(cases[1].result[0], junitparser.Error)
+    assert cases[1].result[0].message == NEUTRAL_GRADER_ERROR
+    path.write_text(junit.error_xml("boom", "traceback"))
+    _, (case,) = parse_junit(path)
+    assert isinstance(case.result[0], junitparser.Error)
+
+
+# --- GitHub Classroom -----------------------------------------------------------------------
+
+
+def test_classroom_result_is_what_the_grading_reporter_reads(graded):
+    data = classroom.results_dict(graded)
+    jsonschema.validate(data, CLASSROOM_SCHEMA)
+    # the reporter: base64 JSON in <RUNNER>_RESULTS, points = sum of the tests' scores
+    decoded = json.loads(base64.b64decode(base64.b64encode(json.dumps(data).encode())))
+    assert sum(test["score"] for test in decoded["tests"]) == 5.0
+    assert decoded["max_score"] == 8.0 and decoded["status"] == "fail"
+    assert SECRET not in json.dumps(data) and "staff only" not in json.dumps(data)
+    jsonschema.validate(classroom.error_results("boom"), CLASSROOM_SCHEMA)
+
+
+# --- grader grade --format ------------------------------------------------------------------
+
+VALIDATORS = {
+    "gradescope": lambda path: jsonschema.validate(json.loads(path.read_text()), GRADESCOPE_SCHEMA),
+    "prairielearn": lambda path: jsonschema.validate(json.loads(path.read_text()), PL_SCHEMA),
+    "junit": parse_junit,
+    "classroom": lambda path: jsonschema.validate(json.loads(path.read_text()), CLASSROOM_SCHEMA),
+}
+
+
+def test_every_format_has_a_validator_here():
+    assert set(VALIDATORS) == set(formats.FORMATS)
+
+
+@pytest.mark.parametrize("name", sorted(formats.FORMATS))
+def test_a_grader_failure_still_writes_a_valid_file_of_the_format(name, tmp_path, capsys):
+    path = tmp_path / "out"
+    code = grade_main(HERE / "submissions" / "correct" / "search.py", [tmp_path],
+                      results_path=path, rubric_path=tmp_path / "no-such-rubric.toml",
+                      format_name=name)
+    assert code == 2
+    VALIDATORS[name](path)
+    assert "grading failed" in capsys.readouterr().out  # the detail, for staff, in the log
+
+
+@pytest.mark.parametrize("name", ["prairielearn", "junit"])
+def test_grade_writes_the_chosen_format_for_a_real_submission(name, tmp_path):
+    path = tmp_path / "out"
+    case = HERE.parent / "trees" / "public" / "aima-fig-5-2.json"
+    code = grade_main(HERE / "submissions" / "correct" / "search.py", [case],
+                      results_path=path, format_name=name)
+    assert code == 0
+    VALIDATORS[name](path)
+    if name == "prairielearn":
+        data = json.loads(path.read_text())
+        assert data["score"] == 1.0 and data["gradable"] is True
+    else:
+        _, cases = parse_junit(path)
+        assert cases and all(case.is_passed for case in cases)
