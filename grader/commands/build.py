@@ -22,6 +22,7 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from grader.answers.store import CACHE_KEY
 from grader.errors import CaseError, GraderError
@@ -94,11 +95,18 @@ def _check_cases(paths: list[Path]) -> None:
         raise BuildError(f"{len(errors)} case file error(s) (grader validate trees/):\n{listed}")
 
 
-def autograder_entries(root: Path = REPO_ROOT) -> list[Entry]:
-    """What Gradescope unpacks to /autograder/source: setup.sh and run_autograder at the top."""
+def autograder_entries(root: Path = REPO_ROOT, *, cache: Path | None = CACHE_KEY) -> list[Entry]:
+    """What Gradescope unpacks to /autograder/source: setup.sh and run_autograder at the top,
+    and every case's reference answers (``trees/.answer-key.json``, read by
+    :meth:`AnswerKey.default`), so no submission waits for the reference to solve them."""
+    from grader.cases import find_cases, load_case
+
     _check_cases([root / "trees"])
+    cases = [load_case(path) for path in find_cases([root / "trees" / "public",
+                                                     root / "trees" / "hidden"])]
     docker = [e for e in _collect(root, "docker") if not e.path.startswith("docker/handout/")]
     return [
+        Entry("trees/.answer-key.json", answer_key(root, cases, cache)),
         _file(root, "docker/setup.sh", under="setup.sh", executable=True),
         _file(root, "docker/run_autograder", under="run_autograder", executable=True),
         *docker,
@@ -151,7 +159,8 @@ def handout_pyproject(text: str) -> str:
 
 
 def answer_key(root: Path, cases: list, cache: Path | None) -> bytes:
-    """The public cases' reference answers: what ``grader check`` reads instead of ``reference/``.
+    """The reference answers of ``cases``, as a key file: the handout's (the public cases: what
+    ``grader check`` reads instead of ``reference/``) or the autograder's (every case).
 
     Answers and times come through the staff answer cache (``cache``; None: computed afresh), so
     a second build reuses the first one's measurements and gives the same bytes.
@@ -167,7 +176,7 @@ def answer_key(root: Path, cases: list, cache: Path | None) -> bytes:
     key.save()  # new answers (and their times) join the staff cache
     with tempfile.TemporaryDirectory() as folder:
         target = Path(folder) / "key.json"
-        key.save(target, used_only=True)  # the public cases' answers alone
+        key.save(target, used_only=True)  # these cases' answers alone
         return target.read_bytes()
 
 
@@ -284,24 +293,34 @@ def write_zip(entries: list[Entry], out: Path) -> None:
     os.replace(temporary, out)
 
 
+def _handout_checked(root: Path, cache: Path | None) -> list[Entry]:
+    entries = handout_entries(root, cache=cache)
+    leaks = find_leaks(entries, root)
+    if leaks:
+        listed = "\n".join(f"  {leak}" for leak in leaks)
+        raise BuildError(f"the handout would give answers away:\n{listed}")
+    return entries
+
+
+# Each target: (root, answer cache) -> the entries of its zip. A new platform adds one line.
+TARGETS: dict[str, Callable[[Path, Path | None], list[Entry]]] = {
+    "autograder": lambda root, cache: autograder_entries(root, cache=cache),
+    "handout": _handout_checked,
+}
+
+
 def build_main(target: str, out: Path, *, root: Path = REPO_ROOT,
                cache: Path | None = CACHE_KEY) -> int:
     """``grader build autograder|handout --out FILE``: 0 when written; 1, nothing written, when not.
 
-    ``root`` is the repository to build from; ``cache`` the answer cache the handout's key goes
-    through (:func:`answer_key`).
+    ``root`` is the repository to build from; ``cache`` the answer cache the built answer keys
+    go through (:func:`answer_key`).
     """
     try:
-        if target == "autograder":
-            entries = autograder_entries(root)
-        elif target == "handout":
-            entries = handout_entries(root, cache=cache)
-            leaks = find_leaks(entries, root)
-            if leaks:
-                listed = "\n".join(f"  {leak}" for leak in leaks)
-                raise BuildError(f"the handout would give answers away:\n{listed}")
-        else:
-            raise BuildError(f"expected the target 'autograder' or 'handout', got: {target!r}")
+        if target not in TARGETS:
+            raise BuildError(f"expected the target {' or '.join(map(repr, TARGETS))}, "
+                             f"got: {target!r}")
+        entries = TARGETS[target](root, cache)
         write_zip(entries, Path(out))
     except (BuildError, CaseError, OSError) as error:
         print(f"grader build {target}: error: {error}\nnothing was written to {out}",

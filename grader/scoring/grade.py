@@ -29,6 +29,7 @@ from grader.errors import CaseError
 from grader.feedback import diagnosis
 from grader.feedback import failure as feedback
 from grader.feedback.diagnosis import Hint
+from grader.feedback.markdown import fenced
 from grader.run.runner import RunResult
 from grader.sandbox.audit import record_audit
 from grader.sandbox.client import Worker
@@ -78,14 +79,14 @@ def _failure_outcome(reply: WorkerReply) -> tuple[str, str]:
 
 def _error_block(error: dict[str, Any]) -> str:
     text = error.get("traceback") or f"{error.get('type', 'Error')}: {error.get('message', '')}"
-    return "```\n" + text.rstrip() + "\n```"
+    return fenced(text.rstrip())
 
 
 def _student_output(reply: WorkerReply) -> str:
     printed = (reply.stdout or "") + (reply.stderr or "")
     if not printed.strip():
         return ""
-    return "\nYour code printed:\n```\n" + printed.rstrip()[-2000:] + "\n```"
+    return "\nYour code printed:\n" + fenced(printed.rstrip()[-2000:])
 
 
 def _best(comparisons: list[tuple[Reference, Comparison]]) -> tuple[Reference, Comparison]:
@@ -344,6 +345,7 @@ def grade(
         results.output, NEUTRAL_GRADER_ERROR if grader_failed else "",
         shrink.handout_note(rubric, wanted, name_filter)]))
     record_audit(submission, results)  # staff only (extra_data, a staff note); never a deduction
+    results.clean()  # no NUL or lone surrogate leaves the model
     answers.save()
     results.tests.sort(key=lambda test: tuple(int(part) for part in test.number.split(".")))
     results.execution_time = time.perf_counter() - started
