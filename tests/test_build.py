@@ -261,3 +261,31 @@ def test_grader_check_and_pytest_run_in_the_handout(installed_handout):
     tests = _run(installed_handout, "bin/test", "-q")
     assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-2000:]
     assert " passed" in tests.stdout
+
+
+def test_dockerfile_leaves_cmd_and_entrypoint_to_gradescopes_base_image():
+    """Gradescope's base image starts its harness through its own CMD/ENTRYPOINT; its sample
+    Dockerfile redefines neither, and a course's image must not either."""
+    lines = (REPO / "docker" / "Dockerfile").read_text().splitlines()
+    instructions = [line.split()[0].upper() for line in lines if line.strip()
+                    and not line.lstrip().startswith("#") and not line.startswith((" ", "\t"))]
+    assert instructions[0] == "FROM" and "COPY" in instructions
+    assert not {"CMD", "ENTRYPOINT", "WORKDIR"} & set(instructions)
+
+
+def test_autograder_zip_carries_every_cases_answers_keyed_as_the_cache(tmp_path, cache):
+    from grader.answers.store import AnswerKey
+    from grader.cases import find_cases, load_case
+    from grader.cases.rubric import load_rubric
+    from grader.scoring.grade import prepare_answers
+
+    out = tmp_path / "autograder.zip"
+    assert build_main("autograder", out, cache=cache) == 0
+    with zipfile.ZipFile(out) as zipped:
+        (tmp_path / "key.json").write_bytes(zipped.read("trees/.answer-key.json"))
+    shipped = AnswerKey(files=[tmp_path / "key.json"], cache=None)
+    cases = [load_case(p) for p in find_cases([REPO / "trees" / "public", REPO / "trees" / "hidden"])]
+    assert any("hidden" in str(case.path) for case in cases)
+    prepare_answers(cases, load_rubric(REPO / "trees" / "rubric.toml"), shipped)
+    assert not shipped._dirty  # every answer grading asks for was in the zip
+    assert shipped.used == set(shipped.entries)  # and nothing else

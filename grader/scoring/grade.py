@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from grader.answers import tree_walk
-from grader.answers.store import AnswerKey, Reference
+from grader.answers.store import AnswerKey, Reference, reference_available
 from grader.cases import Case, find_cases, load_case
 from grader.cases.rubric import Rubric, load_rubric
 from grader.compare import Comparison, compare
-from grader.errors import CaseError
+from grader.errors import CaseError, SubmissionError
 from grader.feedback import diagnosis
 from grader.feedback import failure as feedback
 from grader.feedback.diagnosis import Hint
@@ -36,6 +36,7 @@ from grader.sandbox.client import Worker
 from grader.sandbox.limits import Limits
 from grader.sandbox.protocol import WorkerReply
 from grader.scoring import random_trees as shrink
+from grader.scoring import upload
 from grader.scoring.results import (
     ALGORITHM_NUMBERS,
     GRADER_ERROR,
@@ -315,18 +316,31 @@ def grade(
         except Exception as error:  # a broken case is the grader's failure, never the student's
             results.tests.append(_case_error_result(path, error, f"9.{len(results.staff_notes) + 1}"))
             results.staff_notes.append(f"{path}: {error}")
-    planned = []  # (case, algorithm, number), numbered in case order
+    planned = []  # (case, algorithm) in case order
     for case in cases:
         for algorithm in case.algorithms:
             if (wanted and algorithm not in wanted) or (
                     name_filter and name_filter not in f"{algorithm}: {case.name}"):
                 continue
-            counters[algorithm] += 1
-            planned.append((case, algorithm, f"{ALGORITHM_NUMBERS[algorithm]}.{counters[algorithm]}"))
+            planned.append((case, algorithm))
+    try:
+        graded_file = upload.which_file(submission)
+    except SubmissionError as error:  # one message, not one a test
+        points = sum(rubric.settings_for(case, algorithm).points for case, algorithm in planned)
+        if reference_available():  # the random-tree tests' points count towards the total too
+            points += sum(rubric.random_trees.points_for(algorithm) for algorithm in ALGORITHM_NUMBERS
+                          if shrink._selected(rubric, algorithm, wanted, name_filter))
+        nothing = upload.nothing_graded(error, float(points))
+        nothing.tests[:0], nothing.staff_notes = results.tests, results.staff_notes
+        nothing.execution_time = time.perf_counter() - started
+        nothing.clean()
+        return nothing
     # Visible tests run before the others: one worker serves every test, so a submission could
-    # keep what it saw on a hidden case in a global and print it in a later visible test.
-    shown = [item for item in planned if rubric.settings_for(item[0], item[1]).visibility == "visible"]
-    not_shown = [item for item in planned if item not in shown]
+    # keep what it saw on a hidden case in a global and print it in a later visible test. They
+    # are numbered first too (then each visibility in turn), so numbers reveal no hidden count.
+    visibility = lambda item: rubric.settings_for(item[0], item[1]).visibility  # noqa: E731
+    shown = [item for item in planned if visibility(item) == "visible"]
+    not_shown = upload.by_visibility([item for item in planned if item not in shown], visibility)
 
     def record(test: TestResult) -> None:
         results.tests.append(test)
@@ -334,15 +348,15 @@ def grade(
             progress(test)
 
     with Worker(submission, limits=limits or Limits()) as worker:
-        for case, algorithm, number in shown:
+        for case, algorithm, number in upload.numbered(shown, counters):
             record(_grade_safely(case, algorithm, number, rubric, worker, answers, results))
         for test in shrink.random_tree_tests(rubric, worker, counters, wanted, name_filter):
-            record(test)  # numbered after the algorithm's cases
-        for case, algorithm, number in not_shown:
+            record(test)  # numbered after the algorithm's visible cases
+        for case, algorithm, number in upload.numbered(not_shown, counters):
             record(_grade_safely(case, algorithm, number, rubric, worker, answers, results))
     grader_failed = any(test.outcome == GRADER_ERROR for test in results.tests)
     results.output = "\n\n".join(filter(None, [
-        results.output, NEUTRAL_GRADER_ERROR if grader_failed else "",
+        graded_file.message(), results.output, NEUTRAL_GRADER_ERROR if grader_failed else "",
         shrink.handout_note(rubric, wanted, name_filter)]))
     record_audit(submission, results)  # staff only (extra_data, a staff note); never a deduction
     results.clean()  # no NUL or lone surrogate leaves the model
