@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -289,3 +290,29 @@ def test_autograder_zip_carries_every_cases_answers_keyed_as_the_cache(tmp_path,
     prepare_answers(cases, load_rubric(REPO / "trees" / "rubric.toml"), shipped)
     assert not shipped._dirty  # every answer grading asks for was in the zip
     assert shipped.used == set(shipped.entries)  # and nothing else
+
+
+@pytest.mark.parametrize("rule, says", [("inclusive", "`v >= beta`"), ("strict", "`v > beta`")])
+def test_handout_readme_states_the_rubrics_pruning_rule_and_the_html_report(tmp_path, rule, says):
+    rubric = tmp_path / "rubric.toml"
+    rubric.write_text(f'[defaults]\npruning = "{rule}"\n')
+    text = build.handout_readme((REPO / "docker" / "handout" / "README.md").read_text(), rubric)
+    assert "<!--" not in text and says in text
+    assert "grader check --html report.html" in text and "pytest -k minimax" in text
+
+
+def test_pytest_k_with_an_algorithm_name_picks_that_algorithm_only():
+    """``expectimax-expectiminimax-turns`` contains "minimax": plain -k would select it."""
+    def collected(expression):
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+             "-k", expression, "student/test_search.py"],
+            cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+        return [line.split("[", 1)[1] for line in done.stdout.splitlines() if "::" in line]
+
+    minimax = collected("minimax")
+    assert minimax and all(name.startswith("minimax-") for name in minimax)
+    turns = collected("expectiminimax")  # a case name still matches as before
+    assert turns and all(name.startswith("expectimax-") for name in turns)
+    assert collected("not minimax and not alpha_beta and not expectimax and not maxn "
+                     "and not mcts") == []

@@ -126,7 +126,8 @@ def handout_entries(root: Path = REPO_ROOT, *, cache: Path | None = CACHE_KEY) -
     _check_cases([public])
     cases = [load_case(path) for path in find_cases([public])]
     return [
-        _file(root, "docker/handout/README.md", under="README.md"),
+        Entry("README.md", handout_readme((root / "docker/handout/README.md").read_text(),
+                                          root / "trees" / "rubric.toml").encode()),
         Entry("pyproject.toml", handout_pyproject((root / "pyproject.toml").read_text()).encode()),
         _file(root, "bin/setup", executable=True),
         _file(root, "bin/grade", executable=True),
@@ -137,6 +138,28 @@ def handout_entries(root: Path = REPO_ROOT, *, cache: Path | None = CACHE_KEY) -
         Entry("trees/public/.answer-key.json", answer_key(root, cases, cache)),
         _file(root, "trees/rubric.toml"),
     ]
+
+
+PRUNING_MARKER = re.compile(r"<!-- pruning-rule:[^>]*-->")
+PRUNING_TEXT = {
+    "inclusive": (
+        "Alpha-beta here prunes **on equality** (the inclusive rule, as in the lectures and "
+        "AIMA): a MAX node stops at `v >= beta`, a MIN node at `v <= alpha`. This is the rule "
+        "the docstrings in `search.py` describe."),
+    "strict": (
+        "Alpha-beta here prunes **only on a strict inequality** (CS188's rule): a MAX node stops "
+        "at `v > beta`, a MIN node at `v < alpha`; a value equal to the bound does not prune. "
+        "Where the docstrings in `search.py` show `>=` / `<=`, use `>` / `<`."),
+}
+
+
+def handout_readme(text: str, rubric_path: Path) -> str:
+    """The handout's README with the course's pruning rule (``trees/rubric.toml``, alpha-beta's)
+    written where its marker is; a README without the marker is left as the course wrote it."""
+    from grader.cases.rubric import load_rubric
+
+    rule = load_rubric(rubric_path).for_algorithm("alpha_beta").pruning
+    return PRUNING_MARKER.sub(lambda _: PRUNING_TEXT[rule], text)
 
 
 def handout_pyproject(text: str) -> str:
