@@ -129,7 +129,8 @@ def test_packed_step_through_stores_each_name_and_line_once_and_unpacks_exactly(
     packed = pack(2, 1, sides)
     assert packed["nodes"] == [board, "B", "C"]
     assert len(packed["lines"]) == 3  # the shared lines once
-    assert packed["lines"][1] == ["entered", "entered ", 0, ", a child of A"]
+    assert packed["templates"][packed["lines"][1][0]] == ["entered", "entered ", ", a child of A"]
+    assert packed["lines"][1][1:] == [0]
     assert json.dumps(packed).count(board) == 1
     assert unpack(packed) == {"steps": 2, "first": 1, **sides}
 

@@ -33,8 +33,9 @@ The modules, in the order data flows through them:
 * ``layout.py``: which nodes of the tree are drawn, and where;
 * ``picture.py``: the tree as inline SVG;
 * ``replay.py``: one failing test's :class:`CaseReplay`, from its replay data;
-* ``packing.py``: a section's step-through data with each node name and line stored once
-  (unpacked by ``report.js``): what keeps a page of long built-in-game traces under 1 MB;
+* ``packing.py``: a section's step-through data with each node name, line and line template
+  stored once (unpacked by ``report.js``): with trees of more than 120 nodes drawn around the
+  difference, what keeps a page of long built-in-game traces under 1 MB;
 * ``page.py``: the document (score table, legend, sections), with ``report.css`` and
   ``report.js``;
 * ``load.py``: the results model from ``results.json``, and a replay's case file;

@@ -6,8 +6,10 @@ characters) and both sides repeat most lines. Unpacked, one Connect Four section
 Packed (:func:`pack`), the section's JSON holds:
 
 * ``nodes``: every node name of both traces, once;
-* ``lines``: every distinct line of both sides, once, as ``[kind, part, ...]`` where a part is
-  text or, for a node name of at least :data:`MIN_NAME` characters, its index in ``nodes``;
+* ``templates``: each distinct line with its long node names (at least :data:`MIN_NAME`
+  characters) taken out, as ``[kind, text, text, ...]``: the text between the names;
+* ``lines``: every distinct line of both sides, once, as ``[template, node, node, ...]``: the
+  template's index and the indexes in ``nodes`` of the names that go between its texts;
 * ``ref`` / ``got``: ``ids`` (indexes in ``nodes``) and ``rows`` (per step, indexes in ``lines``).
 
 ``report.js`` unpacks it the way :func:`unpack` does (the tests read sections through it).
@@ -37,8 +39,10 @@ def pack(steps: int, first: int | None, sides: dict[str, dict[str, Any]]) -> dic
     for side in sides.values():
         for name in side["ids"]:
             node(str(name))
-    lines: list[list[Any]] = []
+    lines: list[list[int]] = []
     line_index: dict[tuple[str, str], int] = {}
+    templates: list[list[str]] = []
+    template_index: dict[tuple[str, ...], int] = {}
     packed_sides = {}
     for key, side in sides.items():
         rows = []
@@ -46,36 +50,42 @@ def pack(steps: int, first: int | None, sides: dict[str, dict[str, Any]]) -> dic
             packed_row = []
             for kind, text in (side["lines"][i] for i in row):
                 if (kind, text) not in line_index:
+                    texts, names = _split(text, node_index)
+                    template = (kind, *texts)
+                    if template not in template_index:
+                        template_index[template] = len(templates)
+                        templates.append(list(template))
                     line_index[(kind, text)] = len(lines)
-                    lines.append([kind, *_parts(text, node_index)])
+                    lines.append([template_index[template], *names])
                 packed_row.append(line_index[(kind, text)])
             rows.append(packed_row)
         packed_sides[key] = {"ids": [node_index[str(name)] for name in side["ids"]], "rows": rows}
-    return {"steps": steps, "first": first, "nodes": nodes, "lines": lines, **packed_sides}
+    return {"steps": steps, "first": first, "nodes": nodes, "templates": templates,
+            "lines": lines, **packed_sides}
 
 
-def _parts(text: str, node_index: dict[str, int]) -> list[Any]:
-    """``text`` split around the long node names in it; joining the parts gives it back."""
-    parts: list[Any] = []
-    start = 0
+def _split(text: str, node_index: dict[str, int]) -> tuple[list[str], list[int]]:
+    """``text`` as the texts around its long node names, and those names' indexes: ``texts[0]
+    + name[0] + texts[1] + ... + texts[-1]`` gives it back."""
+    texts, names, start = [], [], 0
     for token in _TOKEN.finditer(text):
         name = token.group(0)
         if len(name) >= MIN_NAME and name in node_index:
-            if token.start() > start:
-                parts.append(text[start:token.start()])
-            parts.append(node_index[name])
+            texts.append(text[start:token.start()])
+            names.append(node_index[name])
             start = token.end()
-    if start < len(text) or not parts:
-        parts.append(text[start:])
-    return parts
+    texts.append(text[start:])
+    return texts, names
 
 
 def unpack(data: dict[str, Any]) -> dict[str, Any]:
     """The packed data as :func:`pack` got it: per side ``ids``, ``rows`` and that side's own
     ``lines`` (``[kind, text]``, in first-use order)."""
-    nodes = data["nodes"]
-    texts = [[line[0], "".join(nodes[p] if isinstance(p, int) else p for p in line[1:])]
-             for line in data["lines"]]
+    nodes, templates = data["nodes"], data["templates"]
+    texts = []
+    for template_at, *names in data["lines"]:
+        kind, first, *rest = templates[template_at]
+        texts.append([kind, first + "".join(nodes[n] + text for n, text in zip(names, rest))])
     out = {"steps": data["steps"], "first": data["first"]}
     for key in ("ref", "got"):
         side = data[key]

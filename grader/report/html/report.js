@@ -13,10 +13,10 @@
 
   function unpack(data) {  // grader/report/html/packing.py: names and lines are stored once
     var texts = data.lines.map(function (line) {
-      var text = line.slice(1).map(function (part) {
-        return typeof part === "number" ? data.nodes[part] : part;
-      }).join("");
-      return [line[0], text];
+      var template = data.templates[line[0]];
+      var text = template[1];
+      for (var i = 1; i < line.length; i++) { text += data.nodes[line[i]] + template[i + 1]; }
+      return [template[0], text];
     });
     ["ref", "got"].forEach(function (side) {
       data[side].ids = data[side].ids.map(function (i) { return data.nodes[i]; });
