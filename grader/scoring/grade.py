@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from grader.answers import tree_walk
-from grader.answers.store import AnswerKey, Reference, reference_available
+from grader.answers.store import AnswerKey, Reference
 from grader.cases import Case, find_cases, load_case
 from grader.cases.rubric import Rubric, load_rubric
 from grader.compare import Comparison, compare
@@ -326,19 +326,16 @@ def grade(
     try:
         graded_file = upload.which_file(submission)
     except SubmissionError as error:  # one message, not one a test
-        points = sum(rubric.settings_for(case, algorithm).points for case, algorithm in planned)
-        if reference_available():  # the random-tree tests' points count towards the total too
-            points += sum(rubric.random_trees.points_for(algorithm) for algorithm in ALGORITHM_NUMBERS
-                          if shrink._selected(rubric, algorithm, wanted, name_filter))
-        nothing = upload.nothing_graded(error, float(points))
-        nothing.tests[:0], nothing.staff_notes = results.tests, results.staff_notes
-        nothing.execution_time = time.perf_counter() - started
-        nothing.clean()
-        return nothing
+        points = upload.planned_points(rubric, planned, wanted, name_filter)
+        upload.nothing_graded(results, error, points)
+        results.execution_time = time.perf_counter() - started
+        return results
     # Visible tests run before the others: one worker serves every test, so a submission could
     # keep what it saw on a hidden case in a global and print it in a later visible test. They
     # are numbered first too (then each visibility in turn), so numbers reveal no hidden count.
-    visibility = lambda item: rubric.settings_for(item[0], item[1]).visibility  # noqa: E731
+    def visibility(item: tuple[Case, str]) -> str:
+        return rubric.settings_for(item[0], item[1]).visibility
+
     shown = [item for item in planned if visibility(item) == "visible"]
     not_shown = upload.by_visibility([item for item in planned if item not in shown], visibility)
 

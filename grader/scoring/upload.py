@@ -17,8 +17,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from grader.answers.store import reference_available
 from grader.errors import SubmissionError
 from grader.sandbox.submission import Choice, choose_submission
+from grader.scoring import random_trees as shrink
 from grader.scoring.results import ALGORITHM_NUMBERS, GradingResults, TestResult
 
 # The order tests are numbered and shown in: what students see first, then what they see later.
@@ -39,17 +41,30 @@ def which_file(submission: Path) -> Choice:
         return choice
 
 
-def nothing_graded(error: SubmissionError, max_score: float) -> GradingResults:
-    """Results for an upload that holds nothing to grade: the message once at the top, and one
-    test worth every point the cases carry (the total stays the assignment's), scored 0."""
+def nothing_graded(results: GradingResults, error: SubmissionError, max_score: float) -> None:
+    """Fill ``results`` for an upload that holds nothing to grade: the message once at the top,
+    and one test worth every point the grading would have carried (so the total stays the
+    assignment's), scored 0. Tests already there (a case that did not load) are kept."""
     message = f"Nothing was graded: {error}"
-    test = TestResult(
+    results.tests.append(TestResult(
         name="submission: no search.py could be graded", number="0.1", algorithm="submission",
         case_name="", max_score=max_score, score=0.0, outcome=NOTHING_GRADED,
         visibility="visible", output="Nothing was graded: see the message for the whole submission.",
         summary=str(error).split(". ")[0],
-    )
-    return GradingResults(tests=[test], output=message)
+    ))
+    results.output = "\n\n".join(filter(None, [message, results.output]))
+    results.clean()
+
+
+def planned_points(rubric: Any, planned: Iterable[tuple[Any, str]], wanted: set[str] | None,
+                   name_filter: str | None) -> float:
+    """The points of the ``(case, algorithm)`` tests planned and of the random-tree tests that
+    would run with them."""
+    points = sum(rubric.settings_for(case, algorithm).points for case, algorithm in planned)
+    if reference_available():
+        points += sum(rubric.random_trees.points_for(algorithm) for algorithm in ALGORITHM_NUMBERS
+                      if shrink._selected(rubric, algorithm, wanted, name_filter))
+    return float(points)
 
 
 def visibility_rank(visibility: str) -> int:
