@@ -117,6 +117,29 @@ def test_the_heaviest_reports_stay_under_a_megabyte(tmp_path, variant):
     assert (tmp_path / "report.html").stat().st_size < MAX_BYTES
 
 
+def test_a_page_over_its_budget_keeps_the_first_sections_and_briefs_the_rest(monkeypatch):
+    """However many tests fail, the page stays under 1 MB: sections past the budget lose their
+    step-through and text, and say how to see them."""
+    from grader.report.html import report as report_module
+
+    case = load_case(PUBLIC / "aima-fig-5-2.json")
+    expected = solve(case, "alpha_beta")
+    got = solve(case, "alpha_beta", pruning="strict")
+    tests = [failing(case.name, "alpha_beta", "inclusive", expected, got, f"2.{i}")
+             for i in range(1, 9)]
+    whole = report_html(GradingResults(tests=tests), answers=AnswerKey.default())
+    one = len(whole.encode()) // 8
+    monkeypatch.setattr(report_module, "PAGE_BUDGET", len(whole.encode()) - 3 * one)
+    text = report_html(GradingResults(tests=tests), answers=AnswerKey.default())
+    assert len(text.encode()) <= report_module.PAGE_BUDGET + 2000
+    found = sections(ET.fromstring(text))
+    assert list(found) == [f"2.{i}" for i in range(1, 9)]  # every failing test keeps its anchor
+    briefed = [n for n, s in found.items() if "Left out to keep this page under 1 MB" in text_of(s)]
+    assert briefed and briefed == [f"2.{i}" for i in range(9 - len(briefed), 9)]
+    assert f"grader check -k {case.name} --html FILE" in text_of(found[briefed[0]])
+    assert found["2.1"].get("data-replay") == "1"
+
+
 def test_packed_step_through_stores_each_name_and_line_once_and_unpacks_exactly():
     board = "......x|...o..."
     sides = {

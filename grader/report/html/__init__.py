@@ -23,7 +23,9 @@ the first difference with the hint of the known mistake beside it, and a step-th
   when their whole trace follows the convention.
 
 A tree of more than :data:`grader.report.html.layout.WHOLE_TREE` nodes is drawn around the first
-difference.
+difference. A page stays under 1 MB however many tests fail: once the sections reach
+:data:`grader.report.html.report.PAGE_BUDGET`, each further failing test gets a brief section
+(summary and anchor, no step-through) saying how to draw it on its own.
 
 The modules, in the order data flows through them:
 

@@ -226,11 +226,12 @@ def _output_html(test: TestResult, open_: bool = False) -> list[str]:
             f"<pre>{esc(test.output)}</pre>", "</details>"]
 
 
-def plain_section(test: TestResult, why: str) -> list[str]:
+def plain_section(test: TestResult, why: str, *, output: bool = True) -> list[str]:
+    """A failing test without a step-through: its summary, ``why``, and (``output``) its text."""
     return [f'<section class="case" id="{anchor(test)}">',
             f"<h2>{esc(test.number)} {esc(test.name)}: {test.score:g}/{test.max_score:g}</h2>",
             f'<p class="facts">{esc(test.summary)}</p>', f'<p class="notes">{esc(why)}</p>',
-            *_output_html(test, open_=True), "</section>"]
+            *(_output_html(test, open_=True) if output else []), "</section>"]
 
 
 def render_page(results: GradingResults, sections: list[list[str]], detailed: set[str],
