@@ -9,7 +9,11 @@ step, the correct solution in ``DIR/submission``) and times ``run_autograder`` t
   build put in the zip (``trees/.answer-key.json``): what every real submission is now;
 * ``first, no shipped key``: the same with that key removed: what every real submission was
   before the build shipped answers (each one computes every reference answer);
-* ``warm cache``: the cache left from the run before (a hundredth submission on one machine).
+* ``warm cache``: no shipped key, the cache full from the run before (a hundredth submission on
+  one machine: the speed the first one should have).
+
+Wall seconds depend on the machine's load (printed with the section); CPU seconds (grader and
+worker together) hardly do: compare those on a busy machine.
 """
 
 from __future__ import annotations
@@ -67,14 +71,14 @@ def first_submission(runs: int, cache: Path) -> dict[str, Any]:
             return _median(samples)
 
         with_key = fresh()
-        warm = median_measured(command, runs, env=env)  # after a first run: whatever it cached
         kept = shipped.read_bytes()
         shipped.unlink()
-        without_key = fresh()
+        without_key = fresh()  # the last run leaves the container's cache full
+        warm = median_measured(command, runs, env=env)
         shipped.write_bytes(kept)
     rows = [["first submission, answers shipped in the zip", with_key],
             ["first submission, no shipped answers (before)", without_key],
-            [f"warm cache (median of {runs})", warm]]
+            [f"warm cache, no shipped answers (median of {runs})", warm]]
     print(table([[label, f"{m['wall']:.2f}", f"{m['cpu']:.2f}", f"{m['peak_mb']:.0f}"]
                  for label, m in rows],
                 ["run_autograder, correct solution, all cases", "wall s", "CPU s", "peak MB"]))
