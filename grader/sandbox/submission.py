@@ -124,7 +124,8 @@ def choose_submission(path: Path, scratch: Path | None = None) -> Choice:
     """The ``search.py`` to grade and why. Zips are extracted into ``scratch`` (or a temp dir)."""
     path = Path(path)
     if not path.exists():
-        raise SubmissionError(f"no submission at {str(path)!r}: expected {FILENAME}, a folder or a zip")
+        raise SubmissionError(
+            f"no submission at {str(path)!r}: expected {FILENAME}, a folder or a zip")
     if path.is_file() and path.suffix == ".zip":
         return _from_zip(path, scratch)
     if path.is_file():
@@ -170,8 +171,9 @@ def _from_zip(path: Path, scratch: Path | None) -> Choice:
                 raise SubmissionError(f"the zip {path.name!r} holds no {FILENAME}")
             oversized = [c for c in candidates if c.size > MAX_ZIP_BYTES]
             if oversized:
+                big = oversized[0]
                 raise SubmissionError(
-                    f"{oversized[0].name!r} in {path.name!r} is {oversized[0].size} bytes; too large")
+                    f"{big.name!r} in {path.name!r} is {big.size} bytes; too large")
             candidate, reason = choose(candidates, f"the zip {path.name!r}")
             destination = target / FILENAME
             destination.write_bytes(candidate.read())

@@ -74,7 +74,8 @@ class TestResult:
         self.extra_data, replaced = clean_data(self.extra_data)
         count += replaced
         if count:
-            self.output = "\n\n".join(filter(None, [self.output, REPLACED_NOTE.format(count=count)]))
+            note = REPLACED_NOTE.format(count=count)
+            self.output = "\n\n".join(filter(None, [self.output, note]))
         return count
 
 

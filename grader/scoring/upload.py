@@ -49,7 +49,8 @@ def nothing_graded(results: GradingResults, error: SubmissionError, max_score: f
     results.tests.append(TestResult(
         name="submission: no search.py could be graded", number="0.1", algorithm="submission",
         case_name="", max_score=max_score, score=0.0, outcome=NOTHING_GRADED,
-        visibility="visible", output="Nothing was graded: see the message for the whole submission.",
+        visibility="visible",
+        output="Nothing was graded: see the message for the whole submission.",
         summary=str(error).split(". ")[0],
     ))
     results.output = "\n\n".join(filter(None, [message, results.output]))
@@ -68,7 +69,10 @@ def planned_points(rubric: Any, planned: Iterable[tuple[Any, str]], wanted: set[
 
 
 def visibility_rank(visibility: str) -> int:
-    return VISIBILITY_ORDER.index(visibility) if visibility in VISIBILITY_ORDER else len(VISIBILITY_ORDER)
+    """Where ``visibility`` comes in :data:`VISIBILITY_ORDER` (an unknown one last)."""
+    if visibility in VISIBILITY_ORDER:
+        return VISIBILITY_ORDER.index(visibility)
+    return len(VISIBILITY_ORDER)
 
 
 def by_visibility(items: Iterable[Item], visibility_of: Any) -> list[Item]:
@@ -76,7 +80,8 @@ def by_visibility(items: Iterable[Item], visibility_of: Any) -> list[Item]:
     return sorted(items, key=lambda item: visibility_rank(visibility_of(item)))
 
 
-def numbered(items: Iterable[tuple[Any, str]], counters: dict[str, int]) -> Iterator[tuple[Any, str, str]]:
+def numbered(items: Iterable[tuple[Any, str]],
+             counters: dict[str, int]) -> Iterator[tuple[Any, str, str]]:
     """``(case, algorithm)`` items as ``(case, algorithm, "2.3")``, counting on from ``counters``
     (tests numbered so far per algorithm), lazily: a test numbered between two groups (the
     random-tree test) takes its number from the same counters in between."""
