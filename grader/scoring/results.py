@@ -4,7 +4,8 @@ all read :class:`GradingResults`; nothing else formats scores.
 Two failure families are kept apart (``TestResult.outcome``):
 
 * the student's code failed: ``wrong_value``, ``wrong_trace``, ``error``, ``timeout``,
-  ``crashed``, ``not_implemented``, ``missing``: shown to the student;
+  ``crashed``, ``not_implemented``, ``missing``: shown to the student; ``not_graded``: the upload
+  held nothing to grade (:mod:`grader.scoring.upload`: one test for the whole submission);
 * the grader failed: ``grader_error``: detail for staff only (``staff_output``), a neutral line
   for the student (:data:`NEUTRAL_GRADER_ERROR`, also in the top-level output), and the test
   keeps its points so staff can see what to regrade (a case that did not load carries none).
@@ -24,6 +25,7 @@ from grader.feedback.markdown import REPLACED_NOTE, clean_text
 PASSED = "passed"
 STUDENT_OUTCOMES = (
     "wrong_value", "wrong_trace", "error", "timeout", "crashed", "not_implemented", "missing",
+    "not_graded",
 )  # fmt: skip
 GRADER_ERROR = "grader_error"
 # What a student reads where the grader, not their code, failed.
