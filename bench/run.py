@@ -6,7 +6,8 @@ figure is the median of several runs (``--quick``: fewer runs, smaller trees, a 
 Sections: ``grade`` (``grader grade`` on every case, as a subprocess), ``cases`` (per test:
 grading time against the reference's own time; worker start-up), ``tracing`` (traced against
 untraced search), ``big`` (loading a 10^6-node case file; the deepest tree that loads),
-``batch`` (``grader batch`` on 50 mixed submissions, 2 jobs).
+``batch`` (``grader batch`` on 50 mixed submissions, 2 jobs), ``autograder`` (``run_autograder``
+in a fresh /autograder-like tree: the first submission against a warm one, bench/autograder.py).
 
 The answer cache is a fresh temporary folder (``GRADER_CACHE``): the ``grade`` section's first
 run computes it (the "cold" figure), every later run reads it.
@@ -34,10 +35,10 @@ except ImportError:  # run with a Python outside the project's venv: use the ven
         os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), *sys.argv])
     raise
 
-from bench import scale, sections  # noqa: E402
+from bench import autograder, scale, sections  # noqa: E402
 from bench.measure import load_average  # noqa: E402
 
-SECTIONS = ("grade", "cases", "tracing", "big", "batch")
+SECTIONS = ("grade", "cases", "tracing", "big", "batch", "autograder")
 RESULTS = REPO / "bench" / "results.json"
 
 
@@ -68,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
             "batch": lambda: scale.batch(
                 {"correct": 4, "wrong": 3, "hostile": 3} if quick
                 else {"correct": 15, "wrong": 20, "hostile": 15}, args.jobs, cache),
+            "autograder": lambda: autograder.first_submission(runs, cache),
         }
         if "cases" in args.only and "grade" not in args.only:
             _warm(cache)

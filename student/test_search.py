@@ -1,7 +1,9 @@
 """The public cases as pytest tests: run ``pytest`` in this folder.
 
 One test per (algorithm, public case), named ``<algorithm>-<case>`` (``alpha_beta-aima-fig-5-2``),
-so ``pytest -k alpha_beta`` runs the alpha-beta ones and ``pytest -k fig-5-2`` one tree. A
+so ``pytest -k alpha_beta`` runs the alpha-beta ones and ``pytest -k fig-5-2`` one tree
+(``conftest.py`` beside this file makes an algorithm's name pick exactly its tests: ``-k minimax``
+leaves out the expectimax test of the ``expectiminimax-turns`` case). A
 failure shows what ``grader check`` shows: the value, the expansion order with the first
 difference marked, the tree, and a hint when your mistake is a known one. This file grades
 ``search.py`` beside it; you do not need to edit it.

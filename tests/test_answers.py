@@ -46,6 +46,39 @@ def test_the_cache_survives_a_save_and_reload(tmp_path):
     assert reloaded.reference(case(), "minimax", "inclusive").run.value == 3
 
 
+def test_a_built_key_answers_without_solving_and_a_case_edited_after_the_build_is_recomputed(
+        tmp_path, monkeypatch):
+    """What ``grader build autograder`` ships: a fresh container's first submission solves
+    nothing, except a case edited after the build (its content no longer matches a key entry)."""
+    built = AnswerKey(cache=None)
+    built.reference(case(), "minimax", "inclusive")
+    built.save(tmp_path / "built.json", used_only=True)
+    cache = tmp_path / "fresh-container" / "answer-key.json"
+    calls = []
+    import grader.answers.solve
+
+    real_solve = grader.answers.solve.solve
+    monkeypatch.setattr(grader.answers.solve, "solve", lambda *a, **k: calls.append(a) or real_solve(*a, **k))
+    fresh = AnswerKey(files=[tmp_path / "built.json"], cache=cache)
+    assert fresh.reference(case(), "minimax", "inclusive").run.value == 3
+    fresh.save()
+    assert calls == [] and not cache.exists()  # nothing computed, nothing to cache
+    edited = case(tree=[[3, 12, 8], [2, 4, 6], [14, 5, 20]])  # a leaf changed after the build
+    assert fresh.reference(edited, "minimax", "inclusive").run.value == 5
+    assert len(calls) == 1
+    fresh.save()
+    assert len(json.loads(cache.read_text())["entries"]) == 2  # the fresh answer is cached
+
+
+def test_the_default_key_reads_the_autograder_zips_key(tmp_path, monkeypatch):
+    built = AnswerKey(cache=None)
+    built.reference(case(), "minimax", "inclusive")
+    built.save(tmp_path / ".answer-key.json", used_only=True)
+    monkeypatch.setattr(answers_module, "AUTOGRADER_KEY", tmp_path / ".answer-key.json")
+    monkeypatch.setattr(answers_module, "CACHE_KEY", tmp_path / "cache.json")
+    assert set(AnswerKey.default().entries) == set(built.entries)
+
+
 def test_editing_a_case_changes_its_fingerprint_but_prose_does_not():
     assert case_fingerprint(case()) != case_fingerprint(case(tree=[[3, 12, 8], [2, 4, 6], [14, 5, 1]]))
     assert case_fingerprint(case()) == case_fingerprint(case(description="reworded", name="renamed"))

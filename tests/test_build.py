@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -91,7 +92,8 @@ def test_autograder_zip_layout_dates_and_modes(tmp_path):
             "docker/Dockerfile", "docker/requirements.txt", "reference/__init__.py"} <= set(names)
     assert any(name.startswith("trees/hidden/") for name in names)
     assert any(name.startswith("trees/public/") for name in names)
-    assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc") or "/." in "/" + n]
+    assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")
+                or ("/." in "/" + n and n != "trees/.answer-key.json")]
     assert not [n for n in names if n.startswith("docker/handout/")]
     modes = {info.filename: (info.external_attr >> 16) & 0o777 for info in infos}
     assert modes["setup.sh"] == modes["run_autograder"] == 0o755
@@ -260,3 +262,57 @@ def test_grader_check_and_pytest_run_in_the_handout(installed_handout):
     tests = _run(installed_handout, "bin/test", "-q")
     assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-2000:]
     assert " passed" in tests.stdout
+
+
+def test_dockerfile_leaves_cmd_and_entrypoint_to_gradescopes_base_image():
+    """Gradescope's base image starts its harness through its own CMD/ENTRYPOINT; its sample
+    Dockerfile redefines neither, and a course's image must not either."""
+    lines = (REPO / "docker" / "Dockerfile").read_text().splitlines()
+    instructions = [line.split()[0].upper() for line in lines if line.strip()
+                    and not line.lstrip().startswith("#") and not line.startswith((" ", "\t"))]
+    assert instructions[0] == "FROM" and "COPY" in instructions
+    assert not {"CMD", "ENTRYPOINT", "WORKDIR"} & set(instructions)
+
+
+def test_autograder_zip_carries_every_cases_answers_keyed_as_the_cache(tmp_path, cache):
+    from grader.answers.store import AnswerKey
+    from grader.cases import find_cases, load_case
+    from grader.cases.rubric import load_rubric
+    from grader.scoring.grade import prepare_answers
+
+    out = tmp_path / "autograder.zip"
+    assert build_main("autograder", out, cache=cache) == 0
+    with zipfile.ZipFile(out) as zipped:
+        (tmp_path / "key.json").write_bytes(zipped.read("trees/.answer-key.json"))
+    shipped = AnswerKey(files=[tmp_path / "key.json"], cache=None)
+    cases = [load_case(p) for p in find_cases([REPO / "trees" / "public", REPO / "trees" / "hidden"])]
+    assert any("hidden" in str(case.path) for case in cases)
+    prepare_answers(cases, load_rubric(REPO / "trees" / "rubric.toml"), shipped)
+    assert not shipped._dirty  # every answer grading asks for was in the zip
+    assert shipped.used == set(shipped.entries)  # and nothing else
+
+
+@pytest.mark.parametrize("rule, says", [("inclusive", "`v >= beta`"), ("strict", "`v > beta`")])
+def test_handout_readme_states_the_rubrics_pruning_rule_and_the_html_report(tmp_path, rule, says):
+    rubric = tmp_path / "rubric.toml"
+    rubric.write_text(f'[defaults]\npruning = "{rule}"\n')
+    text = build.handout_readme((REPO / "docker" / "handout" / "README.md").read_text(), rubric)
+    assert "<!--" not in text and says in text
+    assert "grader check --html report.html" in text and "pytest -k minimax" in text
+
+
+def test_pytest_k_with_an_algorithm_name_picks_that_algorithm_only():
+    """``expectimax-expectiminimax-turns`` contains "minimax": plain -k would select it."""
+    def collected(expression):
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+             "-k", expression, "student/test_search.py"],
+            cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+        return [line.split("[", 1)[1] for line in done.stdout.splitlines() if "::" in line]
+
+    minimax = collected("minimax")
+    assert minimax and all(name.startswith("minimax-") for name in minimax)
+    turns = collected("expectiminimax")  # a case name still matches as before
+    assert turns and all(name.startswith("expectimax-") for name in turns)
+    assert collected("not minimax and not alpha_beta and not expectimax and not maxn "
+                     "and not mcts") == []

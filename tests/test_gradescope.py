@@ -114,5 +114,53 @@ def test_a_failure_while_writing_leaves_valid_error_results(graded, tmp_path, mo
     jsonschema.validate(data, SCHEMA)
     assert data["score"] == 0.0
     assert data["tests"][0]["visibility"] == "hidden" and "boom" in data["tests"][0]["output"]
-    assert gradescope.NEUTRAL_GRADER_ERROR in data["output"]
+    assert data["output"] == gradescope.NEUTRAL_SUBMISSION_ERROR and "boom" not in data["output"]
     assert [p.name for p in path.parent.iterdir()] == ["results.json"]  # no temp files left
+
+
+# --- strings a submission controls ----------------------------------------------------------
+
+UNSHOWABLE = "a\x00b\udcffc\ud800"  # NUL, a lone low and a lone high surrogate
+
+
+def test_nul_and_lone_surrogates_never_reach_the_file_and_the_output_says_so(graded, tmp_path):
+    graded.tests[1].output = f"Your code printed:\n{UNSHOWABLE}"
+    graded.tests[1].summary = "wrong \x00 value"
+    graded.tests[1].extra_data = {"replay": {"got": {"value": UNSHOWABLE, "generated": ["\x00"]}},
+                                  "key\udcff": 1}
+    graded.staff_notes.append(f"audit: {UNSHOWABLE}")
+    graded.output = "graded \x00"
+    path = tmp_path / "results.json"
+    data = gradescope.write_results(graded, path)
+    text = path.read_text()
+    assert "\\u0000" not in text and "\\ud" not in text.lower()  # no escape of either survives
+    test = data["tests"][1]
+    assert test["output"].startswith("Your code printed:\na\ufffdb\ufffdc\ufffd")
+    assert "9 character(s) that results cannot hold" in test["output"]  # 3+1+3+1+1
+    assert test["extra_data"]["replay"]["got"] == {"value": "a\ufffdb\ufffdc\ufffd",
+                                                   "generated": ["\ufffd"]}
+    assert "key\ufffd" in test["extra_data"]
+    assert data["output"].startswith("graded \ufffd") and "4 character(s)" in data["output"]
+    assert data["extra_data"]["staff_notes"] == ["audit: a\ufffdb\ufffdc\ufffd"]
+    assert gradescope.results_dict(graded) == data | {"execution_time": data["execution_time"]}
+
+
+def test_error_results_clean_the_staff_detail(tmp_path):
+    data = gradescope.error_results("grading failed \x00", "Traceback\n```\nx\udcff")
+    jsonschema.validate(data, SCHEMA)
+    staff = data["tests"][0]["output"]
+    assert "\x00" not in staff and "\udcff" not in staff
+    assert "````\nTraceback\n```\nx\ufffd\n````" in staff  # fenced past the detail's own fence
+
+
+@pytest.mark.parametrize("printed", ["```", "x ``` y", "````````\n# heading\n<b>html</b>"])
+def test_student_text_cannot_close_its_fence(printed):
+    from grader.feedback.markdown import fenced
+
+    block = fenced(printed)
+    fence = block.splitlines()[0]
+    inner = block.splitlines()[1:-1]
+    assert set(fence) == {"`"} and block.splitlines()[-1] == fence
+    # CommonMark closes a backtick block only at a line of at least as many backticks.
+    assert not [line for line in inner if line.strip().startswith(fence)]
+    assert "\n".join(inner) == printed

@@ -22,6 +22,7 @@ from grader.commands.check import check_main
 from grader.commands.report import report_main
 from grader.report.gradescope import write_results
 from grader.report.html import mcts_iterations, report_html, results_from_json
+from grader.report.html.packing import pack, unpack
 from grader.scoring.results import GradingResults, TestResult
 
 REPO = Path(__file__).resolve().parent.parent
@@ -60,7 +61,7 @@ def text_of(element: ET.Element) -> str:
 
 def replay_data(section: ET.Element) -> dict:
     script = next(s for s in section.iter("script") if s.get("class") == "replay-data")
-    return json.loads(script.text)
+    return unpack(json.loads(script.text))
 
 
 def lines_at(data: dict, side: str, step: int) -> dict[str, str]:
@@ -105,6 +106,56 @@ def test_check_report_is_well_formed_offline_and_under_a_megabyte(never_prunes_p
     assert all(link.startswith(("#", "data:")) for link in links)
     assert not any(e.tag == "script" and e.get("src") for e in root.iter())
     assert "url(http" not in text and "@import" not in text
+
+
+@pytest.mark.parametrize("variant", ["strict_pruning", "eager_generation"])
+def test_the_heaviest_reports_stay_under_a_megabyte(tmp_path, variant):
+    """The largest pages of the known variants over the public cases (strict pruning's was
+    1.2 MB: its Connect Four step-through repeated 48-character boards in every line)."""
+    submission = variants().materialize(variant, tmp_path / variant)
+    check_main(submission, [PUBLIC], html=tmp_path / "report.html")
+    assert (tmp_path / "report.html").stat().st_size < MAX_BYTES
+
+
+def test_a_page_over_its_budget_keeps_the_first_sections_and_briefs_the_rest(monkeypatch):
+    """However many tests fail, the page stays under 1 MB: sections past the budget lose their
+    step-through and text, and say how to see them."""
+    from grader.report.html import report as report_module
+
+    case = load_case(PUBLIC / "aima-fig-5-2.json")
+    expected = solve(case, "alpha_beta")
+    got = solve(case, "alpha_beta", pruning="strict")
+    tests = [failing(case.name, "alpha_beta", "inclusive", expected, got, f"2.{i}")
+             for i in range(1, 9)]
+    whole = report_html(GradingResults(tests=tests), answers=AnswerKey.default())
+    one = len(whole.encode()) // 8
+    monkeypatch.setattr(report_module, "PAGE_BUDGET", len(whole.encode()) - 3 * one)
+    text = report_html(GradingResults(tests=tests), answers=AnswerKey.default())
+    assert len(text.encode()) <= report_module.PAGE_BUDGET + 2000
+    found = sections(ET.fromstring(text))
+    assert list(found) == [f"2.{i}" for i in range(1, 9)]  # every failing test keeps its anchor
+    briefed = [n for n, s in found.items() if "Left out to keep this page under 1 MB" in text_of(s)]
+    assert briefed and briefed == [f"2.{i}" for i in range(9 - len(briefed), 9)]
+    assert f"grader check -k {case.name} --html FILE" in text_of(found[briefed[0]])
+    assert found["2.1"].get("data-replay") == "1"
+
+
+def test_packed_step_through_stores_each_name_and_line_once_and_unpacks_exactly():
+    board = "......x|...o..."
+    sides = {
+        "ref": {"ids": [board, "B"], "rows": [[0], [1, 2]],
+                "lines": [["entered", "at the root"], ["entered", f"entered {board}, a child of A"],
+                          ["window", f"window at {board}: α = 1"]]},
+        "got": {"ids": [board, "C"], "rows": [[0], [1]],
+                "lines": [["entered", "at the root"], ["entered", f"entered {board}, a child of A"]]},
+    }
+    packed = pack(2, 1, sides)
+    assert packed["nodes"] == [board, "B", "C"]
+    assert len(packed["lines"]) == 3  # the shared lines once
+    assert packed["templates"][packed["lines"][1][0]] == ["entered", "entered ", ", a child of A"]
+    assert packed["lines"][1][1:] == [0]
+    assert json.dumps(packed).count(board) == 1
+    assert unpack(packed) == {"steps": 2, "first": 1, **sides}
 
 
 def test_every_failing_test_has_a_section_linked_from_the_score_table(never_prunes_page):
@@ -266,7 +317,8 @@ def test_the_page_is_made_without_reference(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], check=False, cwd=tmp_path,
                           capture_output=True,
                           text=True, timeout=120, env={"GRADER_CACHE": str(tmp_path / "cache"),
-                                                       "PATH": "/usr/bin:/bin"})
+                                                       "PATH": "/usr/bin:/bin",
+                                                       "PYTHONPATH": str(REPO)})  # this checkout
     assert done.returncode == 0, done.stderr
     section = sections(ET.fromstring((tmp_path / "r.html").read_text()))["2.1"]
     assert replay_data(section)["first"] == 7

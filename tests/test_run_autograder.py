@@ -21,8 +21,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from grader.answers.store import CACHE_KEY
 from grader.commands.build import build_main
+from grader.report.gradescope import NEUTRAL_SUBMISSION_ERROR
 
 REPO = Path(__file__).resolve().parent.parent
 CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
@@ -47,8 +47,6 @@ def autograder(tmp_path_factory) -> Path:
     shutil.copy2(source / "run_autograder", root / "run_autograder")  # as Gradescope does
     env = dict(os.environ, AUTOGRADER_ROOT=str(root), GRADER_SETUP_STEPS="permissions")
     subprocess.run(["bash", str(source / "setup.sh")], env=env, check=True, timeout=60)
-    if CACHE_KEY.exists():  # saves recomputing the reference's answers (other code's: ignored)
-        shutil.copy(CACHE_KEY, source / ".cache" / "answer-key.json")
     yield root
     shutil.rmtree(root, ignore_errors=True)
 
@@ -131,8 +129,36 @@ def test_student_code_cannot_read_the_reference_or_hidden_cases(autograder):
 def test_no_search_py_is_the_students_failure_not_the_graders(autograder):
     data, _ = run_autograder(autograder, {"README.md": "forgot the file"})
     assert data["score"] == 0
-    output = data["tests"][0]["output"]
-    assert "no search.py" in output and "README.md" in output
+    assert "no search.py" in data["output"] and "README.md" in data["output"]
+    (test,) = data["tests"]  # the message once, at the top; not once a case
+    assert test["max_score"] > 0 and "see the message" in test["output"]
+
+
+def test_a_broken_rubric_shows_students_only_the_neutral_line(autograder):
+    """The grader fails before grading anything: the student reads the neutral line; staff read
+    the rubric's error (file, line, column) in the hidden test."""
+    rubric = autograder / "source" / "trees" / "rubric.toml"
+    good = rubric.read_text()
+    try:
+        rubric.write_text(good + "\n[defaults]\npoints = = 3\n")
+        data, _ = run_autograder(autograder, {"search.py": STUBS})
+    finally:
+        rubric.write_text(good)
+    assert data["output"] == NEUTRAL_SUBMISSION_ERROR  # no exception, no staff path
+    message = staff_message(data)
+    assert "grading failed" in message and "rubric.toml" in message
+    assert "Traceback" in message  # the detail, fenced
+
+
+def test_the_first_submission_computes_no_reference_answer(autograder):
+    """The zip carries every case's answers (trees/.answer-key.json): a fresh container's first
+    submission finds them all, so its answer cache stays unwritten."""
+    cache = autograder / "source" / ".cache" / "answer-key.json"
+    cache.unlink(missing_ok=True)
+    assert (autograder / "source" / "trees" / ".answer-key.json").is_file()
+    data, log = run_autograder(autograder, {"search.py": STUBS})
+    assert data["score"] == 0 and len(data["tests"]) > 40, log
+    assert not cache.exists()
 
 
 @pytest.fixture

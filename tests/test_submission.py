@@ -5,7 +5,7 @@ import zipfile
 import pytest
 
 from grader.errors import SubmissionError
-from grader.sandbox.submission import locate_submission
+from grader.sandbox.submission import AmbiguousSubmission, choose_submission, locate_submission
 
 
 def test_a_file_is_itself(tmp_path):
@@ -14,14 +14,49 @@ def test_a_file_is_itself(tmp_path):
     assert locate_submission(source) == source
 
 
-def test_a_folder_prefers_the_shallowest_copy_and_student(tmp_path):
-    (tmp_path / "deep" / "er").mkdir(parents=True)
-    (tmp_path / "deep" / "er" / "search.py").write_text("deep\n")
+def test_a_single_copy_anywhere_is_graded_and_the_choice_says_why(tmp_path):
+    (tmp_path / "hw3" / "deep").mkdir(parents=True)
+    (tmp_path / "hw3" / "deep" / "search.py").write_text("deep\n")
+    (tmp_path / ".git" / "old").mkdir(parents=True)  # hidden folders and caches are not uploads
+    (tmp_path / ".git" / "old" / "search.py").write_text("old\n")
+    (tmp_path / "__MACOSX").mkdir()
+    (tmp_path / "__MACOSX" / "search.py").write_text("fork\n")
+    choice = choose_submission(tmp_path)
+    assert choice.path.read_text() == "deep\n"
+    assert choice.message() == "Graded `hw3/deep/search.py`: the only search.py in your upload."
+    assert locate_submission(tmp_path) == choice.path
+
+
+def test_identical_copies_grade_the_shallowest(tmp_path):
+    for folder in ("student", "student/backup"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "search.py").write_text("same\n")
+    choice = choose_submission(tmp_path)
+    assert choice.name == "student/search.py"
+    assert "2 identical copies of search.py in your upload; graded the shallowest" in choice.reason
+
+
+def test_different_copies_are_refused_with_the_candidates_listed(tmp_path):
+    """A correct student/search.py and the untouched stub at the root: grading either could be
+    the wrong guess (the shallowest, the stub, used to win and scored 0)."""
     (tmp_path / "student").mkdir()
-    (tmp_path / "student" / "search.py").write_text("student\n")
-    (tmp_path / "other").mkdir()
-    (tmp_path / "other" / "search.py").write_text("other\n")
-    assert locate_submission(tmp_path).read_text() == "student\n"
+    (tmp_path / "student" / "search.py").write_text("def max_value(): return 1\n")
+    (tmp_path / "search.py").write_text("raise NotImplementedError\n")
+    with pytest.raises(AmbiguousSubmission) as raised:
+        locate_submission(tmp_path)
+    message = str(raised.value)
+    assert "2 different search.py files: `search.py` (26 bytes), `student/search.py` (26 bytes)" \
+        in message
+    assert "graded none" in message and "only the search.py to grade" in message
+
+
+def test_a_zip_with_different_copies_is_refused_too(tmp_path):
+    archive = tmp_path / "upload.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("a/search.py", "x = 1\n")
+        zipped.writestr("b/search.py", "x = 2\n")
+    with pytest.raises(AmbiguousSubmission, match=r"the zip 'upload.zip' holds 2 different"):
+        locate_submission(archive, tmp_path / "out")
 
 
 def test_a_zip_is_extracted_into_a_folder_that_need_not_exist(tmp_path):
@@ -31,11 +66,15 @@ def test_a_zip_is_extracted_into_a_folder_that_need_not_exist(tmp_path):
         zipped.writestr("__MACOSX/hw/search.py", "junk")
     found = locate_submission(archive, tmp_path / "not" / "yet")
     assert found.read_text() == "x = 2\n"
+    assert choose_submission(archive, tmp_path / "again").name == "upload.zip/hw/search.py"
 
 
 def test_missing_search_py_names_what_was_submitted(tmp_path):
     (tmp_path / "solution.py").write_text("")
     with pytest.raises(SubmissionError, match=r"no search.py .*solution.py"):
+        locate_submission(tmp_path)
+    (tmp_path / "Search (1).py").write_text("")
+    with pytest.raises(SubmissionError, match=r"`Search \(1\).py` looks like it: rename it"):
         locate_submission(tmp_path)
     with pytest.raises(SubmissionError, match="no submission at"):
         locate_submission(tmp_path / "absent")

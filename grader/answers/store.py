@@ -4,7 +4,10 @@ Every (case, algorithm, rule, seed) answer the grading loop needs comes through
 :class:`AnswerKey`. Where ``reference/`` is importable (staff machines, Gradescope) a missing
 answer is computed with :mod:`grader.answers.solve`, timed, and cached; the student handout has no
 ``reference/`` and reads the public cases' answers from the key file that
-``grader build handout`` writes (``trees/public/.answer-key.json``).
+``grader build handout`` writes (``trees/public/.answer-key.json``). The autograder zip carries
+every case's answers the same way (``trees/.answer-key.json``, written by ``grader build
+autograder``), so the first submission in a fresh Gradescope container finds them all and grades
+as fast as the hundredth; a case edited after the build misses its entry and is recomputed.
 
 Entries are keyed by a hash of the case's content (not its path or name), the algorithm, the
 rule and the seed, so editing a case invalidates exactly its answers. A key file also records a
@@ -33,6 +36,7 @@ from grader.run.runner import RunResult
 
 KEY_FORMAT = 1
 HANDOUT_KEY = REPO_ROOT / "trees" / "public" / ".answer-key.json"
+AUTOGRADER_KEY = REPO_ROOT / "trees" / ".answer-key.json"  # public and hidden; staff-only
 CACHE_KEY = Path(os.environ.get("GRADER_CACHE", REPO_ROOT / ".cache")) / "answer-key.json"
 
 
@@ -130,9 +134,10 @@ class AnswerKey:
 
     @classmethod
     def default(cls) -> AnswerKey:
-        """The handout's key when present, and the staff cache where the reference exists."""
+        """The built keys present (the handout's, the autograder zip's), and the staff cache
+        where the reference exists."""
         cache = CACHE_KEY if reference_available() else None
-        files = [HANDOUT_KEY] if HANDOUT_KEY.exists() else []
+        files = [path for path in (HANDOUT_KEY, AUTOGRADER_KEY) if path.exists()]
         return cls(files, cache)
 
     # --- files ------------------------------------------------------------------------

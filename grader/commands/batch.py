@@ -170,10 +170,15 @@ def _init_process(key_path: str, calibration: float, rubric_path: str | None,
 
 def _summary(data: dict[str, Any]) -> dict[str, Any]:
     """What a scores.csv row needs from a results.json."""
+    from grader.scoring.upload import NOTHING_GRADED
+
     extra = data.get("extra_data") or {}
+    listed = [t for t in data.get("tests", []) if t.get("number")]
     tests = [(str(t["number"]), str(t.get("name", "")), float(t.get("score") or 0.0),
-              float(t.get("max_score") or 0.0)) for t in data.get("tests", []) if t.get("number")]
-    return {"score": float(data.get("score") or 0.0), "max_score": sum(t[3] for t in tests),
+              float(t.get("max_score") or 0.0)) for t in listed
+             if (t.get("extra_data") or {}).get("outcome") != NOTHING_GRADED]  # not a column
+    return {"score": float(data.get("score") or 0.0),
+            "max_score": sum(float(t.get("max_score") or 0.0) for t in listed),
             "tests": tests, "error": extra.get("batch_error", ""),
             "notes": list(extra.get("staff_notes", []))}
 
@@ -187,10 +192,12 @@ def grade_submission(submission: Path, results_path: Path) -> dict[str, Any]:
     started = time.perf_counter()
     error = ""
     with tempfile.TemporaryDirectory(prefix="grader-batch-") as scratch:
+        source = submission  # a folder is graded as it is: the results name the file chosen in it
         try:  # a zip is opened once, here; the sandbox then copies the one file it needs
-            source = locate_submission(submission, Path(scratch))
-        except Exception as problem:  # noqa: BLE001 - graded anyway: every test reports it
-            source, error = submission, f"{type(problem).__name__}: {problem}"
+            if submission.is_file() and submission.suffix == ".zip":
+                source = locate_submission(submission, Path(scratch))
+        except Exception as problem:  # noqa: BLE001 - graded anyway: the results say why
+            error = f"{type(problem).__name__}: {problem}"
         try:
             results = grade(source, _STATE["cases"], rubric=_STATE["rubric"],
                             answers=_STATE["answers"])

@@ -22,6 +22,7 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from grader.answers.store import CACHE_KEY
 from grader.errors import CaseError, GraderError
@@ -94,11 +95,18 @@ def _check_cases(paths: list[Path]) -> None:
         raise BuildError(f"{len(errors)} case file error(s) (grader validate trees/):\n{listed}")
 
 
-def autograder_entries(root: Path = REPO_ROOT) -> list[Entry]:
-    """What Gradescope unpacks to /autograder/source: setup.sh and run_autograder at the top."""
+def autograder_entries(root: Path = REPO_ROOT, *, cache: Path | None = CACHE_KEY) -> list[Entry]:
+    """What Gradescope unpacks to /autograder/source: setup.sh and run_autograder at the top,
+    and every case's reference answers (``trees/.answer-key.json``, read by
+    :meth:`AnswerKey.default`), so no submission waits for the reference to solve them."""
+    from grader.cases import find_cases, load_case
+
     _check_cases([root / "trees"])
+    cases = [load_case(path) for path in find_cases([root / "trees" / "public",
+                                                     root / "trees" / "hidden"])]
     docker = [e for e in _collect(root, "docker") if not e.path.startswith("docker/handout/")]
     return [
+        Entry("trees/.answer-key.json", answer_key(root, cases, cache)),
         _file(root, "docker/setup.sh", under="setup.sh", executable=True),
         _file(root, "docker/run_autograder", under="run_autograder", executable=True),
         *docker,
@@ -118,7 +126,8 @@ def handout_entries(root: Path = REPO_ROOT, *, cache: Path | None = CACHE_KEY) -
     _check_cases([public])
     cases = [load_case(path) for path in find_cases([public])]
     return [
-        _file(root, "docker/handout/README.md", under="README.md"),
+        Entry("README.md", handout_readme((root / "docker/handout/README.md").read_text(),
+                                          root / "trees" / "rubric.toml").encode()),
         Entry("pyproject.toml", handout_pyproject((root / "pyproject.toml").read_text()).encode()),
         _file(root, "bin/setup", executable=True),
         _file(root, "bin/grade", executable=True),
@@ -129,6 +138,28 @@ def handout_entries(root: Path = REPO_ROOT, *, cache: Path | None = CACHE_KEY) -
         Entry("trees/public/.answer-key.json", answer_key(root, cases, cache)),
         _file(root, "trees/rubric.toml"),
     ]
+
+
+PRUNING_MARKER = re.compile(r"<!-- pruning-rule:[^>]*-->")
+PRUNING_TEXT = {
+    "inclusive": (
+        "Alpha-beta here prunes **on equality** (the inclusive rule, as in the lectures and "
+        "AIMA): a MAX node stops at `v >= beta`, a MIN node at `v <= alpha`. This is the rule "
+        "the docstrings in `search.py` describe."),
+    "strict": (
+        "Alpha-beta here prunes **only on a strict inequality** (CS188's rule): a MAX node stops "
+        "at `v > beta`, a MIN node at `v < alpha`; a value equal to the bound does not prune. "
+        "Where the docstrings in `search.py` show `>=` / `<=`, use `>` / `<`."),
+}
+
+
+def handout_readme(text: str, rubric_path: Path) -> str:
+    """The handout's README with the course's pruning rule (``trees/rubric.toml``, alpha-beta's)
+    written where its marker is; a README without the marker is left as the course wrote it."""
+    from grader.cases.rubric import load_rubric
+
+    rule = load_rubric(rubric_path).for_algorithm("alpha_beta").pruning
+    return PRUNING_MARKER.sub(lambda _: PRUNING_TEXT[rule], text)
 
 
 def handout_pyproject(text: str) -> str:
@@ -151,7 +182,8 @@ def handout_pyproject(text: str) -> str:
 
 
 def answer_key(root: Path, cases: list, cache: Path | None) -> bytes:
-    """The public cases' reference answers: what ``grader check`` reads instead of ``reference/``.
+    """The reference answers of ``cases``, as a key file: the handout's (the public cases: what
+    ``grader check`` reads instead of ``reference/``) or the autograder's (every case).
 
     Answers and times come through the staff answer cache (``cache``; None: computed afresh), so
     a second build reuses the first one's measurements and gives the same bytes.
@@ -167,7 +199,7 @@ def answer_key(root: Path, cases: list, cache: Path | None) -> bytes:
     key.save()  # new answers (and their times) join the staff cache
     with tempfile.TemporaryDirectory() as folder:
         target = Path(folder) / "key.json"
-        key.save(target, used_only=True)  # the public cases' answers alone
+        key.save(target, used_only=True)  # these cases' answers alone
         return target.read_bytes()
 
 
@@ -284,13 +316,29 @@ def write_zip(entries: list[Entry], out: Path) -> None:
     os.replace(temporary, out)
 
 
+def _handout_checked(root: Path, cache: Path | None) -> list[Entry]:
+    entries = handout_entries(root, cache=cache)
+    leaks = find_leaks(entries, root)
+    if leaks:
+        listed = "\n".join(f"  {leak}" for leak in leaks)
+        raise BuildError(f"the handout would give answers away:\n{listed}")
+    return entries
+
+
+# Each target: (root, answer cache) -> the entries of its zip. A new platform adds one line.
+TARGETS: dict[str, Callable[[Path, Path | None], list[Entry]]] = {
+    "autograder": lambda root, cache: autograder_entries(root, cache=cache),
+    "handout": _handout_checked,
+}
+
+
 def build_main(target: str, out: Path, *, root: Path = REPO_ROOT,
                cache: Path | None = CACHE_KEY, ci: str | None = None,
                image: str | None = None) -> int:
     """``grader build autograder|handout --out FILE``: 0 when written; 1, nothing written, when not.
 
-    ``root`` is the repository to build from; ``cache`` the answer cache the handout's key goes
-    through (:func:`answer_key`). Other platforms' layouts are built by their own modules:
+    ``root`` is the repository to build from; ``cache`` the answer cache the built answer keys
+    go through (:func:`answer_key`). Other platforms' layouts are built by their own modules:
     ``prairielearn`` (a course folder, ``image`` its grading image) and the handout with ``ci``.
     """
     if target == "prairielearn" or ci:  # grader/commands/build_prairielearn.py, build_ci.py
@@ -300,16 +348,10 @@ def build_main(target: str, out: Path, *, root: Path = REPO_ROOT,
                 if target == "prairielearn" else
                 build_ci.build_handout_ci_main(target, out, ci, root=root, cache=cache))
     try:
-        if target == "autograder":
-            entries = autograder_entries(root)
-        elif target == "handout":
-            entries = handout_entries(root, cache=cache)
-            leaks = find_leaks(entries, root)
-            if leaks:
-                listed = "\n".join(f"  {leak}" for leak in leaks)
-                raise BuildError(f"the handout would give answers away:\n{listed}")
-        else:
-            raise BuildError(f"expected the target 'autograder' or 'handout', got: {target!r}")
+        if target not in TARGETS:
+            raise BuildError(f"expected the target {' or '.join(map(repr, TARGETS))}, "
+                             f"got: {target!r}")
+        entries = TARGETS[target](root, cache)
         write_zip(entries, Path(out))
     except (BuildError, CaseError, OSError) as error:
         print(f"grader build {target}: error: {error}\nnothing was written to {out}",

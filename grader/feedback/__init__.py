@@ -2,7 +2,8 @@
 
 Owns: the tree drawn as text with both searches (:mod:`.drawing`), the failure report of one
 test (:mod:`.failure`), named mistakes from the catalogue's variants (:mod:`.diagnosis`) and
-the tree as a scene for Graphviz and the HTML report (:mod:`.scene`).
+the tree as a scene for Graphviz and the HTML report (:mod:`.scene`), and student text made
+safe for Markdown and results.json (:mod:`.markdown`: fences, NUL and surrogate cleaning).
 
 May import: :mod:`grader.compare`, :mod:`grader.answers`, :mod:`grader.run`,
 :mod:`grader.cases`, :mod:`grader.games`, the shared modules, and ``reference/`` (the

@@ -16,6 +16,7 @@ from typing import Any
 
 from grader.compare import Comparison, SequenceDiff, describe
 from grader.feedback import drawing
+from grader.feedback.markdown import fenced_lines
 
 WIDTH = drawing.WIDTH
 WINDOW = 6  # ids shown at most on each side of the first difference
@@ -88,14 +89,11 @@ def sequence_report(diff: SequenceDiff, *, expected_label: str = "expected",
     more_bottom = " ..." if stop < len(diff.got) else ""
     heading = (f"`{diff.label}` differs at step {first + 1} "
                f"(expected {len(diff.expected)} ids, yours has {len(diff.got)}):")
-    lines = [
-        heading,
-        "```",
+    lines = [heading, *fenced_lines([
         f"{expected_label}:".ljust(label_width) + lead + " ".join(top).rstrip() + more_top,
         "yours:".ljust(label_width) + lead + " ".join(bottom).rstrip() + more_bottom,
         caret,
-        "```",
-    ]
+    ])]
     if diff.extra:
         lines += wrap(f"- searched, but the reference pruned them: {_listed(diff.extra)}")
     if diff.missing:
@@ -136,8 +134,8 @@ def tree_report(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
     else:
         tree = drawing.draw_tree(case, expected, got)
     if tree:
-        lines += ["", "The tree, with what each search generated:", "```", *tree, "",
-                  *(line.replace("`", "") for line in drawing.LEGEND), "```"]
+        lines += ["", "The tree, with what each search generated:", *fenced_lines(
+            [*tree, "", *(line.replace("`", "") for line in drawing.LEGEND)])]
     if algorithm == "alpha_beta" and not comparison.generated.equal:
         note = drawing.window_note(case, rule, expected.generated, got.generated, moments)
         if note:

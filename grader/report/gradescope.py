@@ -28,7 +28,15 @@ from gradescope_utils.autograder_utils.decorators import number, partial_credit,
 from gradescope_utils.autograder_utils.json_test_runner import JSONTestRunner
 
 from grader.files import json_safe, write_json_atomically
-from grader.scoring.results import NEUTRAL_GRADER_ERROR, GradingResults, TestResult
+from grader.feedback.markdown import fenced
+from grader.scoring.results import GradingResults, TestResult, clean_data
+
+# What a student reads when no part of the submission could be graded (run_autograder's own
+# fallback says the same).
+NEUTRAL_SUBMISSION_ERROR = (
+    "The autograder could not grade this submission because of a problem on the course staff's "
+    "side. Staff have been told and will regrade this submission."
+)
 
 
 def _test_method(result: TestResult):
@@ -47,6 +55,7 @@ def _test_method(result: TestResult):
 
 def results_dict(results: GradingResults) -> dict[str, Any]:
     """The Gradescope results as a dict, produced by gradescope-utils' JSONTestRunner."""
+    results.clean()  # no NUL or lone surrogate reaches the file, whoever built the results
     methods = {
         f"test_{index:04d}": _test_method(test) for index, test in enumerate(results.tests)
     }
@@ -82,10 +91,13 @@ def results_dict(results: GradingResults) -> dict[str, Any]:
 
 
 def error_results(message: str, detail: str = "") -> dict[str, Any]:
-    """The results when grading itself failed: score 0, a neutral student message, staff detail."""
+    """The results when grading itself failed: score 0 and only :data:`NEUTRAL_SUBMISSION_ERROR`
+    for the student (an exception's text may name a hidden case or a staff path); ``message``
+    and ``detail`` go to staff in a hidden test."""
+    staff = clean_data(f"{message}\n\n{fenced(detail.rstrip())}" if detail.strip() else message)[0]
     return {
         "score": 0.0,
-        "output": f"{NEUTRAL_GRADER_ERROR}\n\n{message}",
+        "output": NEUTRAL_SUBMISSION_ERROR,
         "output_format": "md",
         "stdout_visibility": "hidden",
         "tests": [
@@ -95,7 +107,8 @@ def error_results(message: str, detail: str = "") -> dict[str, Any]:
                 "max_score": 0.0,
                 "status": "failed",
                 "visibility": "hidden",
-                "output": f"{message}\n\n{detail}".strip(),
+                "output": staff,
+                "output_format": "md",
             }
         ],
     }

@@ -25,16 +25,18 @@ from grader.answers.store import AnswerKey, Reference
 from grader.cases import Case, find_cases, load_case
 from grader.cases.rubric import Rubric, load_rubric
 from grader.compare import Comparison, compare
-from grader.errors import CaseError
+from grader.errors import CaseError, SubmissionError
 from grader.feedback import diagnosis
 from grader.feedback import failure as feedback
 from grader.feedback.diagnosis import Hint
+from grader.feedback.markdown import fenced
 from grader.run.runner import RunResult
 from grader.sandbox.audit import record_audit
 from grader.sandbox.client import Worker
 from grader.sandbox.limits import Limits
 from grader.sandbox.protocol import WorkerReply
 from grader.scoring import random_trees as shrink
+from grader.scoring import upload
 from grader.scoring.results import (
     ALGORITHM_NUMBERS,
     GRADER_ERROR,
@@ -78,14 +80,14 @@ def _failure_outcome(reply: WorkerReply) -> tuple[str, str]:
 
 def _error_block(error: dict[str, Any]) -> str:
     text = error.get("traceback") or f"{error.get('type', 'Error')}: {error.get('message', '')}"
-    return "```\n" + text.rstrip() + "\n```"
+    return fenced(text.rstrip())
 
 
 def _student_output(reply: WorkerReply) -> str:
     printed = (reply.stdout or "") + (reply.stderr or "")
     if not printed.strip():
         return ""
-    return "\nYour code printed:\n```\n" + printed.rstrip()[-2000:] + "\n```"
+    return "\nYour code printed:\n" + fenced(printed.rstrip()[-2000:])
 
 
 def _best(comparisons: list[tuple[Reference, Comparison]]) -> tuple[Reference, Comparison]:
@@ -314,18 +316,28 @@ def grade(
         except Exception as error:  # a broken case is the grader's failure, never the student's
             results.tests.append(_case_error_result(path, error, f"9.{len(results.staff_notes) + 1}"))
             results.staff_notes.append(f"{path}: {error}")
-    planned = []  # (case, algorithm, number), numbered in case order
+    planned = []  # (case, algorithm) in case order
     for case in cases:
         for algorithm in case.algorithms:
             if (wanted and algorithm not in wanted) or (
                     name_filter and name_filter not in f"{algorithm}: {case.name}"):
                 continue
-            counters[algorithm] += 1
-            planned.append((case, algorithm, f"{ALGORITHM_NUMBERS[algorithm]}.{counters[algorithm]}"))
+            planned.append((case, algorithm))
+    try:
+        graded_file = upload.which_file(submission)
+    except SubmissionError as error:  # one message, not one a test
+        points = upload.planned_points(rubric, planned, wanted, name_filter)
+        upload.nothing_graded(results, error, points)
+        results.execution_time = time.perf_counter() - started
+        return results
     # Visible tests run before the others: one worker serves every test, so a submission could
-    # keep what it saw on a hidden case in a global and print it in a later visible test.
-    shown = [item for item in planned if rubric.settings_for(item[0], item[1]).visibility == "visible"]
-    not_shown = [item for item in planned if item not in shown]
+    # keep what it saw on a hidden case in a global and print it in a later visible test. They
+    # are numbered first too (then each visibility in turn), so numbers reveal no hidden count.
+    def visibility(item: tuple[Case, str]) -> str:
+        return rubric.settings_for(item[0], item[1]).visibility
+
+    shown = [item for item in planned if visibility(item) == "visible"]
+    not_shown = upload.by_visibility([item for item in planned if item not in shown], visibility)
 
     def record(test: TestResult) -> None:
         results.tests.append(test)
@@ -333,18 +345,19 @@ def grade(
             progress(test)
 
     with Worker(submission, limits=limits or Limits()) as worker:
-        for case, algorithm, number in shown:
+        for case, algorithm, number in upload.numbered(shown, counters):
             record(_grade_safely(case, algorithm, number, rubric, worker, answers, results))
         for test in shrink.random_tree_tests(rubric, worker, counters, wanted, name_filter):
-            record(test)  # numbered after the algorithm's cases
-        for case, algorithm, number in not_shown:
+            record(test)  # numbered after the algorithm's visible cases
+        for case, algorithm, number in upload.numbered(not_shown, counters):
             record(_grade_safely(case, algorithm, number, rubric, worker, answers, results))
     grader_failed = any(test.outcome == GRADER_ERROR for test in results.tests)
     results.output = "\n\n".join(filter(None, [
-        results.output, NEUTRAL_GRADER_ERROR if grader_failed else "",
+        graded_file.message(), results.output, NEUTRAL_GRADER_ERROR if grader_failed else "",
         worker.notebook.note if worker.notebook else "",  # IPython lines dropped
         shrink.handout_note(rubric, wanted, name_filter)]))
     record_audit(submission, results)  # staff only (extra_data, a staff note); never a deduction
+    results.clean()  # no NUL or lone surrogate leaves the model
     answers.save()
     results.tests.sort(key=lambda test: tuple(int(part) for part in test.number.split(".")))
     results.execution_time = time.perf_counter() - started

@@ -31,6 +31,7 @@ from grader.answers.store import reference_available
 from grader.compare import Comparison, compare
 from grader.feedback import diagnosis
 from grader.feedback import failure as feedback
+from grader.feedback.markdown import fenced_lines
 from grader.run.runner import RunResult
 from grader.scoring.results import ALGORITHM_NUMBERS, GRADER_ERROR, PASSED, TestResult
 
@@ -306,7 +307,7 @@ def report(found: Disagreement, algorithm: str, rule: str, tried: int,
 
         empty = RunResult(value=None)
         lines += ["", *feedback.wrap(f"On it your code did not return: {found.problem}"),
-                  "```", *draw_tree(found.case, found.expected, empty), "```"]
+                  *fenced_lines(draw_tree(found.case, found.expected, empty))]
         return lines
     try:
         hints = consistent_hints(found, others, algorithm, rule)

@@ -4,10 +4,15 @@ all read :class:`GradingResults`; nothing else formats scores.
 Two failure families are kept apart (``TestResult.outcome``):
 
 * the student's code failed: ``wrong_value``, ``wrong_trace``, ``error``, ``timeout``,
-  ``crashed``, ``not_implemented``, ``missing``: shown to the student;
+  ``crashed``, ``not_implemented``, ``missing``: shown to the student; ``not_graded``: the upload
+  held nothing to grade (:mod:`grader.scoring.upload`: one test for the whole submission);
 * the grader failed: ``grader_error``: detail for staff only (``staff_output``), a neutral line
   for the student (:data:`NEUTRAL_GRADER_ERROR`, also in the top-level output), and the test
   keeps its points so staff can see what to regrade (a case that did not load carries none).
+
+Every string in the model is cleaned before it leaves (:meth:`GradingResults.clean`: the grading
+loop and the Gradescope writer call it): NUL characters and lone surrogates, which a submission
+can print, raise or return, become U+FFFD, and the test's output says how many were replaced.
 """
 
 from __future__ import annotations
@@ -15,9 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from grader.feedback.markdown import REPLACED_NOTE, clean_text
+
 PASSED = "passed"
 STUDENT_OUTCOMES = (
     "wrong_value", "wrong_trace", "error", "timeout", "crashed", "not_implemented", "missing",
+    "not_graded",
 )  # fmt: skip
 GRADER_ERROR = "grader_error"
 # What a student reads where the grader, not their code, failed.
@@ -57,6 +65,21 @@ class TestResult:
     def hidden(self) -> bool:
         return self.visibility != "visible"
 
+    def clean(self) -> int:
+        """Replace NUL and lone surrogates in every string; note it in ``output``. How many."""
+        count = 0
+        for name in ("name", "number", "algorithm", "case_name", "visibility", "output",
+                     "staff_output", "summary"):
+            text, replaced = clean_text(getattr(self, name))
+            setattr(self, name, text)
+            count += replaced
+        self.extra_data, replaced = clean_data(self.extra_data)
+        count += replaced
+        if count:
+            note = REPLACED_NOTE.format(count=count)
+            self.output = "\n\n".join(filter(None, [self.output, note]))
+        return count
+
 
 @dataclass
 class GradingResults:
@@ -78,6 +101,21 @@ class GradingResults:
     def all_passed(self) -> bool:
         return all(test.passed for test in self.tests)
 
+    def clean(self) -> int:
+        """:meth:`TestResult.clean` on every test, and the same for the top-level strings
+        (noted in ``output``). Idempotent: a second call finds nothing. How many were replaced."""
+        count = sum(test.clean() for test in self.tests)
+        top = 0
+        self.output, replaced = clean_text(self.output)
+        top += replaced
+        self.staff_notes, replaced = clean_data(self.staff_notes)
+        top += replaced
+        self.extra_data, replaced = clean_data(self.extra_data)
+        top += replaced
+        if top:
+            self.output = "\n\n".join(filter(None, [self.output, REPLACED_NOTE.format(count=top)]))
+        return count + top
+
     def by_algorithm(self) -> dict[str, list[TestResult]]:
         groups: dict[str, list[TestResult]] = {}
         for test in self.tests:
@@ -85,3 +123,20 @@ class GradingResults:
         return groups
 
 
+
+
+def clean_data(value: Any) -> tuple[Any, int]:
+    """``value`` (JSON-like data) with :func:`clean_text` applied to every string, keys too."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, dict):
+        cleaned, count = {}, 0
+        for key, item in value.items():
+            key, replaced_key = clean_data(key)
+            cleaned[key], replaced = clean_data(item)
+            count += replaced_key + replaced
+        return cleaned, count
+    if isinstance(value, (list, tuple)):
+        items = [clean_data(item) for item in value]
+        return type(value)(item for item, _ in items), sum(count for _, count in items)
+    return value, 0

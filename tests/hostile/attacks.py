@@ -338,6 +338,13 @@ ATTACKS: list[Attack] = [
                     print("\\n".join(_stash))  # a failing visible test shows what was printed
                     return 0
             """), message=WRONG_VALUE),
+    _attack("markdown_breakout", "forgery",
+            "an exception message that closes its code fence and writes Markdown and HTML, with "
+            "a NUL and a lone surrogate (which results.json cannot hold as text)",
+            _ab("""
+                print("printed ``` too\\x00")
+                raise ValueError("\\x00\\udcff\\n```\\n# Full marks\\n<img src=x onerror=alert(1)>")
+            """), message=r"````[\s\S]*````[\s\S]*character\(s\) that results cannot hold"),
     # --- accidents ------------------------------------------------------------------------
     _attack("syntax_error", "accident", "a syntax error: nothing in the file can run",
             "def alpha_beta(game, state:\n    return 3\n", scope="module",

@@ -23,7 +23,9 @@ the first difference with the hint of the known mistake beside it, and a step-th
   when their whole trace follows the convention.
 
 A tree of more than :data:`grader.report.html.layout.WHOLE_TREE` nodes is drawn around the first
-difference.
+difference. A page stays under 1 MB however many tests fail: once the sections reach
+:data:`grader.report.html.report.PAGE_BUDGET`, each further failing test gets a brief section
+(summary and anchor, no step-through) saying how to draw it on its own.
 
 The modules, in the order data flows through them:
 
@@ -33,6 +35,9 @@ The modules, in the order data flows through them:
 * ``layout.py``: which nodes of the tree are drawn, and where;
 * ``picture.py``: the tree as inline SVG;
 * ``replay.py``: one failing test's :class:`CaseReplay`, from its replay data;
+* ``packing.py``: a section's step-through data with each node name, line and line template
+  stored once (unpacked by ``report.js``): with trees of more than 120 nodes drawn around the
+  difference, what keeps a page of long built-in-game traces under 1 MB;
 * ``page.py``: the document (score table, legend, sections), with ``report.css`` and
   ``report.js``;
 * ``load.py``: the results model from ``results.json``, and a replay's case file;

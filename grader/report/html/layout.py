@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-WHOLE_TREE = 300  # nodes: a larger tree is drawn around the first difference
+WHOLE_TREE = 120  # nodes: a larger tree is drawn around the first difference (~450 bytes a node)
 AROUND = (6, 10)  # a cut tree keeps the nodes generated this many steps before / after it
 MARGIN = 50  # px: around the picture
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from grader.compare import check_value, describe
 from grader.report.html.mcts import root_line
+from grader.report.html.packing import pack
 from grader.report.html.picture import esc, patterns
 from grader.report.html.replay import CaseReplay
 from grader.scoring.results import PASSED, GradingResults, TestResult
@@ -197,8 +198,8 @@ def _script_json(data: Any) -> str:
 
 def case_section(replay: CaseReplay) -> list[str]:
     test = replay.test
-    data = {"steps": max(len(replay.ref.ids), len(replay.yours.ids)), "first": replay.first,
-            "ref": replay.ref.data(), "got": replay.yours.data()}
+    data = pack(max(len(replay.ref.ids), len(replay.yours.ids)), replay.first,
+                {"ref": replay.ref.data(), "got": replay.yours.data()})
     picture = (f'<div class="picture">{replay.svg}</div>' if replay.svg
                else f'<p class="notes">{esc(replay.picture_note)}</p>')
     return [
@@ -225,11 +226,12 @@ def _output_html(test: TestResult, open_: bool = False) -> list[str]:
             f"<pre>{esc(test.output)}</pre>", "</details>"]
 
 
-def plain_section(test: TestResult, why: str) -> list[str]:
+def plain_section(test: TestResult, why: str, *, output: bool = True) -> list[str]:
+    """A failing test without a step-through: its summary, ``why``, and (``output``) its text."""
     return [f'<section class="case" id="{anchor(test)}">',
             f"<h2>{esc(test.number)} {esc(test.name)}: {test.score:g}/{test.max_score:g}</h2>",
             f'<p class="facts">{esc(test.summary)}</p>', f'<p class="notes">{esc(why)}</p>',
-            *_output_html(test, open_=True), "</section>"]
+            *(_output_html(test, open_=True) if output else []), "</section>"]
 
 
 def render_page(results: GradingResults, sections: list[list[str]], detailed: set[str],

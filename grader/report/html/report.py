@@ -10,7 +10,11 @@ from typing import Any
 from grader.report.html.load import replay_case
 from grader.report.html.page import case_section, plain_section, render_page
 from grader.report.html.replay import build_replay
-from grader.scoring.results import GradingResults
+from grader.scoring.results import GradingResults, TestResult
+
+PAGE_BUDGET = 950_000  # bytes: every page stays under 1 MB, however many tests failed
+LEFT_OUT = ("Left out to keep this page under 1 MB: the failing tests above fill it. "
+            "`grader check -k {case} --html FILE` draws this case on its own.")
 
 
 def report_html(results: GradingResults, *, base: Path | None = None, answers: Any = None) -> str:
@@ -20,6 +24,7 @@ def report_html(results: GradingResults, *, base: Path | None = None, answers: A
 
     answers = answers or AnswerKey.default()
     sections, detailed, cases = [], set(), {}
+    room = PAGE_BUDGET - _size(render_page(results, [[""]], {t.number for t in results.tests}))
     for test in results.tests:
         if test.passed or test.outcome == "grader_error":
             continue
@@ -30,14 +35,30 @@ def report_html(results: GradingResults, *, base: Path | None = None, answers: A
                    ("wrong_trace", "wrong_value") else
                    "No step-through: this test's traces are too long to replay, or the results "
                    "do not carry them.")
-            sections.append(plain_section(test, why))
+            sections.append((test, plain_section(test, why)))
             continue
         try:
             case = replay_case(replay.get("case"), test.case_name, cases, base)
-            sections.append(case_section(build_replay(test, case, replay, answers)))
+            sections.append((test, case_section(build_replay(test, case, replay, answers))))
         except Exception as error:  # noqa: BLE001 - one bad section never loses the report
-            sections.append(plain_section(test, f"The replay could not be drawn: {error}"))
-    return render_page(results, sections, detailed)
+            sections.append((test, plain_section(test, f"The replay could not be drawn: {error}")))
+    return render_page(results, _within(sections, room), detailed)
+
+
+def _size(text: str | list[str]) -> int:
+    return len(("\n".join(text) if isinstance(text, list) else text).encode("utf-8")) + 1
+
+
+def _within(sections: list[tuple[TestResult, list[str]]], room: int) -> list[list[str]]:
+    """The sections in order while they fit in ``room`` bytes; each one after that without its
+    step-through and text (the page must open fast and stay under 1 MB however much failed)."""
+    kept = []
+    for test, section in sections:
+        if _size(section) > room:
+            section = plain_section(test, LEFT_OUT.format(case=test.case_name), output=False)
+        room -= _size(section)
+        kept.append(section)
+    return kept
 
 
 def write_html_report(results: GradingResults, path: Path) -> None:

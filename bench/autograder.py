@@ -1,0 +1,101 @@
+"""The ``autograder`` section: a Gradescope submission in a fresh container, first against warm.
+
+Gradescope grades every submission in a fresh container, so the answer cache
+(``/autograder/source/.cache``) starts empty each time. This section builds the autograder zip,
+lays it out as Gradescope does (``DIR/source``, ``DIR/run_autograder``, setup.sh's permissions
+step, the correct solution in ``DIR/submission``) and times ``run_autograder`` three ways:
+
+* ``first, shipped key``: the cache emptied before every run; the answers come from the key the
+  build put in the zip (``trees/.answer-key.json``): what every real submission is now;
+* ``first, no shipped key``: the same with that key removed: what every real submission was
+  before the build shipped answers (each one computes every reference answer);
+* ``warm cache``: no shipped key, the cache full from the run before (a hundredth submission on
+  one machine: the speed the first one should have).
+
+Wall seconds depend on the machine's load (printed with the section); CPU seconds (grader and
+worker together) hardly do: compare those on a busy machine.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from bench.measure import PYTHON, REPO, median_measured, table
+
+CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
+
+
+def _lay_out(archive: Path, root: Path) -> None:
+    """Unpack ``archive`` as Gradescope does: source/, run_autograder, setup.sh's permissions."""
+    source = root / "source"
+    with zipfile.ZipFile(archive) as zipped:
+        for info in zipped.infolist():
+            zipped.extract(info, source)
+            os.chmod(source / info.filename, (info.external_attr >> 16) & 0o777)
+    shutil.copy2(source / "run_autograder", root / "run_autograder")
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "GRADER_SETUP_STEPS": "permissions"}
+    subprocess.run(["bash", str(source / "setup.sh")], env=env, check=True, timeout=60)
+    (root / "submission").mkdir()
+    shutil.copy(CORRECT, root / "submission" / "search.py")
+
+
+def first_submission(runs: int, cache: Path) -> dict[str, Any]:
+    """Median wall seconds of ``run_autograder`` on the correct solution, three ways (above)."""
+    from grader.commands.build import build_main
+
+    with tempfile.TemporaryDirectory(prefix="bench-autograder-") as scratch:
+        root = Path(scratch) / "autograder"
+        root.mkdir()
+        root.chmod(0o755)
+        archive = Path(scratch) / "autograder.zip"
+        if build_main("autograder", archive, cache=cache / "answer-key.json") != 0:
+            raise RuntimeError("grader build autograder failed")
+        _lay_out(archive, root)
+        env = {"AUTOGRADER_ROOT": str(root), "GRADER_PYTHON": PYTHON, "GRADER_CACHE": "",
+               "PYTHONPATH": ""}
+        command = [str(root / "run_autograder")]
+        container_cache = root / "source" / ".cache" / "answer-key.json"
+        shipped = root / "source" / "trees" / ".answer-key.json"
+
+        def fresh() -> dict[str, Any]:
+            samples = []
+            for _ in range(runs):
+                container_cache.unlink(missing_ok=True)
+                samples.append(median_measured(command, 1, env=env))
+            return _median(samples)
+
+        with_key = fresh()
+        kept = shipped.read_bytes()
+        shipped.unlink()
+        without_key = fresh()  # the last run leaves the container's cache full
+        warm = median_measured(command, runs, env=env)
+        shipped.write_bytes(kept)
+    rows = [["first submission, answers shipped in the zip", with_key],
+            ["first submission, no shipped answers (before)", without_key],
+            [f"warm cache, no shipped answers (median of {runs})", warm]]
+    print(table([[label, f"{m['wall']:.2f}", f"{m['cpu']:.2f}", f"{m['peak_mb']:.0f}"]
+                 for label, m in rows],
+                ["run_autograder, correct solution, all cases", "wall s", "CPU s", "peak MB"]))
+    print(f"answer key in the zip: {len(kept):,} bytes unpacked, "
+          f"{archive_size(kept):,} compressed")
+    return {"first_shipped_key": with_key, "first_no_shipped_key": without_key, "warm": warm,
+            "shipped_key_bytes": len(kept)}
+
+
+def archive_size(data: bytes) -> int:
+    import zlib
+
+    return len(zlib.compress(data, 9))
+
+
+def _median(samples: list[dict[str, Any]]) -> dict[str, Any]:
+    ordered = sorted(samples, key=lambda s: s["wall"])
+    middle = ordered[len(ordered) // 2]
+    return {**middle, "walls": [round(s["wall"], 3) for s in samples],
+            "peak_mb": max(s["peak_mb"] for s in samples)}

@@ -1,0 +1,31 @@
+"""Lets ``pytest -k minimax`` run exactly the minimax tests.
+
+pytest's ``-k`` matches parts of test names, and some case names hold another algorithm's name
+(``expectimax-expectiminimax-turns`` contains ``minimax``), so ``-k minimax`` alone would also run
+expectimax tests. Here each test also answers to ``algorithm:<name>``, and a ``-k`` word that is
+exactly an algorithm's name is read as that: ``-k minimax``, ``-k "alpha_beta and aima"`` and
+``-k "not mcts"`` pick by algorithm; every other word (``-k fig-5-2``) keeps pytest's meaning.
+"""
+
+import re
+
+import pytest
+
+ALGORITHMS = ("minimax", "alpha_beta", "expectimax", "maxn", "mcts")
+_WORD = re.compile(r"[\w:+.\[\]\\/-]+")  # one identifier of a -k expression, as pytest reads it
+
+
+def algorithm_keyword(algorithm: str) -> str:
+    return f"algorithm:{algorithm}"
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest applies -k
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        algorithm = getattr(getattr(item, "callspec", None), "params", {}).get("algorithm")
+        if isinstance(algorithm, str):
+            item.extra_keyword_matches.add(algorithm_keyword(algorithm))
+    expression = config.getoption("keyword") or ""
+    config.option.keyword = _WORD.sub(
+        lambda word: algorithm_keyword(word.group(0).lower())
+        if word.group(0).lower() in ALGORITHMS else word.group(0), expression)
