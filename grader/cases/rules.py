@@ -15,9 +15,10 @@ from grader.cases.schema import kind_of, plural, shorten
 from grader.cases.text import case_error
 from grader.errors import CaseError
 
-PRUNING_ALGORITHMS = ("alpha_beta", "expectimax", "maxn")  # the rule matters to these only
-TWO_PLAYER_ALGORITHMS = ("minimax", "alpha_beta", "expectimax")
-NO_CHANCE_ALGORITHMS = ("minimax", "alpha_beta", "maxn", "mcts")
+PRUNING_ALGORITHMS = ("alpha_beta", "expectimax", "maxn", "iterative_deepening")  # rule matters
+TWO_PLAYER_ALGORITHMS = ("minimax", "alpha_beta", "expectimax", "iterative_deepening")
+NO_CHANCE_ALGORITHMS = ("minimax", "alpha_beta", "maxn", "mcts", "iterative_deepening")
+DEEPENING_ALGORITHMS = ("iterative_deepening",)  # cut at every depth 1 .. depth_limit
 
 
 def vector_values(data: dict) -> bool:
@@ -46,6 +47,10 @@ def field_errors(data: dict, file: str | None) -> list[CaseError]:
     if "mcts" in algorithms and data.get("depth_limit") is not None:
         add("mcts plays out to the end of the game, so an mcts case cannot have a depth limit; "
             "set depth_limit to null or remove mcts from algorithms", "depth_limit")
+    if "iterative_deepening" in algorithms and data.get("depth_limit") is None:
+        add("iterative_deepening searches to depths 1 .. depth_limit, so its case needs a "
+            "depth_limit (max_depth); set depth_limit, or remove iterative_deepening",
+            "algorithms", algorithms.index("iterative_deepening"))
     if "mcts" in data and "mcts" not in algorithms:
         add("'mcts' settings are given but mcts is not in algorithms; add mcts to algorithms or "
             "remove the settings", "mcts")
