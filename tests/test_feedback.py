@@ -75,6 +75,8 @@ EXPECTED_HINTS = {
     "best_not_reset": ("keeps the best value between iterations",
                        "reset `v` and the best action"),
     "only_max_depth": ("searches only at max_depth", "`range(1, max_depth + 1)`"),
+    "orders_every_node": ("reorders every node, not only the root",
+                          "search each root child with your plain `alpha_beta`"),
 }
 # Hints that always show together: never_prunes and no_window_passing search the same nodes on
 # every tree (no child can cut without the window); at a MIN root, sorting highest first is

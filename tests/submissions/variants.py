@@ -320,6 +320,52 @@ _VARIANTS += [
         ("iterative_deepening",), ("iterative_deepening",),
         (("range(1, max_depth + 1)", "range(max_depth, max_depth + 1)"),),
     ),
+    Variant(
+        "orders_every_node",
+        "iterative deepening sorts the children of every node by the previous iteration's "
+        "values (kept by path from the root), not only the root's",
+        ("iterative_deepening",), ("iterative_deepening",),
+        (("child_value = alpha_beta(g, g.result(state, action), alpha, beta, 1)",
+          "child_value = _ordered_ab(g, g.result(state, action), alpha, beta, 1, (action,),\n"
+          "                                     previous, current)"),
+         _swap(4, """
+            for limit in range(1, max_depth + 1):
+                g = game.with_depth_limit(limit)
+            """, """
+            previous = {}
+            for limit in range(1, max_depth + 1):
+                current = {}
+                g = game.with_depth_limit(limit)
+            """),
+         ("        " + ID_SORT, "        " + ID_SORT + "        previous = current\n"),
+         ("    return v, best\n", "    return v, best\n\n\n" + _lines(0, """
+            def _ordered_ab(game, state, alpha, beta, depth, path, previous, current):
+                if game.is_cutoff(state, depth):
+                    current[path] = game.evaluate(state)
+                    return current[path]
+                player = game.to_move(state)
+                actions = list(game.actions(state))
+                known = {a: previous[path + (a,)] for a in actions if path + (a,) in previous}
+                sign = -1 if player == MAX else 1
+                order = sorted(actions, key=lambda a: (a not in known, sign * known.get(a, 0)))
+                v = -math.inf if player == MAX else math.inf
+                for action in order:
+                    value = _ordered_ab(game, game.result(state, action), alpha, beta, depth + 1,
+                                        path + (action,), previous, current)
+                    if player == MAX:
+                        v = max(v, value)
+                        if v >= beta:
+                            break
+                        alpha = max(alpha, v)
+                    else:
+                        v = min(v, value)
+                        if v <= alpha:
+                            break
+                        beta = min(beta, v)
+                current[path] = v
+                return v
+            """))),
+    ),
 ]
 
 VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _VARIANTS}
