@@ -170,3 +170,8 @@ def test_new_and_generate_write_deepening_cases_that_load() -> None:
         assert case.depth_limit == 3
         run = run_algorithm(reference_functions(), case.build_game(), "iterative_deepening")
         assert len(run.evaluated) > 2 ** 3  # iterations 1 and 2 evaluated inner nodes too
+
+
+def test_a_cut_student_trace_is_counted_as_at_least() -> None:
+    lines = ordering_report(load_case(INTRO), "inclusive", AnswerKey(cache=None), 9, True)
+    assert lines[0].endswith("Your search generated at least 9.")

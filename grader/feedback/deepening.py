@@ -46,9 +46,11 @@ def ordering_counts(case: Any, rule: str, answers: Any) -> dict[str, list[int]] 
         return None
 
 
-def ordering_report(case: Any, rule: str, answers: Any, generated: int | None) -> list[str]:
+def ordering_report(case: Any, rule: str, answers: Any, generated: int | None,
+                    truncated: bool = False) -> list[str]:
     """Markdown lines: the nodes root ordering saves, per iteration; ``generated`` is the
-    student's total (None when their run gave none)."""
+    student's total (None when their run gave none; ``truncated``: their trace was cut there
+    by the sandbox's cap, so they generated at least that many)."""
     counts = ordering_counts(case, rule, answers)
     if not counts:
         return []
@@ -59,7 +61,8 @@ def ordering_report(case: Any, rule: str, answers: Any, generated: int | None) -
         f"**Move ordering.** Over {len(ordered)} iterations the reference generates "
         f"{sum(ordered)} nodes with root ordering and {sum(unordered)} without: ordering "
         f"saves {saved}{share}."
-        + (f" Your search generated {generated}." if generated is not None else ""),
+        + ("" if generated is None else
+           f" Your search generated {'at least ' if truncated else ''}{generated}."),
         "",
         "| iteration (depth limit) | with root ordering | without ordering | saved |",
         "| --- | --- | --- | --- |",

@@ -154,7 +154,8 @@ def grade_pair(
         if hints:
             result.summary += f" (likely mistake: {hints[0].title})"
     if pair:  # the nodes root ordering saves, pass or fail
-        result.output = _ordering_note(case, reference.rule, answers, got, result)
+        result.output = _ordering_note(case, reference.rule, answers, got, result,
+                                       reply.trace_truncated)
     result.extra_data = {"reference_seconds": round(reference.seconds, 6), "time_limit": round(time_limit, 3)}
     if not comparison.passed:
         result.extra_data["replay"] = _replay_data(case, reference, got)
@@ -199,10 +200,10 @@ def _feedback(
 
 
 def _ordering_note(case: Case, rule: str, answers: AnswerKey, got: RunResult,
-                   result: TestResult) -> str:
+                   result: TestResult, truncated: bool) -> str:
     """The test's output with the move-ordering counts first (a bug there costs only them)."""
     try:
-        lines = deepening.ordering_report(case, rule, answers, len(got.generated))
+        lines = deepening.ordering_report(case, rule, answers, len(got.generated), truncated)
     except Exception:  # noqa: BLE001 - the grader's failure, reported to staff
         lines = []
         result.staff_output += "ordering report failed:\n" + traceback.format_exc()
