@@ -1,7 +1,8 @@
 """Compare a run with the reference's: the value, then ``generated`` and ``evaluated`` in order.
 
 Values: numbers equal within 1e-9 (absolute or relative), vectors element by element, actions
-(MCTS) by equality after a JSON round trip (so a tuple and a list of the same numbers agree).
+(MCTS) by equality after a JSON round trip (so a tuple and a list of the same numbers agree),
+``(value, action)`` pairs (``iterative_deepening``, :func:`check_decision`) both ways.
 Anything else the student returns (None, NaN, a string where a number belongs, an object the
 worker could only describe) is a wrong answer with a message saying what was expected and what
 came back, never a crash.
@@ -129,6 +130,21 @@ def _check_action(expected: Any, got: Any) -> ValueCheck:
     return ValueCheck(False, f"expected the action {describe(expected)}, got {describe(got)}")
 
 
+def check_decision(expected: Any, got: Any) -> ValueCheck:
+    """Does ``got`` equal the reference's ``(value, action)`` pair? The value as a number,
+    the action by equality after a JSON round trip."""
+    if not isinstance(got, (list, tuple)) or len(got) != 2:
+        return ValueCheck(False, f"expected a pair (value, action), {describe(expected)}; got "
+                                 f"{describe(got)}")
+    value = check_value(expected[0], got[0])
+    if not value.ok:
+        return value
+    if _normalise(expected[1]) != _normalise(got[1]):
+        return ValueCheck(False, f"right value {describe(expected[0])}, but expected the action "
+                                 f"{describe(expected[1])}, got {describe(got[1])}")
+    return ValueCheck(True)
+
+
 def diff_sequence(label: str, expected: list[str], got: list[str]) -> SequenceDiff:
     diff = SequenceDiff(label, list(expected), list(got))
     if diff.expected == diff.got:
@@ -148,10 +164,11 @@ def diff_sequence(label: str, expected: list[str], got: list[str]) -> SequenceDi
     return diff
 
 
-def compare(expected: Any, got: Any) -> Comparison:
-    """Compare two runs (objects with ``value``, ``generated`` and ``evaluated``)."""
+def compare(expected: Any, got: Any, *, decision: bool = False) -> Comparison:
+    """Compare two runs (objects with ``value``, ``generated`` and ``evaluated``); with
+    ``decision``, values are ``(value, action)`` pairs (:func:`check_decision`)."""
     return Comparison(
-        value=check_value(expected.value, got.value),
+        value=(check_decision if decision else check_value)(expected.value, got.value),
         generated=diff_sequence("generated", expected.generated, got.generated),
         evaluated=diff_sequence("evaluated", expected.evaluated, got.evaluated),
     )

@@ -1,7 +1,8 @@
 """The staff implementations: the ground truth every answer is computed from.
 
 One module an algorithm, each stating its convention in its docstring:
-:mod:`.minimax`, :mod:`.alpha_beta`, :mod:`.expectimax`, :mod:`.maxn`, :mod:`.mcts`.
+:mod:`.minimax`, :mod:`.alpha_beta`, :mod:`.expectimax`, :mod:`.maxn`, :mod:`.mcts`,
+:mod:`.deepening` (iterative deepening with root move ordering).
 Never shipped to students.
 
 :func:`reference_functions` gives the *function table* that :func:`grader.run.runner.run_algorithm`
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from reference.alpha_beta import alpha_beta, alpha_beta_decision
+from reference.deepening import iterative_deepening
 from reference.expectimax import expectimax, expectimax_decision
 from reference.maxn import maxn, maxn_decision
 from reference.mcts import Node, best_child, mcts, mcts_tree
@@ -31,7 +33,8 @@ def _strict(pruning: str) -> bool:
 
 
 def reference_functions(pruning: str = "inclusive") -> dict[str, Callable[..., Any]]:
-    """The six stub names mapped to the reference, ``alpha_beta`` pruning by ``pruning``.
+    """The stub names mapped to the reference, ``alpha_beta`` and ``iterative_deepening``
+    pruning by ``pruning``.
 
     ``pruning`` is ``"inclusive"`` (cut at ``v >= beta`` / ``v <= alpha``) or ``"strict"``
     (cut at ``v > beta`` / ``v < alpha``). A case's ``"either"`` is the caller's to resolve.
@@ -44,15 +47,20 @@ def reference_functions(pruning: str = "inclusive") -> dict[str, Callable[..., A
         "expectimax": expectimax,
         "maxn": maxn,
         "mcts": mcts,
+        "iterative_deepening": (functools.partial(iterative_deepening, strict=True) if strict
+                                else iterative_deepening),
     }
 
 
 def decision(game: Any, algorithm: str, *, pruning: str = "inclusive") -> Any:
     """The root action of ``game`` under ``algorithm`` (first on ties; None with no move).
 
-    For ``minimax``, ``alpha_beta``, ``expectimax`` and ``maxn``; MCTS's answer is its value.
+    For ``minimax``, ``alpha_beta``, ``expectimax``, ``maxn`` and ``iterative_deepening`` (the
+    last iteration's decision, at ``max_depth = game.depth_limit``); MCTS's answer is its value.
     """
     state = game.initial_state()
+    if algorithm == "iterative_deepening":
+        return iterative_deepening(game, state, game.depth_limit, strict=_strict(pruning))[1]
     if algorithm == "minimax":
         return minimax_decision(game, state)
     if algorithm == "alpha_beta":
@@ -76,6 +84,7 @@ __all__ = [
     "decision",
     "expectimax",
     "expectimax_decision",
+    "iterative_deepening",
     "max_value",
     "maxn",
     "maxn_decision",

@@ -1,8 +1,8 @@
 """The catalogue of known mistakes: what one is, and how a variant module registers one.
 
 :mod:`reference.mistakes` says how to add a mistake; the variants themselves are in
-:mod:`reference.mistakes_minimax` (minimax, alpha-beta) and :mod:`reference.mistakes_other`
-(expectimax, max^n, MCTS).
+:mod:`reference.mistakes_minimax` (minimax, alpha-beta), :mod:`reference.mistakes_other`
+(expectimax, max^n, MCTS) and :mod:`reference.mistakes_deepening` (iterative deepening).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from reference import reference_functions
 
 RULES = ("inclusive", "strict")
 STUBS = {"minimax": ("max_value", "min_value"), "alpha_beta": ("alpha_beta",),
-         "expectimax": ("expectimax",), "maxn": ("maxn",), "mcts": ("mcts",)}
+         "expectimax": ("expectimax",), "maxn": ("maxn",), "mcts": ("mcts",),
+         "iterative_deepening": ("iterative_deepening",)}
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class Mistake:
         """The reference's function table with this variant in place of the algorithm's stubs."""
         table = reference_functions(rule)
         function = self.function
-        if self.algorithm == "alpha_beta":
+        if self.algorithm in ("alpha_beta", "iterative_deepening"):
             function = functools.partial(function, strict=rule == "strict")
         for stub in STUBS[self.algorithm]:
             table[stub] = function

@@ -6,8 +6,8 @@ variant of an algorithm on a failing case, in the grader's process; when a varia
 line of the lecture pseudo-code it departs from (in words), and what to change.
 
 The catalogue is :mod:`reference.mistake_registry`'s; the variants are in
-:mod:`reference.mistakes_minimax` (minimax, alpha-beta) and :mod:`reference.mistakes_other`
-(expectimax, max^n, MCTS), registered when this module imports them. Adding a mistake is one
+:mod:`reference.mistakes_minimax` (minimax, alpha-beta), :mod:`reference.mistakes_other`
+(expectimax, max^n, MCTS) and :mod:`reference.mistakes_deepening` (iterative deepening), registered when this module imports them. Adding a mistake is one
 decorated function in one of those, with the signature of the stub it replaces
 (``alpha_beta`` variants also take ``strict``, the course's rule; a ``minimax`` variant
 replaces both ``max_value`` and ``min_value`` and dispatches on the player itself)::
@@ -26,7 +26,7 @@ registration stays a few lines.
 from __future__ import annotations
 
 # Importing the variant modules registers their mistakes in the catalogue.
-from reference import mistakes_minimax, mistakes_other  # noqa: F401
+from reference import mistakes_deepening, mistakes_minimax, mistakes_other  # noqa: F401
 from reference.mistake_registry import CATALOGUE, RULES, STUBS, Mistake, mistake, mistakes_for
 
 __all__ = ["CATALOGUE", "RULES", "STUBS", "Mistake", "mistake",

@@ -1,4 +1,4 @@
-"""Adversarial search: fill in the six functions below. This is the one file you upload.
+"""Adversarial search: fill in the functions below. This is the one file you upload.
 
 The grader calls these functions by name with a ``game`` and a ``state``. You may add helper
 functions; import only ``math`` and the constants below.
@@ -16,6 +16,9 @@ The game (the formal game of the lectures)
 ``game.depth_limit``              None (search to the end) or the depth where search stops
 ``game.is_cutoff(state, depth)``  CUTOFF-TEST: terminal, or ``depth`` is at the depth limit
 ``game.evaluate(state)``          EVAL: the utility at a terminal, the heuristic value at a cutoff
+``game.with_depth_limit(limit)``  the same game cut at ``limit`` (1 <= limit <= depth_limit):
+                                  its ``is_cutoff``/``evaluate`` follow ``limit``, its states
+                                  are this game's, its calls are recorded like this game's
 ``game.chance_outcomes(state)``   at a CHANCE node: ``[(action, probability), ...]``
 ``game.value_bounds``             ``(L, U)``: every leaf value lies in [L, U] (Star1), or None
 ``game.max_sum``                  bound on the sum of a value vector (shallow pruning), or None
@@ -160,3 +163,34 @@ def mcts(game, state, iterations, rng, c=math.sqrt(2)):  # noqa: B008
     (ties: the first).
     """
     raise NotImplementedError("mcts is not implemented yet")
+
+
+def iterative_deepening(game, state, max_depth):
+    """Iterative deepening with move ordering at the root: returns ``(value, action)``.
+
+    ``max_depth`` is the case's depth limit (``game.depth_limit``). Run one iteration for each
+    ``limit`` in ``1, 2, ..., max_depth``; iteration ``limit`` is a fresh alpha-beta search of
+    ``g = game.with_depth_limit(limit)`` from ``state`` (depth 0):
+
+    * The root's loop is ``alpha_beta``'s loop with ``alpha, beta = -infinity, +infinity``
+      (reset every iteration) and ``v = -infinity`` (MAX) / ``+infinity`` (MIN): for each root
+      action in this iteration's ORDER, ``child_value = alpha_beta(g, g.result(state, action),
+      alpha, beta, 1)``; remember ``child_value`` for that action; if it is strictly better
+      than ``v`` for the player to move (``>`` for MAX, ``<`` for MIN), it becomes ``v`` and
+      its action the best action (ties keep the earlier child); then prune and update
+      ``alpha`` / ``beta`` exactly as ``alpha_beta`` does.
+    * ORDER: iteration 1 uses ``game.actions(state)`` order. Every later iteration sorts the
+      root's actions by the values remembered in the previous iteration, best first for the
+      player to move at the root (highest first for MAX, lowest first for MIN); equal values
+      keep ``game.actions(state)`` order (sort ``list(game.actions(state))`` with a stable sort,
+      not the previous order). Use the numbers the root got back, even where a later child
+      returned a bound.
+    * Only the root's children are reordered: below the root, ``alpha_beta`` takes children
+      in ``game.actions`` order as always.
+    * Return ``(v, best_action)`` of the LAST iteration. If ``game.is_cutoff(state, 0)``:
+      return ``(game.evaluate(state), None)``.
+
+    Every iteration generates its nodes again: the grader checks ``generated`` and
+    ``evaluated`` over all iterations, in order.
+    """
+    raise NotImplementedError("iterative_deepening is not implemented yet")

@@ -316,3 +316,20 @@ def test_pytest_k_with_an_algorithm_name_picks_that_algorithm_only():
     assert turns and all(name.startswith("expectimax-") for name in turns)
     assert collected("not minimax and not alpha_beta and not expectimax and not maxn "
                      "and not mcts") == []
+
+
+def test_the_handout_explains_an_iterative_deepening_mistake_without_the_reference(
+        installed_handout, tmp_path):
+    # The hint and the nodes-saved table come from the handout's answer key alone.
+    correct = CORRECT.read_text(encoding="utf-8")
+    wrong = correct.replace("sign = -1 if player == MAX else 1", "sign = 1 if player == MAX else -1")
+    assert wrong != correct
+    submission = tmp_path / "search.py"
+    submission.write_text(wrong, encoding="utf-8")
+    check = _run(installed_handout, str(installed_handout / ".venv" / "bin" / "grader"), "check",
+                 "--submission", str(submission), "-a", "iterative_deepening",
+                 "-k", "iterative-deepening-intro")
+    assert check.returncode == 1, check.stdout[-3000:] + check.stderr[-2000:]
+    assert "Move ordering." in check.stdout
+    assert "ordering saves 2 (15%)" in check.stdout
+    assert "orders the root worst first" in check.stdout

@@ -35,7 +35,8 @@ SUBMISSIONS = ROOT / "tests" / "submissions"
 PUBLIC = ROOT / "trees" / "public"
 CASE_FOLDERS = [p for p in (PUBLIC, ROOT / "trees" / "hidden", SUBMISSIONS / "cases") if p.exists()]
 SLOW_CASES = {"tictactoe-empty-board", "tictactoe-empty-board-minimax"}
-STUBS = ("max_value", "min_value", "alpha_beta", "expectimax", "maxn", "mcts")
+STUBS = ("max_value", "min_value", "alpha_beta", "expectimax", "maxn", "mcts",
+         "iterative_deepening")
 RUBRIC = load_rubric()
 CASES = [case for case in map(load_case, find_cases(CASE_FOLDERS)) if case.name not in SLOW_CASES]
 
@@ -64,10 +65,26 @@ EXPECTED_HINTS = {
     "ucb_log10": ("UCB1 with log10", "`math.log(N)` (natural log)"),
     "mcts_expand_all": ("expands all children at once", "pop only the first untried action"),
     "simulate_from_parent": ("simulates from the parent", "from the new child's state"),
+    "no_ordering": ("never reorders the root", "sort the actions by it"),
+    "worst_first": ("orders the root worst first", "the best child for the mover first"),
+    "descending_at_min": ("orders a MIN root highest first", "sort ascending (lowest first)"),
+    "ties_in_previous_order": ("breaks ties in the previous iteration's order",
+                               "sort `list(game.actions(state))` itself"),
+    "window_not_reset": ("keeps the window between iterations",
+                         "`alpha, beta = -math.inf, math.inf`"),
+    "best_not_reset": ("keeps the best value between iterations",
+                       "reset `v` and the best action"),
+    "only_max_depth": ("searches only at max_depth", "`range(1, max_depth + 1)`"),
+    "orders_every_node": ("reorders every node, not only the root",
+                          "search each root child with your plain `alpha_beta`"),
 }
-# These two search the same nodes on every tree (no child can cut without the window): both
-# hints show for either.
-SAME_TRACE = {"never_prunes", "no_window_passing"}
+# Hints that always show together: never_prunes and no_window_passing search the same nodes on
+# every tree (no child can cut without the window); at a MIN root, sorting highest first is
+# sorting worst first (and at a MAX root descending_at_min is right), so its hint always comes
+# with worst_first's.
+SAME_TRACE = {"never_prunes": {"never_prunes", "no_window_passing"},
+              "no_window_passing": {"never_prunes", "no_window_passing"},
+              "descending_at_min": {"descending_at_min", "worst_first"}}
 
 
 def submission_table(name: str) -> dict:
@@ -97,7 +114,8 @@ def hints_per_case(name: str, answers: AnswerKey) -> list[tuple[str, str, list]]
             except Exception:  # noqa: BLE001, S112 - the sandbox reports it: no diagnosis then
                 continue
             rules = accepted_rules(case.pruning, RUBRIC.settings_for(case, algorithm).pruning)
-            comparisons = [(rule, compare(answers.reference(case, algorithm, rule).run, got))
+            comparisons = [(rule, compare(answers.reference(case, algorithm, rule).run, got,
+                                          decision=algorithm == "iterative_deepening"))
                            for rule in rules]
             if any(comparison.passed for _, comparison in comparisons):
                 continue
@@ -120,7 +138,7 @@ def test_each_wrong_submission_gets_its_own_hint(name, answers):
     own = [(case, algorithm, hints) for case, algorithm, hints in seen
            if name in [hint.name for hint in hints]]
     assert own, f"{name} never gets its hint: {[(c, a, [h.name for h in hs]) for c, a, hs in seen]}"
-    alone = SAME_TRACE if name in SAME_TRACE else {name}
+    alone = SAME_TRACE.get(name, {name})
     assert any({hint.name for hint in hints} == alone for _, _, hints in own)
     hint = next(h for _, _, hints in own for h in hints if h.name == name)
     title, advice = EXPECTED_HINTS[name]

@@ -150,7 +150,8 @@ def expected_outcome(functions: dict, case, algorithm: str) -> tuple[str, float]
         got = run_algorithm(functions, case.build_game(), algorithm, mcts=case.mcts)
     except Exception:  # noqa: BLE001  (the worker reports any exception as an error)
         return "error", 0.0
-    comparisons = [compare(reference_run(case, algorithm, rule), got)
+    comparisons = [compare(reference_run(case, algorithm, rule), got,
+                           decision=algorithm == "iterative_deepening")
                    for rule in settings.accepted_pruning]
     if any(comparison.passed for comparison in comparisons):
         return "passed", points
@@ -264,7 +265,8 @@ def test_variants_parse_differ_from_the_correct_solution_and_are_listed_in_the_r
         compile(text, name, "exec")
         assert text != correct
         assert f"| `{name}` |" in readme, name
-        assert set(variant.algorithms) <= {"minimax", "alpha_beta", "expectimax", "maxn", "mcts"}
+        assert set(variant.algorithms) <= {"minimax", "alpha_beta", "expectimax", "maxn", "mcts",
+                                           "iterative_deepening"}
 
 
 def test_a_replacement_that_no_longer_applies_names_the_variant(tmp_path, monkeypatch):
@@ -314,8 +316,11 @@ def test_never_prunes_keeps_every_value_and_loses_where_the_reference_prunes(gra
 
 def test_no_window_passing_prunes_nothing_at_all(graded):
     # Every node starts at (-inf, inf): MAX cuts at v >= inf and MIN at v <= -inf, never.
-    assert {(t.number, t.outcome, t.score) for t in graded["no_window_passing"].tests} == \
-        {(t.number, t.outcome, t.score) for t in graded["never_prunes"].tests}
+    # (Iterative deepening's root passes its window to each child, so depth 1 can still cut.)
+    assert {(t.number, t.outcome, t.score) for t in graded["no_window_passing"].tests
+            if t.algorithm != "iterative_deepening"} == \
+        {(t.number, t.outcome, t.score) for t in graded["never_prunes"].tests
+         if t.algorithm != "iterative_deepening"}
 
 
 def test_eager_generation_keeps_values_and_loses_wherever_anything_is_pruned(graded):
@@ -400,6 +405,24 @@ def test_recomputing_a_child_duplicates_generations_on_every_minimax_case(graded
     minimax = [t for t in graded["recomputes_child"].tests if t.algorithm == "minimax"]
     assert minimax and all(t.outcome == "wrong_trace" for t in minimax)
     assert all("generated" in t.output for t in minimax)
+
+
+ID_VARIANTS = [name for name, variant in VARIANTS.items()
+               if variant.functions == ("iterative_deepening",)]
+
+
+@pytest.mark.parametrize("name", ID_VARIANTS)
+def test_iterative_deepening_mistakes_are_named_and_report_the_nodes_ordering_saves(graded, name):
+    tests = [t for t in graded[name].tests if t.algorithm == "iterative_deepening"]
+    failing = [t for t in tests if not t.passed]
+    assert failing
+    assert any(f"(`{name}`)" in t.output for t in failing), name
+    assert all("**Move ordering.**" in t.output for t in tests)
+
+
+def test_ordering_worst_first_never_changes_the_value_only_the_trace(graded):
+    tests = [t for t in graded["worst_first"].tests if t.algorithm == "iterative_deepening"]
+    assert {t.outcome for t in tests} == {"wrong_trace"}
 
 
 # --- results.json ------------------------------------------------------------------------------

@@ -227,9 +227,13 @@ def answer_key(case: Any, rubric: Any = None) -> str:
                       if not line.startswith("- Root move")]  # the chosen move, said above
             continue
         prunes = (algorithm == "expectimax" and case.value_bounds is not None) or (
-            algorithm == "maxn" and case.max_sum is not None)
+            algorithm == "maxn" and case.max_sum is not None) or algorithm == "iterative_deepening"
         lines += _run_lines(result, nodes, prunes)
-        if not prunes:
+        if algorithm == "iterative_deepening":
+            lines.append(f"- (Alpha-beta at depth limits 1 .. {case.depth_limit}, the root's "
+                         "children sorted by the previous iteration's values; every iteration "
+                         "generates again the nodes it reaches.)")
+        elif not prunes:
             lines.append(f"- ({algorithm} prunes nothing: every node within the depth limit.)")
         elif algorithm == "expectimax":
             lines.append(f"- (Star1 pruning: every leaf value in {list(case.value_bounds)}.)")

@@ -36,6 +36,7 @@ from grader.cases import (
     read_case_text,
     sort_errors,
 )
+from grader.cases.algorithms import PAIR_ALGORITHMS
 from grader.cases.rubric import Rubric, RubricError, load_rubric, rubric_from_dict
 from grader.errors import CaseError
 from grader.paths import SCHEMA_PATH
@@ -239,6 +240,8 @@ def expect_errors(
             continue
         for field_name, expected in answers.items():
             got = [getattr(result, field_name) for result in results]
+            if field_name == "value" and algorithm in PAIR_ALGORITHMS:
+                got = [value[0] for value in got]  # the (value, action) pair's value
             if any(_same(expected, each) for each in got):
                 continue
             under = f" (pruning: {rules[0]})" if rules[0] else ""

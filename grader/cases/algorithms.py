@@ -9,7 +9,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-ALGORITHMS = ("minimax", "alpha_beta", "expectimax", "maxn", "mcts")
+ALGORITHMS = ("minimax", "alpha_beta", "expectimax", "maxn", "mcts", "iterative_deepening")
+
+# ``iterative_deepening(game, root, max_depth)`` returns ``(value, action)``: a run's ``value``
+# is that pair, and ``max_depth`` is the case's ``depth_limit``.
+PAIR_ALGORITHMS = ("iterative_deepening",)
 
 
 @dataclass

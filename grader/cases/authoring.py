@@ -119,6 +119,21 @@ def full_tree(leaves: list, turns: list[Any], vectors: bool) -> dict:
     return node(leaves, ())
 
 
+def with_evals(tree: dict, rng: random.Random, low: int, high: int) -> dict:
+    """``tree`` (full form) with a random ``eval`` on every inner node but the root: what an
+    ``iterative_deepening`` case needs, since its iterations cut at every depth."""
+    def node(item: dict, root: bool) -> dict:
+        if "children" not in item:
+            return item
+        result = {key: value for key, value in item.items() if key != "children"}
+        if not root:
+            result["eval"] = rng.randint(low, high)
+        result["children"] = [node(child, False) for child in item["children"]]
+        return result
+
+    return node(tree, True)
+
+
 
 
 
@@ -147,4 +162,4 @@ def case_json(data: dict) -> str:
 
 
 __all__ = ["AuthoringError", "case_json", "case_name", "full_tree", "parse_shape",
-           "random_leaves", "schema_ref", "turns_for"]
+           "random_leaves", "schema_ref", "turns_for", "with_evals"]

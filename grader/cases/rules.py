@@ -15,11 +15,13 @@ from grader.cases.schema import kind_of, plural, shorten
 from grader.cases.text import case_error
 from grader.errors import CaseError
 
-# The inclusive/strict rule changes alpha-beta's search only: Star1 (expectimax) and shallow
-# pruning (maxn) cut the same way under either, so "maxn/strict" would be a second name for "maxn".
-PRUNING_ALGORITHMS = ("alpha_beta",)
-TWO_PLAYER_ALGORITHMS = ("minimax", "alpha_beta", "expectimax")
-NO_CHANCE_ALGORITHMS = ("minimax", "alpha_beta", "maxn", "mcts")
+# The inclusive/strict rule changes alpha-beta's search only (and iterative deepening's, which
+# runs alpha-beta): Star1 (expectimax) and shallow pruning (maxn) cut the same way under either,
+# so "maxn/strict" would be a second name for "maxn".
+PRUNING_ALGORITHMS = ("alpha_beta", "iterative_deepening")
+TWO_PLAYER_ALGORITHMS = ("minimax", "alpha_beta", "expectimax", "iterative_deepening")
+NO_CHANCE_ALGORITHMS = ("minimax", "alpha_beta", "maxn", "mcts", "iterative_deepening")
+DEEPENING_ALGORITHMS = ("iterative_deepening",)  # cut at every depth 1 .. depth_limit
 
 
 def vector_values(data: dict) -> bool:
@@ -48,6 +50,10 @@ def field_errors(data: dict, file: str | None) -> list[CaseError]:
     if "mcts" in algorithms and data.get("depth_limit") is not None:
         add("mcts plays out to the end of the game, so an mcts case cannot have a depth limit; "
             "set depth_limit to null or remove mcts from algorithms", "depth_limit")
+    if "iterative_deepening" in algorithms and data.get("depth_limit") is None:
+        add("iterative_deepening searches to depths 1 .. depth_limit, so its case needs a "
+            "depth_limit (max_depth); set depth_limit, or remove iterative_deepening",
+            "algorithms", algorithms.index("iterative_deepening"))
     if "mcts" in data and "mcts" not in algorithms:
         add("'mcts' settings are given but mcts is not in algorithms; add mcts to algorithms or "
             "remove the settings", "mcts")

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import math
 
-from grader.cases.rules import NO_CHANCE_ALGORITHMS, arity_problem, player_problem, vector_values
+from grader.cases.rules import (
+    DEEPENING_ALGORITHMS, NO_CHANCE_ALGORITHMS, arity_problem, player_problem, vector_values,
+)
 from grader.cases.schema import did_you_mean
 from grader.cases.specs import NodeSpec, explicit_nodes
 from grader.cases.text import JsonPath, case_error
@@ -158,9 +160,24 @@ def _depth_errors(data: dict, by_id: dict, depths: dict, file: str | None) -> li
         return []
     errors = []
     shorthand = isinstance(data.get("tree"), list)
+    deepening = any(a in DEEPENING_ALGORITHMS for a in data["algorithms"])
     for state, reached in depths.items():
         node = by_id[state]
-        if node.is_leaf or limit not in reached:
+        if node.is_leaf:
+            continue
+        if deepening and node.eval is None and not shorthand and min(reached) >= 1:
+            errors.append(case_error(
+                f"{'state' if node.path[0] == 'states' else 'node'} {state!r} has children and "
+                f"iterative deepening cuts at depth {min(reached)} in an earlier iteration, so "
+                "the search evaluates it: give it 'eval' (its heuristic value)", node.path, file))
+            continue
+        if deepening and len(reached) > 1:
+            errors.append(case_error(
+                f"state {state!r} is reached at depths {', '.join(map(str, sorted(reached)))}; "
+                "iterative deepening cuts at every depth, so a shared state must be at one "
+                "depth: give each parent its own copy", node.path, file))
+            continue
+        if limit not in reached:
             continue
         if shorthand:
             return [case_error(

@@ -29,7 +29,15 @@ from grader.answers.sheet import answer_key
 from grader.answers.tree_walk import ReferenceMissingError, TreeNode, staff, walk
 from grader.cases import case_from_dict, load_case
 from grader.cases.algorithms import ALGORITHMS
-from grader.cases.authoring import AuthoringError, case_json, check_size, random_leaves, schema_ref
+from grader.cases.authoring import (
+    AuthoringError,
+    case_json,
+    check_size,
+    full_tree,
+    random_leaves,
+    schema_ref,
+    with_evals,
+)
 from grader.errors import CaseError
 from grader.games.base import CHANCE
 
@@ -66,7 +74,8 @@ def check_options(algorithm: str, depth: int, branching: int, count: int, requir
         return
     if require not in REQUIREMENTS:
         raise AuthoringError(f"expected --require to be one of {REQUIREMENTS}, got: {require!r}")
-    if require in ALPHA_BETA_ONLY and algorithm not in ("minimax", "alpha_beta"):
+    if require in ALPHA_BETA_ONLY and algorithm not in ("minimax", "alpha_beta",
+                                                        "iterative_deepening"):
         raise AuthoringError(f"--require {require} is about alpha-beta: use --algorithm "
                              "alpha_beta (or minimax)")
     if depth < MIN_DEPTH[require] or branching < 2 or (require != "ties" and low == high):
@@ -134,6 +143,9 @@ def generate_cases(algorithm: str, *, depth: int = 3, branching: int = 3, seed: 
                 f"branching {branching}, leaves in [{low}, {high}], seed {seed}): "
                 f"{SHOWS[require]}.",
                 "algorithms": listed_algorithms(algorithm, require), **fields, "tree": tree}
+        if algorithm == "iterative_deepening":  # cut at every depth: evals inside, the limit
+            data["tree"] = with_evals(full_tree(tree, ["max", "min"], False), rng, low, high)
+            data["depth_limit"] = depth
         if satisfies(case_from_dict(data), require, rule):
             found.append(data)
             if len(found) == count:

@@ -23,6 +23,7 @@ from grader.cases.authoring import (
     random_leaves,
     schema_ref,
     turns_for,
+    with_evals,
 )
 from grader.errors import CaseError
 
@@ -34,10 +35,11 @@ def _interesting(case: Any, algorithm: str, depth: int) -> bool:
 
     game = case.build_game()
     first = game.actions(game.initial_state())[0]
-    graded = "minimax" if algorithm in ("alpha_beta", "mcts") else algorithm
+    graded = ("minimax" if algorithm in ("alpha_beta", "mcts", "iterative_deepening")
+              else algorithm)
     if solve(case, graded).action == first:
         return False
-    if algorithm in ("minimax", "alpha_beta", "mcts") and depth >= 2:
+    if algorithm in ("minimax", "alpha_beta", "mcts", "iterative_deepening") and depth >= 2:
         return bool(AlphaBetaReplay(game).cuts)
     return True
 
@@ -59,6 +61,9 @@ def skeleton(algorithm: str, branching: int, depth: int, *, players: int = 2,
         leaves = random_leaves(random.Random(seed), branching, depth, low, high,
                                players if vectors else None)
         data["tree"] = full_tree(leaves, turns, vectors)
+        if algorithm == "iterative_deepening":  # cut at every depth: evals inside, the limit
+            data["tree"] = with_evals(data["tree"], random.Random(seed), low, high)
+            data["depth_limit"] = depth
         if branching == 1 or _interesting(case_from_dict(data), algorithm, depth):
             break
     return data

@@ -12,6 +12,7 @@ what depth-limited, stochastic and n-player search need:
 ``game.utility(state)``           MAX's payoff (two players) or a tuple, one entry a player
 ``game.depth_limit``              None (search to the end) or the depth where search stops
 ``game.is_cutoff(state, depth)``  terminal, or ``depth >= depth_limit`` (root depth is 0)
+``game.with_depth_limit(limit)``  the same game cut at ``limit`` (iterative deepening)
 ``game.evaluate(state)``          utility at a terminal, heuristic value at a cutoff
 ``game.chance_outcomes(state)``   ``[(action, probability), ...]`` at a chance node
 ``game.value_bounds``             ``(L, U)`` when a case asks for Star1 pruning, else None
@@ -26,6 +27,7 @@ Depth is the number of edges from the root; every edge counts, chance edges incl
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Hashable, Sequence
 
 from grader.errors import AboveCutoffError, IllegalActionError, NotChanceNodeError, NotTerminalError
@@ -122,6 +124,22 @@ class Game:
                 f"neither terminal nor at the cutoff ({limit}); search its children instead"
             )
         return self._heuristic(state)
+
+    def with_depth_limit(self, limit: int) -> Game:
+        """This game with ``depth_limit = limit``: ``is_cutoff`` and ``evaluate`` follow it.
+
+        ``limit`` is an int from 1 to ``depth_limit`` (any positive int when there is no
+        limit): iterative deepening searches shallower than the game allows, never deeper.
+        States are shared with this game (a state of one is a state of the other).
+        """
+        if type(limit) is not int or limit < 1 or (
+                self.depth_limit is not None and limit > self.depth_limit):
+            most = ("" if self.depth_limit is None
+                    else f" and at most depth_limit {self.depth_limit}")
+            raise ValueError(f"with_depth_limit: expected an int at least 1{most}, got: {limit!r}")
+        limited = copy.copy(self)
+        limited.depth_limit = limit
+        return limited
 
     def chance_outcomes(self, state: State) -> list[tuple[Action, float]]:
         if self.to_move(state) != CHANCE:

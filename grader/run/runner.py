@@ -3,7 +3,10 @@
 The same function serves the reference (in the grader's process, :mod:`grader.answers.solve`), the
 student (inside the sandbox worker, :mod:`grader.sandbox.client`) and the known-mistake variants of
 the feedback: each is a *function table*, a mapping from the stub names (``max_value``,
-``min_value``, ``alpha_beta``, ``expectimax``, ``maxn``, ``mcts``) to callables.
+``min_value``, ``alpha_beta``, ``expectimax``, ``maxn``, ``mcts``, ``iterative_deepening``) to
+callables. ``iterative_deepening`` gets the case's ``depth_limit`` as ``max_depth`` and its run's
+``value`` is the ``(value, action)`` pair it returned, unchecked (:func:`grader.compare.compare`
+checks it).
 """
 
 from __future__ import annotations
@@ -59,6 +62,8 @@ def run_algorithm(
     if algorithm == "mcts":
         settings = mcts or MctsSettings()
         value = function(traced_game, root, settings.iterations, random.Random(settings.seed), settings.c)
+    elif algorithm == "iterative_deepening":
+        value = function(traced_game, root, game.depth_limit)
     else:
         value = function(traced_game, root)
     return RunResult(value=value, generated=trace.generated_ids(), evaluated=trace.evaluated_ids())

@@ -88,7 +88,7 @@ class TracedGame:
     __slots__ = (
         "players", "depth_limit", "value_bounds", "max_sum",
         "to_move", "actions", "result", "is_terminal", "utility",
-        "is_cutoff", "evaluate", "chance_outcomes",
+        "is_cutoff", "evaluate", "chance_outcomes", "with_depth_limit",
     )  # fmt: skip
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -101,6 +101,11 @@ class TracedGame:
 def traced(game: Game) -> tuple[TracedGame, Trace]:
     """Wrap ``game``; return the wrapper for the search and the trace for the grader."""
     trace = Trace(game)
+    return _wrap(game, trace), trace
+
+
+def _wrap(game: Game, trace: Trace) -> TracedGame:
+    """The wrapper of ``game`` recording into ``trace`` (a depth-limited copy shares the trace)."""
     record_generated = trace.generated.append
     record_evaluated = trace.evaluated.append
     inner_result, inner_utility, inner_evaluate = game.result, game.utility, game.evaluate
@@ -134,7 +139,8 @@ def traced(game: Game) -> tuple[TracedGame, Trace]:
         "is_cutoff": game.is_cutoff,
         "evaluate": evaluate,
         "chance_outcomes": game.chance_outcomes,
+        "with_depth_limit": lambda limit: _wrap(game.with_depth_limit(limit), trace),
     }
     for name, value in attributes.items():
         object.__setattr__(wrapper, name, value)
-    return wrapper, trace
+    return wrapper

@@ -23,10 +23,11 @@ from typing import Any, Callable, Iterable
 from grader.answers import tree_walk
 from grader.answers.store import AnswerKey, Reference
 from grader.cases import Case, find_cases, load_case
+from grader.cases.algorithms import PAIR_ALGORITHMS
 from grader.cases.rubric import Rubric, load_rubric
 from grader.compare import Comparison, compare
 from grader.errors import CaseError, SubmissionError
-from grader.feedback import diagnosis
+from grader.feedback import deepening, diagnosis
 from grader.feedback import failure as feedback
 from grader.feedback.diagnosis import Hint
 from grader.feedback.markdown import fenced
@@ -135,7 +136,9 @@ def grade_pair(
 
     got = RunResult(value=reply.value, generated=reply.generated, evaluated=reply.evaluated)
     cut_note = " (your trace passed the sandbox's cap of ids and was cut there)" if reply.trace_truncated else ""
-    reference, comparison = _best([(ref, compare(ref.run, got)) for ref in references])
+    pair = algorithm in PAIR_ALGORITHMS  # iterative_deepening: (value, action)
+    reference, comparison = _best([(ref, compare(ref.run, got, decision=pair))
+                                   for ref in references])
     if comparison.passed:
         result.outcome, result.score = PASSED, result.max_score
         result.summary = "correct value and expansion order"
@@ -152,6 +155,9 @@ def grade_pair(
         result.output += student_output
         if hints:
             result.summary += f" (likely mistake: {hints[0].title})"
+    if pair:  # the nodes root ordering saves, pass or fail
+        result.output = _ordering_note(case, reference.rule, answers, got, result,
+                                       reply.trace_truncated)
     result.extra_data = {"reference_seconds": round(reference.seconds, 6), "time_limit": round(time_limit, 3)}
     if not comparison.passed:
         result.extra_data["replay"] = _replay_data(case, reference, got)
@@ -193,6 +199,17 @@ def _feedback(
         lines = feedback.comparison_report(comparison) + feedback.hints_report(hints)
         staff += "feedback failed:\n" + traceback.format_exc()
     return "\n".join(lines), staff, hints
+
+
+def _ordering_note(case: Case, rule: str, answers: AnswerKey, got: RunResult,
+                   result: TestResult, truncated: bool) -> str:
+    """The test's output with the move-ordering counts first (a bug there costs only them)."""
+    try:
+        lines = deepening.ordering_report(case, rule, answers, len(got.generated), truncated)
+    except Exception:  # noqa: BLE001 - the grader's failure, reported to staff
+        lines = []
+        result.staff_output += "ordering report failed:\n" + traceback.format_exc()
+    return "\n\n".join(filter(None, ["\n".join(lines), result.output]))
 
 
 def _grade_mcts_outcome(
@@ -247,6 +264,8 @@ def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey) -
                 diagnosis.cached_runs(case, algorithm, rule, answers)  # the hints' variants
                 if algorithm == "alpha_beta":
                     diagnosis.window_moments(case, rule, answers)  # the window in the feedback
+                if algorithm in PAIR_ALGORITHMS:
+                    deepening.ordering_counts(case, rule, answers)  # nodes saved by ordering
 
 
 def _case_error_result(path: Path, error: Exception, number: str) -> TestResult:

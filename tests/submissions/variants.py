@@ -67,21 +67,21 @@ _VARIANTS = [
         "strict_pruning",
         "alpha-beta prunes only on strict inequality (`v > beta` / `v < alpha`, CS188's rule) "
         "instead of `>=` / `<=`",
-        ("alpha_beta",), ("alpha_beta",),
+        ("alpha_beta",), ("alpha_beta", "iterative_deepening"),
         (_swap(12, AB_MAX_CUT, AB_MAX_CUT.replace(">=", ">")),
          _swap(8, AB_MIN_CUT, AB_MIN_CUT.replace("<=", "<"))),
     ),
     Variant(
         "never_prunes",
         "alpha-beta keeps alpha and beta up to date but has no cut: every child is searched",
-        ("alpha_beta",), ("alpha_beta",),
+        ("alpha_beta",), ("alpha_beta", "iterative_deepening"),
         (_swap(12, AB_MAX_CUT, AB_MAX), _swap(8, AB_MIN_CUT, AB_MIN)),
     ),
     Variant(
         "no_window_passing",
         "alpha-beta searches every child with the full window (-inf, inf) instead of passing "
         "its alpha and beta down; then no node can cut, so it searches what never_prunes does",
-        ("alpha_beta",), ("alpha_beta",),
+        ("alpha_beta",), ("alpha_beta", "iterative_deepening"),
         (_swap(12, AB_MAX, AB_MAX.replace(*NO_WINDOW)),
          _swap(8, AB_MIN, AB_MIN.replace(*NO_WINDOW))),
     ),
@@ -89,7 +89,7 @@ _VARIANTS = [
         "eager_generation",
         "alpha-beta generates all children with game.result first, then searches and prunes "
         "them",
-        ("alpha_beta",), ("alpha_beta",),
+        ("alpha_beta",), ("alpha_beta", "iterative_deepening"),
         tuple(_swap(indent, f"""
             v = {start}
             for action in game.actions(state):
@@ -103,7 +103,7 @@ _VARIANTS = [
         "forgets_alpha_update",
         "alpha-beta's MAX nodes never raise alpha (MIN nodes still lower beta), so MIN nodes "
         "below never cut",
-        ("alpha_beta",), ("alpha_beta",),
+        ("alpha_beta",), ("alpha_beta", "iterative_deepening"),
         (_swap(12, AB_MAX_CUT + "alpha = max(alpha, v)\n", AB_MAX_CUT),),
     ),
     Variant(
@@ -252,6 +252,119 @@ _VARIANTS = [
         "newly expanded child",
         ("mcts",), ("mcts",),
         (("        s = node.state\n", "        s = node.parent.state\n"),),
+    ),
+]
+
+# iterative_deepening's root ordering (indented 8) and its per-iteration start (indented 8).
+ID_SIGN = "sign = -1 if player == MAX else 1\n"
+ID_SORT = "order = sorted(actions, key=lambda a: (a not in values, sign * values.get(a, 0)))\n"
+ID_RESET = """
+        alpha, beta = -math.inf, math.inf
+        v = -math.inf if player == MAX else math.inf
+        best, values = None, {}
+"""
+
+_VARIANTS += [
+    Variant(
+        "no_ordering",
+        "iterative deepening searches the root's children in `game.actions` order in every "
+        "iteration (no reordering)",
+        ("iterative_deepening",), ("iterative_deepening",),
+        (("        " + ID_SORT, "        order = actions\n"),),
+    ),
+    Variant(
+        "worst_first",
+        "iterative deepening sorts the root's children worst first for the mover (lowest first "
+        "at a MAX root)",
+        ("iterative_deepening",), ("iterative_deepening",),
+        (("        " + ID_SIGN, "        sign = 1 if player == MAX else -1\n"),),
+    ),
+    Variant(
+        "descending_at_min",
+        "iterative deepening sorts the root's children highest first whoever moves (a sign "
+        "error at a MIN root)",
+        ("iterative_deepening",), ("iterative_deepening",),
+        (("        " + ID_SIGN, "        sign = -1\n"),),
+    ),
+    Variant(
+        "ties_in_previous_order",
+        "iterative deepening sorts the previous iteration's order, so equal values keep that "
+        "order instead of `game.actions` order",
+        ("iterative_deepening",), ("iterative_deepening",),
+        (("order = sorted(actions, key", "order = sorted(order, key"),),
+    ),
+    Variant(
+        "window_not_reset",
+        "iterative deepening sets alpha and beta once, before the loop over depths, so each "
+        "iteration starts with the window the previous one ended with",
+        ("iterative_deepening",), ("iterative_deepening",),
+        (("        alpha, beta = -math.inf, math.inf\n", ""),
+         ("    for limit in range(1, max_depth + 1):\n",
+          "    alpha, beta = -math.inf, math.inf\n    for limit in range(1, max_depth + 1):\n")),
+    ),
+    Variant(
+        "best_not_reset",
+        "iterative deepening sets `v` and the best action once, before the loop over depths, "
+        "so each iteration starts from the previous one's best",
+        ("iterative_deepening",), ("iterative_deepening",),
+        ((ID_RESET.lstrip("\n"),
+          "        alpha, beta = -math.inf, math.inf\n        values = {}\n"),
+         ("    for limit in range(1, max_depth + 1):\n",
+          "    v = -math.inf if player == MAX else math.inf\n    best = None\n"
+          "    for limit in range(1, max_depth + 1):\n")),
+    ),
+    Variant(
+        "only_max_depth",
+        "iterative deepening runs one iteration, at `max_depth`, instead of one at each depth "
+        "1 .. `max_depth`",
+        ("iterative_deepening",), ("iterative_deepening",),
+        (("range(1, max_depth + 1)", "range(max_depth, max_depth + 1)"),),
+    ),
+    Variant(
+        "orders_every_node",
+        "iterative deepening sorts the children of every node by the previous iteration's "
+        "values (kept by path from the root), not only the root's",
+        ("iterative_deepening",), ("iterative_deepening",),
+        (("child_value = alpha_beta(g, g.result(state, action), alpha, beta, 1)",
+          "child_value = _ordered_ab(g, g.result(state, action), alpha, beta, 1, (action,),\n"
+          "                                     previous, current)"),
+         _swap(4, """
+            for limit in range(1, max_depth + 1):
+                g = game.with_depth_limit(limit)
+            """, """
+            previous = {}
+            for limit in range(1, max_depth + 1):
+                current = {}
+                g = game.with_depth_limit(limit)
+            """),
+         ("        " + ID_SORT, "        " + ID_SORT + "        previous = current\n"),
+         ("    return v, best\n", "    return v, best\n\n\n" + _lines(0, """
+            def _ordered_ab(game, state, alpha, beta, depth, path, previous, current):
+                if game.is_cutoff(state, depth):
+                    current[path] = game.evaluate(state)
+                    return current[path]
+                player = game.to_move(state)
+                actions = list(game.actions(state))
+                known = {a: previous[path + (a,)] for a in actions if path + (a,) in previous}
+                sign = -1 if player == MAX else 1
+                order = sorted(actions, key=lambda a: (a not in known, sign * known.get(a, 0)))
+                v = -math.inf if player == MAX else math.inf
+                for action in order:
+                    value = _ordered_ab(game, game.result(state, action), alpha, beta, depth + 1,
+                                        path + (action,), previous, current)
+                    if player == MAX:
+                        v = max(v, value)
+                        if v >= beta:
+                            break
+                        alpha = max(alpha, v)
+                    else:
+                        v = min(v, value)
+                        if v <= alpha:
+                            break
+                        beta = min(beta, v)
+                current[path] = v
+                return v
+            """))),
     ),
 ]
 

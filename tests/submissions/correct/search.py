@@ -187,3 +187,34 @@ def mcts(game, state, iterations, rng, c=math.sqrt(2)):  # noqa: B008  (the stub
         if best is None or child.n > best.n:
             best = child
     return None if best is None else best.action
+
+
+def iterative_deepening(game, state, max_depth):
+    if game.is_cutoff(state, 0):
+        return game.evaluate(state), None
+    player = game.to_move(state)
+    actions = list(game.actions(state))
+    order = actions
+    for limit in range(1, max_depth + 1):
+        g = game.with_depth_limit(limit)
+        alpha, beta = -math.inf, math.inf
+        v = -math.inf if player == MAX else math.inf
+        best, values = None, {}
+        for action in order:
+            child_value = alpha_beta(g, g.result(state, action), alpha, beta, 1)
+            values[action] = child_value
+            if player == MAX:
+                if best is None or child_value > v:
+                    v, best = child_value, action
+                if v >= beta:
+                    break
+                alpha = max(alpha, v)
+            else:
+                if best is None or child_value < v:
+                    v, best = child_value, action
+                if v <= alpha:
+                    break
+                beta = min(beta, v)
+        sign = -1 if player == MAX else 1
+        order = sorted(actions, key=lambda a: (a not in values, sign * values.get(a, 0)))
+    return v, best

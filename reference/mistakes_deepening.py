@@ -1,0 +1,194 @@
+"""Known mistakes of iterative deepening with root move ordering, each with its hint.
+
+Registered in the catalogue (:mod:`reference.mistake_registry`) on import. Every variant but
+``orders_every_node`` is the reference's loop (:mod:`reference.deepening`) with one flag
+switched on in :func:`_deepen`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from grader.games.base import MAX, MIN
+from reference.deepening import best_first, root_iteration
+from reference.mistake_registry import mistake
+
+THE_RULE = ("before each iteration after the first, sort the root's actions by the values the "
+            "root got back for them in the previous iteration, best first for the player to "
+            "move there (ties in `game.actions` order)")
+
+
+def _deepen(game: Any, state: Any, max_depth: int, strict: bool, *, reorder: bool = True,
+            worst_first: bool = False, descending: bool = False, previous_order_ties: bool = False,
+            keep_window: bool = False, keep_best: bool = False) -> tuple:
+    """The reference's iterations with one known mistake switched on."""
+    if game.is_cutoff(state, 0):
+        return game.evaluate(state), None
+    player = game.to_move(state)
+    actions = list(game.actions(state))
+    order = actions
+    alpha, beta = -math.inf, math.inf
+    value, decision = None, None
+    for limit in range(1, max_depth + 1):
+        limited = game.with_depth_limit(limit)
+        start = (value, decision) if keep_best and value is not None else None
+        value, decision, values = root_iteration(limited, state, order, strict, alpha=alpha,
+                                                 beta=beta, start=start)
+        if keep_window:  # the next iteration starts where this one's window ended
+            alpha, beta = (max(alpha, value), beta) if player == MAX else (alpha, min(beta, value))
+        if not reorder:
+            continue
+        ranked_as = MAX if (descending or player == MAX) else MIN
+        if worst_first:  # the mover's worst first: ranked as the opponent would rank them
+            ranked_as = MIN if player == MAX else MAX
+        order = best_first(ranked_as, order if previous_order_ties else actions, values)
+    return value, decision
+
+
+mistake(
+    "no_ordering", "iterative_deepening", title="never reorders the root",
+    does="every iteration of your search takes the root's children in `game.actions` order, "
+         "so the ordering learned in one iteration is never used in the next",
+    departs="move ordering by iterative deepening: " + THE_RULE,
+    fix="keep each root child's value from the iteration just finished and sort the actions "
+        "by it before the next iteration",
+)(lambda game, state, max_depth, *, strict=False: _deepen(game, state, max_depth, strict,
+                                                          reorder=False))
+
+mistake(
+    "descending_at_min", "iterative_deepening", title="orders a MIN root highest first",
+    does="your search sorts the root's children highest value first whoever moves; at a MIN "
+         "root the best child for the mover is the lowest",
+    departs="move ordering by iterative deepening: " + THE_RULE,
+    fix="sort ascending (lowest first) when `game.to_move(state) == MIN`, descending for MAX",
+)(lambda game, state, max_depth, *, strict=False: _deepen(game, state, max_depth, strict,
+                                                          descending=True))
+
+mistake(
+    "worst_first", "iterative_deepening", title="orders the root worst first",
+    does="your search sorts the root's children with the worst value for the player to move "
+         "first (lowest first at a MAX root), which makes alpha-beta prune the least",
+    departs="move ordering by iterative deepening: " + THE_RULE,
+    fix="sort with the best child for the mover first: `reverse=True` (highest first) at a MAX "
+        "root, ascending at a MIN root",
+)(lambda game, state, max_depth, *, strict=False: _deepen(game, state, max_depth, strict,
+                                                          worst_first=True))
+
+mistake(
+    "ties_in_previous_order", "iterative_deepening",
+    title="breaks ties in the previous iteration's order",
+    does="your search sorts the order used in the previous iteration, so children with equal "
+         "values stay in that order instead of going back to `game.actions` order",
+    departs="move ordering by iterative deepening: " + THE_RULE,
+    fix="sort `list(game.actions(state))` itself each time (Python's sort is stable, so equal "
+        "values then keep actions order)",
+)(lambda game, state, max_depth, *, strict=False: _deepen(game, state, max_depth, strict,
+                                                          previous_order_ties=True))
+
+mistake(
+    "window_not_reset", "iterative_deepening", title="keeps the window between iterations",
+    does="your search starts each iteration with the alpha (MAX root) or beta (MIN root) the "
+         "previous iteration ended with, so children are cut against a value from a shallower "
+         "search",
+    departs="each iteration is a fresh depth-limited ALPHA-BETA-SEARCH from the root with "
+            "`alpha = -infinity, beta = +infinity` (AIMA Fig. 5.7)",
+    fix="set `alpha, beta = -math.inf, math.inf` (and the best value so far) at the start of "
+        "every iteration, inside the loop over depths",
+)(lambda game, state, max_depth, *, strict=False: _deepen(game, state, max_depth, strict,
+                                                          keep_window=True))
+
+mistake(
+    "best_not_reset", "iterative_deepening", title="keeps the best value between iterations",
+    does="your search sets `v` and the best move once, before the loop over depths, so each "
+         "iteration starts from the previous one's best value: a child replaces it only when "
+         "better than a value from a shallower search (and alpha or beta starts there too)",
+    departs="iterative deepening returns what the deepest iteration found: each iteration "
+            "starts with `v = -infinity` (MAX) or `+infinity` (MIN) and no best move",
+    fix="reset `v` and the best action at the start of every iteration and return those of "
+        "the last one",
+)(lambda game, state, max_depth, *, strict=False: _deepen(game, state, max_depth, strict,
+                                                          keep_best=True))
+
+
+@mistake(
+    "only_max_depth", "iterative_deepening", title="searches only at max_depth",
+    does="your search runs one alpha-beta search cut at `max_depth` instead of one iteration at "
+         "each depth 1, 2, ..., `max_depth`",
+    departs="iterative deepening: `for limit in 1 .. max_depth`: search cut at `limit`",
+    fix="loop over `range(1, max_depth + 1)` and search `game.with_depth_limit(limit)` in each "
+        "iteration",
+)
+def _only_max_depth(game: Any, state: Any, max_depth: int, *, strict: bool = False) -> tuple:
+    if game.is_cutoff(state, 0):
+        return game.evaluate(state), None
+    actions = list(game.actions(state))
+    value, decision, _ = root_iteration(game.with_depth_limit(max_depth), state, actions, strict)
+    return value, decision
+
+
+def _ordered_ab(game: Any, state: Any, alpha: float, beta: float, depth: int, strict: bool,
+                path: tuple, previous: dict, current: dict) -> float:
+    """Alpha-beta whose every node sorts its children by ``previous`` (path -> value)."""
+    if game.is_cutoff(state, depth):
+        value = game.evaluate(state)
+        current[path] = value
+        return value
+    player = game.to_move(state)
+    actions = list(game.actions(state))
+    known = {a: previous[path + (a,)] for a in actions if path + (a,) in previous}
+    v = -math.inf if player == MAX else math.inf
+    for action in best_first(player, actions, known):
+        child = game.result(state, action)
+        value = _ordered_ab(game, child, alpha, beta, depth + 1, strict, path + (action,),
+                            previous, current)
+        if player == MAX:
+            v = max(v, value)
+            if (v > beta) if strict else (v >= beta):
+                break
+            alpha = max(alpha, v)
+        else:
+            v = min(v, value)
+            if (v < alpha) if strict else (v <= alpha):
+                break
+            beta = min(beta, v)
+    current[path] = v
+    return v
+
+
+@mistake(
+    "orders_every_node", "iterative_deepening", title="reorders every node, not only the root",
+    does="your search sorts the children of every node by the previous iteration's values; "
+         "the assignment reorders the root's children only and searches below the root in "
+         "`game.actions` order",
+    departs="the assignment's move ordering: " + THE_RULE + "; below the root, children go "
+            "in `game.actions` order",
+    fix="sort only the root's actions; search each root child with your plain `alpha_beta`",
+)
+def _orders_every_node(game: Any, state: Any, max_depth: int, *, strict: bool = False) -> tuple:
+    if game.is_cutoff(state, 0):
+        return game.evaluate(state), None
+    previous: dict = {}
+    value, decision = None, None
+    for limit in range(1, max_depth + 1):
+        current: dict = {}
+        limited = game.with_depth_limit(limit)
+        player = limited.to_move(state)
+        actions = list(limited.actions(state))
+        known = {a: previous[(a,)] for a in actions if (a,) in previous}
+        order = best_first(player, actions, known)
+        v = -math.inf if player == MAX else math.inf
+        alpha, beta, best = -math.inf, math.inf, None
+        for action in order:
+            child_value = _ordered_ab(limited, limited.result(state, action), alpha, beta, 1,
+                                      strict, (action,), previous, current)
+            if best is None or (child_value > v if player == MAX else child_value < v):
+                v, best = child_value, action
+            if player == MAX:
+                alpha = max(alpha, v)
+            else:
+                beta = min(beta, v)
+        previous = current
+        value, decision = v, best
+    return value, decision
+
