@@ -295,11 +295,13 @@ def grade(
     limits: Limits | None = None,
     answers: AnswerKey | None = None,
     progress: Callable[[TestResult], None] | None = None,
+    load: Callable[[Path], Case] | None = None,
 ) -> GradingResults:
     """Grade ``submission`` (a ``search.py``, a folder or zip holding one) on the cases.
 
     Reference answers come from ``answers`` (default: :meth:`AnswerKey.default`), which
-    computes and caches what it does not hold yet.
+    computes and caches what it does not hold yet. ``load`` reads a case file (default:
+    :func:`~grader.cases.load_case`; a batch passes cases it loaded once).
     """
     started = time.perf_counter()
     rubric = rubric or load_rubric()
@@ -310,7 +312,7 @@ def grade(
     cases: list[Case] = []
     for path in find_cases(list(case_paths)):
         try:
-            cases.append(load_case(path))
+            cases.append((load or load_case)(path))
         except Exception as error:  # a broken case is the grader's failure, never the student's
             results.tests.append(_case_error_result(path, error, f"9.{len(results.staff_notes) + 1}"))
             results.staff_notes.append(f"{path}: {error}")
