@@ -34,7 +34,6 @@ from grader.sandbox.audit import record_audit
 from grader.sandbox.client import Worker
 from grader.sandbox.limits import Limits
 from grader.sandbox.protocol import WorkerReply
-from grader.scoring import random_trees as shrink
 from grader.scoring.results import (
     ALGORITHM_NUMBERS,
     GRADER_ERROR,
@@ -285,6 +284,28 @@ def _grade_safely(case: Case, algorithm: str, number: str, rubric: Rubric, worke
         )
 
 
+class _NoRandomTrees:
+    """What :func:`_random_trees` gives when the rubric gives random trees no points."""
+
+    @staticmethod
+    def random_tree_tests(*_: Any) -> list[TestResult]:
+        return []
+
+    @staticmethod
+    def handout_note(*_: Any) -> str:
+        return ""
+
+
+def _random_trees(rubric: Rubric) -> Any:
+    """:mod:`grader.scoring.random_trees`, imported only when the rubric gives random trees
+    points: it imports hypothesis, about a third of ``grader grade``'s memory and start-up."""
+    if not any(rubric.random_trees.points_for(name) for name in ALGORITHM_NUMBERS):
+        return _NoRandomTrees
+    from grader.scoring import random_trees
+
+    return random_trees
+
+
 def grade(
     submission: Path,
     case_paths: Iterable[Path],
@@ -337,14 +358,15 @@ def grade(
     with Worker(submission, limits=limits or Limits()) as worker:
         for case, algorithm, number in shown:
             record(_grade_safely(case, algorithm, number, rubric, worker, answers, results))
-        for test in shrink.random_tree_tests(rubric, worker, counters, wanted, name_filter):
+        for test in _random_trees(rubric).random_tree_tests(rubric, worker, counters, wanted,
+                                                             name_filter):
             record(test)  # numbered after the algorithm's cases
         for case, algorithm, number in not_shown:
             record(_grade_safely(case, algorithm, number, rubric, worker, answers, results))
     grader_failed = any(test.outcome == GRADER_ERROR for test in results.tests)
     results.output = "\n\n".join(filter(None, [
         results.output, NEUTRAL_GRADER_ERROR if grader_failed else "",
-        shrink.handout_note(rubric, wanted, name_filter)]))
+        _random_trees(rubric).handout_note(rubric, wanted, name_filter)]))
     record_audit(submission, results)  # staff only (extra_data, a staff note); never a deduction
     answers.save()
     results.tests.sort(key=lambda test: tuple(int(part) for part in test.number.split(".")))
