@@ -57,7 +57,7 @@ def _graph_errors(
 
     order = _tree_order(nodes, by_id, root)
     undefined = cyclic = False
-    if order is None:  # not a tree: networkx finds what is wrong, or the order of a DAG
+    if order is None:  # something is wrong with the graph: networkx finds and words it
         undefined, cyclic, order = _graph_problems(nodes, by_id, root, states_form, add)
         if order is None:
             return errors
@@ -111,20 +111,27 @@ def _graph_errors(
 
 
 def _tree_order(nodes: list[NodeSpec], by_id: dict[str, NodeSpec], root: str) -> list[str] | None:
-    """The ids breadth first from ``root`` when the nodes form a tree (every successor
-    defined, one parent each, none for the root, all reached), else None. A tree has no cycle
-    and its breadth-first order is topological, so networkx is not needed (it would cost
-    seconds and hundreds of MB on a 10^6-node case)."""
+    """The ids in a topological order from ``root`` (breadth first for a tree) when the game
+    is a well-formed DAG: every successor defined, the root no one's successor, every node
+    reached, no cycle (Kahn's algorithm: a node on a cycle or unreachable is never freed).
+    Else None, and networkx finds and words what is wrong. Most cases are well formed, and
+    networkx costs a third of a second to import and seconds on a 10^6-node case."""
     if root not in by_id:
         return None
-    order, seen = [root], {root}
+    parents = dict.fromkeys(by_id, 0)
+    for node in nodes:
+        for edge in node.edges:
+            if edge.child not in parents:
+                return None
+            parents[edge.child] += 1
+    if parents[root]:
+        return None
+    order = [root]
     for state in order:
         for edge in by_id[state].edges:
-            child = edge.child
-            if child in seen or child not in by_id:
-                return None
-            seen.add(child)
-            order.append(child)
+            parents[edge.child] -= 1
+            if not parents[edge.child]:
+                order.append(edge.child)
     return order if len(order) == len(by_id) else None
 
 
