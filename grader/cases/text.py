@@ -105,6 +105,9 @@ class Positions(Mapping):
     def __len__(self) -> int:
         return len(self._computed())
 
+    def __bool__(self) -> bool:
+        return True  # the root always has a place; ``positions or {}`` must not scan
+
 
 class _Suspect(Exception):
     """Raised by the parser's hooks: a key given twice or a NaN, for the full scan to report."""
