@@ -124,18 +124,27 @@ def _spread(items: list[Path], count: int) -> list[Path]:
     return [items[round(i * (len(items) - 1) / (count - 1))] for i in range(count)]
 
 
+ISSUE_MIX = {"correct": 20, "never_prunes": 10, "strict_pruning": 10, "chance_as_min": 10}
+
+
 def batch(mix: dict[str, int], jobs: int, cache: Path) -> dict[str, Any]:
-    """``grader batch`` on an export of correct, wrong and hostile submissions (bundled cases)."""
+    """``grader batch`` on an export of correct, wrong and hostile submissions (bundled cases);
+    a ``mix`` naming variants (``ISSUE_MIX``: issue 19's, a fifth each of correct, never-prunes,
+    strict-pruning, chance-as-min, correct) takes that many of each named variant."""
     correct = REPO / "tests" / "submissions" / "correct" / "search.py"
     with tempfile.TemporaryDirectory() as scratch_name:
         scratch = Path(scratch_name)
+        variants = _generated(REPO / "tests" / "submissions" / "variants.py", scratch)
+        named = {kind: count for kind, count in mix.items()
+                 if kind not in ("correct", "wrong", "hostile")}
         kinds = {
-            "correct": [correct.parent] * mix["correct"],
-            "wrong": _spread(_generated(REPO / "tests" / "submissions" / "variants.py", scratch),
-                             mix["wrong"]),
+            "correct": [correct.parent] * mix.get("correct", 0),
+            "wrong": _spread(variants, mix.get("wrong", 0)),
             "hostile": _spread(_generated(REPO / "tests" / "hostile" / "attacks.py", scratch),
-                               mix["hostile"]),
+                               mix.get("hostile", 0)),
         }
+        for kind, count in named.items():
+            kinds[kind] = [p for p in variants if p.name == kind] * count
         short = sum(mix.values()) - sum(len(sources) for sources in kinds.values())
         kinds["correct"] += [correct.parent] * short  # a corpus not written yet: more correct ones
         export = scratch / "export"
