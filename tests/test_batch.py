@@ -1,4 +1,5 @@
-"""grader batch (grader/batch/, grader/commands/batch.py): regrading a Gradescope export in parallel, one results.json each plus a CSV."""
+"""grader batch (grader/batch/, grader/commands/batch.py): regrading a Gradescope export in
+parallel, one results.json each plus a CSV; shards of it, and their merge."""
 
 import csv
 import io

@@ -58,8 +58,8 @@ def last_line_with(path: Path, text: str) -> int:
     (lambda d, leaf: leaf.update(id="n1"), "is used twice", '"id": "n1"'),
     (lambda d, leaf: leaf.update(value=True), "expected", '"value": true'),
     (lambda d, leaf: leaf.update(player="max"), "", None),
-    (lambda d, leaf: d.update(value_bounds=[-50, 50]) or leaf.update(value=99), "outside value_bounds",
-     '"value": 99'),
+    (lambda d, leaf: d.update(value_bounds=[-50, 50]) or leaf.update(value=99),
+     "outside value_bounds", '"value": 99'),
 ])
 def test_a_mistake_deep_in_a_big_tree_keeps_its_line_and_column(
         tmp_path: Path, change, wanted: str, mark: str | None) -> None:

@@ -26,7 +26,10 @@ class Progress:
         self.graded += 0 if skipped else 1
         elapsed = time.perf_counter() - self.started
         left = self.total - self.done
-        eta = f"{elapsed / self.graded * left:.0f} s" if self.graded else ("0 s" if not left else "?")
+        if self.graded:
+            eta = f"{elapsed / self.graded * left:.0f} s"
+        else:
+            eta = "0 s" if not left else "?"
         what = "up to date" if skipped else f"{summary['score']:g}/{summary['max_score']:g}"
         if summary["error"]:
             what += f", error: {summary['error'][:80]}"

@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from grader.cases.algorithms import MctsSettings
-from grader.cases.fast import plain_tree_nodes
 from grader.cases.builtin import BUILTIN_EXPLORE_LIMIT, build_builtin, builtin_errors
+from grader.cases.fast import plain_tree_nodes
 from grader.cases.rules import (
     NO_CHANCE_ALGORITHMS,
     PRUNING_ALGORITHMS,
