@@ -6,8 +6,10 @@ figure is the median of several runs (``--quick``: fewer runs, smaller trees, a 
 Sections: ``grade`` (``grader grade`` on every case, as a subprocess), ``cases`` (per test:
 grading time against the reference's own time; worker start-up), ``tracing`` (traced against
 untraced search), ``big`` (loading a 10^6-node case file; the deepest tree that loads),
-``batch`` (``grader batch`` on 50 mixed submissions, 2 jobs), ``autograder`` (``run_autograder``
-in a fresh /autograder-like tree: the first submission against a warm one, bench/autograder.py).
+``batch`` (``grader batch`` on 50 mixed submissions, hostile ones included, 2 jobs),
+``batch_issue`` (the same on issue 19's mix: correct, never-prunes, strict-pruning,
+chance-as-min), ``autograder`` (``run_autograder`` in a fresh /autograder-like tree: the first
+submission against a warm one, bench/autograder.py).
 
 The answer cache is a fresh temporary folder (``GRADER_CACHE``): the ``grade`` section's first
 run computes it (the "cold" figure), every later run reads it.
@@ -38,7 +40,7 @@ except ImportError:  # run with a Python outside the project's venv: use the ven
 from bench import autograder, scale, sections  # noqa: E402
 from bench.measure import load_average  # noqa: E402
 
-SECTIONS = ("grade", "cases", "tracing", "big", "batch", "autograder")
+SECTIONS = ("grade", "cases", "tracing", "big", "batch", "batch_issue", "autograder")
 RESULTS = REPO / "bench" / "results.json"
 
 
@@ -70,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
                 {"correct": 4, "wrong": 3, "hostile": 3} if quick
                 else {"correct": 15, "wrong": 20, "hostile": 15}, args.jobs, cache),
             "autograder": lambda: autograder.first_submission(runs, cache),
+            "batch_issue": lambda: scale.batch(scale.ISSUE_MIX, args.jobs, cache),
         }
         if "cases" in args.only and "grade" not in args.only:
             _warm(cache)

@@ -13,9 +13,10 @@ from typing import Any
 from bench.measure import GRADER, PYTHON, REPO, median_measured, run_measured, table
 
 STAGES = """
-import json, sys, time
+import gc, json, sys, time
 from pathlib import Path
 import grader.cases as cases
+from grader.cases.fast import plain_tree_nodes
 path = Path(sys.argv[1])
 text = path.read_text()
 seconds = {}
@@ -24,11 +25,14 @@ def stage(name, function):
     result = function()
     seconds[name] = round(time.perf_counter() - start, 3)
     return result
+gc.disable()
 data = stage("json.loads", lambda: json.loads(text))
-stage("parse_case_text (positions scan)", lambda: cases.parse_case_text(text, str(path)))
-stage("schema_errors (jsonschema)", lambda: cases.schema_errors(data))
-stage("structure_errors (networkx)", lambda: cases.structure_errors(data))
-stage("build_game", lambda: cases._make_case(data, path).build_game())
+parsed = stage("parse_case_text (positions: on demand)", lambda: cases.parse_case_text(text))
+stage("positions scan (only for an error)", lambda: dict(parsed.positions))
+stage("plain_tree_nodes (the fast path)", lambda: plain_tree_nodes(data))
+stage("schema_errors (general, tree vouched)", lambda: cases.schema_errors(data))
+stage("structure_errors (general path)", lambda: cases.structure_errors(data))
+stage("build_game", lambda: cases.case_from_dict(data, path).build_game())
 print(json.dumps(seconds))
 """
 LOAD = "import sys; from grader.cases import load_case; load_case(sys.argv[1]).build_game()"
@@ -52,8 +56,9 @@ def _loads(path: Path) -> bool:
 
 
 def big_cases(sizes: list[tuple[int, int]], timeout: float) -> dict[str, Any]:
-    """Load + validate + build a random full-tree case file of each size, in a fresh process;
-    and the deepest full tree that loads at all."""
+    """Load + validate + build a random full-tree case file of each size, ``grader validate``
+    it and ``grader solve`` it (load + the reference's traced minimax), each in a fresh
+    process; the stages of loading; and the deepest full tree that loads at all."""
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         for size, runs in sizes:
@@ -62,10 +67,14 @@ def big_cases(sizes: list[tuple[int, int]], timeout: float) -> dict[str, Any]:
             figures = median_measured([PYTHON, "-c", LOAD, str(path)], runs, timeout=timeout)
             rows.append({"loader": "grader.cases.load_case", "nodes": size, "runs": runs,
                          "file_mb": path.stat().st_size / 1e6, **figures})
-            figures = median_measured([PYTHON, str(REPO / "bench" / "fastload.py"), str(path)],
-                                      runs, timeout=timeout)
-            rows.append({"loader": "bench/fastload.py (proposal)", "nodes": size, "runs": runs,
+            figures = median_measured([*GRADER, "validate", str(path)], runs, timeout=timeout)
+            rows.append({"loader": "grader validate", "nodes": size, "runs": runs,
                          "file_mb": path.stat().st_size / 1e6, **figures})
+            figures = median_measured([*GRADER, "solve", str(path), "-a", "minimax", "--json"],
+                                      runs, timeout=timeout)
+            rows.append({"loader": "grader solve -a minimax --json (load + traced search)",
+                         "nodes": size, "runs": runs, "file_mb": path.stat().st_size / 1e6,
+                         **figures})
             path.unlink()
         path = Path(scratch) / "stages.json"
         subprocess.run([PYTHON, "-c", WRITE, str(path), str(sizes[0][0])], check=True, cwd=REPO)
@@ -82,8 +91,9 @@ def big_cases(sizes: list[tuple[int, int]], timeout: float) -> dict[str, Any]:
             deep.write_text(_deep_text(middle))
             low, high = (middle, high) if _loads(deep) else (low, middle)
     print(table([[r["loader"], f"{r['nodes']:,}", f"{r['file_mb']:.0f}", f"{r['wall']:.1f}",
-                  f"{r['peak_mb']:.0f}", ",".join(r["codes"]), r["runs"]] for r in rows],
-                ["loader", "case nodes", "file MB", "load+validate s", "peak MB", "exit",
+                  f"{r['cpu']:.1f}", f"{r['peak_mb']:.0f}", ",".join(r["codes"]), r["runs"]]
+                 for r in rows],
+                ["command", "case nodes", "file MB", "wall s", "CPU s", "peak MB", "exit",
                  "runs"]))
     print(f"load_case stages, {sizes[0][0]:,} nodes: "
           + ", ".join(f"{name} {value} s" for name, value in stages.items()))
@@ -114,18 +124,27 @@ def _spread(items: list[Path], count: int) -> list[Path]:
     return [items[round(i * (len(items) - 1) / (count - 1))] for i in range(count)]
 
 
+ISSUE_MIX = {"correct": 20, "never_prunes": 10, "strict_pruning": 10, "chance_as_min": 10}
+
+
 def batch(mix: dict[str, int], jobs: int, cache: Path) -> dict[str, Any]:
-    """``grader batch`` on an export of correct, wrong and hostile submissions (bundled cases)."""
+    """``grader batch`` on an export of correct, wrong and hostile submissions (bundled cases);
+    a ``mix`` naming variants (``ISSUE_MIX``: issue 19's, a fifth each of correct, never-prunes,
+    strict-pruning, chance-as-min, correct) takes that many of each named variant."""
     correct = REPO / "tests" / "submissions" / "correct" / "search.py"
     with tempfile.TemporaryDirectory() as scratch_name:
         scratch = Path(scratch_name)
+        variants = _generated(REPO / "tests" / "submissions" / "variants.py", scratch)
+        named = {kind: count for kind, count in mix.items()
+                 if kind not in ("correct", "wrong", "hostile")}
         kinds = {
-            "correct": [correct.parent] * mix["correct"],
-            "wrong": _spread(_generated(REPO / "tests" / "submissions" / "variants.py", scratch),
-                             mix["wrong"]),
+            "correct": [correct.parent] * mix.get("correct", 0),
+            "wrong": _spread(variants, mix.get("wrong", 0)),
             "hostile": _spread(_generated(REPO / "tests" / "hostile" / "attacks.py", scratch),
-                               mix["hostile"]),
+                               mix.get("hostile", 0)),
         }
+        for kind, count in named.items():
+            kinds[kind] = [p for p in variants if p.name == kind] * count
         short = sum(mix.values()) - sum(len(sources) for sources in kinds.values())
         kinds["correct"] += [correct.parent] * short  # a corpus not written yet: more correct ones
         export = scratch / "export"

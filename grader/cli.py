@@ -58,11 +58,20 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _batch(args: argparse.Namespace) -> int:
-    from grader.commands.batch import batch_main
+    from grader.commands.batch import batch_main, merge_main
 
+    if args.merge:
+        if args.submissions is not None or args.shard:
+            print("grader batch: --merge takes shard folders, not an export or --shard",
+                  file=sys.stderr)
+            return 2
+        return merge_main(args.merge, args.out)
+    if args.submissions is None:
+        print("grader batch: expected an export folder (or --merge DIR...)", file=sys.stderr)
+        return 2
     cases = args.cases or [PUBLIC_CASES, HIDDEN_CASES]
     return batch_main(args.submissions, args.out, cases=cases, jobs=args.jobs, force=args.force,
-                      rubric_path=args.rubric)
+                      rubric_path=args.rubric, shard=args.shard)
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -158,12 +167,17 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(run=_check)
 
     batch = commands.add_parser("batch", help="staff: grade every submission of an export, in parallel")
-    batch.add_argument("submissions", type=Path, help="a Gradescope export folder (or any folder)")
+    batch.add_argument("submissions", type=Path, nargs="?",
+                       help="a Gradescope export folder (or any folder)")
     batch.add_argument("--out", type=Path, required=True)
     batch.add_argument("--cases", type=Path, nargs="+")
     batch.add_argument("--jobs", type=int, default=None, help="parallel graders (default: cores)")
     batch.add_argument("--force", action="store_true", help="regrade even up-to-date results")
     batch.add_argument("--rubric", type=Path, default=None)
+    batch.add_argument("--shard", metavar="K/N", default=None,
+                       help="grade only share K of N (a job array runs K = 1..N)")
+    batch.add_argument("--merge", type=Path, nargs="+", metavar="DIR",
+                       help="combine the --out folders of every shard into --out")
     batch.set_defaults(run=_batch)
 
     build = commands.add_parser(

@@ -1,4 +1,5 @@
-"""grader/batch.py: regrading a Gradescope export in parallel, one results.json each plus a CSV."""
+"""grader batch (grader/batch/, grader/commands/batch.py): regrading a Gradescope export in
+parallel, one results.json each plus a CSV; shards of it, and their merge."""
 
 import csv
 import io
@@ -13,8 +14,10 @@ import pytest
 
 import grader.answers.solve
 import grader.answers.store
-import grader.commands.batch
-from grader.commands.batch import batch_main, find_submissions, read_metadata
+import grader.batch.pool
+import grader.batch.shards
+from grader.batch.shards import SHARD_FILE, parse_shard, shard_of, take_shard
+from grader.commands.batch import batch_main, find_submissions, merge_main, read_metadata
 
 ROOT = Path(__file__).resolve().parent.parent
 CORRECT = ROOT / "tests" / "submissions" / "correct" / "search.py"
@@ -98,7 +101,7 @@ def _grade_or_die(submission, results_path):
     return REAL_GRADE(submission, results_path)
 
 
-REAL_GRADE = grader.commands.batch.grade_submission
+REAL_GRADE = grader.batch.pool.grade_submission
 
 
 def rows(out):
@@ -188,7 +191,7 @@ def test_an_export_unzipped_into_its_own_folder_is_looked_into(tmp_path):
 
 
 def test_a_submission_that_kills_its_grader_costs_only_its_own_row(export, tmp_path, monkeypatch):
-    monkeypatch.setattr(grader.commands.batch, "grade_submission", _grade_or_die)
+    monkeypatch.setattr(grader.batch.pool, "grade_submission", _grade_or_die)
     stream = io.StringIO()
     code = batch_main(export, tmp_path, cases=CASES[:1], jobs=2, stream=stream)
     table = {row["submission"]: row for row in rows(tmp_path)}
@@ -197,3 +200,69 @@ def test_a_submission_that_kills_its_grader_costs_only_its_own_row(export, tmp_p
     assert code == 1 and "4 graded" in stream.getvalue()
     jsonschema.validate(json.loads((tmp_path / "submission_104" / "results.json").read_text()),
                         SCHEMA)
+
+
+# --- shards ----------------------------------------------------------------------------------
+
+
+def test_shards_are_a_deterministic_partition_of_the_export(export):
+    everyone = find_submissions(export)
+    for count in (1, 2, 3, 7):
+        shares = [take_shard(everyone, (k, count)) for k in range(1, count + 1)]
+        ids = [s.id for share in shares for s in share]
+        assert sorted(ids) == sorted(s.id for s in everyone) and len(set(ids)) == len(ids)
+    # a submission's share depends on its id alone, not on what else the export holds
+    assert shard_of("submission_101", 4) == shard_of("submission_101", 4)
+    assert [shard_of(f"submission_{i}", 3) for i in range(6)] == [
+        shard_of(f"submission_{i}", 3) for i in range(6)]
+    assert {shard_of(f"submission_{i}", 3) for i in range(60)} == {1, 2, 3}
+    assert parse_shard("2/5") == (2, 5)
+    for bad in ("0/3", "4/3", "1", "a/b", "1/0"):
+        with pytest.raises(ValueError, match="expected --shard K/N"):
+            parse_shard(bad)
+
+
+def test_the_union_of_the_shards_equals_an_unsharded_run(graded, export, tmp_path):
+    out, _, _, _ = graded
+    shards = []
+    for k in (1, 2, 3):
+        folder = tmp_path / f"shard-{k}"
+        stream = io.StringIO()
+        batch_main(export, folder, cases=CASES, jobs=2, shard=f"{k}/3", stream=stream)
+        assert f"shard {k}/3:" in stream.getvalue()
+        assert (folder / SHARD_FILE).exists()
+        shards.append(folder)
+    assert sum(len(rows(folder)) for folder in shards) == 4
+    merged = tmp_path / "merged"
+    stream = io.StringIO()
+    code = merge_main(shards, merged, stream=stream)
+    assert code == 1  # submission_104 is broken, in the merged run as in the unsharded one
+    assert "3 shards merged: 4 submissions, 1 with errors" in stream.getvalue()
+    assert (merged / "scores.csv").read_text() == (out / "scores.csv").read_text()
+    for name in ("submission_101", "submission_102", "submission_103", "submission_104"):
+        mine = json.loads((merged / name / "results.json").read_text())
+        theirs = json.loads((out / name / "results.json").read_text())
+        for data in (mine, theirs):
+            data.pop("execution_time", None)
+            for test in data.get("tests", []):
+                test.pop("execution_time", None)
+        assert mine == theirs
+
+
+def test_a_merge_needs_every_share_of_one_split_once(export, tmp_path, capsys):
+    everyone = find_submissions(export)
+    folders = []
+    for k in (1, 2):
+        folder = tmp_path / f"s{k}"
+        grader.batch.shards.write_manifest(folder, (k, 2), everyone,
+                                           take_shard(everyone, (k, 2)))
+        folders.append(folder)
+    assert merge_main([folders[0]], tmp_path / "m") == 2
+    assert "share 2 of 2 missing" in capsys.readouterr().err
+    assert merge_main([folders[0], folders[0]], tmp_path / "m") == 2
+    assert "share 1/2 is given twice" in capsys.readouterr().err
+    assert merge_main([tmp_path], tmp_path / "m") == 2
+    assert "no .shard.json" in capsys.readouterr().err
+    # every share given, but no results in them: each submission named, the rest still merged
+    assert merge_main(folders, tmp_path / "m") == 1
+    assert capsys.readouterr().err.count("run that shard again") == 4

@@ -4,7 +4,8 @@ names.
 Owns: the case text with positions (:mod:`.text`; what to say about a JSON syntax error:
 :mod:`.json_hints`), the schema (:mod:`.schema`), field rules
 (:mod:`.rules`), explicit game specs (:mod:`.specs`), graph structure (:mod:`.structure`),
-built-in game positions (:mod:`.builtin`), loading (:mod:`.load`: :class:`Case`,
+built-in game positions (:mod:`.builtin`), the fast path for big plain trees (:mod:`.fast`),
+loading (:mod:`.load`: :class:`Case`,
 :func:`load_case`), the rubric (:mod:`.rubric`), the algorithm names and MCTS call settings
 (:mod:`.algorithms`), writing case files (:mod:`.authoring`) and reading CS188's ``.test``
 files (:mod:`.cs188`).

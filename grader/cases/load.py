@@ -24,8 +24,10 @@ checks ``expect`` against the reference. It re-exports the layers' public names,
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
+import gc
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +35,7 @@ from typing import Any
 
 from grader.cases.algorithms import MctsSettings
 from grader.cases.builtin import BUILTIN_EXPLORE_LIMIT, build_builtin, builtin_errors
+from grader.cases.fast import plain_tree_nodes
 from grader.cases.rules import (
     NO_CHANCE_ALGORITHMS,
     PRUNING_ALGORITHMS,
@@ -140,52 +143,84 @@ class Case:
         if self.game is not None:
             return build_builtin(self.data, self.file)
         nodes, root = self._tree_nodes
-        return TreeGame(nodes, root, players=self.players, depth_limit=self.depth_limit,
-                        value_bounds=self.value_bounds, max_sum=self.max_sum)
+        with collector_paused():
+            return TreeGame(nodes, root, players=self.players, depth_limit=self.depth_limit,
+                            value_bounds=self.value_bounds, max_sum=self.max_sum)
 
     @functools.cached_property
     def _tree_nodes(self) -> tuple[list[Node], str]:
         errors: list[CaseError] = []
-        specs, root = explicit_nodes(self.data, errors, self.file)
-        if errors:
-            raise errors[0]
-        return to_nodes(specs, root, self.players, self.vector_values), root
+        with collector_paused():
+            specs, root = explicit_nodes(self.data, errors, self.file)
+            if errors:
+                raise errors[0]
+            return to_nodes(specs, root, self.players, self.vector_values), root
 
 
 def structure_errors(
-    data: dict, file: str | None = None, *, build_builtin: bool = False
+    data: dict, file: str | None = None, *, build_builtin: bool = False,
+    read: list | None = None,
 ) -> list[CaseError]:
     """Every structural mistake of a schema-valid case (see the module docstring).
 
     ``build_builtin``: also build a built-in game and explore it (what ``grader validate`` does).
+    ``read``: receives an explicit game's ``(nodes, root)`` as read (see
+    :func:`~grader.cases.structure.explicit_errors`).
     """
     errors = field_errors(data, file)
     if "game" in data:
         if build_builtin:
             errors.extend(builtin_errors(data, file))
         return errors
-    return errors + explicit_errors(data, file)
+    return errors + explicit_errors(data, file, read)
 
 
 def check_case(
-    data: Any, file: str | None = None, *, build_builtin: bool = False
+    data: Any, file: str | None = None, *, build_builtin: bool = False,
+    read: list | None = None,
 ) -> list[CaseError]:
     """Schema errors, else structural errors (see :func:`structure_errors`)."""
     errors = schema_errors(data, file)
     if errors:
         return errors
-    return structure_errors(data, file, build_builtin=build_builtin)
+    return structure_errors(data, file, build_builtin=build_builtin, read=read)
 
 
 def case_from_dict(data: Any, file: str | Path | None = None,
                    positions: dict[JsonPath, tuple[int, int]] | None = None) -> Case:
     """Check ``data`` and make a :class:`Case`; raise the first :class:`CaseError` otherwise."""
     file_name = str(file) if file is not None else None
-    errors = check_case(data, file_name)
-    if errors:
-        locate(errors, positions or {})
-        raise first_error(errors)
-    return case_from_checked(data, Path(file) if file is not None else None)
+    read: list = []
+    with collector_paused():
+        plain = plain_tree_nodes(data)
+        if plain is not None:  # a big generated tree: vouched for and built in one pass
+            case = case_from_checked(data, Path(file) if file is not None else None)
+            case.__dict__["_tree_nodes"] = plain
+            return case
+        errors = check_case(data, file_name, read=read)
+        if errors:
+            locate(errors, positions or {})  # only now: positions may be computed on demand
+            raise first_error(errors)
+        case = case_from_checked(data, Path(file) if file is not None else None)
+        if read:  # the game as the checks read it: converted now, not read a second time
+            specs, root = read[0]
+            case.__dict__["_tree_nodes"] = (
+                to_nodes(specs, root, case.players, case.vector_values), root)
+    return case
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for a while: loading a big case makes millions of
+    objects and frees almost none, so every full collection meanwhile is wasted work (most of
+    the time at 10^6 nodes). Nothing but the grader's own code runs meanwhile."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def case_from_checked(data: dict, path: Path | None) -> Case:
@@ -220,7 +255,8 @@ def load_case(path: str | Path) -> Case:
     text, errors = read_case_text(path)
     if text is None:
         raise first_error(errors)
-    parsed = parse_case_text(text, str(path))
+    with collector_paused():
+        parsed = parse_case_text(text, str(path))
     if parsed.errors:
         raise first_error(parsed.errors)
     return case_from_dict(parsed.data, path, parsed.positions)

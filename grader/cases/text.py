@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,8 +62,76 @@ class ParsedText:
     """A case file's text parsed: the data, where each JSON path starts, and text errors."""
 
     data: Any = None
-    positions: dict[JsonPath, tuple[int, int]] = field(default_factory=dict)
+    positions: Mapping[JsonPath, tuple[int, int]] = field(default_factory=dict)
     errors: list[CaseError] = field(default_factory=list)
+
+
+class Positions(Mapping):
+    """Where each JSON path starts in a text known to be JSON, as (line, column), 1-based.
+
+    Computed on first use: finding every value's place is a Python scan of the whole text
+    (seconds for a 10^6-node case), and it is only needed when an error is reported.
+    """
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._places: dict[JsonPath, tuple[int, int]] | None = None
+        self.problems: list[tuple[JsonPath, tuple[int, int], str]] = []  # keys twice, NaN
+
+    def _computed(self) -> dict[JsonPath, tuple[int, int]]:
+        if self._places is None:
+            text = self._text
+            line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+            def where(offset: int) -> tuple[int, int]:
+                line = bisect.bisect_right(line_starts, offset)
+                return line, offset - line_starts[line - 1] + 1
+
+            offsets: dict[JsonPath, int] = {}
+            problems: list[tuple[JsonPath, int, str]] = []
+            _scan(text, offsets, problems)
+            self._places = {parts: where(offset) for parts, offset in offsets.items()}
+            self.problems = [(parts, where(offset), message) for parts, offset, message in problems]
+        return self._places
+
+    def __getitem__(self, parts: JsonPath) -> tuple[int, int]:
+        return self._computed()[parts]
+
+    def __contains__(self, parts: object) -> bool:
+        return parts in self._computed()
+
+    def __iter__(self) -> Iterator[JsonPath]:
+        return iter(self._computed())
+
+    def __len__(self) -> int:
+        return len(self._computed())
+
+    def __bool__(self) -> bool:
+        return True  # the root always has a place; ``positions or {}`` must not scan
+
+
+class _Suspect(Exception):
+    """Raised by the parser's hooks: a key given twice or a NaN, for the full scan to report."""
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        raise _Suspect
+    return data
+
+
+def _no_constant(word: str) -> Any:
+    raise _Suspect
+
+
+def _parse(text: str) -> tuple[Any, bool]:
+    """The JSON data, and whether it has a key given twice or a NaN (the parser's hooks see
+    both, so a clean file needs no Python scan); raises json.JSONDecodeError."""
+    try:
+        return json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_no_constant), False
+    except _Suspect:
+        return json.loads(text), True
 
 
 _NUMBER_OR_WORD = re.compile(
@@ -85,7 +153,7 @@ def parse_case_text(text: str, file: str | None = None) -> ParsedText:
             "and edit it (see docs/cases.md)", (), file))
         return parsed
     try:
-        parsed.data = json.loads(text)
+        parsed.data, suspect = _parse(text)
     except json.JSONDecodeError as error:
         detail, offset = syntax_message(error)
         line = error.doc.count("\n", 0, offset) + 1
@@ -93,18 +161,11 @@ def parse_case_text(text: str, file: str | None = None) -> ParsedText:
         parsed.errors.append(CaseError(f"not valid JSON: {detail}", file=file,
                                        path="$", line=line, column=column))
         return parsed
-    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
-
-    def where(offset: int) -> tuple[int, int]:
-        line = bisect.bisect_right(line_starts, offset)
-        return line, offset - line_starts[line - 1] + 1
-
-    offsets: dict[JsonPath, int] = {}
-    problems: list[tuple[JsonPath, int, str]] = []
-    _scan(text, offsets, problems)
-    parsed.positions = {parts: where(offset) for parts, offset in offsets.items()}
-    for parts, offset, message in problems:
-        parsed.errors.append(place(case_error(message, parts, file), *where(offset)))
+    parsed.positions = positions = Positions(text)
+    if suspect:
+        positions._computed()
+        for parts, (line, column), message in positions.problems:
+            parsed.errors.append(place(case_error(message, parts, file), line, column))
     return parsed
 
 

@@ -152,10 +152,11 @@ def _import_submission(path: str, limits: dict[str, Any]) -> tuple[Any, dict[str
 
 
 def _build_game(request: dict[str, Any]) -> tuple[Any, Any]:
-    """(case, game) for a request: the case's public dict, loaded as the grader loads it."""
-    from grader.cases import case_from_dict
+    """(case, game) for a request: the case's public dict, which the grader checked before
+    sending it (checking it again here would cost seconds on a big case, and networkx)."""
+    from grader.cases import case_from_checked
 
-    case = case_from_dict(request["case"])
+    case = case_from_checked(request["case"], None)
     return case, case.build_game()
 
 

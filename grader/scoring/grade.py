@@ -36,7 +36,6 @@ from grader.sandbox.audit import record_audit
 from grader.sandbox.client import Worker
 from grader.sandbox.limits import Limits
 from grader.sandbox.protocol import WorkerReply
-from grader.scoring import random_trees as shrink
 from grader.scoring import upload
 from grader.scoring.results import (
     ALGORITHM_NUMBERS,
@@ -306,6 +305,28 @@ def _grade_safely(case: Case, algorithm: str, number: str, rubric: Rubric, worke
         )
 
 
+class _NoRandomTrees:
+    """What :func:`_random_trees` gives when the rubric gives random trees no points."""
+
+    @staticmethod
+    def random_tree_tests(*_: Any) -> list[TestResult]:
+        return []
+
+    @staticmethod
+    def handout_note(*_: Any) -> str:
+        return ""
+
+
+def _random_trees(rubric: Rubric) -> Any:
+    """:mod:`grader.scoring.random_trees`, imported only when the rubric gives random trees
+    points: it imports hypothesis, about a third of ``grader grade``'s memory and start-up."""
+    if not any(rubric.random_trees.points_for(name) for name in ALGORITHM_NUMBERS):
+        return _NoRandomTrees
+    from grader.scoring import random_trees
+
+    return random_trees
+
+
 def grade(
     submission: Path,
     case_paths: Iterable[Path],
@@ -316,11 +337,13 @@ def grade(
     limits: Limits | None = None,
     answers: AnswerKey | None = None,
     progress: Callable[[TestResult], None] | None = None,
+    load: Callable[[Path], Case] | None = None,
 ) -> GradingResults:
     """Grade ``submission`` (a ``search.py``, a folder or zip holding one) on the cases.
 
     Reference answers come from ``answers`` (default: :meth:`AnswerKey.default`), which
-    computes and caches what it does not hold yet.
+    computes and caches what it does not hold yet. ``load`` reads a case file (default:
+    :func:`~grader.cases.load_case`; a batch passes cases it loaded once).
     """
     started = time.perf_counter()
     rubric = rubric or load_rubric()
@@ -331,7 +354,7 @@ def grade(
     cases: list[Case] = []
     for path in find_cases(list(case_paths)):
         try:
-            cases.append(load_case(path))
+            cases.append((load or load_case)(path))
         except Exception as error:  # a broken case is the grader's failure, never the student's
             results.tests.append(_case_error_result(path, error, f"9.{len(results.staff_notes) + 1}"))
             results.staff_notes.append(f"{path}: {error}")
@@ -366,7 +389,8 @@ def grade(
     with Worker(submission, limits=limits or Limits()) as worker:
         for case, algorithm, number in upload.numbered(shown, counters):
             record(_grade_safely(case, algorithm, number, rubric, worker, answers, results))
-        for test in shrink.random_tree_tests(rubric, worker, counters, wanted, name_filter):
+        for test in _random_trees(rubric).random_tree_tests(rubric, worker, counters, wanted,
+                                                             name_filter):
             record(test)  # numbered after the algorithm's visible cases
         for case, algorithm, number in upload.numbered(not_shown, counters):
             record(_grade_safely(case, algorithm, number, rubric, worker, answers, results))
@@ -374,7 +398,7 @@ def grade(
     results.output = "\n\n".join(filter(None, [
         graded_file.message(), results.output, NEUTRAL_GRADER_ERROR if grader_failed else "",
         worker.notebook.note if worker.notebook else "",  # IPython lines dropped
-        shrink.handout_note(rubric, wanted, name_filter)]))
+        _random_trees(rubric).handout_note(rubric, wanted, name_filter)]))
     record_audit(submission, results)  # staff only (extra_data, a staff note); never a deduction
     results.clean()  # no NUL or lone surrogate leaves the model
     answers.save()
