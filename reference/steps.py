@@ -16,7 +16,8 @@ cut; ``facts`` holds what the rule tested: Star1's ``S``, ``R``, ``L``, ``U``, `
 ``beta``; alpha-beta's ``alpha``, ``beta``, ``v`` (Star1's MAX/MIN nodes); max^n's ``best``,
 ``limit`` (``max_sum - parent's best``, or None), ``parent_mover``, ``parent_best``.
 
-MCTS records one ``["iteration", step, index, path, expanded, utility, rewards]`` per
+A replay stopped at :data:`STEP_LIMIT` ends with ``["stopped", step]``. MCTS records one
+``["iteration", step, index, path, expanded, utility, rewards]`` per
 iteration: ``path`` the selection, a ``[node, N, [[child, n, w, ucb1], ...], chosen]`` per
 level; ``expanded`` ``[node, action, child]`` or None (a terminal node was selected);
 ``rewards`` ``[[node, player, reward], ...]`` along the path, leaf first.
@@ -160,9 +161,12 @@ class TreeSteps:
         return best
 
 
-def tree_moments(game: Any, algorithm: str, until: int = STEP_LIMIT) -> list[list[Any]]:
-    """The moments of ``algorithm`` (minimax, expectimax, maxn) on ``game``."""
-    return TreeSteps(game, algorithm, until).moments
+def tree_moments(game: Any, algorithm: str, until: int | None = None) -> list[list[Any]]:
+    """The moments of ``algorithm`` (minimax, expectimax, maxn) on ``game``; a replay stopped
+    at ``until`` ends with ``["stopped", step]`` (nothing is known from that step on)."""
+    until = STEP_LIMIT if until is None else until
+    steps = TreeSteps(game, algorithm, until)
+    return steps.moments + ([] if steps.complete else [["stopped", until]])
 
 
 def mcts_moments(game: Any, iterations: int, rng: Any, c: float = math.sqrt(2),
@@ -191,6 +195,7 @@ def mcts_moments(game: Any, iterations: int, rng: Any, c: float = math.sqrt(2),
     for index in range(iterations):
         start = steps[0]
         if start > until:
+            moments.append(["stopped", start])
             break
         node, path = root, []
         while not node.terminal and not node.untried:

@@ -69,11 +69,14 @@ class _OverBudget(Exception):
 
 
 class _Budgeted:
-    """The game, with ``result`` counted: past ``limit`` calls it raises :class:`_OverBudget`."""
+    """The game, with ``result`` counted: past ``limit`` calls it raises :class:`_OverBudget`.
+    ``made`` keeps the states generated, so a stopped run's prefix is known."""
 
     def __init__(self, game: Any, limit: int) -> None:
         self._game = game
         self._left = limit
+        self.limit = limit
+        self.made: list[Any] = []
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._game, name)
@@ -82,7 +85,13 @@ class _Budgeted:
         self._left -= 1
         if self._left < 0:
             raise _OverBudget
-        return self._game.result(state, action)
+        child = self._game.result(state, action)
+        self.made.append(child)
+        return child
+
+    def prefix_hash(self) -> str:
+        """The hash of the ids generated before the budget ran out (``generated[:limit]``)."""
+        return trace_hash([self._game.state_id(state) for state in self.made[:self.limit]])
 
 
 def variant_runs(case: Any, algorithm: str, rule: str) -> list[dict[str, Any]]:
@@ -91,7 +100,9 @@ def variant_runs(case: Any, algorithm: str, rule: str) -> list[dict[str, Any]]:
     Returns every variant, in catalogue order, as ``{"name", "title", "does", "departs", "fix",
     "status", "same", "value", "generated_hash", "evaluated_hash"}``: ``status`` is ``"ran"``,
     ``"raised"`` (the variant raised: a student whose code raised may have it) or ``"budget"``
-    (past the node budget: a student who timed out may have it); ``same`` says a run that is
+    (past the node budget: a student who timed out may have it, and so may one whose run went
+    past the budget with the same ``generated`` up to it: ``prefix_length``, ``prefix_hash``);
+    ``same`` says a run that is
     indistinguishable from the reference's (value and ``generated``), which a passing student
     may have. Needs ``reference/`` (staff machines, Gradescope).
     """
@@ -113,7 +124,8 @@ def variant_runs(case: Any, algorithm: str, rule: str) -> list[dict[str, Any]]:
         try:
             run = run_algorithm(mistake.functions(rule), game, algorithm, mcts=settings)
         except _OverBudget:
-            entry["status"] = "budget"
+            entry.update(status="budget", prefix_length=game.limit,
+                         prefix_hash=game.prefix_hash())
         except RecursionError:  # a search that never stops: the student's would time out
             entry["status"] = "budget"
         except Exception:  # noqa: BLE001 - the variant raised, as a student's code may
@@ -130,6 +142,11 @@ def variant_runs(case: Any, algorithm: str, rule: str) -> list[dict[str, Any]]:
 def reproduces(run: dict[str, Any], got: RunResult) -> bool:
     """Whether a stored variant ``run`` gives exactly ``got``: its value, its ``generated`` and
     (when ``got`` carries one and the run stored one) its ``evaluated``."""
+    if run.get("status") == "budget" and run.get("prefix_hash"):
+        # stopped at the budget: a run that also went past it, the same way, is consistent
+        length = run["prefix_length"]
+        return (len(got.generated) > length
+                and trace_hash(list(got.generated[:length])) == run["prefix_hash"])
     if run.get("status", "ran") != "ran":
         return False
     if run["generated_hash"] != trace_hash(got.generated):

@@ -83,6 +83,9 @@ def step_note(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
     if not moments:
         return None
     step = diff.first_difference
+    stopped = next((m[1] for m in moments if m[0] == "stopped"), None)
+    if stopped is not None and step >= stopped - 1:
+        return None  # past where the stored replay stops: nothing known to explain
     yours = got.generated[step] if step < len(got.generated) else None
     if algorithm == "mcts":
         text = _mcts_note(moments, step)

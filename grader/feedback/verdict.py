@@ -59,18 +59,19 @@ class Diagnosis:
     def markdown(self) -> list[str]:
         """The hints as Markdown lines (one paragraph a hint)."""
         lines: list[str] = []
-        plural = "s" if self.cases != 1 else ""
+        every = (f"the one graded {self.algorithm} case" if self.cases == 1
+                 else f"all {self.cases} graded {self.algorithm} cases")
         if len(self.hints) > 1:
-            lines += [f"Your code behaves like each of {len(self.hints)} known mistakes on all "
-                      f"{self.cases} graded {self.algorithm} case{plural} (value and traces); no "
-                      "graded case tells them apart, so check for each:", ""]
+            lines += [f"Your code behaves like each of {len(self.hints)} known mistakes on "
+                      f"{every} (value and traces); no graded case tells them apart, so check "
+                      "for each:", ""]
         for index, hint in enumerate(self.hints):
             if index:
                 lines.append("")
             lines += hint.markdown()
         if len(self.hints) == 1:
-            lines.append(f"- Why this one: it gives exactly your run on all {self.cases} graded "
-                         f"{self.algorithm} case{plural}, the passing ones included.")
+            lines.append(f"- Why this one: it gives exactly your run on {every}, the passing "
+                         "ones included.")
         return lines
 
     def to_dict(self) -> dict[str, Any]:

@@ -282,7 +282,7 @@ def _case_error_result(path: Path, error: Exception, number: str) -> TestResult:
 
 def _grade_safely(case: Case, algorithm: str, number: str, rubric: Rubric, worker: Worker,
                   answers: AnswerKey, results: GradingResults,
-                  observed: list[tuple[TestResult, Observation]]) -> TestResult:
+                  observed: list[tuple[TestResult, Observation]] | None = None) -> TestResult:
     """:func:`grade_pair`, with a grader bug turned into a test staff can see and regrade.
 
     The test keeps its name, points and visibility (removing its points would cost the student
