@@ -1,4 +1,5 @@
-"""How often the named mistake is right, absent or wrong: ``python bench/diagnosis.py [OUT]``.
+"""How often the named mistake is right, absent or wrong:
+``python bench/diagnosis.py [--submissions] [OUT]``.
 
 Plausible student mistakes written here, outside the catalogue (``reference/mistakes*.py``), as
 exact text replacements on ``tests/submissions/correct/search.py``; each is graded on the public
@@ -6,6 +7,8 @@ and hidden cases (``grader grade --hidden``, less the two whole-board tic-tac-to
 each failing test counted: **right** (the mistake's catalogue name is among those named),
 **silent** (nothing named), **wrong** (something named, the true mistake not among it). Prints a
 table and the totals; ``OUT`` (default ``bench/diagnosis.json``) gets every test's names.
+``--submissions``: the project's own known-wrong submissions (``tests/submissions/variants.py``,
+each true name its own) instead.
 """
 
 from __future__ import annotations
@@ -81,18 +84,34 @@ def source(replacements: list[tuple[str, str]]) -> str:
     return text
 
 
+def project_variants() -> dict[str, tuple[set[str], str]]:
+    """The known-wrong submissions of tests/submissions: name -> ({name}, source)."""
+    import importlib.util
+
+    path = REPO / "tests" / "submissions" / "variants.py"
+    spec = importlib.util.spec_from_file_location("submission_variants", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["submission_variants"] = module
+    spec.loader.exec_module(module)
+    return {name: ({name}, module.source(name)) for name in module.VARIANTS}
+
+
 def main(argv: list[str]) -> int:
+    own = "--submissions" in argv
+    argv = [arg for arg in argv if arg != "--submissions"]
     out = Path(argv[0]) if argv else REPO / "bench" / "diagnosis.json"
+    mistakes = (project_variants() if own else
+                {name: (truth, source(reps)) for name, (truth, reps) in MISTAKES.items()})
     cases = [case.path for case in map(load_case, find_cases(
         [REPO / "trees" / "public", REPO / "trees" / "hidden"])) if case.name not in SLOW]
     totals = {"failing": 0, "right": 0, "silent": 0, "wrong": 0}
     rows = {}
     print(f"{'mistake':24} failing right silent wrong")
     with tempfile.TemporaryDirectory() as folder:
-        for name, (truth, replacements) in MISTAKES.items():
+        for name, (truth, text) in mistakes.items():
             path = Path(folder) / name / "search.py"
             path.parent.mkdir()
-            path.write_text(source(replacements), encoding="utf-8")
+            path.write_text(text, encoding="utf-8")
             results = grade(path, cases)
             counts = {"failing": 0, "right": 0, "silent": 0, "wrong": 0}
             rows[name] = []

@@ -57,12 +57,12 @@ class TreeSteps:
             self.value, self.complete = None, False
 
     def _child(self, state: Any, action: Any) -> tuple[Any, str]:
-        child = self.game.result(state, action)
-        child_id = self.game.state_id(child)
-        self.generated.append(child_id)
+        """The child made and its id recorded as generated (stops past ``until``)."""
+        made = self.game.result(state, action)
+        self.generated.append(self.game.state_id(made))
         if len(self.generated) > self.until:
             raise _Enough
-        return child, child_id
+        return made, self.generated[-1]
 
     def _search(self, state: Any, depth: int, alpha: float, beta: float, parent: Any) -> Any:
         game = self.game
@@ -121,15 +121,14 @@ class TreeSteps:
             if index == len(outcomes) - 1:
                 break
             low, high = self.bounds
-            cut = s + high * r if s + high * r <= alpha else (
-                s + low * r if s + low * r >= beta else None)
-            if cut is not None:
+            which = "upper" if s + high * r <= alpha else ("lower" if s + low * r >= beta else None)
+            if which is not None:
                 rest = [self.game.state_id(self.game.result(state, a)) for a, _ in
                         outcomes[index + 1:]]
                 self.moments.append(["cut", len(self.generated), node, "CHANCE", list(seen), rest,
                                      {"S": s, "R": r, "L": low, "U": high, "alpha": alpha,
-                                      "beta": beta}])
-                return cut
+                                      "beta": beta, "cut": which}])
+                return s + high * r if which == "upper" else s + low * r
         return s
 
     def _maxn(self, state, node, p, depth, parent):

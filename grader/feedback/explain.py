@@ -151,8 +151,8 @@ def _star1_chance_reason(kind: str, seen: list[Any], facts: dict[str, Any]) -> s
     head = (f"Star1 with L = {_num(low)}, U = {_num(high)} and {window}: after its children "
             f"so far S = {_num(s)} and R = {_num(r)}, so the node's value is at most "
             f"S + U·R = {_num(upper)} and at least S + L·R = {_num(lower)}.")
-    if kind == "cut":
-        if upper <= alpha:
+    if kind == "cut":  # the replay says which test cut (this module re-runs no search test)
+        if facts.get("cut") == "upper":
             return head + f" {_num(upper)} ≤ α = {_num(alpha)}: MAX above already has better."
         return head + f" {_num(lower)} ≥ β = {_num(beta)}: MIN above already has better."
     return head + (f" Neither {_num(upper)} ≤ α nor {_num(lower)} ≥ β, so no cut.")

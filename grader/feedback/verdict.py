@@ -51,6 +51,7 @@ class Diagnosis:
     algorithm: str
     hints: list[Hint] = field(default_factory=list)
     cases: int = 0  # the graded cases it rests on
+    count_shown: bool = True  # False where hidden tests are among them: their number is not told
 
     def title(self) -> str:
         """The titles, as alternatives: ``"never prunes"``, ``"a, or b"``."""
@@ -59,7 +60,8 @@ class Diagnosis:
     def markdown(self) -> list[str]:
         """The hints as Markdown lines (one paragraph a hint)."""
         lines: list[str] = []
-        every = (f"the one graded {self.algorithm} case" if self.cases == 1
+        every = (f"every graded {self.algorithm} case" if not self.count_shown
+                 else f"the one graded {self.algorithm} case" if self.cases == 1
                  else f"all {self.cases} graded {self.algorithm} cases")
         if len(self.hints) > 1:
             lines += [f"Your code behaves like each of {len(self.hints)} known mistakes on "

@@ -39,6 +39,7 @@ def name_mistakes(observed: list[tuple[TestResult, Observation]], answers: Any,
             continue
         if found is None:
             continue
+        found.count_shown = not any(test.hidden for test, _ in pairs)  # hidden tests: no count
         diagnoses[algorithm] = found
         for test, observation in pairs:
             if observation.passed:
