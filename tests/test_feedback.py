@@ -25,7 +25,7 @@ from grader.feedback import failure as feedback
 from grader.feedback.diagnosis import cached_runs, diagnose, matching_hints, variant_runs
 from grader.feedback.drawing import asciify
 from grader.feedback.explain import step_note
-from grader.report.terminal import print_report
+from grader.report.terminal import print_report, score_table
 from grader.run.runner import run_algorithm
 from grader.scoring.grade import accepted_rules, grade
 from grader.scoring.results import GradingResults, TestResult
@@ -325,6 +325,9 @@ def test_more_cases_rule_alternatives_out(tmp_path):
     assert "forgets_alpha_update" not in named and "never_prunes" in named
     for test in results.tests:
         assert test.passed or "(likely mistake: never prunes" in test.summary
+    # grader check's table: one line for the algorithm, under its header
+    table = score_table(results).splitlines()
+    assert table[1].startswith("  likely mistake: never prunes")
 
 
 def test_terminal_report_matches_its_golden(graded_never_prunes, golden):
