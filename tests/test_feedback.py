@@ -311,6 +311,7 @@ def test_the_pipeline_shows_tree_diff_and_hint(graded_never_prunes):
     assert "├── C2 = 4" in test.output and "^ step 7" in test.output
     assert "**Likely mistake: never prunes** (`never_prunes`)" in test.output
     assert "no graded case tells them apart" in test.output
+    assert "A small tree that tells them apart: A max (" in test.output
     assert graded_never_prunes.extra_data["diagnoses"]["alpha_beta"]["mistakes"] == [
         "never_prunes", "no_window_passing", "forgets_alpha_update"]
     assert "- alpha_beta: never prunes, or" in graded_never_prunes.output

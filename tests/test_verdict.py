@@ -187,3 +187,17 @@ def test_a_named_mistake_reproduces_the_submission_on_every_graded_case(drawn):
     for hint in found.hints:
         for item in seen:
             assert reruns_the_same(by_name[hint.name], item, algorithm), (hint.name, dicts)
+
+
+def test_a_small_tree_tells_alternatives_apart_or_none_is_claimed():
+    from grader.scoring.named import telling_tree
+
+    data, runs = telling_tree("alpha_beta", ["never_prunes", "forgets_alpha_update"], "inclusive")
+    assert runs["never_prunes"] != runs["forgets_alpha_update"]
+    case = case_from_dict(data)  # a valid case, and the runs shown are the variants' own
+    table = next(m for m in mistakes_for("alpha_beta", "inclusive") if m.name == "never_prunes")
+    got = run_algorithm(table.functions("inclusive"), case.build_game(), "alpha_beta")
+    assert runs["never_prunes"].startswith(f"generates {' '.join(got.generated)}, value")
+    # the same search written two ways: no tree tells them apart, and none is claimed
+    assert telling_tree("alpha_beta", ["never_prunes", "no_window_passing"], "inclusive",
+                        tries=30) is None
