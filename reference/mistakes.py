@@ -1,9 +1,10 @@
 """Known mistakes: small variants of the reference, each with the hint a student can act on.
 
 Staff-only, like the rest of ``reference/``. The feedback (:mod:`grader.feedback.diagnosis`) runs every
-variant of an algorithm on a failing case, in the grader's process; when a variant's value and
-``generated`` equal the student's, its hint is shown. A hint says what the code does, which
-line of the lecture pseudo-code it departs from (in words), and what to change.
+variant of an algorithm on every graded case, in the grader's process; a variant's hint is shown
+only when it reproduces what the student's code did on every case of that algorithm, the passing
+ones included (:mod:`grader.feedback.verdict`). A hint says what the code does, which line of
+the lecture pseudo-code it departs from (in words), and what to change.
 
 The catalogue is :mod:`reference.mistake_registry`'s; the variants are in
 :mod:`reference.mistakes_minimax` (minimax, alpha-beta), :mod:`reference.mistakes_other`

@@ -93,12 +93,14 @@ def _mm_action(game: Any, state: Any, depth: int = 0) -> Any:
 
 def _ab(game: Any, state: Any, alpha: float, beta: float, depth: int, strict: bool, *,
         cut: bool = True, window: bool = True, raise_alpha: bool = True, lower_beta: bool = True,
-        eager: bool = False) -> float:
+        eager: bool = False, max_tests_alpha: bool = False, min_tests_beta: bool = False,
+        swap_window: bool = False) -> float:
     """Alpha-beta (AIMA Fig. 5.7) with one of its known mistakes switched on."""
     if game.is_cutoff(state, depth):
         return game.evaluate(state)
     flags = {"cut": cut, "window": window, "raise_alpha": raise_alpha, "lower_beta": lower_beta,
-             "eager": eager}
+             "eager": eager, "max_tests_alpha": max_tests_alpha, "min_tests_beta": min_tests_beta,
+             "swap_window": swap_window}
     is_max = game.to_move(state) == MAX
     if not is_max and game.to_move(state) != MIN:
         raise ValueError(f"alpha_beta variant: player {game.to_move(state)!r} at {state}")
@@ -107,15 +109,18 @@ def _ab(game: Any, state: Any, alpha: float, beta: float, depth: int, strict: bo
     v = -math.inf if is_max else math.inf
     for child in children:
         low, high = (alpha, beta) if window else (-math.inf, math.inf)
+        low, high = (high, low) if swap_window else (low, high)
         value = _ab(game, child, low, high, depth + 1, strict, **flags)
+        below = (lambda bound: v < bound) if strict else (lambda bound: v <= bound)
+        above = (lambda bound: v > bound) if strict else (lambda bound: v >= bound)
         if is_max:
             v = max(v, value)
-            if cut and ((v > beta) if strict else (v >= beta)):
+            if cut and (below(alpha) if max_tests_alpha else above(beta)):
                 return v
             alpha = max(alpha, v) if raise_alpha else alpha
         else:
             v = min(v, value)
-            if cut and ((v < alpha) if strict else (v <= alpha)):
+            if cut and (above(beta) if min_tests_beta else below(alpha)):
                 return v
             beta = min(beta, v) if lower_beta else beta
     return v
@@ -204,6 +209,34 @@ mistake(
     departs=f"`beta <- MIN(beta, v)` in MIN-VALUE ({FIG_5_7}), after the cut test",
     fix="after the `v <= alpha` test in the MIN branch, add `beta = min(beta, v)`",
 )(_ab_variant(lower_beta=False))
+
+mistake(
+    "min_cut_tests_beta", "alpha_beta", title="MIN nodes test beta instead of alpha",
+    does="your MIN nodes cut when `v >= beta` (MAX's test) instead of when `v <= alpha`, so they "
+         "miss the cuts a MAX ancestor's alpha allows",
+    departs=f"`if v <= alpha then return v` in MIN-VALUE ({FIG_5_7}): a MIN node is cut by the "
+            "best value MAX already has (alpha)",
+    fix="in the MIN branch test `if v <= alpha: return v`",
+)(_ab_variant(min_tests_beta=True))
+
+mistake(
+    "max_cut_tests_alpha", "alpha_beta", title="MAX nodes test alpha instead of beta",
+    does="your MAX nodes cut when `v <= alpha` (MIN's test) instead of when `v >= beta`, so they "
+         "stop after the first child or miss the cuts a MIN ancestor's beta allows",
+    departs=f"`if v >= beta then return v` in MAX-VALUE ({FIG_5_7}): a MAX node is cut by the "
+            "best value MIN already has (beta)",
+    fix="in the MAX branch test `if v >= beta: return v`",
+)(_ab_variant(max_tests_alpha=True))
+
+mistake(
+    "swapped_window", "alpha_beta", title="passes the window swapped",
+    does="your recursive call passes `beta, alpha` where it should pass `alpha, beta`, so every "
+         "child starts from a window turned inside out and cuts after its first child",
+    departs=f"`MIN-VALUE(game, RESULT(state, a), alpha, beta)` ({FIG_5_7}): alpha first, then "
+            "beta, at every call",
+    fix="call `alpha_beta(game, child, alpha, beta, depth + 1)`",
+)(_ab_variant(swap_window=True))
+
 
 @mistake(
     "returns_action", "alpha_beta", title="returns the action, not the value",

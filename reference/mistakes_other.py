@@ -13,6 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from grader.games.base import CHANCE, MAX
+from reference.expectimax import _expectimax
+from reference.expectimax import expectimax as reference_expectimax
 from reference.mcts import Node, _reward
 from reference.mistake_registry import mistake
 
@@ -23,14 +25,19 @@ def _chance_variant(combine: Callable[[list[float], list[float]], float]) -> Cal
     """Plain expectimax whose chance nodes combine (values, probabilities) with ``combine``."""
 
     def search(game: Any, state: Any, depth: int = 0) -> float:
+        if game.value_bounds is not None:  # the mistake is in plain expectimax's chance nodes
+            return reference_expectimax(game, state, depth)
+        return plain(game, state, depth)
+
+    def plain(game: Any, state: Any, depth: int) -> float:
         if game.is_cutoff(state, depth):
             return game.evaluate(state)
         player = game.to_move(state)
         if player == CHANCE:
             outcomes = game.chance_outcomes(state)
-            values = [search(game, game.result(state, a), depth + 1) for a, _ in outcomes]
+            values = [plain(game, game.result(state, a), depth + 1) for a, _ in outcomes]
             return combine(values, [p for _, p in outcomes])
-        values = [search(game, game.result(state, a), depth + 1) for a in game.actions(state)]
+        values = [plain(game, game.result(state, a), depth + 1) for a in game.actions(state)]
         return max(values) if player == MAX else min(values)
 
     return search
@@ -57,10 +64,103 @@ mistake(
 )(_chance_variant(lambda values, ps: sum(v / len(values) for v in values)))
 
 
+mistake(
+    "chance_as_max", "expectimax", title="treats chance nodes as MAX",
+    does="your chance nodes take the largest child value, as if MAX chose the outcome",
+    departs="the CHANCE line of EXPECTIMINIMAX (AIMA Sec. 5.5): "
+            "`sum over r of P(r) * value(RESULT(state, r))`",
+    fix="at a CHANCE node start at `v = 0` and add `p * value` for each "
+        "`(action, p)` of `game.chance_outcomes(state)`",
+)(_chance_variant(lambda values, ps: max(values)))
+
+_STAR1 = "Star1 at a chance node (the `expectimax` docstring; Ballard 1983)"
+
+
+@mistake(
+    "ignores_bounds", "expectimax", title="ignores the value bounds (no Star1)",
+    does="your search never uses `game.value_bounds`: every chance node searches all its "
+         "children, so where the reference prunes with Star1 you generate more",
+    departs=f"{_STAR1}: when `game.value_bounds` is `(L, U)`, MAX/MIN nodes pass an alpha-beta "
+            "window down and a chance node stops once `S + U*R <= alpha` or `S + L*R >= beta`",
+    fix="when `game.value_bounds` is set, search with a window `(alpha, beta)` and apply the "
+        "two Star1 tests after each chance child but the last",
+)
+def _ignores_bounds(game: Any, state: Any, depth: int = 0) -> float:
+    return _expectimax(game, state, depth)
+
+
+def _star1_variant(*, r_late: bool = False, swap_bounds: bool = False) -> Callable[..., float]:
+    """The reference Star1 (:mod:`reference.expectimax`) with one mistake switched on."""
+
+    def star1(game: Any, state: Any, alpha: float, beta: float, depth: int) -> float:
+        if game.is_cutoff(state, depth):
+            return game.evaluate(state)
+        player = game.to_move(state)
+        if player == CHANCE:
+            low, high = game.value_bounds
+            if swap_bounds:
+                low, high = high, low
+            outcomes = game.chance_outcomes(state)
+            s, r = 0, 1
+            for i, (action, p) in enumerate(outcomes):
+                s += p * star1(game, game.result(state, action), -math.inf, math.inf, depth + 1)
+                r -= 0 if r_late else p
+                if i == len(outcomes) - 1:
+                    break
+                if s + high * r <= alpha:
+                    return s + high * r
+                if s + low * r >= beta:
+                    return s + low * r
+                r -= p if r_late else 0
+            return s
+        v = -math.inf if player == MAX else math.inf
+        for action in game.actions(state):
+            value = star1(game, game.result(state, action), alpha, beta, depth + 1)
+            if player == MAX:
+                v = max(v, value)
+                if v >= beta:
+                    return v
+                alpha = max(alpha, v)
+            else:
+                v = min(v, value)
+                if v <= alpha:
+                    return v
+                beta = min(beta, v)
+        return v
+
+    def search(game: Any, state: Any, depth: int = 0) -> float:
+        if game.value_bounds is None:
+            return _expectimax(game, state, depth)
+        return star1(game, state, -math.inf, math.inf, depth)
+
+    return search
+
+
+mistake(
+    "star1_r_after_test", "expectimax", title="lowers R after the Star1 test",
+    does="your chance node subtracts the child's probability from R only after testing the "
+         "bounds, so each test counts that child twice (once in S, once in R) and cuts later",
+    departs=f"{_STAR1}: after each child `S += p * value` and `R -= p`, then the tests "
+            "`S + U*R <= alpha` and `S + L*R >= beta`",
+    fix="do `r -= p` right after `s += p * value`, before the two tests",
+)(_star1_variant(r_late=True))
+
+mistake(
+    "star1_bounds_swapped", "expectimax", title="swaps L and U in the Star1 tests",
+    does="your chance node tests `S + L*R <= alpha` and `S + U*R >= beta`: the lower bound "
+         "where the upper belongs and back, so it cuts where the reference goes on",
+    departs=f"{_STAR1}: the node's value is at most `S + U*R` (cut when that is `<= alpha`) "
+            "and at least `S + L*R` (cut when that is `>= beta`)",
+    fix="with `low, high = game.value_bounds`, test `s + high * r <= alpha` and "
+        "`s + low * r >= beta`",
+)(_star1_variant(swap_bounds=True))
+
+
 # --- max^n -----------------------------------------------------------------------------------
 
 
-def _maxn_variant(chooser: Callable[[Any, Any], int], picker: Callable[[int], int] | None = None):
+def _maxn_variant(chooser: Callable[[Any, Any], int], picker: Callable[[int], int] | None = None,
+                  *, ties_last: bool = False, same_mover: bool = False):
     """The reference max^n where the player whose entry counts is ``chooser(game, state)``;
     ``picker(p)`` (default: ``p``) is the entry compared when choosing the best child."""
     picker = picker or (lambda p: p)
@@ -70,13 +170,14 @@ def _maxn_variant(chooser: Callable[[Any, Any], int], picker: Callable[[int], in
             return tuple(game.evaluate(state))
         p = chooser(game, state)
         limit = None
-        if game.max_sum is not None and parent is not None and parent[0] != p:
+        if game.max_sum is not None and parent is not None and (same_mover or parent[0] != p):
             limit = game.max_sum - parent[1]
         best = None
         for action in game.actions(state):
             bound = None if best is None else (p, best[p])
             value = search(game, game.result(state, action), depth + 1, bound)
-            if best is None or value[picker(p)] > best[picker(p)]:
+            if best is None or value[picker(p)] > best[picker(p)] or (
+                    ties_last and value[picker(p)] == best[picker(p)]):
                 best = value
             if limit is not None and best[p] >= limit:
                 return best
@@ -112,12 +213,33 @@ mistake(
 )(_maxn_variant(lambda game, state: (game.to_move(state) + 1) % game.players))
 
 
+mistake(
+    "maxn_ties_last", "maxn", title="breaks ties for the last child",
+    does="your code replaces the best child when a later one is only as good (`>=`), so on a "
+         "tie it keeps the last child's vector, not the first",
+    departs=f"{_MAXN_RULE} with the course's tie rule (the `maxn` docstring): ties keep the "
+            "first child; a later child must be strictly better",
+    fix="replace `best` only when `value[p] > best[p]`",
+)(_maxn_variant(lambda game, state: game.to_move(state), ties_last=True))
+
+mistake(
+    "maxn_prunes_same_mover", "maxn", title="prunes below a parent with the same mover",
+    does="your shallow pruning also cuts at a node whose mover is the parent's mover, where "
+         "`max_sum - parent's best` is no bound at all (the parent wants that same entry to grow)",
+    departs="Korf's shallow pruning (the `maxn` docstring): a node whose mover `p` differs "
+            "from its parent's mover `q` stops once `best[p] >= max_sum - parent_best[q]`; no "
+            "bound when `p == q`",
+    fix="compute the bound only when the parent's mover differs from `game.to_move(state)`",
+)(_maxn_variant(lambda game, state: game.to_move(state), same_mover=True))
+
+
 # --- MCTS ------------------------------------------------------------------------------------
 
 
 def _mcts_variant(*, log: Callable[[float], float] = math.log, by_mean: bool = False,
                   max_reward: bool = False, expand_all: bool = False,
-                  from_parent: bool = False) -> Callable[..., Any]:
+                  from_parent: bool = False, expand_last: bool = False,
+                  reward_to_move: bool = False, ties_last: bool = False) -> Callable[..., Any]:
     """The reference UCT (:mod:`reference.mcts`) with one of its known mistakes switched on."""
 
     def ucb(node: Node, c: float) -> float:
@@ -134,7 +256,8 @@ def _mcts_variant(*, log: Callable[[float], float] = math.log, by_mean: bool = F
             while not node.terminal and not node.untried:  # 1. selection
                 best = node.children[0]
                 for child in node.children[1:]:
-                    if ucb(child, c) > ucb(best, c):
+                    if ucb(child, c) > ucb(best, c) or (
+                            ties_last and ucb(child, c) == ucb(best, c)):
                         best = child
                 node = best
             if not node.terminal and expand_all:
@@ -143,7 +266,7 @@ def _mcts_variant(*, log: Callable[[float], float] = math.log, by_mean: bool = F
                 node.untried = []
                 node = node.children[0]
             elif not node.terminal:
-                action = node.untried.pop(0)
+                action = node.untried.pop(-1 if expand_last else 0)
                 node.children.append(Node(game, game.result(node.state, action), action, node))
                 node = node.children[-1]
             s = node.parent.state if from_parent else node.state
@@ -153,7 +276,9 @@ def _mcts_variant(*, log: Callable[[float], float] = math.log, by_mean: bool = F
             while node is not None:  # 4. backpropagation
                 node.n += 1
                 if node.parent is not None:
-                    node.w += _reward(u, MAX if max_reward else node.player)
+                    player = MAX if max_reward else node.player
+                    player = game.to_move(node.state) if reward_to_move else player
+                    node.w += _reward(u, player)
                 node = node.parent
         score = (lambda n: n.w / n.n) if by_mean else (lambda n: n.n)
         best = None
@@ -209,3 +334,47 @@ mistake(
             "playout starts at the new child",
     fix="after the expansion, start the playout from the new child's state",
 )(_mcts_variant(from_parent=True))
+
+mistake(
+    "mcts_expands_last", "mcts", title="expands the last untried action",
+    does="your expansion takes the LAST untried action (`untried.pop()`), so children are "
+         "created in reverse `game.actions` order",
+    departs=f"EXPAND in {_MCTS} and step 2 of the `mcts` docstring: the child for the FIRST "
+            "untried action, in `game.actions` order",
+    fix="use `node.untried.pop(0)`",
+)(_mcts_variant(expand_last=True))
+
+mistake(
+    "mcts_reward_to_move", "mcts", title="rewards the player to move at the node",
+    does="your backpropagation adds to `w` the reward of the player to move AT the node, not of "
+         "the player who moved INTO it, so each node is scored for the wrong side",
+    departs=f"BACK-PROPAGATE in {_MCTS} and step 4 of the `mcts` docstring: each node gets the "
+            "reward of the player to move at its PARENT",
+    fix="store the parent's mover in each node when you create it and reward that player",
+)(_mcts_variant(reward_to_move=True))
+
+mistake(
+    "ucb_log_n_plus_1", "mcts", title="UCB1 with log(N + 1)",
+    does="your UCB1 takes `log(N + 1)` instead of `log(N)`, so the exploration term is "
+         "slightly larger than it should be",
+    departs="the UCB1 formula `w/n + c * sqrt(ln(N) / n)` (AIMA Sec. 5.4; step 1 of the `mcts` "
+            "docstring): `N` is the parent's visit count as it is before this iteration",
+    fix="use `math.log(parent.n)`",
+)(_mcts_variant(log=lambda n: math.log(n + 1)))
+
+mistake(
+    "ucb_log2", "mcts", title="UCB1 with log2",
+    does="your UCB1 uses `math.log2`, so the exploration term is larger than it should be",
+    departs="the UCB1 formula `w/n + c * sqrt(ln(N) / n)` (AIMA Sec. 5.4; step 1 of the `mcts` "
+            "docstring): the logarithm is the natural one",
+    fix="use `math.log(N)` (natural log)",
+)(_mcts_variant(log=math.log2))
+
+mistake(
+    "ucb_ties_last", "mcts", title="UCB1 ties go to the last child",
+    does="your selection moves to a later child whose UCB1 only equals the best so far (`>=`), "
+         "so ties go to the last child, not the first",
+    departs="step 1 of the `mcts` docstring: ties go to the first child in creation order; a "
+            "later child must have a strictly larger UCB1",
+    fix="replace the best child only when `ucb(child) > ucb(best)`",
+)(_mcts_variant(ties_last=True))

@@ -24,7 +24,8 @@ from grader.compare import compare, diff_sequence
 from grader.feedback import failure as feedback
 from grader.feedback.diagnosis import cached_runs, diagnose, matching_hints, variant_runs
 from grader.feedback.drawing import asciify
-from grader.report.terminal import print_report
+from grader.feedback.explain import step_note
+from grader.report.terminal import print_report, score_table
 from grader.run.runner import run_algorithm
 from grader.scoring.grade import accepted_rules, grade
 from grader.scoring.results import GradingResults, TestResult
@@ -157,13 +158,36 @@ def test_the_reference_gets_no_hint(answers):
                 assert diagnose(case, algorithm, rule, run, answers) == [], (case.name, algorithm)
 
 
-def test_variants_are_kept_only_where_they_differ_from_the_reference():
+def test_every_variant_is_stored_saying_whether_it_differs_from_the_reference():
     case = load_case(PUBLIC / "aima-fig-5-2.json")
-    names = [run["name"] for run in variant_runs(case, "alpha_beta", "inclusive")]
-    assert "strict_pruning" not in names  # no tie with a bound in this tree
-    assert "never_prunes" in names
-    assert all("generated_hash" in run and "generated" not in run
-               for run in variant_runs(case, "alpha_beta", "inclusive"))
+    runs = {run["name"]: run for run in variant_runs(case, "alpha_beta", "inclusive")}
+    assert list(runs) == [m.name for m in mistakes_for("alpha_beta", "inclusive")]
+    assert runs["strict_pruning"]["same"]  # no tie with a bound in this tree
+    assert not runs["never_prunes"]["same"] and runs["never_prunes"]["status"] == "ran"
+    assert all("generated_hash" in run and "generated" not in run for run in runs.values())
+    # the reference's own run is no mistake, even where a variant equals it
+    got = solve(case, "alpha_beta")
+    assert diagnose(case, "alpha_beta", "inclusive", got, AnswerKey(cache=None)) == []
+
+
+def test_a_variant_that_raises_or_runs_away_is_kept_as_that_kind_of_failure(monkeypatch):
+    from reference import mistake_registry
+    from reference import mistakes as catalogue
+
+    def raises(game, state, depth=0):
+        raise ZeroDivisionError("a variant's bug")
+
+    def runs_away(game, state, depth=0):
+        while True:
+            game.result(state, game.actions(state)[0])
+
+    made = [mistake_registry.Mistake(name, "minimax", name, "d", "p", "f", function)
+            for name, function in (("raises", raises), ("runs_away", runs_away))]
+    monkeypatch.setattr(catalogue, "mistakes_for", lambda algorithm, rule: made)
+    case = load_case(PUBLIC / "aima-fig-5-2.json")
+    runs = {run["name"]: run for run in variant_runs(case, "minimax", "inclusive")}
+    assert runs["raises"]["status"] == "raised" and runs["runs_away"]["status"] == "budget"
+    assert runs["raises"]["generated_hash"] is None
 
 
 def test_without_the_variants_in_the_key_there_is_no_hint(tmp_path):
@@ -180,7 +204,11 @@ def test_prepare_answers_stores_the_variants_runs_for_the_handout():
 
     key = AnswerKey(cache=None)
     prepare_answers([load_case(PUBLIC / "aima-fig-5-2.json")], RUBRIC, key)
-    assert any(":mistakes:alpha_beta:inclusive" in entry for entry in key.entries)
+    assert any(":variants:alpha_beta:inclusive" in entry for entry in key.entries)
+    # both rules' windows: the report tells a student whose trace is the other rule's
+    assert any(":window:alpha_beta:strict" in entry for entry in key.entries)
+    assert any(":window:alpha_beta:inclusive" in entry for entry in key.entries)
+    assert any(":steps:minimax" in entry for entry in key.entries)
 
 
 # --- the sequence diff ---------------------------------------------------------------------
@@ -221,6 +249,11 @@ GOLDEN_CASES = [
     ("aima-fig-5-12-expectiminimax", "expectimax", "chance_unweighted", "inclusive"),
     ("aima-fig-5-4-three-player", "maxn", "maxn_player0", "inclusive"),
     ("depth-limit-1", "minimax", "recomputes_child", "inclusive"),
+    # the step explanation at the first difference: Star1's bounds, max^n's shallow-pruning
+    # bound, an MCTS iteration (selection statistics, expansion, playout rewards)
+    ("star1-bounded-expectimax", "expectimax", "ignores_bounds", "inclusive"),
+    ("maxn-shallow-pruning", "maxn", "maxn_wrong_component", "inclusive"),
+    ("mcts-tiny-tree", "mcts", "mcts_reward_to_move", "inclusive"),
 ]
 
 
@@ -231,8 +264,9 @@ def _report(case, algorithm: str, mistake_name: str, rule: str) -> list[str]:
     expected = solve(case, algorithm, pruning=rule)
     key = AnswerKey(cache=None)
     hints = diagnose(case, algorithm, rule, got, key)
+    note = step_note(case, algorithm, rule, expected, got, key)
     return feedback.failure_report(case, algorithm, rule, expected, got, compare(expected, got),
-                                   hints)
+                                   hints, note=note)
 
 
 @pytest.mark.parametrize("name, algorithm, mistake, rule", GOLDEN_CASES,
@@ -289,9 +323,30 @@ def graded_never_prunes(tmp_path_factory):
 def test_the_pipeline_shows_tree_diff_and_hint(graded_never_prunes):
     (test,) = graded_never_prunes.tests
     assert test.outcome == "wrong_trace"
-    assert test.summary == "right value, wrong expansion order (likely mistake: never prunes)"
+    # one case alone fits three mistakes: all three are named, as alternatives
+    assert test.summary == ("right value, wrong expansion order (likely mistake: never prunes, "
+                            "or does not pass alpha and beta down, or never raises alpha)")
     assert "├── C2 = 4" in test.output and "^ step 7" in test.output
     assert "**Likely mistake: never prunes** (`never_prunes`)" in test.output
+    assert "no graded case tells them apart" in test.output
+    assert "A small tree that tells them apart: A max (" in test.output
+    assert graded_never_prunes.extra_data["diagnoses"]["alpha_beta"]["mistakes"] == [
+        "never_prunes", "no_window_passing", "forgets_alpha_update"]
+    assert "- alpha_beta: never prunes, or" in graded_never_prunes.output
+
+
+def test_more_cases_rule_alternatives_out(tmp_path):
+    path = variants.materialize("never_prunes", tmp_path / "never_prunes")
+    cases = [PUBLIC / f"{name}.json" for name in ("aima-fig-5-2", "prune-equal-deep-cutoff",
+                                                  "prune-equal-depth-2", "deep-narrow")]
+    results = grade(path, cases, algorithms=["alpha_beta"], answers=AnswerKey(cache=None))
+    named = results.extra_data["diagnoses"]["alpha_beta"]["mistakes"]
+    assert "forgets_alpha_update" not in named and "never_prunes" in named
+    for test in results.tests:
+        assert test.passed or "(likely mistake: never prunes" in test.summary
+    # grader check's table: one line for the algorithm, under its header
+    table = score_table(results).splitlines()
+    assert table[1].startswith("  likely mistake: never prunes")
 
 
 def test_terminal_report_matches_its_golden(graded_never_prunes, golden):

@@ -323,3 +323,58 @@ def test_the_page_is_made_without_reference(tmp_path):
     assert done.returncode == 0, done.stderr
     section = sections(ET.fromstring((tmp_path / "r.html").read_text()))["2.1"]
     assert replay_data(section)["first"] == 7
+
+
+def test_the_step_explanation_is_in_the_page_for_expectimax_maxn_and_mcts(golden):
+    """The callout at the first difference carries the same explanation as the text feedback,
+    from the answer key (Star1's bounds, max^n's shallow-pruning bound, an MCTS iteration)."""
+    from grader.answers.solve import mcts_settings
+    from grader.run.runner import run_algorithm
+    from reference.mistakes import mistakes_for
+
+    shown = []
+    for number, (case_name, algorithm, name) in enumerate([
+            ("star1-bounded-expectimax", "expectimax", "ignores_bounds"),
+            ("maxn-shallow-pruning", "maxn", "maxn_wrong_component"),
+            ("mcts-tiny-tree", "mcts", "mcts_reward_to_move")], start=1):
+        case = load_case(PUBLIC / f"{case_name}.json")
+        mistake = next(m for m in mistakes_for(algorithm, "inclusive") if m.name == name)
+        got = run_algorithm(mistake.functions("inclusive"), case.build_game(), algorithm,
+                            mcts=mcts_settings(case) if algorithm == "mcts" else None)
+        test = failing(case_name, algorithm, "inclusive", solve(case, algorithm), got,
+                       f"{number}.1")
+        section = next(iter(sections(page_of(test)).values()))
+        callout = next(d for d in section.iter("div") if d.get("class") == "callout")
+        shown.append(f"{case_name} / {name}:\n{text_of(callout)}\n")
+    assert all("reference" in text for text in shown)
+    golden("html/step-notes.txt", "\n".join(shown))
+
+
+def test_the_handouts_key_shows_a_strict_trace_as_the_strict_rules_and_names_mistakes():
+    """The handout's key (prepare_answers) holds both rules' windows, the variants' runs and
+    the step moments: without reference/, a trace that is exactly the strict rule's is shown
+    as such, and the diagnosis of the whole submission is made from the key alone."""
+    from grader.cases.rubric import load_rubric
+    from grader.feedback.verdict import Observation, diagnose_submission
+    from grader.report.html.replay import build_replay
+    from grader.run.runner import RunResult
+    from grader.scoring.grade import prepare_answers
+
+    case = load_case(PUBLIC / "prune-equal-depth-2.json")
+    key = AnswerKey(cache=None)
+    prepare_answers([case], load_rubric(), key)
+    key.version = None  # as in the handout: only what the key file holds
+    strict = solve(case, "alpha_beta", pruning="strict")
+    inclusive = solve(case, "alpha_beta")
+    assert strict.generated != inclusive.generated
+    replay = build_replay(failing(case.name, "alpha_beta", "inclusive", inclusive, strict),
+                          case, {"rule": "inclusive",
+                                 "expected": {"value": inclusive.value,
+                                              "generated": inclusive.generated},
+                                 "got": {"value": strict.value, "generated": strict.generated}},
+                          key)
+    assert any("exactly the strict rule's alpha-beta" in note for note in replay.notes)
+    assert not any("matches neither" in note for note in replay.notes)
+    got = RunResult(strict.value, list(strict.generated), list(strict.evaluated))
+    found = diagnose_submission("alpha_beta", [Observation(case, "inclusive", False, got)], key)
+    assert found is not None and "strict_pruning" in [hint.name for hint in found.hints]

@@ -435,3 +435,27 @@ def test_every_submissions_results_json_validates(graded, tmp_path):
         assert json.loads((tmp_path / f"{name}.json").read_text()) == data
         assert data["score"] == pytest.approx(results.score)
         assert len(data["tests"]) == len(results.tests)
+
+
+# --- the named mistake: one per algorithm, on every failing test ------------------------------
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_each_submission_is_told_its_own_mistake_on_every_failing_test(graded, name):
+    """The diagnosis weighs every graded case of the algorithm: the variant's own mistake is
+    named (maybe with alternatives no case tells apart) on each failing test with a trace, and
+    no other algorithm's tests name anything."""
+    results = graded[name]
+    diagnoses = results.extra_data.get("diagnoses", {})
+    for test in results.tests:
+        case = next(c for c in VARIANT_CASES if c.name == test.case_name)
+        if test.algorithm not in VARIANTS[name].algorithms:
+            assert "likely mistake" not in test.summary, test.name
+            continue
+        if test.passed or (test.algorithm == "mcts" and case.mcts.check != "trace"):
+            continue
+        named = [hint["name"] for hint in test.extra_data.get("mistakes", [])]
+        assert name in named, (test.name, test.summary)
+        assert "(likely mistake: " in test.summary
+        assert name in diagnoses[test.algorithm]["mistakes"]
+    assert set(diagnoses) <= set(VARIANTS[name].algorithms)

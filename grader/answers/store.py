@@ -69,7 +69,8 @@ def code_version() -> str | None:
     for folder in folders:
         for source in sorted(folder.glob("*.py")):
             digest.update(source.name.encode() + b"\0" + source.read_bytes())
-    for name in ("run/runner.py", "run/tracing.py", "answers/solve.py", "feedback/diagnosis.py"):
+    for name in ("run/runner.py", "run/tracing.py", "answers/solve.py", "feedback/diagnosis.py",
+                 "feedback/explain.py"):
         digest.update((PACKAGE_ROOT / name).read_bytes())
     return digest.hexdigest()[:16]
 

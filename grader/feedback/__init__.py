@@ -1,11 +1,14 @@
 """Feedback: what a failing test tells the student.
 
 Owns: the tree drawn as text with both searches (:mod:`.drawing`), the failure report of one
-test (:mod:`.failure`), named mistakes from the catalogue's variants (:mod:`.diagnosis`) and
-the tree as a scene for Graphviz and the HTML report (:mod:`.scene`), and student text made
-safe for Markdown and results.json (:mod:`.markdown`: fences, NUL and surrogate cleaning).
+test (:mod:`.failure`), the catalogue's variants run and matched on one case
+(:mod:`.diagnosis`), the one diagnosis of a whole submission's algorithm (:mod:`.verdict`), the
+step explanation at the first difference (:mod:`.explain`), the tree as a scene for Graphviz
+and the HTML report (:mod:`.scene`), student text made safe for Markdown and results.json
+(:mod:`.markdown`: fences, NUL and surrogate cleaning) and the nodes move ordering saves
+(:mod:`.deepening`).
 
 May import: :mod:`grader.compare`, :mod:`grader.answers`, :mod:`grader.run`,
 :mod:`grader.cases`, :mod:`grader.games`, the shared modules, and ``reference/`` (the
-catalogue of mistakes, lazily).
+catalogue of mistakes and the step replays of ``reference/steps.py``, lazily).
 """

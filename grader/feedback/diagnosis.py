@@ -1,18 +1,21 @@
 """Name the likely mistake behind a failing test: known mistakes run as variants of the reference.
 
-For a failing (case, algorithm) test, :func:`diagnose` runs every variant of the algorithm in
-``reference/mistakes.py`` on the same case, here in the grader's process (never in the worker),
-and returns the hints of the variants whose value and ``generated`` equal the student's.
+For a (case, algorithm) test, :func:`variant_runs` runs every variant of the algorithm in
+``reference/mistakes*.py`` on the same case, here in the grader's process (never in the worker);
+:func:`diagnose` returns the hints of the variants whose value and ``generated`` equal the
+student's on that one case. Which mistake a whole submission is told it has is decided by
+:mod:`grader.feedback.verdict`, from the runs on every case of the algorithm.
 
-The variants' runs go through :meth:`AnswerKey.extra` (``mistakes:<algorithm>:<rule>``), so they
+The variants' runs go through :meth:`AnswerKey.extra` (``variants:<algorithm>:<rule>``), so they
 are computed once per case and shipped in the handout's key by
 :func:`grader.scoring.grade.prepare_answers`; the handout has no ``reference/``, and a run missing
 from its key means no hint (never an error). A stored run keeps the hint's text, the value and a
 hash of ``generated`` (a whole game's trace would make the key megabytes), which is all matching
 needs.
 
-A variant that raises, or that generates more than :data:`BUDGET_FACTOR` times the reference's
-nodes (at least :data:`BUDGET_FLOOR`), is left out: it cannot be what a passing-speed student did.
+A variant that raises is stored as ``"raised"``, one that generates more than
+:data:`BUDGET_FACTOR` times the reference's nodes (at least :data:`BUDGET_FLOOR`) as ``"budget"``:
+the same kind of failure as a student's exception or time-out.
 
 :func:`window_moments` keeps, the same way, the reference alpha-beta's window at each step of a
 case, which the feedback quotes at the first difference, and :func:`node_values` every node's
@@ -66,11 +69,14 @@ class _OverBudget(Exception):
 
 
 class _Budgeted:
-    """The game, with ``result`` counted: past ``limit`` calls it raises :class:`_OverBudget`."""
+    """The game, with ``result`` counted: past ``limit`` calls it raises :class:`_OverBudget`.
+    ``made`` keeps the states generated, so a stopped run's prefix is known."""
 
     def __init__(self, game: Any, limit: int) -> None:
         self._game = game
         self._left = limit
+        self.limit = limit
+        self.made: list[Any] = []
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._game, name)
@@ -79,15 +85,26 @@ class _Budgeted:
         self._left -= 1
         if self._left < 0:
             raise _OverBudget
-        return self._game.result(state, action)
+        child = self._game.result(state, action)
+        self.made.append(child)
+        return child
+
+    def prefix_hash(self) -> str:
+        """The hash of the ids generated before the budget ran out (``generated[:limit]``)."""
+        return trace_hash([self._game.state_id(state) for state in self.made[:self.limit]])
 
 
 def variant_runs(case: Any, algorithm: str, rule: str) -> list[dict[str, Any]]:
     """Run each known mistake of ``algorithm`` (course rule ``rule``) on ``case``.
 
-    Returns, in catalogue order, the variants whose run differs from the reference's: each as
-    ``{"name", "title", "does", "departs", "fix", "value", "generated_hash"}``. Needs
-    ``reference/`` (staff machines, Gradescope).
+    Returns every variant, in catalogue order, as ``{"name", "title", "does", "departs", "fix",
+    "status", "same", "value", "generated_hash", "evaluated_hash"}``: ``status`` is ``"ran"``,
+    ``"raised"`` (the variant raised: a student whose code raised may have it) or ``"budget"``
+    (past the node budget: a student who timed out may have it, and so may one whose run went
+    past the budget with the same ``generated`` up to it: ``prefix_length``, ``prefix_hash``);
+    ``same`` says a run that is
+    indistinguishable from the reference's (value and ``generated``), which a passing student
+    may have. Needs ``reference/`` (staff machines, Gradescope).
     """
     from grader.answers.solve import mcts_settings, solve
     from grader.run.runner import run_algorithm
@@ -98,35 +115,61 @@ def variant_runs(case: Any, algorithm: str, rule: str) -> list[dict[str, Any]]:
     budget = max(BUDGET_FLOOR, BUDGET_FACTOR * len(reference.generated))
     runs = []
     for mistake in mistakes_for(algorithm, rule):
+        entry: dict[str, Any] = {
+            "name": mistake.name, "title": mistake.title, "does": mistake.does,
+            "departs": mistake.departs, "fix": mistake.fix, "status": "ran", "same": False,
+            "value": None, "generated_hash": None, "evaluated_hash": None,
+        }
         game = _Budgeted(case.build_game(), budget)
         try:
             run = run_algorithm(mistake.functions(rule), game, algorithm, mcts=settings)
-        except Exception:  # noqa: BLE001, S112 - over budget, or raised: no diagnosis from it
-            continue
-        if run.generated == reference.generated and check_value(reference.value, run.value).ok:
-            continue  # indistinguishable from the reference on this case
-        runs.append({
-            "name": mistake.name, "title": mistake.title, "does": mistake.does,
-            "departs": mistake.departs, "fix": mistake.fix,
-            "value": json_safe(run.value),
-            "generated_hash": trace_hash(run.generated),
-        })
+        except _OverBudget:
+            entry.update(status="budget", prefix_length=game.limit,
+                         prefix_hash=game.prefix_hash())
+        except RecursionError:  # a search that never stops: the student's would time out
+            entry["status"] = "budget"
+        except Exception:  # noqa: BLE001 - the variant raised, as a student's code may
+            entry["status"] = "raised"
+        else:
+            entry["same"] = (run.generated == reference.generated
+                             and check_value(reference.value, run.value).ok)
+            entry.update(value=json_safe(run.value), generated_hash=trace_hash(run.generated),
+                         evaluated_hash=trace_hash(run.evaluated))
+        runs.append(entry)
     return runs
 
 
+def reproduces(run: dict[str, Any], got: RunResult) -> bool:
+    """Whether a stored variant ``run`` gives exactly ``got``: its value, its ``generated`` and
+    (when ``got`` carries one and the run stored one) its ``evaluated``."""
+    if run.get("status") == "budget" and run.get("prefix_hash"):
+        # stopped at the budget: a run that also went past it, the same way, is consistent
+        length = run["prefix_length"]
+        return (len(got.generated) > length
+                and trace_hash(list(got.generated[:length])) == run["prefix_hash"])
+    if run.get("status", "ran") != "ran":
+        return False
+    if run["generated_hash"] != trace_hash(got.generated):
+        return False
+    if got.evaluated is not None and run.get("evaluated_hash") and got.evaluated != [] \
+            and run["evaluated_hash"] != trace_hash(got.evaluated):
+        return False
+    return check_value(run["value"], got.value).ok
+
+
 def matching_hints(runs: list[dict[str, Any]], got: RunResult) -> list[Hint]:
-    """The hints of the ``runs`` whose value and ``generated`` equal the student's ``got``."""
-    digest = trace_hash(got.generated)
-    return [
-        Hint(run["name"], run["title"], run["does"], run["departs"], run["fix"])
-        for run in runs
-        if run["generated_hash"] == digest and check_value(run["value"], got.value).ok
-    ]
+    """The hints of the ``runs`` that differ from the reference and reproduce ``got`` (one case's
+    evidence only: :mod:`grader.feedback.verdict` weighs a whole submission)."""
+    return [hint_of(run) for run in runs if not run.get("same") and reproduces(run, got)]
+
+
+def hint_of(run: dict[str, Any]) -> Hint:
+    return Hint(run["name"], run["title"], run["does"], run["departs"], run["fix"])
 
 
 def cached_runs(case: Any, algorithm: str, rule: str, answers: Any) -> list[dict[str, Any]]:
     """The variants' runs from ``answers`` (computed and cached where the reference exists)."""
-    return answers.extra(case, f"mistakes:{algorithm}:{rule}",
+    return answers.extra(case, f"variants:{algorithm}:{rule}",
                          lambda: variant_runs(case, algorithm, rule))
 
 
@@ -170,5 +213,5 @@ def diagnosable(case: Any, algorithm: str) -> bool:
                 and getattr(getattr(case, "mcts", None), "check", "trace") != "trace")
 
 
-__all__ = ["Hint", "cached_runs", "diagnosable", "diagnose", "matching_hints",
-           "trace_hash", "variant_runs", "window_moments"]
+__all__ = ["Hint", "cached_runs", "diagnosable", "diagnose", "hint_of", "matching_hints",
+           "reproduces", "trace_hash", "variant_runs", "window_moments"]

@@ -167,14 +167,18 @@ def value_line(expected: Any, got: Any) -> str:
 
 def failure_report(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
                    comparison: Comparison, hints: Iterable[Any] = (),
-                   moments: list[Any] | None = None) -> list[str]:
-    """Markdown lines for a failing (case, algorithm) test: what differs, where, and why."""
+                   moments: list[Any] | None = None, note: str | None = None) -> list[str]:
+    """Markdown lines for a failing (case, algorithm) test: what differs, where, and why.
+    ``note``: the step explanation at the first difference (:mod:`grader.feedback.explain`;
+    alpha-beta's is the window, from ``moments``)."""
     lines = wrap(f"**{algorithm}** on `{case.name}`: {case.description}")
     if algorithm == "alpha_beta":
         lines.append(f"(pruning rule: {rule})")
     lines.append("")
     lines += comparison_report(comparison)
     lines += tree_report(case, algorithm, rule, expected, got, comparison, moments)
+    if note:
+        lines += ["", *(part for sentence in note.split("\n") for part in wrap(sentence))]
     lines += hints_report(hints)
     return lines
 

@@ -45,12 +45,15 @@ def _mark(test: TestResult, colour: bool) -> str:
 def score_table(results: GradingResults, colour: bool = False) -> str:
     """One row a test, grouped by algorithm, with per-algorithm and total scores."""
     lines = []
+    diagnoses = results.extra_data.get("diagnoses") or {}
     for algorithm, tests in results.by_algorithm().items():
         earned = sum(test.score for test in tests)
         possible = sum(test.max_score for test in tests)
         passed = sum(test.passed for test in tests)
         header = f"{algorithm}: {earned:g}/{possible:g} points, {passed}/{len(tests)} tests passed"
         lines.append(_paint(header, BOLD, colour))
+        if algorithm in diagnoses:  # one diagnosis for the algorithm, from every case of it
+            lines.append(f"  likely mistake: {diagnoses[algorithm]['title']}"[:WIDTH])
         for test in tests:
             label = test.name.split(": ", 1)[-1]
             if len(label) > 70:

@@ -29,14 +29,16 @@ from grader.compare import Comparison, compare
 from grader.errors import CaseError, SubmissionError
 from grader.feedback import deepening, diagnosis
 from grader.feedback import failure as feedback
-from grader.feedback.diagnosis import Hint
 from grader.feedback.markdown import fenced
+from grader.feedback import explain
+from grader.feedback.verdict import Observation
 from grader.run.runner import RunResult
 from grader.sandbox.audit import record_audit
 from grader.sandbox.client import Worker
 from grader.sandbox.limits import Limits
 from grader.sandbox.protocol import WorkerReply
 from grader.scoring import upload
+from grader.scoring.named import name_mistakes
 from grader.scoring.results import (
     ALGORITHM_NUMBERS,
     GRADER_ERROR,
@@ -105,9 +107,13 @@ def _time_limit(settings: Any, case: Case, reference_seconds: float) -> float:
 
 
 def grade_pair(
-    case: Case, algorithm: str, number: str, rubric: Rubric, worker: Worker, answers: AnswerKey
+    case: Case, algorithm: str, number: str, rubric: Rubric, worker: Worker, answers: AnswerKey,
+    observed: list[tuple[TestResult, Observation]] | None = None,
 ) -> TestResult:
-    """Grade one (case, algorithm) pair. Never raises for anything the student does."""
+    """Grade one (case, algorithm) pair. Never raises for anything the student does.
+
+    ``observed`` gets what the student's code did, for the diagnosis of the whole submission
+    (:func:`grader.scoring.named.name_mistakes`, after every test of the algorithm ran)."""
     settings = rubric.settings_for(case, algorithm)
     result = TestResult(
         name=f"{algorithm}: {case.name} ({case.description})",
@@ -127,10 +133,13 @@ def grade_pair(
     time_limit = _time_limit(settings, case, max(ref.seconds for ref in references))
     reply = worker.run(case.public_dict(), algorithm, mcts=case.mcts, time_limit=time_limit)
     student_output = "" if result.hidden else _student_output(reply)
+    course_rule = rubric.for_algorithm(algorithm).pruning
     if reply.status != "ok":
         result.outcome, message = _failure_outcome(reply)
         result.summary = message.splitlines()[0]
         result.output = message + student_output
+        if observed is not None:
+            observed.append((result, Observation(case, course_rule, False, None, result.outcome)))
         return result
 
     got = RunResult(value=reply.value, generated=reply.generated, evaluated=reply.evaluated)
@@ -138,6 +147,8 @@ def grade_pair(
     pair = algorithm in PAIR_ALGORITHMS  # iterative_deepening: (value, action)
     reference, comparison = _best([(ref, compare(ref.run, got, decision=pair))
                                    for ref in references])
+    if observed is not None:
+        observed.append((result, Observation(case, course_rule, comparison.passed, got)))
     if comparison.passed:
         result.outcome, result.score = PASSED, result.max_score
         result.summary = "correct value and expansion order"
@@ -149,11 +160,9 @@ def grade_pair(
         result.outcome = "wrong_value"
         result.summary = comparison.value.message
     if not comparison.passed:
-        result.output, result.staff_output, hints = _feedback(
+        result.output, result.staff_output = _feedback(
             case, algorithm, reference, got, comparison, answers)
         result.output += student_output
-        if hints:
-            result.summary += f" (likely mistake: {hints[0].title})"
     if pair:  # the nodes root ordering saves, pass or fail
         result.output = _ordering_note(case, reference.rule, answers, got, result,
                                        reply.trace_truncated)
@@ -181,23 +190,25 @@ def _replay_data(case: Case, reference: Reference, got: RunResult) -> dict[str, 
 def _feedback(
     case: Case, algorithm: str, reference: Reference, got: RunResult, comparison: Comparison,
     answers: AnswerKey,
-) -> tuple[str, str, list[Hint]]:
-    """(student output, staff output, hints) of a failing test. A bug in the diagnosis or the
-    drawing costs the student only those extras, never the comparison; staff get the traceback."""
-    staff, moments = "", None
+) -> tuple[str, str]:
+    """(student output, staff output) of a failing test, without the named mistake (decided
+    once every test of the algorithm ran). A bug in the step explanation or the drawing costs
+    the student only those extras, never the comparison; staff get the traceback."""
+    staff, moments, note = "", None, None
     try:
-        hints = diagnosis.diagnose(case, algorithm, reference.rule, got, answers)
         if algorithm == "alpha_beta" and not comparison.generated.equal:
             moments = diagnosis.window_moments(case, reference.rule, answers)
+        elif not comparison.generated.equal:
+            note = explain.step_note(case, algorithm, reference.rule, reference.run, got, answers)
     except Exception:  # noqa: BLE001 - the grader's failure, reported to staff
-        hints, staff = [], "diagnosis failed:\n" + traceback.format_exc()
+        staff = "step explanation failed:\n" + traceback.format_exc()
     try:
         lines = feedback.failure_report(case, algorithm, reference.rule, reference.run, got,
-                                        comparison, hints, moments)
+                                        comparison, (), moments, note)
     except Exception:  # noqa: BLE001 - the grader's failure, reported to staff
-        lines = feedback.comparison_report(comparison) + feedback.hints_report(hints)
+        lines = feedback.comparison_report(comparison)
         staff += "feedback failed:\n" + traceback.format_exc()
-    return "\n".join(lines), staff, hints
+    return "\n".join(lines), staff
 
 
 def _ordering_note(case: Case, rule: str, answers: AnswerKey, got: RunResult,
@@ -258,13 +269,17 @@ def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey) -
                 answers.optimal_actions(case)
                 answers.reference(case, "mcts", "inclusive", seed=case.mcts.seed)
                 continue
-            for rule in accepted_rules(case.pruning, rubric.for_algorithm(algorithm).pruning):
+            course_rule = rubric.for_algorithm(algorithm).pruning
+            for rule in accepted_rules(case.pruning, course_rule):
                 answers.reference(case, algorithm, rule)
-                diagnosis.cached_runs(case, algorithm, rule, answers)  # the hints' variants
-                if algorithm == "alpha_beta":
-                    diagnosis.window_moments(case, rule, answers)  # the window in the feedback
+                if algorithm in ("minimax", "expectimax", "maxn", "mcts"):
+                    explain.cached_steps(case, algorithm, rule, answers)  # the step explanation
                 if algorithm in PAIR_ALGORITHMS:
                     deepening.ordering_counts(case, rule, answers)  # nodes saved by ordering
+            diagnosis.cached_runs(case, algorithm, course_rule, answers)  # the named mistakes
+            if algorithm == "alpha_beta":  # both rules: the report shows a student's rule too
+                for rule in ("inclusive", "strict"):
+                    diagnosis.window_moments(case, rule, answers)
 
 
 def _case_error_result(path: Path, error: Exception, number: str) -> TestResult:
@@ -286,13 +301,14 @@ def _case_error_result(path: Path, error: Exception, number: str) -> TestResult:
 
 
 def _grade_safely(case: Case, algorithm: str, number: str, rubric: Rubric, worker: Worker,
-                  answers: AnswerKey, results: GradingResults) -> TestResult:
+                  answers: AnswerKey, results: GradingResults,
+                  observed: list[tuple[TestResult, Observation]] | None = None) -> TestResult:
     """:func:`grade_pair`, with a grader bug turned into a test staff can see and regrade.
 
     The test keeps its name, points and visibility (removing its points would cost the student
     them silently against the assignment's total); its score is 0 until staff regrade."""
     try:
-        return grade_pair(case, algorithm, number, rubric, worker, answers)
+        return grade_pair(case, algorithm, number, rubric, worker, answers, observed)
     except Exception as error:  # a grader bug: staff see it, the student is told so
         settings = rubric.settings_for(case, algorithm)
         results.staff_notes.append(f"{case.name}/{algorithm}: {error!r}")
@@ -386,17 +402,22 @@ def grade(
         if progress:
             progress(test)
 
+    observed: list[tuple[TestResult, Observation]] = []
     with Worker(submission, limits=limits or Limits()) as worker:
         for case, algorithm, number in upload.numbered(shown, counters):
-            record(_grade_safely(case, algorithm, number, rubric, worker, answers, results))
+            record(_grade_safely(case, algorithm, number, rubric, worker, answers, results,
+                                 observed))
         for test in _random_trees(rubric).random_tree_tests(rubric, worker, counters, wanted,
                                                              name_filter):
             record(test)  # numbered after the algorithm's visible cases
         for case, algorithm, number in upload.numbered(not_shown, counters):
-            record(_grade_safely(case, algorithm, number, rubric, worker, answers, results))
+            record(_grade_safely(case, algorithm, number, rubric, worker, answers, results,
+                                 observed))
     grader_failed = any(test.outcome == GRADER_ERROR for test in results.tests)
+    named = name_mistakes(observed, answers, results)  # one diagnosis per algorithm
     results.output = "\n\n".join(filter(None, [
-        graded_file.message(), results.output, NEUTRAL_GRADER_ERROR if grader_failed else "",
+        graded_file.message(), results.output, named,
+        NEUTRAL_GRADER_ERROR if grader_failed else "",
         worker.notebook.note if worker.notebook else "",  # IPython lines dropped
         _random_trees(rubric).handout_note(rubric, wanted, name_filter)]))
     record_audit(submission, results)  # staff only (extra_data, a staff note); never a deduction

@@ -283,14 +283,14 @@ def consistent_hints(found: Disagreement, others: list[Disagreement], algorithm:
                      rule: str) -> list[diagnosis.Hint]:
     """The hints that explain the smallest tree and every other failing tree seen (at most
     :data:`HINT_TREES`): a tiny tree often fits several mistakes, the others tell them apart.
-    When none fits them all (two mistakes at once?), the smallest tree's hints."""
+    When none fits them all (two mistakes at once?), none: a wrong hint is worse than none."""
     hints = diagnosis.matching_hints(diagnosis.variant_runs(found.case, algorithm, rule),
                                      found.got)
     names = {hint.name for hint in hints}
     for other in [o for o in others if o is not found and o.got is not None][:HINT_TREES]:
         runs = diagnosis.variant_runs(other.case, algorithm, rule)
         names &= {hint.name for hint in diagnosis.matching_hints(runs, other.got)}
-    return [hint for hint in hints if hint.name in names] or hints
+    return [hint for hint in hints if hint.name in names]
 
 
 def report(found: Disagreement, algorithm: str, rule: str, tried: int,

@@ -117,7 +117,8 @@ def _hint_html(replay: CaseReplay) -> list[str]:
              f"<p>What to change: {inline_markdown(hint.fix)}.</p>"]
     if len(replay.hints) > 1:
         others = ", ".join(esc(h.title) for h in replay.hints[1:])
-        lines.append(f'<p class="muted">Your run also matches: {others}.</p>')
+        lines.append(f'<p class="muted">Or, equally consistent with every graded case: '
+                     f"{others}.</p>")
     return lines + ["</div>"]
 
 

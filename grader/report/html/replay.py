@@ -3,7 +3,8 @@
 :func:`build_replay` takes the test's ``extra_data["replay"]`` (both ``generated`` sequences, put
 there by :func:`grader.scoring.grade.grade_pair`), finds the first difference, draws the picture
 (:mod:`grader.report.html.picture`), builds both step-throughs (:mod:`grader.report.html.steps`,
-:mod:`grader.report.html.mcts`) and recomputes the hints of the known mistakes.
+:mod:`grader.report.html.mcts`), the step explanation at the first difference and the mistakes
+named for the whole submission.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from dataclasses import astuple, dataclass, field
 from typing import Any
 
 from grader.compare import diff_sequence
-from grader.feedback.diagnosis import diagnose
+from grader.feedback.diagnosis import Hint
+from grader.feedback.explain import step_note
 from grader.feedback.drawing import window_note
 from grader.report.html.mcts import mcts_iterations, mcts_side
 from grader.report.html.picture import tree_svg
@@ -89,7 +91,9 @@ def build_replay(test: TestResult, case: Any, replay: dict[str, Any], answers: A
     if moments is not None and first is not None:
         result.window = window_note(case, rule, ref_ids, got_ids,
                                     moments=[astuple(m) for m in moments])
-    result.hints = _hints(test, case, rule, got, answers)
+    elif algorithm != "alpha_beta" and first is not None:
+        result.window = _step_note(case, algorithm, rule, expected, got, answers)
+    result.hints = _hints(test)
     return result
 
 
@@ -154,10 +158,22 @@ def _values_note(case: Any) -> str:
             "your code computed.")
 
 
-def _hints(test: TestResult, case: Any, rule: str, got: dict[str, Any], answers: Any) -> list[Any]:
-    """The known mistakes matching the student's run (recomputed: results keep only a title)."""
+def _hints(test: TestResult) -> list[Hint]:
+    """The mistakes named for the whole submission (``extra_data["mistakes"]``, written by
+    :mod:`grader.scoring.named`): never recomputed from this one case, which alone may fit a
+    mistake the other cases rule out."""
     try:
-        run = RunResult(value=got.get("value"), generated=list(got["generated"]))
-        return diagnose(case, test.algorithm, rule, run, answers)
-    except Exception:  # noqa: BLE001 - no hint is better than no report
+        return [Hint(**hint) for hint in (test.extra_data or {}).get("mistakes") or []]
+    except TypeError:  # a results.json from another version: no hint is better than a wrong one
         return []
+
+
+def _step_note(case: Any, algorithm: str, rule: str, expected: dict[str, Any],
+               got: dict[str, Any], answers: Any) -> str | None:
+    """The step explanation at the first difference (from the answer key's moments)."""
+    try:
+        return step_note(case, algorithm, rule, RunResult(expected.get("value"),
+                                                          list(expected["generated"])),
+                         RunResult(got.get("value"), list(got["generated"])), answers)
+    except Exception:  # noqa: BLE001 - no explanation is better than no report
+        return None

@@ -1,0 +1,229 @@
+"""The step explanation at the first difference, for minimax, expectimax (Star1), max^n and MCTS.
+
+Alpha-beta's is the window sentence of :func:`grader.feedback.drawing.window_note`; this module
+does the same for the other algorithms, from the reference's moments (:mod:`reference.steps`,
+kept in the answer key as ``steps:<algorithm>`` by :func:`cached_steps`, so the handout shows
+them without ``reference/``):
+
+* minimax and plain expectimax: the node where the searches part, with the values backed up
+  there so far (a chance node's running sum ``S``), and what the reference generated next;
+* Star1: at a chance node ``S``, ``R``, ``L``, ``U`` and the window, the two bounds
+  ``S + U*R`` and ``S + L*R`` against alpha and beta, and why the reference stopped or went on;
+  at a MAX/MIN node the window and ``v``;
+* max^n: the mover, its best vector so far (and a tie that kept the first child), and the
+  shallow-pruning bound ``max_sum - parent's best`` at that node, or why there is none;
+* MCTS: the iteration, each selection level's children with their ``n``, ``w`` and UCB1, the
+  expansion chosen, and the playout's utility with the reward each node on the path got.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grader.compare import describe, diff_sequence
+from grader.errors import GraderError
+from grader.files import json_safe
+
+MAX_LISTED = 6  # children or path nodes quoted at most
+
+
+def _num(value: Any) -> str:
+    if value in ("+inf", "-inf"):
+        return "+∞" if value == "+inf" else "−∞"
+    if isinstance(value, float):
+        if value != value or abs(value) == float("inf"):
+            return describe(value)
+        return describe(round(value, 4))
+    return describe(value)
+
+
+def _float(value: Any) -> float:
+    return float(value.replace("+inf", "inf")) if isinstance(value, str) else float(value)
+
+
+def cached_steps(case: Any, algorithm: str, rule: str, answers: Any) -> list[Any] | None:
+    """The reference's moments on ``case`` from ``answers`` (computed where ``reference/`` is);
+    None for alpha-beta (its window has its own moments) or where none can be computed."""
+    if algorithm == "alpha_beta":
+        return None
+
+    def compute() -> list[Any] | None:
+        from grader.answers.solve import mcts_settings
+
+        if algorithm == "mcts":
+            import random
+
+            from reference.steps import mcts_moments
+
+            settings = mcts_settings(case)
+            moments = mcts_moments(case.build_game(), settings.iterations,
+                                   random.Random(settings.seed), settings.c)
+        else:
+            from reference.steps import tree_moments
+
+            moments = tree_moments(case.build_game(), algorithm)
+        return json_safe(moments)
+
+    try:
+        return answers.extra(case, f"steps:{algorithm}", compute)
+    except GraderError:
+        return None
+    except (ValueError, TypeError):  # a game the algorithm cannot take: no explanation
+        return None
+
+
+def step_note(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
+              answers: Any) -> str | None:
+    """The sentence(s) explaining the reference's step at the first difference of
+    ``generated``; None when the sequences agree or the moments are not available."""
+    diff = diff_sequence("generated", list(expected.generated), list(got.generated))
+    if diff.equal:
+        return None
+    moments = cached_steps(case, algorithm, rule, answers)
+    if not moments:
+        return None
+    step = diff.first_difference
+    stopped = next((m[1] for m in moments if m[0] == "stopped"), None)
+    if stopped is not None and step >= stopped - 1:
+        return None  # past where the stored replay stops: nothing known to explain
+    yours = got.generated[step] if step < len(got.generated) else None
+    if algorithm == "mcts":
+        text = _mcts_note(moments, step)
+    else:
+        text = _tree_note(moments, step, yours, algorithm, case)
+    if text is None:
+        return None
+    return text + (" Your search had stopped." if yours is None else f" Yours generated {yours}.")
+
+
+def _mover(mover: Any, algorithm: str) -> str:
+    return f"player {mover}" if algorithm == "maxn" else str(mover)
+
+
+def _seen(seen: list[Any], algorithm: str) -> str:
+    parts = []
+    for child, value, p in seen[-MAX_LISTED:]:
+        weight = f" (p = {_num(p)})" if p is not None else ""
+        parts.append(f"{child} = {_num(value)}{weight}")
+    more = f"{len(seen) - MAX_LISTED} more, " if len(seen) > MAX_LISTED else ""
+    return more + ", ".join(parts)
+
+
+def _tree_note(moments: list[Any], step: int, yours: str | None, algorithm: str,
+               case: Any) -> str | None:
+    cuts = [m for m in moments if m[0] == "cut" and m[1] == step]
+    moment = next((m for m in cuts if yours in m[5]), cuts[0] if cuts else None)
+    if moment is None:
+        moment = next((m for m in moments if m[0] == "generate" and m[1] == step), None)
+    if moment is None:
+        return (f"At step {step + 1} the reference had finished: it generated {step} nodes "
+                "in all.")
+    kind, _, node, mover, seen, children, facts = moment
+    where = f"At step {step + 1} the reference is at {node} ({_mover(mover, algorithm)})"
+    backed = (f", with the values backed up there so far: {_seen(seen, algorithm)}" if seen
+              else ", before any of its children")
+    if algorithm == "maxn":
+        reason = _maxn_reason(kind, mover, seen, facts)
+    elif mover == "CHANCE" and "R" in facts:
+        reason = _star1_chance_reason(kind, seen, facts)
+    elif "alpha" in facts:
+        reason = _star1_window_reason(kind, mover, facts)
+    elif mover == "CHANCE":
+        reason = f"S = {_num(facts.get('S', 0))} so far" if seen else ""
+    else:
+        reason = ""
+    reason = f" {reason}" if reason else ""
+    if kind == "cut":
+        pruned = ", ".join(children[:MAX_LISTED]) + (" ..." if len(children) > MAX_LISTED else "")
+        return f"{where}{backed}.{reason} So it stops there and skips {pruned}."
+    return f"{where}{backed}.{reason} It generates {children[0]} next."
+
+
+def _star1_chance_reason(kind: str, seen: list[Any], facts: dict[str, Any]) -> str:
+    s, r = _float(facts["S"]), _float(facts["R"])
+    low, high = _float(facts["L"]), _float(facts["U"])
+    alpha, beta = _float(facts["alpha"]), _float(facts["beta"])
+    window = f"α = {_num(facts['alpha'])}, β = {_num(facts['beta'])}"
+    if not seen:
+        return (f"Star1: S = 0, R = 1, window {window}; a chance node always searches its "
+                "first child.")
+    upper, lower = s + high * r, s + low * r
+    head = (f"Star1 with L = {_num(low)}, U = {_num(high)} and {window}: after its children "
+            f"so far S = {_num(s)} and R = {_num(r)}, so the node's value is at most "
+            f"S + U·R = {_num(upper)} and at least S + L·R = {_num(lower)}.")
+    if kind == "cut":  # the replay says which test cut (this module re-runs no search test)
+        if facts.get("cut") == "upper":
+            return head + f" {_num(upper)} ≤ α = {_num(alpha)}: MAX above already has better."
+        return head + f" {_num(lower)} ≥ β = {_num(beta)}: MIN above already has better."
+    return head + (f" Neither {_num(upper)} ≤ α nor {_num(lower)} ≥ β, so no cut.")
+
+
+def _star1_window_reason(kind: str, mover: Any, facts: dict[str, Any]) -> str:
+    window = f"α = {_num(facts['alpha'])}, β = {_num(facts['beta'])}, v = {_num(facts['v'])}"
+    if kind == "cut":
+        test = "v ≥ β" if mover == "MAX" else "v ≤ α"
+        return f"Its window: {window}; {test}, a cut."
+    test = "v < β" if mover == "MAX" else "v > α"
+    return f"Its window: {window}; {test}, no cut."
+
+
+def _maxn_reason(kind: str, mover: Any, seen: list[Any], facts: dict[str, Any]) -> str:
+    best = facts.get("best")
+    parts = []
+    if best is not None:
+        parts.append(f"Its best so far is {_num(best)} (entry {mover} = {_num(best[mover])}).")
+        if len(seen) >= 2 and seen[-1][1][mover] == best[mover] and seen[-1][1] != best:
+            parts.append(f"{seen[-1][0]} only ties entry {mover}, and ties keep the first "
+                         "child.")
+    limit = facts.get("limit")
+    if facts.get("max_sum") is None:
+        pass
+    elif limit is None:
+        if facts.get("parent_mover") is None:
+            parts.append("No shallow-pruning bound here: its parent has no best yet (or it "
+                         "is the root).")
+        else:
+            parts.append(f"No shallow-pruning bound here: its parent's mover is player "
+                         f"{mover} too.")
+    else:
+        bound = (f"The shallow-pruning bound is max_sum − parent's best = "
+                 f"{_num(facts['max_sum'])} − {_num(facts['parent_best'])} = {_num(limit)}")
+        if best is None:
+            parts.append(bound + "; nothing to test before its first child.")
+        elif kind == "cut":
+            parts.append(bound + f": {_num(best[mover])} ≥ {_num(limit)}.")
+        else:
+            parts.append(bound + f": {_num(best[mover])} < {_num(limit)}, no cut.")
+    return " ".join(parts)
+
+
+def _mcts_note(moments: list[Any], step: int) -> str | None:
+    current = None
+    for moment in moments:
+        if moment[1] <= step:
+            current = moment
+        else:
+            break
+    if current is None:
+        return None
+    _, start, index, path, expanded, utility, rewards = current
+    parts = [f"Step {step + 1} is in iteration {index + 1} of the reference's MCTS (its "
+             f"{'expansion' if step == start else 'playout'})."]
+    for node, visits, stats, chosen in path[:MAX_LISTED]:
+        listed = "; ".join(f"{child}: n = {n}, w = {_num(w)}, UCB1 = {_num(ucb)}"
+                           for child, n, w, ucb in stats[:MAX_LISTED])
+        parts.append(f"Selection at {node} (N = {visits}): {listed}; it goes to {chosen} "
+                     "(the largest UCB1, ties: the first).")
+    if expanded is not None:
+        parts.append(f"Expansion: at {expanded[0]} the first untried action is {expanded[1]}, "
+                     f"which makes {expanded[2]}.")
+    else:
+        parts.append("No expansion: the selected node is terminal.")
+    shown = "; ".join(f"{node} gets {_num(reward)} ({player} moved into it)"
+                      for node, player, reward in rewards[:MAX_LISTED])
+    parts.append(f"The playout ends with utility {_num(utility)}; each node on the path gets the "
+                 f"reward of the player who moved into it: {shown}.")
+    return " ".join(parts)
+
+
+__all__ = ["cached_steps", "step_note"]

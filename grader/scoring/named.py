@@ -1,0 +1,145 @@
+"""The named mistakes of a graded submission, written into its tests and its summary.
+
+Called once by :func:`grader.scoring.grade.grade`, after every test ran: for each algorithm,
+:func:`grader.feedback.verdict.diagnose_submission` weighs what the student's code did on every
+graded case of it, and the one diagnosis (a mistake, or alternatives, or nothing) goes
+
+* into each failing test of the algorithm: its Markdown output (the hint paragraph), its summary
+  line (``(likely mistake: ...)``) and ``extra_data["mistakes"]`` (the hints, for the HTML
+  report);
+* into ``results.extra_data["diagnoses"]`` and the top-level output's summary (returned).
+
+Where several mistakes remain (no graded case tells them apart), the smallest random tree on
+which their runs differ is searched for (:func:`telling_tree`, deterministic; staff machines and
+Gradescope only, where the variants can run) and shown, with what each would generate there.
+
+A bug here costs the student the hints only, never a score: staff get the traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import traceback
+from dataclasses import asdict
+from typing import Any
+
+from hypothesis import HealthCheck, find, settings
+from hypothesis.errors import NoSuchExample
+
+from grader.answers.solve import mcts_settings
+from grader.answers.store import reference_available
+from grader.cases import case_from_dict
+from grader.feedback.diagnosis import BUDGET_FLOOR, _Budgeted
+from grader.feedback.failure import wrap
+from grader.files import json_safe
+from grader.run.runner import run_algorithm
+from grader.scoring import random_trees
+from grader.feedback.verdict import Diagnosis, Observation, diagnose_submission, summary_markdown
+from grader.scoring.results import GradingResults, TestResult
+
+
+def name_mistakes(observed: list[tuple[TestResult, Observation]], answers: Any,
+                  results: GradingResults) -> str:
+    """Attach each algorithm's diagnosis to its failing tests; return the summary Markdown."""
+    by_algorithm: dict[str, list[tuple[TestResult, Observation]]] = {}
+    for test, observation in observed:
+        by_algorithm.setdefault(test.algorithm, []).append((test, observation))
+    diagnoses: dict[str, Diagnosis] = {}
+    for algorithm, pairs in by_algorithm.items():
+        try:
+            found = diagnose_submission(algorithm, [obs for _, obs in pairs], answers)
+        except Exception:  # noqa: BLE001 - the grader's failure: no hint, staff told
+            results.staff_notes.append(f"diagnosis of {algorithm} failed:\n"
+                                       + traceback.format_exc())
+            continue
+        if found is None:
+            continue
+        found.count_shown = not any(test.hidden for test, _ in pairs)  # hidden tests: no count
+        diagnoses[algorithm] = found
+        apart = _apart_lines(algorithm, found, pairs[0][1].rule, results)
+        for test, observation in pairs:
+            if observation.passed:
+                continue
+            hint = [part for line in found.markdown() + apart for part in wrap(line)]
+            test.output = test.output.rstrip("\n") + "\n\n" + "\n".join(hint)
+            test.summary += f" (likely mistake: {found.title()})"
+            test.extra_data["mistakes"] = [asdict(hint) for hint in found.hints]
+    if diagnoses:
+        results.extra_data["diagnoses"] = {name: found.to_dict()
+                                           for name, found in diagnoses.items()}
+    return summary_markdown(diagnoses)
+
+
+def _apart_lines(algorithm: str, found: Diagnosis, rule: str, results: GradingResults) -> list[str]:
+    if len(found.hints) < 2:
+        return []
+    try:
+        tree = _telling_tree(algorithm, tuple(hint.name for hint in found.hints), rule, 120)
+    except Exception:  # noqa: BLE001 - the grader's failure: no example, staff told
+        results.staff_notes.append(f"telling_tree({algorithm}) failed:\n" + traceback.format_exc())
+        return []
+    if tree is None:
+        return []
+    data, runs = tree
+    titles = {hint.name: hint.title for hint in found.hints}
+    extras = [f"{key} {json.dumps(data[key])}" for key in ("depth_limit", "value_bounds",
+                                                           "max_sum") if key in data]
+    settings_ = f" ({', '.join(extras)})" if extras else ""
+    lines = ["", f"A small tree that tells them apart{settings_}: {_compact(data['tree'])}. "
+             "On it:"]
+    lines += [f"- {titles[name]}: {outcome}" for name, outcome in runs.items()]
+    return lines
+
+
+def _compact(node: dict[str, Any]) -> str:
+    """A tree of :func:`random_trees.case_dicts` in one line: ``A max (B = 3, C min (...))``."""
+    weight = f" [p = {node['probability']:.3g}]" if "probability" in node else ""
+    if "children" not in node:
+        return f"{node['id']} = {json.dumps(node['value'])}{weight}"
+    evaluation = f" eval {json.dumps(node['eval'])}" if "eval" in node else ""
+    inner = ", ".join(_compact(child) for child in node["children"])
+    return f"{node['id']} {node['player']}{evaluation}{weight} ({inner})"
+
+
+@functools.lru_cache(maxsize=64)  # per set of mistakes, not per submission: computed once
+def _telling_tree(algorithm: str, names: tuple[str, ...], rule: str, tries: int):
+    return telling_tree(algorithm, list(names), rule, tries)
+
+
+def telling_tree(algorithm: str, names: list[str], rule: str,
+                 tries: int = 120) -> tuple[dict[str, Any], dict[str, str]] | None:
+    """The smallest random tree (a case dict of :func:`random_trees.case_dicts`) on which the
+    variants ``names`` do not all run alike, with each one's run there (``generated``, value,
+    or the exception); None without ``reference/`` or when ``tries`` trees find none (they
+    may be the same search). Deterministic: hypothesis runs derandomized."""
+    if not reference_available():
+        return None
+    from reference.mistakes import mistakes_for
+
+    chosen = [m for m in mistakes_for(algorithm, rule) if m.name in names]
+
+    def runs(data: dict[str, Any]) -> dict[str, str]:
+        case = case_from_dict(data)
+        outcome = {}
+        for mistake in chosen:
+            try:
+                run = run_algorithm(mistake.functions(rule), _Budgeted(case.build_game(),
+                                    BUDGET_FLOOR), algorithm,
+                                    mcts=mcts_settings(case) if algorithm == "mcts" else None)
+                outcome[mistake.name] = (f"generates {' '.join(run.generated)}, value "
+                                         f"{json.dumps(json_safe(run.value))}")
+            except Exception as error:  # noqa: BLE001 - a variant that fails differs too
+                outcome[mistake.name] = f"stops with {type(error).__name__}"
+        return outcome
+
+    try:
+        data = find(random_trees.case_dicts(algorithm), lambda d: len(set(runs(d).values())) > 1,
+                    settings=settings(max_examples=tries, derandomize=True, database=None,
+                                      deadline=None, suppress_health_check=list(HealthCheck)))
+    except NoSuchExample:
+        return None
+    return data, runs(data)
+
+
+__all__ = ["name_mistakes", "telling_tree"]

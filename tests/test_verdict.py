@@ -1,0 +1,203 @@
+"""One diagnosis per algorithm (grader/feedback/verdict.py): named mistakes are right or silent.
+
+A submission here is a catalogue variant (or a reference function table) run in this process
+on every case of one algorithm, with the diagnosis's own node budget; what it did on each case
+is an :class:`Observation`, as the grading loop records it. The checks:
+
+* every catalogue variant is named for itself, on every case where it fails (the one diagnosis
+  goes on every failing test of its algorithm);
+* mistakes that share a trace on some case but not on all are never named for each other;
+* the property: on random trees (random subsets of them), with random variants, each mistake
+  named reproduces the submission on every graded case, checked by running it again here.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from grader.answers.solve import mcts_settings, solve
+from grader.answers.store import AnswerKey
+from grader.cases import case_from_dict, find_cases, load_case
+from grader.compare import check_value, compare
+from grader.feedback.diagnosis import (
+    BUDGET_FACTOR,
+    BUDGET_FLOOR,
+    _Budgeted,
+    _OverBudget,
+    cached_runs,
+    diagnosable,
+)
+from grader.feedback.verdict import Observation, consistent, diagnose_submission
+from grader.run.runner import run_algorithm
+from grader.scoring import random_trees as shrink
+from reference import reference_functions
+from reference.mistakes import CATALOGUE, mistakes_for
+
+ROOT = Path(__file__).resolve().parent.parent
+HEAVY = {"tictactoe-empty-board", "tictactoe-empty-board-minimax", "connect4-depth-limited",
+         "connect4-small-board", "tictactoe-o-to-move", "mcts-tictactoe-o-wins"}
+CASES = [case for case in map(load_case, find_cases([ROOT / "trees" / "public",
+                                                     ROOT / "trees" / "hidden"]))
+         if case.name not in HEAVY]
+ALGORITHMS = ("minimax", "alpha_beta", "expectimax", "maxn", "mcts")
+
+
+def cases_of(algorithm: str) -> list:
+    return [case for case in CASES if algorithm in case.algorithms
+            and diagnosable(case, algorithm)]
+
+
+def observe(table: dict, case, algorithm: str, rule: str) -> Observation:
+    """What ``table`` does on ``case``, as the grading loop records it (the budget stands in
+    for the time limit)."""
+    reference = solve(case, algorithm, pruning=rule)
+    budget = max(BUDGET_FLOOR, BUDGET_FACTOR * len(reference.generated))
+    settings_ = mcts_settings(case) if algorithm == "mcts" else None
+    try:
+        got = run_algorithm(table, _Budgeted(case.build_game(), budget), algorithm,
+                            mcts=settings_)
+    except (_OverBudget, RecursionError):
+        return Observation(case, rule, False, None, "timeout")
+    except Exception:  # noqa: BLE001 - the worker reports it as an error
+        return Observation(case, rule, False, None, "error")
+    return Observation(case, rule, compare(reference, got).passed, got)
+
+
+def rule_of(mistake) -> str:
+    return "inclusive" if "inclusive" in mistake.rules else "strict"
+
+
+@pytest.fixture(scope="module")
+def answers() -> AnswerKey:
+    return AnswerKey.default()
+
+
+_observed: dict = {}
+
+
+def observations(mistake) -> list[Observation]:
+    key = (mistake.algorithm, mistake.name)
+    if key not in _observed:
+        rule = rule_of(mistake)
+        _observed[key] = [observe(mistake.functions(rule), case, mistake.algorithm, rule)
+                          for case in cases_of(mistake.algorithm)]
+    return _observed[key]
+
+
+@pytest.mark.parametrize("mistake", CATALOGUE, ids=[f"{m.algorithm}-{m.name}" for m in CATALOGUE])
+def test_each_variant_is_named_for_itself_wherever_it_fails(mistake, answers):
+    seen = observations(mistake)
+    failing = [item.case.name for item in seen if not item.passed]
+    assert failing, f"{mistake.name} fails no case of {mistake.algorithm}"
+    found = diagnose_submission(mistake.algorithm, seen, answers)
+    assert found is not None and mistake.name in [hint.name for hint in found.hints], failing
+    assert found.cases == len(seen)
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_the_reference_gets_no_diagnosis(algorithm, answers):
+    seen = [observe(reference_functions("inclusive"), case, algorithm, "inclusive")
+            for case in cases_of(algorithm)]
+    assert all(item.passed for item in seen)
+    assert diagnose_submission(algorithm, seen, answers) is None
+
+
+def sharing_pairs(answers) -> list[tuple]:
+    """(algorithm, A, B, case) where A and B give the same wrong run on ``case`` but B does not
+    reproduce A on every case: per case, one mistake could be taken for the other."""
+    pairs = []
+    for algorithm in ALGORITHMS:
+        for case in cases_of(algorithm):
+            runs = [run for run in cached_runs(case, algorithm, "inclusive", answers)
+                    if run["status"] == "ran" and not run["same"]]
+            for first, second in itertools.permutations(runs, 2):
+                if (first["generated_hash"], repr(first["value"])) == (
+                        second["generated_hash"], repr(second["value"])):
+                    pairs.append((algorithm, first["name"], second["name"], case.name))
+    return pairs
+
+
+def test_mistakes_that_share_a_trace_on_one_case_are_not_taken_for_each_other(answers):
+    by_name = {(m.algorithm, m.name): m for m in mistakes_for_all("inclusive")}
+    pairs = sharing_pairs(answers)
+    told_apart = set()
+    for algorithm, first, second, shared_on in pairs:
+        seen = observations(by_name[(algorithm, first)])
+        found = diagnose_submission(algorithm, seen, answers)
+        names = [hint.name for hint in found.hints] if found else []
+        assert first in names, (first, shared_on)
+        fits_all = all(consistent(next(run for run in cached_runs(
+            item.case, algorithm, item.rule, answers) if run["name"] == second), item)
+            for item in seen)
+        if not fits_all:
+            assert second not in names, (first, second, shared_on)
+            told_apart.add((algorithm, first, second))
+    # the catalogue has such pairs in several algorithms: the test is not empty
+    assert len(told_apart) >= 5, sorted(told_apart)
+    assert len({algorithm for algorithm, _, _ in told_apart}) >= 3, sorted(told_apart)
+
+
+def mistakes_for_all(rule: str) -> list:
+    return [mistake for algorithm in ALGORITHMS for mistake in mistakes_for(algorithm, rule)]
+
+
+# --- the property ------------------------------------------------------------------------------
+
+
+@st.composite
+def submissions(draw):
+    """(algorithm, mistake or None for the reference, 1 to 4 random cases of the algorithm)."""
+    algorithm = draw(st.sampled_from(ALGORITHMS))
+    mistake = draw(st.sampled_from([None, *mistakes_for(algorithm, "inclusive")]))
+    cases = draw(st.lists(shrink.case_dicts(algorithm), min_size=1, max_size=4))
+    return algorithm, mistake, cases
+
+
+def reruns_the_same(mistake, item: Observation, algorithm: str) -> bool:
+    """``mistake`` run again, here, does on the case what the submission did (independent of
+    the stored runs the diagnosis read)."""
+    again = observe(mistake.functions(item.rule), item.case, algorithm, item.rule)
+    if item.got is None or again.got is None:
+        return item.got is None and again.got is None and item.outcome == again.outcome
+    return (again.got.generated == item.got.generated
+            and check_value(again.got.value, item.got.value).ok)
+
+
+@settings(max_examples=40, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(submissions())
+def test_a_named_mistake_reproduces_the_submission_on_every_graded_case(drawn):
+    algorithm, mistake, dicts = drawn
+    cases = [case_from_dict(data) for data in dicts]
+    table = mistake.functions("inclusive") if mistake else reference_functions("inclusive")
+    seen = [observe(table, case, algorithm, "inclusive") for case in cases]
+    answers = AnswerKey(cache=None)
+    found = diagnose_submission(algorithm, seen, answers)
+    if mistake is None or all(item.passed for item in seen):
+        assert found is None
+        return
+    by_name = {m.name: m for m in mistakes_for(algorithm, "inclusive")}
+    # the submission is itself a catalogue variant: it is always among the named
+    assert found is not None and mistake.name in [hint.name for hint in found.hints]
+    for hint in found.hints:
+        for item in seen:
+            assert reruns_the_same(by_name[hint.name], item, algorithm), (hint.name, dicts)
+
+
+def test_a_small_tree_tells_alternatives_apart_or_none_is_claimed():
+    from grader.scoring.named import telling_tree
+
+    data, runs = telling_tree("alpha_beta", ["never_prunes", "forgets_alpha_update"], "inclusive")
+    assert runs["never_prunes"] != runs["forgets_alpha_update"]
+    case = case_from_dict(data)  # a valid case, and the runs shown are the variants' own
+    table = next(m for m in mistakes_for("alpha_beta", "inclusive") if m.name == "never_prunes")
+    got = run_algorithm(table.functions("inclusive"), case.build_game(), "alpha_beta")
+    assert runs["never_prunes"].startswith(f"generates {' '.join(got.generated)}, value")
+    # the same search written two ways: no tree tells them apart, and none is claimed
+    assert telling_tree("alpha_beta", ["never_prunes", "no_window_passing"], "inclusive",
+                        tries=30) is None
