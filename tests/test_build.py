@@ -315,7 +315,7 @@ def test_pytest_k_with_an_algorithm_name_picks_that_algorithm_only():
     turns = collected("expectiminimax")  # a case name still matches as before
     assert turns and all(name.startswith("expectimax-") for name in turns)
     assert collected("not minimax and not alpha_beta and not expectimax and not maxn "
-                     "and not mcts") == []
+                     "and not mcts and not iterative_deepening") == []
 
 
 def test_the_handout_explains_an_iterative_deepening_mistake_without_the_reference(
