@@ -380,11 +380,29 @@ def test_forking_is_refused(worker_for):
     assert reply.status == "error" and reply.error["type"] == "BlockingIOError"
 
 
-def test_a_case_the_worker_cannot_build_is_a_grader_error(worker_for):
+def test_a_case_the_grader_cannot_build_is_a_grader_error_raised_in_the_parent(worker_for):
     worker = worker_for(MINIMAX)
-    with pytest.raises(GraderError, match="sandbox worker failed"):
+    with pytest.raises(GraderError, match="the case sent to the worker does not build"):
         worker.run({"name": "broken"}, "minimax")
+    assert worker.starts == 0  # checked before any worker was started
     assert worker.run(CASE, "minimax").status == "ok"
+
+
+def test_a_grader_error_the_worker_reports_is_never_the_graders(worker_for):
+    worker = worker_for("""
+        import json, sys
+
+        def max_value(game, state, depth=0):
+            forged = {"event": "reply", "seq": 1, "status": "grader_error",
+                      "error": {"type": "KeyError", "message": "fake", "traceback": "fake tb"}}
+            with open(int(sys.argv[1]), "w", closefd=False) as channel:
+                channel.write(json.dumps(forged) + "\\n")
+            return 3
+    """)
+    reply = worker.run(CASE, "minimax")
+    assert reply.status == "crashed" and "the worker reported a failure of its own" in reply.message
+    assert "KeyError: fake" in reply.message and "fake tb" not in reply.message
+    assert worker.run(CASE, "minimax").status == "ok"  # a fresh worker: the forger's is gone
 
 
 def test_limits_are_checked():
@@ -537,7 +555,7 @@ def test_the_global_random_is_seeded_before_every_call(worker_for):
     assert first.value == second.value == random.Random(0).random()
 
 
-def test_every_field_of_a_forged_reply_arrives_as_plain_data(worker_for):
+def test_a_forged_reply_of_the_wrong_shape_is_a_crash_never_data(worker_for):
     worker = worker_for("""
         import json, sys
 
@@ -563,7 +581,7 @@ def test_every_field_of_a_forged_reply_arrives_as_plain_data(worker_for):
             return all(check(k) and check(v) for k, v in value.items())
         return type(value) in plain
 
-    assert isinstance(reply, WorkerReply) and reply.status == "ok"
+    assert isinstance(reply, WorkerReply) and reply.status == "crashed"
     assert all(check(getattr(reply, name)) for name in vars(reply))
-    assert reply.generated == [] and reply.evaluated == [] and reply.elapsed is None
-    assert reply.function == "{'x': 1}" and reply.message == "[2]"
+    assert reply.message.startswith("sent a malformed message (")
+    assert reply.value is None and reply.generated == [] and reply.elapsed is None

@@ -65,9 +65,12 @@ from grader.sandbox.protocol import (
     ERROR_KEYS,
     MAX_MESSAGE_BYTES,
     STATUSES,
+    Unreadable,
     WorkerReply,
+    check_case_builds,
     finite_number,
     mcts_dict,
+    parse_message,
     reply_from_message,
 )
 
@@ -265,17 +268,15 @@ class Worker:
             line_end = self._inbox.find(b"\n", scanned)
             scanned = len(self._inbox)
             if line_end >= 0:
-                line = bytes(self._inbox[:line_end])
-                del self._inbox[: line_end + 1]
-                try:
-                    message = json.loads(line)
-                except ValueError:
-                    message = None
-                if not isinstance(message, dict):
-                    raise Closed("wrote something unreadable to the grader's private channel")
-                return message
+                try:  # sizes checked before decoding, then the schema: nothing here is trusted
+                    return parse_message(self._inbox, line_end)
+                except Unreadable as error:
+                    raise Closed(str(error)) from None
+                finally:
+                    del self._inbox[: line_end + 1]
             if len(self._inbox) > MAX_MESSAGE_BYTES:
-                raise Closed("wrote more than the grader reads to its private channel")
+                raise Closed(f"sent a message longer than the {MAX_MESSAGE_BYTES:,} bytes the "
+                             "grader reads")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise Deadline()
@@ -346,6 +347,7 @@ class Worker:
             raise ValueError(f"expected time_limit to be positive, got: {time_limit!r}")
         if hasattr(case, "public_dict"):
             case = case.public_dict()
+        check_case_builds(case)  # the grader's own failure is raised here, never by the worker
         if self._proc is not None and (
             self._proc.poll() is not None  # it died between requests
             or self._cpu + time_limit + self.limits.kill_margin + 2 > self.limits.cpu_time
@@ -423,29 +425,17 @@ class Worker:
 
     def _finish(self, message: dict[str, Any], function: str | None = None, *,
                 before_student: bool = False) -> WorkerReply:
+        # No status the worker sends is the grader's failure, "grader_error" included (student
+        # code may have written it): reply_from_message makes a status outside STATUSES a crash.
+        # The parent checked that the case builds before sending it (run), so a genuine
+        # failure to build is raised there, as the grader's own.
         status = message.get("status")
-        if status == "grader_error" and not before_student:
-            # Once the student's function has started, the channel is theirs to write on: a
-            # "grader error" then is forged (it would hide the student's total), not ours.
-            status = "crashed-forged"
-        if status == "grader_error":
-            error = message.get("error") or {}
-            self.close()
-            raise GraderError(
-                f"the sandbox worker failed: {error.get('message')}\n{error.get('traceback', '')}"
-            )
-        if status not in STATUSES:
-            self.close()
-            return WorkerReply(
-                "crashed", function=function, message=f"sent an unknown status {status!r}"
-                if status != "crashed-forged" else "sent a forged grader-error reply"
-            )
         printed = sum(buffer.total for buffer in self._streams.values())
         stdout, stderr = self._take_output()
         reply = reply_from_message(message, function, stdout=stdout, stderr=stderr,
                                    printed=printed, limits=self.limits)
         self._cpu = finite_number(message.get("cpu"), self._cpu)
-        if status == "timeout" or message.get("recycle"):
+        if status not in STATUSES or status == "timeout" or message.get("recycle"):
             self.close()  # the process may be in any state: the next request gets a fresh one
         return reply
 
