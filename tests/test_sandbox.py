@@ -585,3 +585,40 @@ def test_a_forged_reply_of_the_wrong_shape_is_a_crash_never_data(worker_for):
     assert all(check(getattr(reply, name)) for name in vars(reply))
     assert reply.message.startswith("sent a malformed message (")
     assert reply.value is None and reply.generated == [] and reply.elapsed is None
+
+
+def test_the_scratch_folder_is_bounded_and_removed_however_deep(worker_for):
+    worker = worker_for("""
+        import os
+
+        def max_value(game, state, depth=0):
+            for _ in range(3000):  # rmtree recurses: this defeated it
+                os.mkdir("d")
+                os.chdir("d")
+            os.symlink("/etc", "link")
+            os.mkdir("closed")
+            os.chmod("closed", 0)
+            return 1
+    """)
+    before = set(Path(tempfile.gettempdir()).glob("grader-worker-*"))
+    reply = worker.run(CASE, "minimax", time_limit=20)
+    assert reply.status == "error" and reply.error["type"] == "ScratchLimitExceeded", reply
+    assert "more than 1,000 files and folders" in reply.message
+    assert worker.pid is None  # the worker went, and its folder with it
+    assert set(Path(tempfile.gettempdir()).glob("grader-worker-*")) <= before
+
+
+def test_remove_tree_never_follows_a_link_nor_raises(tmp_path):
+    from grader.sandbox.process import remove_tree
+
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "precious").write_text("x")
+    doomed = tmp_path / "doomed"
+    (doomed / "a" / "b").mkdir(parents=True)
+    (doomed / "a" / "link").symlink_to(kept)
+    (doomed / "file-link").symlink_to(kept / "precious")
+    (doomed / "a" / "b").chmod(0)
+    assert remove_tree(doomed) and not doomed.exists()
+    assert (kept / "precious").read_text() == "x"
+    assert remove_tree(tmp_path / "missing")

@@ -37,7 +37,6 @@ import json
 import math
 import os
 import select
-import shutil
 import socket
 import subprocess
 import sys
@@ -59,6 +58,8 @@ from grader.sandbox.process import (
     kill_and_clean,
     kill_group,
     prepare_scratch,
+    remove_tree,
+    scratch_problem,
     worker_environment,
 )
 from grader.sandbox.protocol import (
@@ -103,6 +104,7 @@ class Worker:
         self.startup_seconds: float | None = None  # the last start, until the import was done
         self._ids = resolve_user(user)
         self._proc: subprocess.Popen | None = None
+        self._scratch: Path | None = None
         self._sock: socket.socket | None = None
         self._inbox = bytearray()
         self._pipes: dict[int, CappedBuffer] = {}  # open output pipes
@@ -134,7 +136,7 @@ class Worker:
             self._finalizer = None
         if self._sock is not None:
             self._sock.close()
-        self._proc, self._sock = None, None
+        self._proc, self._sock, self._scratch = None, None, None
         self._pipes, self._streams, self._inbox = {}, {}, bytearray()
 
     def start(self) -> None:
@@ -216,12 +218,13 @@ class Worker:
             )
         except BaseException:
             parent_end.close()
-            shutil.rmtree(scratch, ignore_errors=True)
+            remove_tree(scratch)
             raise
         finally:
             child_end.close()
         self.starts += 1
         self._proc, self._sock, self._inbox = proc, parent_end, bytearray()
+        self._scratch = scratch
         self._streams = {
             "stdout": CappedBuffer(self.limits.output),
             "stderr": CappedBuffer(self.limits.output),
@@ -435,7 +438,11 @@ class Worker:
         reply = reply_from_message(message, function, stdout=stdout, stderr=stderr,
                                    printed=printed, limits=self.limits)
         self._cpu = finite_number(message.get("cpu"), self._cpu)
-        if status not in STATUSES or status == "timeout" or message.get("recycle"):
+        overfull = scratch_problem(self._scratch, self.limits) if self._scratch else ""
+        if overfull and reply.status in ("ok", "error"):  # the folder goes with the worker
+            reply.status, reply.value, reply.message = "error", None, f"ScratchLimitExceeded: {overfull}"
+            reply.error = {"type": "ScratchLimitExceeded", "message": overfull, "traceback": ""}
+        if overfull or status not in STATUSES or status == "timeout" or message.get("recycle"):
             self.close()  # the process may be in any state: the next request gets a fresh one
         return reply
 

@@ -33,6 +33,8 @@ class Limits:
     open_files: int = 64  # RLIMIT_NOFILE
     output: int = 10_000  # bytes of stdout, and of stderr, kept per request
     flood: int = 10 * MiB  # a call printing more (stdout + stderr, all ways) fails
+    scratch: int = 64 * MiB  # the scratch folder's size after a call (files of file_size each)
+    scratch_entries: int = 1_000  # and its files and folders: more fails the call
 
     def __post_init__(self) -> None:
         for item in fields(self):

@@ -45,7 +45,7 @@ from grader.scoring.results import (
 )
 
 NOT_IMPLEMENTED = "NotImplementedError"
-SANDBOX_ERRORS = ("OutputLimitExceeded", "SandboxViolation")
+SANDBOX_ERRORS = ("OutputLimitExceeded", "SandboxViolation", "ScratchLimitExceeded")
 
 
 def accepted_rules(case_rule: str | None, course_rule: str) -> list[str]:
