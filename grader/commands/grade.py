@@ -8,7 +8,7 @@ from __future__ import annotations
 import traceback
 from pathlib import Path
 
-from grader.files import write_json_atomically
+from grader.files import reserve_space, write_json_atomically
 from grader.report.gradescope import error_results, write_results
 
 
@@ -22,6 +22,7 @@ def grade_main(
     from grader.cases.rubric import load_rubric
     from grader.scoring.grade import grade
 
+    reserve_space(Path(results_path))  # a disk the submission fills still takes the results
     try:
         results = grade(Path(submission), [Path(c) for c in cases], rubric=load_rubric(rubric_path))
         data = write_results(results, Path(results_path))
