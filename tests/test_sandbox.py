@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from grader.errors import GraderError
+from grader.sandbox.private import PRIVATE_ENV, coverable
 from grader.sandbox.client import Worker
 from grader.sandbox.confine import landlock_abi
 from grader.sandbox.limits import LANDLOCK_ENV, Limits
@@ -433,6 +434,7 @@ def test_an_unknown_worker_user_is_a_grader_error(tmp_path):
 @pytest.mark.skipif(os.geteuid() != 0, reason="the privilege drop needs root")
 def test_as_root_the_worker_drops_to_an_unprivileged_user(tmp_path, monkeypatch):
     monkeypatch.setenv(LANDLOCK_ENV, "0")  # the file modes alone, without Landlock's fence
+    monkeypatch.setenv(PRIVATE_ENV, "0")  # and /tmp, where the files are, left open
     shared = Path(tempfile.mkdtemp(prefix="sandbox-test-"))  # traversable by everyone
     try:
         shared.chmod(0o755)
@@ -488,7 +490,8 @@ GRADER_FOLDER = Path(__file__).resolve().parent.parent / "grader"
 @pytest.mark.skipif(os.geteuid() == 0 and not _others_can_read(GRADER_FOLDER),
                     reason="the checkout sits in a folder other users cannot enter (e.g. mktemp -d): "
                            "the worker's user could not import the grader lazily")
-def test_landlock_fences_files_network_and_signals_whoever_runs_the_grader(tmp_path):
+def test_landlock_fences_files_network_and_signals_whoever_runs_the_grader(tmp_path, monkeypatch):
+    monkeypatch.setenv(PRIVATE_ENV, "0")  # Landlock alone: the files are under /tmp
     outside = tmp_path / "outside"
     outside.mkdir()
     outside.chmod(0o777)
@@ -587,7 +590,8 @@ def test_a_forged_reply_of_the_wrong_shape_is_a_crash_never_data(worker_for):
     assert reply.value is None and reply.generated == [] and reply.elapsed is None
 
 
-def test_the_scratch_folder_is_bounded_and_removed_however_deep(worker_for):
+def test_the_scratch_folder_is_bounded_and_removed_however_deep(worker_for, monkeypatch):
+    monkeypatch.setenv(PRIVATE_ENV, "0")  # the parent's check: the scratch on the shared disk
     worker = worker_for("""
         import os
 
@@ -622,3 +626,39 @@ def test_remove_tree_never_follows_a_link_nor_raises(tmp_path):
     assert remove_tree(doomed) and not doomed.exists()
     assert (kept / "precious").read_text() == "x"
     assert remove_tree(tmp_path / "missing")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a mount namespace needs root")
+def test_as_root_the_shared_folders_are_closed_and_the_scratch_is_a_small_disk(worker_for, monkeypatch):
+    monkeypatch.setenv(LANDLOCK_ENV, "0")  # as on a kernel without Landlock
+    worker = worker_for("""
+        import os
+
+        def attempt(action):
+            try:
+                action()
+                return "ok"
+            except OSError as error:
+                return type(error).__name__
+
+        def max_value(game, state, depth=0):
+            shared = {place: attempt(lambda: open(place + "/grader-test-x", "w").close())
+                      for place in ("/dev/shm", "/var/tmp", "/tmp")}
+            made = 0
+            try:
+                while True:
+                    os.mkdir(f"d{made}")
+                    made += 1
+            except OSError:
+                pass
+            return shared, made
+    """)
+    reply = worker.run(CASE, "minimax", time_limit=20)
+    if reply.status == "error" and reply.error["type"] == "ScratchLimitExceeded":
+        pytest.skip("no mount namespace here (an unprivileged container?)")
+    assert reply.status == "ok", reply
+    shared, made = reply.value
+    for place in coverable():
+        assert shared[place] == "PermissionError", shared
+        assert not Path(place, "grader-test-x").exists()
+    assert made < 1000  # the scratch folder's own file system ran out of entries

@@ -62,6 +62,7 @@ from grader.sandbox.process import (
     scratch_problem,
     worker_environment,
 )
+from grader.sandbox.private import isolator
 from grader.sandbox.protocol import (
     ERROR_KEYS,
     MAX_MESSAGE_BYTES,
@@ -215,6 +216,8 @@ class Worker:
                 cwd="/",
                 env=env,
                 start_new_session=True,
+                # its own /tmp, /var/tmp, /dev/shm and a size-bounded scratch, where it can be
+                preexec_fn=isolator(scratch, target.read_bytes(), self._ids, self.limits),
             )
         except BaseException:
             parent_end.close()
