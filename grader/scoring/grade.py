@@ -202,6 +202,8 @@ def _grade_mcts_outcome(
     best_moves = answers.optimal_actions(case)
     reference = answers.reference(case, "mcts", "inclusive", seed=seeds[0])
     time_limit = _time_limit(settings, case, reference.seconds)
+    result.extra_data = {"check": "outcome", "needs_trace": settings.outcome_needs_trace,
+                         "partial_credit": settings.partial_credit}
     chosen = []
     for seed in seeds:
         reply = worker.run(case.public_dict(), "mcts", mcts=replace(mcts, seed=seed), time_limit=time_limit)
@@ -213,7 +215,7 @@ def _grade_mcts_outcome(
         chosen.append(reply.value)
     hits = sum(1 for move in chosen if any(move == best or str(move) == str(best) for best in best_moves))
     needed = settings.outcome_share * len(seeds)
-    result.extra_data = {"optimal_in": hits, "seeds": len(seeds)}
+    result.extra_data.update(optimal_in=hits, seeds=len(seeds))
     if hits >= needed:
         result.outcome, result.score = PASSED, result.max_score
         result.summary = f"chose a minimax-optimal move in {hits} of {len(seeds)} seeds"
@@ -224,6 +226,36 @@ def _grade_mcts_outcome(
         result.output = (result.summary + f".\n\nOptimal moves: {best_moves!r}. "
                          f"Your moves by seed: {dict(zip(seeds, chosen))!r}")
     return result
+
+
+def pair_mcts_outcomes(tests: list[TestResult]) -> None:
+    """Cap the MCTS outcome tests of a submission whose mcts passes no trace test.
+
+    An outcome test only checks the move, and a minimax search finds the same moves; a trace
+    test checks the tree MCTS grows under a seed, which only MCTS does. So, where the rubric's
+    ``outcome_needs_trace`` holds, a passed outcome test keeps its points only when an mcts
+    trace test passed too (for a visible test, a visible one: a hidden test's result must not
+    show through); otherwise it earns ``partial_credit`` of them, as a right answer reached the
+    wrong way does. A search that is not MCTS then earns at most ``partial_credit`` of the
+    MCTS points. No trace test in the run (``-k``, a course without any): no cap.
+    """
+    mcts = [test for test in tests if test.algorithm == "mcts" and test.outcome != GRADER_ERROR]
+    traces = [test for test in mcts if test.extra_data.get("check") != "outcome"]
+    if not traces:
+        return
+    for test in mcts:
+        data = test.extra_data
+        if data.get("check") != "outcome" or not data.get("needs_trace") or not test.passed:
+            continue
+        seen = [t for t in traces if test.visibility != "visible" or t.visibility == "visible"]
+        if not seen or any(t.passed for t in seen):
+            continue
+        test.score = round(test.max_score * float(data.get("partial_credit", 0.5)), 6)
+        test.outcome = "wrong_trace"
+        test.summary += "; capped: no mcts trace test passed"
+        test.output = (f"{test.summary}.\n\nThe move was right, but a search that is not MCTS "
+                       "finds the same moves: outcome tests earn full points only when an mcts "
+                       "trace test (the exact tree grown under a seed) passes too.")
 
 
 def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey) -> None:
@@ -339,6 +371,7 @@ def grade(
             record(test)  # numbered after the algorithm's cases
         for case, algorithm, number in not_shown:
             record(_grade_safely(case, algorithm, number, rubric, worker, answers, results))
+    pair_mcts_outcomes(results.tests)
     grader_failed = any(test.outcome == GRADER_ERROR for test in results.tests)
     results.output = "\n\n".join(filter(None, [
         results.output, NEUTRAL_GRADER_ERROR if grader_failed else "",
