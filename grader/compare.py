@@ -21,6 +21,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from grader.sandbox.values import OpaqueValue
+
 TOLERANCE = 1e-9
 
 
@@ -90,8 +92,8 @@ def _too_large(value: Any) -> bool:
 
 def describe(value: Any) -> str:
     """A short, student-readable rendering of a returned value."""
-    if isinstance(value, dict) and "__unserializable__" in value:
-        return f"{value.get('repr', '?')} (a {value['__unserializable__']})"
+    if isinstance(value, OpaqueValue):
+        return f"{value.repr} (a {value.type})"
     if _too_large(value):
         return f"<an int of {int.bit_length(value)} bits>"
     if isinstance(value, float) and value.is_integer():

@@ -45,6 +45,7 @@ from grader.scoring.results import (
 )
 
 NOT_IMPLEMENTED = "NotImplementedError"
+TRACE_MULTIPLE, TRACE_SLACK = 20, 10_000  # a student's trace is kept up to this (see grade_pair)
 SANDBOX_ERRORS = ("OutputLimitExceeded", "SandboxViolation", "ScratchLimitExceeded")
 
 
@@ -131,8 +132,12 @@ def grade_pair(
         result.output = message + student_output
         return result
 
-    got = RunResult(value=reply.value, generated=reply.generated, evaluated=reply.evaluated)
-    cut_note = " (your trace passed the sandbox's cap of ids and was cut there)" if reply.trace_truncated else ""
+    # The feedback's work grows with the trace: a trace far longer than the reference's is
+    # wrong whatever its tail holds, so it is cut first (at a multiple of the reference's).
+    keep = TRACE_MULTIPLE * max(max(len(ref.run.generated), len(ref.run.evaluated)) for ref in references) + TRACE_SLACK
+    cut = reply.trace_truncated or max(len(reply.generated), len(reply.evaluated)) > keep
+    got = RunResult(value=reply.value, generated=reply.generated[:keep], evaluated=reply.evaluated[:keep])
+    cut_note = " (your trace was far longer than the reference's and was cut)" if cut else ""
     reference, comparison = _best([(ref, compare(ref.run, got)) for ref in references])
     if comparison.passed:
         result.outcome, result.score = PASSED, result.max_score
