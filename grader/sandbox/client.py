@@ -66,11 +66,14 @@ from grader.sandbox.private import isolator
 from grader.sandbox.protocol import (
     ERROR_KEYS,
     MAX_MESSAGE_BYTES,
+    MAX_MESSAGE_ITEMS,
+    MAX_TRACE,
     STATUSES,
     Unreadable,
     WorkerReply,
     check_case_builds,
     finite_number,
+    items_allowed,
     mcts_dict,
     parse_message,
     reply_from_message,
@@ -106,6 +109,7 @@ class Worker:
         self._ids = resolve_user(user)
         self._proc: subprocess.Popen | None = None
         self._scratch: Path | None = None
+        self._max_items = MAX_MESSAGE_ITEMS  # JSON items a message may hold (this request's)
         self._sock: socket.socket | None = None
         self._inbox = bytearray()
         self._pipes: dict[int, CappedBuffer] = {}  # open output pipes
@@ -275,7 +279,7 @@ class Worker:
             scanned = len(self._inbox)
             if line_end >= 0:
                 try:  # sizes checked before decoding, then the schema: nothing here is trusted
-                    return parse_message(self._inbox, line_end)
+                    return parse_message(self._inbox, line_end, self._max_items)
                 except Unreadable as error:
                     raise Closed(str(error)) from None
                 finally:
@@ -340,6 +344,7 @@ class Worker:
         *,
         mcts: Any = None,
         time_limit: float | None = None,
+        trace_limit: int | None = None,
     ) -> WorkerReply:
         """Run ``algorithm``'s function of the submission on ``case`` (its public dict, no
         answers; a Case is turned into its ``public_dict()``).
@@ -347,6 +352,8 @@ class Worker:
         ``mcts``: an object or mapping with ``iterations``, ``seed``, ``c`` (default: the case's).
         ``time_limit``: seconds for the call (default ``limits.time``). Never raises for anything
         the student's code does; raises :class:`GraderError` when the grader's side fails.
+        ``trace_limit``: ids kept of each trace list (default and most: ``MAX_TRACE``); the
+        reply may hold no more items than that allows, so a forged one costs the parent little.
         """
         time_limit = self.limits.time if time_limit is None else float(time_limit)
         if not (time_limit > 0 and math.isfinite(time_limit)):
@@ -378,8 +385,13 @@ class Worker:
             "algorithm": algorithm,
             "mcts": mcts_dict(mcts),
             "time_limit": time_limit,
+            "trace_limit": min(int(trace_limit or MAX_TRACE), MAX_TRACE),
         }
-        reply = self._exchange(request, time_limit)
+        self._max_items = items_allowed(request["trace_limit"])
+        try:
+            reply = self._exchange(request, time_limit)
+        finally:
+            self._max_items = MAX_MESSAGE_ITEMS
         reply.algorithm, reply.time_limit = algorithm, time_limit
         if self._import_output != ("", ""):
             stdout, stderr = self._import_output

@@ -124,7 +124,11 @@ def grade_pair(
     rules = accepted_rules(case.pruning, rubric.for_algorithm(algorithm).pruning)
     references = [answers.reference(case, algorithm, rule) for rule in rules]
     time_limit = _time_limit(settings, case, max(ref.seconds for ref in references))
-    reply = worker.run(case.public_dict(), algorithm, mcts=case.mcts, time_limit=time_limit)
+    # The feedback's work grows with the trace: a trace far longer than the reference's is
+    # wrong whatever its tail holds, so the worker cuts it (at a multiple of the reference's).
+    keep = TRACE_MULTIPLE * max(max(len(ref.run.generated), len(ref.run.evaluated)) for ref in references) + TRACE_SLACK
+    reply = worker.run(case.public_dict(), algorithm, mcts=case.mcts, time_limit=time_limit,
+                       trace_limit=keep)
     student_output = "" if result.hidden else _student_output(reply)
     if reply.status != "ok":
         result.outcome, message = _failure_outcome(reply)
@@ -132,9 +136,6 @@ def grade_pair(
         result.output = message + student_output
         return result
 
-    # The feedback's work grows with the trace: a trace far longer than the reference's is
-    # wrong whatever its tail holds, so it is cut first (at a multiple of the reference's).
-    keep = TRACE_MULTIPLE * max(max(len(ref.run.generated), len(ref.run.evaluated)) for ref in references) + TRACE_SLACK
     cut = reply.trace_truncated or max(len(reply.generated), len(reply.evaluated)) > keep
     got = RunResult(value=reply.value, generated=reply.generated[:keep], evaluated=reply.evaluated[:keep])
     cut_note = " (your trace was far longer than the reference's and was cut)" if cut else ""
