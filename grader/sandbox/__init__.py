@@ -1,7 +1,9 @@
 """Sandbox: the student's code, run in a worker process that is treated as an adversary.
 
 Owns: finding the submission (:mod:`.submission`), the parent's side of the worker
-(:mod:`.client`: :class:`~.client.Worker`, :class:`~.client.Limits`, :class:`~.client.WorkerReply`),
+(:mod:`.client`: :class:`~.client.Worker`, :class:`~.client.Limits`, :class:`~.client.WorkerReply`;
+the channel checked as hostile input, :mod:`.protocol`; the worker's private folders,
+:mod:`.private`; its scratch folder measured and removed, :mod:`.process`),
 the worker process itself (:mod:`.worker`, run as ``python -m grader.sandbox.worker``) and the
 static audit staff read (:mod:`.audit`). docs/security.md is the threat model.
 
