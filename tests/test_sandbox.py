@@ -666,3 +666,43 @@ def test_as_root_the_shared_folders_are_closed_and_the_scratch_is_a_small_disk(w
         assert shared[place] == "PermissionError", shared
         assert not Path(place, "grader-test-x").exists()
     assert made < 1000  # the scratch folder's own file system ran out of entries
+
+
+def test_a_line_is_checked_before_it_is_decoded_and_against_the_schema():
+    from grader.sandbox.protocol import (
+        MAX_MESSAGE_ITEMS, Unreadable, finite_number, items_allowed, parse_message,
+    )
+
+    def parse(data: bytes, **options):
+        return parse_message(bytearray(data), len(data), **options)
+
+    many = b'{"event": "reply", "generated": [' + b'"a",' * MAX_MESSAGE_ITEMS + b'"a"]}'
+    with pytest.raises(Unreadable, match="items or more, more than the"):
+        parse(many)  # refused by counting: nothing was decoded
+    small = b'{"event": "reply", "generated": [' + b'"a",' * 30 + b'"a"]}'
+    assert len(parse(small)["generated"]) == 31
+    with pytest.raises(Unreadable, match="more than the 50,062"):
+        parse(b'{"event": "reply", "generated": [' + b'"a",' * 60_000 + b'"a"]}',
+              max_items=items_allowed(31))  # this request's trace limit
+    for bad, why in [(b'[1, 2]', "expected a JSON object"),
+                     (b'{"event": "nonsense"}', "event"),
+                     (b'{"event": "reply", "generated": [1, 2]}', "generated: expected at most"),
+                     (b'{"event": "reply", "error": {"type": 3}}', "error/type"),
+                     (b'{"event": "reply", "stdout": "' + b"x" * 200_000 + b'"}', "stdout"),
+                     (b'{"event": "reply", "cpu": "lots"}', "cpu")]:
+        with pytest.raises(Unreadable, match=why):
+            parse(bad)
+    with pytest.raises(Unreadable, match="unreadable"):
+        parse(b'{"event": "reply", "value": ' + b"9" * 5000 + b"}")  # past int()'s digits
+    assert finite_number(2**5000, None) is None and finite_number(-(2**60), 0.0) == -(2.0**60)
+    assert finite_number(float("inf"), 1.5) == 1.5 and finite_number(True, 0.0) == 0.0
+
+
+def test_a_forged_value_decodes_to_plain_data_within_its_caps():
+    deep = 1
+    for _ in range(100):
+        deep = [deep]
+    assert "too large" in str(decode_value(deep))
+    assert decode_value([1] * 20_000).count(1) < 20_000
+    assert decode_value({"$float": "1e400"}) == OpaqueValue("?", "<a malformed value>")
+    assert decode_value(2**5000) == OpaqueValue("int", "<int of 5001 bits>")

@@ -251,7 +251,7 @@ def reply_from_message(message: dict[str, Any], function: str | None, *, stdout:
                 if status == "grader_error" else f"an unknown status {str(status)[:100]!r}")
         return WorkerReply("crashed", function=function, stdout=stdout, stderr=stderr,
                            message=FORGED.format(what=what))
-    printed += int(min(finite_number(message.get("printed"), 0.0), float(2**53)))
+    printed += int(min(max(finite_number(message.get("printed"), 0.0), 0.0), float(2**53)))
     # Every field is rebuilt as the plain type it should be: the message came from a
     # process the student controls, and nothing of it reaches the grader but data.
     reply = WorkerReply(
