@@ -164,9 +164,11 @@ def diff_sequence(label: str, expected: list[str], got: list[str]) -> SequenceDi
     diff.first_difference = next(
         (index for index in range(common) if expected[index] != got[index]), common
     )
+    # A Counter keeps first-occurrence order: it stands in for dict.fromkeys (a trace may hold
+    # hundreds of thousands of ids, so no more tables are built than needed)
     expected_counts, got_counts = Counter(expected), Counter(got)
-    diff.extra = [node for node in dict.fromkeys(got) if node not in expected_counts]
-    diff.missing = [node for node in dict.fromkeys(expected) if node not in got_counts]
+    diff.extra = [node for node in got_counts if node not in expected_counts]
+    diff.missing = [node for node in expected_counts if node not in got_counts]
     diff.duplicates = {
         node: count
         for node, count in got_counts.items()

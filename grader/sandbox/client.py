@@ -94,8 +94,8 @@ class Worker:
     ``submission`` is a ``search.py``, or a folder or zip holding one (copied into a scratch
     folder; only that file). :meth:`run` starts the worker when needed. A missing or
     unimportable submission is an ``import_error`` reply on every request, never an exception;
-    failures of the grader's own side (the worker cannot start, a case does not build in it)
-    raise :class:`~grader.errors.GraderError`.
+    failures of the grader's own side (the worker cannot start, a case the parent cannot build)
+    raise :class:`~grader.errors.GraderError`; nothing the worker sends ever does.
     """
 
     def __init__(

@@ -392,6 +392,21 @@ ATTACKS: list[Attack] = [
                 return 0
             """, prelude=REQUEST),  # 20 MB may not be written within a loaded machine's limit
             message=WRONG_VALUE + r"|unreadable|did not finish"),
+    _attack("forged_long_trace_minimax", "forgery",
+            "forged_long_trace's reply from max_value: on all of tic-tac-toe (a hidden case) the "
+            "grader reads it whole, its worst case",
+            REQUEST + textwrap.dedent("""
+                _correct_max_value = max_value
+
+                def max_value(game, state, depth=0):
+                    if depth > 0:
+                        return _correct_max_value(game, state, depth)
+                    ids = b",".join(b'"forged-%07d"' % i for i in range(600_000))
+                    head = ('{"event": "reply", "seq": %d, "status": "ok", "value": 0, '
+                            '"generated": [' % _request()["seq"]).encode()
+                    _forge(head, [ids, b'], "evaluated": [', ids], b"]}\\n")
+                    return 0
+            """), target="minimax", message=WRONG_VALUE + r"|the grader reads|unreadable|did not finish"),
     _attack("forged_malformed_reply", "forgery",
             "a forged reply whose fields have the wrong types and sizes",
             _ab("""
