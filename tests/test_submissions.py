@@ -433,3 +433,43 @@ def test_every_submissions_results_json_validates(graded, tmp_path):
         assert json.loads((tmp_path / f"{name}.json").read_text()) == data
         assert data["score"] == pytest.approx(results.score)
         assert len(data["tests"]) == len(results.tests)
+
+
+# Not a variant of the catalogue (no hint names it): an mcts that is no MCTS at all.
+MCTS_IS_MINIMAX = """
+
+def mcts(game, state, iterations, rng, c=math.sqrt(2)):  # noqa: B008
+    mover = game.to_move(state)
+    best, choice = -math.inf, None
+    for action in game.actions(state):
+        reward = _reward(_exhaustive(game, game.result(state, action)), mover)
+        if reward > best:
+            best, choice = reward, action
+    return choice
+
+
+def _exhaustive(game, state):
+    if game.is_terminal(state):
+        return game.utility(state)
+    mover = game.to_move(state)
+    values = [_exhaustive(game, game.result(state, a)) for a in game.actions(state)]
+    return max(values, key=lambda value: _reward(value, mover))
+"""
+
+
+def test_an_mcts_that_is_minimax_earns_at_most_partial_credit(tmp_path):
+    """Outcome tests are paired with trace tests (the rubric's outcome_needs_trace): the
+    minimax move wins every outcome test, but no trace test passes, so each earns
+    partial_credit; before the pairing this scored 5.5 of the 8 mcts points."""
+    path = tmp_path / "search.py"
+    path.write_text((SUBMISSIONS / "correct" / "search.py").read_text() + MCTS_IS_MINIMAX)
+    results = grade(path, [case.path for case in CASES], rubric=RUBRIC, algorithms=["mcts"])
+    outcome = [t for t in results.tests if t.extra_data.get("check") == "outcome"]
+    traces = [t for t in results.tests if t.extra_data.get("check") != "outcome"]
+    assert len(outcome) == 4 and len(traces) == 4
+    assert not any(test.passed for test in traces)
+    for test in outcome:
+        assert (test.outcome, test.score) == ("wrong_trace", 0.5 * test.max_score), test.summary
+        assert "earn full points only when an mcts trace test" in test.output
+    share = sum(t.score for t in results.tests) / sum(t.max_score for t in results.tests)
+    assert share <= RUBRIC.for_algorithm("mcts").partial_credit

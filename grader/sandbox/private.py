@@ -55,10 +55,12 @@ def isolator(scratch: Path, source: bytes, ids: tuple[int, int] | None,
     options = (f"size={int(limits.scratch)},nr_inodes={int(limits.scratch_entries)},"
                f"mode=700,uid={ids[0]},gid={ids[1]}")
     covered = coverable()
+    libc = _libc()  # loaded here: the child, forked from a process that may have threads,
+    #                 does no more than system calls
 
     def run() -> None:
         try:
-            isolate(str(scratch), source, ids, options, covered)
+            isolate(str(scratch), source, ids, options, covered, libc)
         except BaseException:  # noqa: BLE001, S110 - between fork and exec: never raise here
             pass
 
@@ -80,9 +82,8 @@ def coverable() -> list[str]:
 
 
 def isolate(scratch: str, source: bytes, ids: tuple[int, int], options: str,
-            covered: list[str]) -> bool:
+            covered: list[str], libc: Any) -> bool:
     """In a forked child, as root: the steps of the module docstring. True when done."""
-    libc = _libc()
     if libc.unshare(_CLONE_NEWNS) != 0:
         return False
     if not _mount(libc, "none", "/", None, _MS_REC | _MS_PRIVATE):

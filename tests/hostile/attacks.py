@@ -383,7 +383,8 @@ ATTACKS: list[Attack] = [
                 return 3
             """, prelude=REQUEST), message=r"the grader reads"),
     _attack("forged_long_trace", "forgery",
-            "a forged reply within the caps: 600,000 made-up ids in each trace list",
+            "a forged reply of 600,000 made-up ids in each trace list (within the channel's "
+            "caps, past the trace limit of a small case)",
             _ab("""
                 ids = b",".join(b'"forged-%07d"' % i for i in range(600_000))
                 head = ('{"event": "reply", "seq": %d, "status": "ok", "value": 0, '
@@ -391,7 +392,7 @@ ATTACKS: list[Attack] = [
                 _forge(head, [ids, b'], "evaluated": [', ids], b"]}\\n")
                 return 0
             """, prelude=REQUEST),  # 20 MB may not be written within a loaded machine's limit
-            message=WRONG_VALUE + r"|unreadable|did not finish"),
+            message=WRONG_VALUE + r"|the grader reads|unreadable|did not finish"),
     _attack("forged_long_trace_minimax", "forgery",
             "forged_long_trace's reply from max_value: on all of tic-tac-toe (a hidden case) the "
             "grader reads it whole, its worst case",

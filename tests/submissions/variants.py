@@ -219,34 +219,6 @@ _VARIANTS = [
         (("_reward(u, node.mover)", "_reward(u, MAX)"),),
     ),
     Variant(
-        "mcts_is_minimax",
-        "`mcts` is no MCTS: it searches the whole game and returns the minimax (max^n) move",
-        ("mcts",), ("mcts",),
-        (("def mcts(game, state, iterations, rng, c=math.sqrt(2)):  # noqa: B008  (the stub's "
-          "signature)\n",
-          _lines(0, """
-            def mcts(game, state, iterations, rng, c=math.sqrt(2)):  # noqa: B008
-                mover = game.to_move(state)
-                best, choice = -math.inf, None
-                for action in game.actions(state):
-                    reward = _reward(_exhaustive(game, game.result(state, action)), mover)
-                    if reward > best:
-                        best, choice = reward, action
-                return choice
-
-
-            def _exhaustive(game, state):
-                if game.is_terminal(state):
-                    return game.utility(state)
-                mover = game.to_move(state)
-                values = [_exhaustive(game, game.result(state, a)) for a in game.actions(state)]
-                return max(values, key=lambda value: _reward(value, mover))
-
-
-            def _real_mcts(game, state, iterations, rng, c=math.sqrt(2)):  # noqa: B008
-            """)),),
-    ),
-    Variant(
         "ucb_log10",
         "MCTS's UCB1 uses math.log10 instead of the natural log",
         ("mcts",), ("mcts",),
