@@ -45,6 +45,7 @@ import pytest
 
 from grader.sandbox.confine import landlock_abi
 from grader.sandbox.limits import LANDLOCK_ENV, Limits
+from grader.scoring.results import NEUTRAL_GRADER_ERROR
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((REPO / "tests" / "gradescope_results.schema.json").read_text())
@@ -226,7 +227,10 @@ class Run:
 def _run(variant: Variant, attack: Any, template: Path, workdir: Path) -> Run:
     root = workdir / f"{variant.name}-{attack.name}"
     shutil.copytree(template, root, symlinks=True)
-    attacks.write_submission(attack, root / "submission")
+    written = attacks.write_submission(attack, root / "submission")
+    if attack.link:  # the upload is a link to one of the layout's files
+        written.unlink()
+        written.symlink_to(root / attack.link)
     (root / "tmp").mkdir()
     _secure(root)
     if variant.user is not None:
@@ -400,6 +404,9 @@ def test_hostile_submission_is_graded_and_contained(hostile_runs, variant, attac
         else:
             assert test["score"] == test["max_score"], test
     assert run.changed == [], f"files changed outside the worker's scratch folder: {run.changed}"
+    assert NEUTRAL_GRADER_ERROR not in run.results.get("output", ""), "a staff-side error"
+    assert not any(test["name"].startswith("grader error") for test in tests)
+    assert list(Path("/dev/shm").glob("grader-hostile-*")) == [], "files left in /dev/shm"
     assert run.leftovers == [], f"scratch folders left behind: {run.leftovers}"
     view = _student_view(run.results)
     leaked = [secret for secret in SECRETS + cache_keys if secret in view]

@@ -27,7 +27,7 @@ class ScriptedWorker:
         self.replies = list(replies)
         self.requests = []
 
-    def run(self, case, algorithm, *, mcts=None, time_limit=None):
+    def run(self, case, algorithm, *, mcts=None, time_limit=None, trace_limit=None):
         self.requests.append({"case": case, "algorithm": algorithm, "time_limit": time_limit})
         reply = self.replies.pop(0)
         reply.function, reply.algorithm, reply.time_limit = "alpha_beta", algorithm, time_limit

@@ -33,11 +33,13 @@ def init_process(key_path: str, calibration: float, rubric_path: str | None,
     from grader.answers.store import AnswerKey
     from grader.cases import load_case
     from grader.cases.rubric import load_rubric
+    from grader.sandbox.limits import claim_worker_slot
 
     try:
         os.setsid()
     except OSError:
         pass
+    claim_worker_slot()  # this process's workers get a user of their own: none signals another
     _STATE["answers"] = AnswerKey(files=[Path(key_path)], calibration=calibration)
     _STATE["rubric"] = load_rubric(rubric_path)
     _STATE["cases"] = [Path(path) for path in case_paths]

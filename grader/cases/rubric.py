@@ -87,6 +87,10 @@ def _one_of(options: tuple[str, ...]) -> Check:
     return check
 
 
+def _boolean(value: Any) -> str | None:
+    return None if isinstance(value, bool) else f"expected true or false, got: {value!r}"
+
+
 def _points_table(value: Any) -> str | None:
     if isinstance(value, dict):
         for algorithm, points in value.items():
@@ -128,6 +132,9 @@ class AlgorithmRubric:
                               _number(1, integer=True))
     outcome_share: float = _key(0.9, "mcts outcome checks: the share of seeds whose chosen move "
                                 "must be minimax-optimal", _number(0, 1, low_open=True))
+    outcome_needs_trace: bool = _key(
+        True, "mcts outcome checks earn at most partial_credit unless the submission passes an "
+        "mcts trace test (a search that is not MCTS finds the same moves)", _boolean)
 
 
 @dataclass(frozen=True)
@@ -160,6 +167,7 @@ class TestSettings:
     time_multiple: float
     outcome_seeds: int
     outcome_share: float
+    outcome_needs_trace: bool = True
 
     @property
     def accepted_pruning(self) -> tuple[str, ...]:
@@ -205,6 +213,7 @@ class Rubric:
             time_multiple=base.time_multiple,
             outcome_seeds=getattr(mcts, "seeds", None) or base.outcome_seeds,
             outcome_share=base.outcome_share,
+            outcome_needs_trace=base.outcome_needs_trace,
         )
 
 

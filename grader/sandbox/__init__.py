@@ -1,8 +1,11 @@
 """Sandbox: the student's code, run in a worker process that is treated as an adversary.
 
 Owns: finding the submission (:mod:`.submission`; a notebook's code cells turned into
-``search.py`` by :mod:`.notebook`, in the parent, nothing executed), the parent's side of the worker
-(:mod:`.client`: :class:`~.client.Worker`, :class:`~.client.Limits`, :class:`~.client.WorkerReply`),
+``search.py`` by :mod:`.notebook`, in the parent, nothing executed), the parent's side of the
+worker (:mod:`.client`: :class:`~.client.Worker`, :class:`~.client.Limits`,
+:class:`~.client.WorkerReply`; the channel checked as hostile input, :mod:`.protocol`; the
+worker's private folders, :mod:`.private`; its scratch folder measured and removed,
+:mod:`.process`),
 the worker process itself (:mod:`.worker`, run as ``python -m grader.sandbox.worker``) and the
 static audit staff read (:mod:`.audit`). docs/security.md is the threat model.
 

@@ -37,7 +37,6 @@ import json
 import math
 import os
 import select
-import shutil
 import socket
 import subprocess
 import sys
@@ -60,15 +59,24 @@ from grader.sandbox.process import (
     kill_and_clean,
     kill_group,
     prepare_scratch,
+    remove_tree,
+    scratch_problem,
     worker_environment,
 )
+from grader.sandbox.private import isolator
 from grader.sandbox.protocol import (
     ERROR_KEYS,
     MAX_MESSAGE_BYTES,
+    MAX_MESSAGE_ITEMS,
+    MAX_TRACE,
     STATUSES,
+    Unreadable,
     WorkerReply,
+    check_case_builds,
     finite_number,
+    items_allowed,
     mcts_dict,
+    parse_message,
     reply_from_message,
 )
 
@@ -87,8 +95,8 @@ class Worker:
     ``submission`` is a ``search.py``, or a folder or zip holding one (copied into a scratch
     folder; only that file). :meth:`run` starts the worker when needed. A missing or
     unimportable submission is an ``import_error`` reply on every request, never an exception;
-    failures of the grader's own side (the worker cannot start, a case does not build in it)
-    raise :class:`~grader.errors.GraderError`.
+    failures of the grader's own side (the worker cannot start, a case the parent cannot build)
+    raise :class:`~grader.errors.GraderError`; nothing the worker sends ever does.
     """
 
     def __init__(
@@ -101,6 +109,8 @@ class Worker:
         self.startup_seconds: float | None = None  # the last start, until the import was done
         self._ids = resolve_user(user)
         self._proc: subprocess.Popen | None = None
+        self._scratch: Path | None = None
+        self._max_items = MAX_MESSAGE_ITEMS  # JSON items a message may hold (this request's)
         self._sock: socket.socket | None = None
         self._inbox = bytearray()
         self._pipes: dict[int, CappedBuffer] = {}  # open output pipes
@@ -133,7 +143,7 @@ class Worker:
             self._finalizer = None
         if self._sock is not None:
             self._sock.close()
-        self._proc, self._sock = None, None
+        self._proc, self._sock, self._scratch = None, None, None
         self._pipes, self._streams, self._inbox = {}, {}, bytearray()
 
     def start(self) -> None:
@@ -212,15 +222,18 @@ class Worker:
                 cwd="/",
                 env=env,
                 start_new_session=True,
+                # its own /tmp, /var/tmp, /dev/shm and a size-bounded scratch, where it can be
+                preexec_fn=isolator(scratch, target.read_bytes(), self._ids, self.limits),
             )
         except BaseException:
             parent_end.close()
-            shutil.rmtree(scratch, ignore_errors=True)
+            remove_tree(scratch)
             raise
         finally:
             child_end.close()
         self.starts += 1
         self._proc, self._sock, self._inbox = proc, parent_end, bytearray()
+        self._scratch = scratch
         self._streams = {
             "stdout": CappedBuffer(self.limits.output),
             "stderr": CappedBuffer(self.limits.output),
@@ -267,17 +280,15 @@ class Worker:
             line_end = self._inbox.find(b"\n", scanned)
             scanned = len(self._inbox)
             if line_end >= 0:
-                line = bytes(self._inbox[:line_end])
-                del self._inbox[: line_end + 1]
-                try:
-                    message = json.loads(line)
-                except ValueError:
-                    message = None
-                if not isinstance(message, dict):
-                    raise Closed("wrote something unreadable to the grader's private channel")
-                return message
+                try:  # sizes checked before decoding, then the schema: nothing here is trusted
+                    return parse_message(self._inbox, line_end, self._max_items)
+                except Unreadable as error:
+                    raise Closed(str(error)) from None
+                finally:
+                    del self._inbox[: line_end + 1]
             if len(self._inbox) > MAX_MESSAGE_BYTES:
-                raise Closed("wrote more than the grader reads to its private channel")
+                raise Closed(f"sent a message longer than the {MAX_MESSAGE_BYTES:,} bytes the "
+                             "grader reads")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise Deadline()
@@ -335,6 +346,7 @@ class Worker:
         *,
         mcts: Any = None,
         time_limit: float | None = None,
+        trace_limit: int | None = None,
     ) -> WorkerReply:
         """Run ``algorithm``'s function of the submission on ``case`` (its public dict, no
         answers; a Case is turned into its ``public_dict()``).
@@ -342,12 +354,15 @@ class Worker:
         ``mcts``: an object or mapping with ``iterations``, ``seed``, ``c`` (default: the case's).
         ``time_limit``: seconds for the call (default ``limits.time``). Never raises for anything
         the student's code does; raises :class:`GraderError` when the grader's side fails.
+        ``trace_limit``: ids kept of each trace list (default and most: ``MAX_TRACE``); the
+        reply may hold no more items than that allows, so a forged one costs the parent little.
         """
         time_limit = self.limits.time if time_limit is None else float(time_limit)
         if not (time_limit > 0 and math.isfinite(time_limit)):
             raise ValueError(f"expected time_limit to be positive, got: {time_limit!r}")
         if hasattr(case, "public_dict"):
             case = case.public_dict()
+        check_case_builds(case)  # the grader's own failure is raised here, never by the worker
         if self._proc is not None and (
             self._proc.poll() is not None  # it died between requests
             or self._cpu + time_limit + self.limits.kill_margin + 2 > self.limits.cpu_time
@@ -372,8 +387,13 @@ class Worker:
             "algorithm": algorithm,
             "mcts": mcts_dict(mcts),
             "time_limit": time_limit,
+            "trace_limit": min(int(trace_limit or MAX_TRACE), MAX_TRACE),
         }
-        reply = self._exchange(request, time_limit)
+        self._max_items = items_allowed(request["trace_limit"])
+        try:
+            reply = self._exchange(request, time_limit)
+        finally:
+            self._max_items = MAX_MESSAGE_ITEMS
         reply.algorithm, reply.time_limit = algorithm, time_limit
         if self._import_output != ("", ""):
             stdout, stderr = self._import_output
@@ -425,29 +445,21 @@ class Worker:
 
     def _finish(self, message: dict[str, Any], function: str | None = None, *,
                 before_student: bool = False) -> WorkerReply:
+        # No status the worker sends is the grader's failure, "grader_error" included (student
+        # code may have written it): reply_from_message makes a status outside STATUSES a crash.
+        # The parent checked that the case builds before sending it (run), so a genuine
+        # failure to build is raised there, as the grader's own.
         status = message.get("status")
-        if status == "grader_error" and not before_student:
-            # Once the student's function has started, the channel is theirs to write on: a
-            # "grader error" then is forged (it would hide the student's total), not ours.
-            status = "crashed-forged"
-        if status == "grader_error":
-            error = message.get("error") or {}
-            self.close()
-            raise GraderError(
-                f"the sandbox worker failed: {error.get('message')}\n{error.get('traceback', '')}"
-            )
-        if status not in STATUSES:
-            self.close()
-            return WorkerReply(
-                "crashed", function=function, message=f"sent an unknown status {status!r}"
-                if status != "crashed-forged" else "sent a forged grader-error reply"
-            )
         printed = sum(buffer.total for buffer in self._streams.values())
         stdout, stderr = self._take_output()
         reply = reply_from_message(message, function, stdout=stdout, stderr=stderr,
                                    printed=printed, limits=self.limits)
         self._cpu = finite_number(message.get("cpu"), self._cpu)
-        if status == "timeout" or message.get("recycle"):
+        overfull = scratch_problem(self._scratch, self.limits) if self._scratch else ""
+        if overfull and reply.status in ("ok", "error"):  # the folder goes with the worker
+            reply.status, reply.value, reply.message = "error", None, f"ScratchLimitExceeded: {overfull}"
+            reply.error = {"type": "ScratchLimitExceeded", "message": overfull, "traceback": ""}
+        if overfull or status not in STATUSES or status == "timeout" or message.get("recycle"):
             self.close()  # the process may be in any state: the next request gets a fresh one
         return reply
 

@@ -188,16 +188,16 @@ class _Stash:
         return wrapper, cls.trace
 
 
-def _trace_ids(trace: Any) -> tuple[list[str], list[str], bool]:
+def _trace_ids(trace: Any, cap: int = MAX_TRACE) -> tuple[list[str], list[str], bool]:
     if trace is None:
         return [], [], False
     state_id = trace.game.state_id
-    generated = [state_id(s) for s in trace.generated[:MAX_TRACE]]
-    evaluated = [state_id(s) for s in trace.evaluated[:MAX_TRACE]]
+    generated = [state_id(s) for s in trace.generated[:cap]]
+    evaluated = [state_id(s) for s in trace.evaluated[:cap]]
     return (
         generated,
         evaluated,
-        len(trace.generated) > MAX_TRACE or len(trace.evaluated) > MAX_TRACE,
+        len(trace.generated) > cap or len(trace.evaluated) > cap,
     )
 
 
@@ -226,6 +226,7 @@ def _serve(
     """Run one request; the reply (without ``seq``)."""
     algorithm = request["algorithm"]
     time_limit = float(request["time_limit"])
+    cap = min(int(request.get("trace_limit") or MAX_TRACE), MAX_TRACE)  # ids kept a list
     try:
         case, game = _build_game(request)
         name = function_name(algorithm, game)
@@ -277,10 +278,10 @@ def _serve(
                 status="ok", value=encode_value(result.value, _safe_repr_factory(repr_seconds))
             )
             generated, evaluated = result.generated, result.evaluated
-            truncated = len(generated) > MAX_TRACE or len(evaluated) > MAX_TRACE
-            generated, evaluated = generated[:MAX_TRACE], evaluated[:MAX_TRACE]
+            truncated = len(generated) > cap or len(evaluated) > cap
+            generated, evaluated = generated[:cap], evaluated[:cap]
         else:
-            generated, evaluated, truncated = _trace_ids(trace)
+            generated, evaluated, truncated = _trace_ids(trace, cap)
             if isinstance(caught, BaseException):
                 reply.update(status="error", error=error_data(caught, path))
                 reply["message"] = f"{reply['error']['type']}: {reply['error']['message']}"

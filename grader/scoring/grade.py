@@ -49,7 +49,8 @@ from grader.scoring.results import (
 )
 
 NOT_IMPLEMENTED = "NotImplementedError"
-SANDBOX_ERRORS = ("OutputLimitExceeded", "SandboxViolation")
+TRACE_MULTIPLE, TRACE_SLACK = 20, 10_000  # a student's trace is kept up to this (see grade_pair)
+SANDBOX_ERRORS = ("OutputLimitExceeded", "SandboxViolation", "ScratchLimitExceeded")
 
 
 def accepted_rules(case_rule: str | None, course_rule: str) -> list[str]:
@@ -131,7 +132,11 @@ def grade_pair(
     rules = accepted_rules(case.pruning, rubric.for_algorithm(algorithm).pruning)
     references = [answers.reference(case, algorithm, rule) for rule in rules]
     time_limit = _time_limit(settings, case, max(ref.seconds for ref in references))
-    reply = worker.run(case.public_dict(), algorithm, mcts=case.mcts, time_limit=time_limit)
+    # The feedback's work grows with the trace: a trace far longer than the reference's is
+    # wrong whatever its tail holds, so the worker cuts it (at a multiple of the reference's).
+    keep = TRACE_MULTIPLE * max(max(len(ref.run.generated), len(ref.run.evaluated)) for ref in references) + TRACE_SLACK
+    reply = worker.run(case.public_dict(), algorithm, mcts=case.mcts, time_limit=time_limit,
+                       trace_limit=keep)
     student_output = "" if result.hidden else _student_output(reply)
     course_rule = rubric.for_algorithm(algorithm).pruning
     if reply.status != "ok":
@@ -142,8 +147,10 @@ def grade_pair(
             observed.append((result, Observation(case, course_rule, False, None, result.outcome)))
         return result
 
-    got = RunResult(value=reply.value, generated=reply.generated, evaluated=reply.evaluated)
-    cut_note = " (your trace passed the sandbox's cap of ids and was cut there)" if reply.trace_truncated else ""
+    cut = reply.trace_truncated or max(len(reply.generated), len(reply.evaluated)) > keep
+    got = RunResult(value=reply.value, generated=reply.generated[:keep],
+                    evaluated=reply.evaluated[:keep])
+    cut_note = " (your trace was far longer than the reference's and was cut)" if cut else ""
     pair = algorithm in PAIR_ALGORITHMS  # iterative_deepening: (value, action)
     reference, comparison = _best([(ref, compare(ref.run, got, decision=pair))
                                    for ref in references])
@@ -231,6 +238,8 @@ def _grade_mcts_outcome(
     best_moves = answers.optimal_actions(case)
     reference = answers.reference(case, "mcts", "inclusive", seed=seeds[0])
     time_limit = _time_limit(settings, case, reference.seconds)
+    result.extra_data = {"check": "outcome", "needs_trace": settings.outcome_needs_trace,
+                         "partial_credit": settings.partial_credit}
     chosen = []
     for seed in seeds:
         reply = worker.run(case.public_dict(), "mcts", mcts=replace(mcts, seed=seed), time_limit=time_limit)
@@ -242,7 +251,7 @@ def _grade_mcts_outcome(
         chosen.append(reply.value)
     hits = sum(1 for move in chosen if any(move == best or str(move) == str(best) for best in best_moves))
     needed = settings.outcome_share * len(seeds)
-    result.extra_data = {"optimal_in": hits, "seeds": len(seeds)}
+    result.extra_data.update(optimal_in=hits, seeds=len(seeds))
     if hits >= needed:
         result.outcome, result.score = PASSED, result.max_score
         result.summary = f"chose a minimax-optimal move in {hits} of {len(seeds)} seeds"
@@ -253,6 +262,36 @@ def _grade_mcts_outcome(
         result.output = (result.summary + f".\n\nOptimal moves: {best_moves!r}. "
                          f"Your moves by seed: {dict(zip(seeds, chosen))!r}")
     return result
+
+
+def pair_mcts_outcomes(tests: list[TestResult]) -> None:
+    """Cap the MCTS outcome tests of a submission whose mcts passes no trace test.
+
+    An outcome test only checks the move, and a minimax search finds the same moves; a trace
+    test checks the tree MCTS grows under a seed, which only MCTS does. So, where the rubric's
+    ``outcome_needs_trace`` holds, a passed outcome test keeps its points only when an mcts
+    trace test passed too (for a visible test, a visible one: a hidden test's result must not
+    show through); otherwise it earns ``partial_credit`` of them, as a right answer reached the
+    wrong way does. A search that is not MCTS then earns at most ``partial_credit`` of the
+    MCTS points. No trace test in the run (``-k``, a course without any): no cap.
+    """
+    mcts = [test for test in tests if test.algorithm == "mcts" and test.outcome != GRADER_ERROR]
+    traces = [test for test in mcts if test.extra_data.get("check") != "outcome"]
+    if not traces:
+        return
+    for test in mcts:
+        data = test.extra_data
+        if data.get("check") != "outcome" or not data.get("needs_trace") or not test.passed:
+            continue
+        seen = [t for t in traces if test.visibility != "visible" or t.visibility == "visible"]
+        if not seen or any(t.passed for t in seen):
+            continue
+        test.score = round(test.max_score * float(data.get("partial_credit", 0.5)), 6)
+        test.outcome = "wrong_trace"
+        test.summary += "; capped: no mcts trace test passed"
+        test.output = (f"{test.summary}.\n\nThe move was right, but a search that is not MCTS "
+                       "finds the same moves: outcome tests earn full points only when an mcts "
+                       "trace test (the exact tree grown under a seed) passes too.")
 
 
 def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey) -> None:
@@ -413,6 +452,7 @@ def grade(
         for case, algorithm, number in upload.numbered(not_shown, counters):
             record(_grade_safely(case, algorithm, number, rubric, worker, answers, results,
                                  observed))
+    pair_mcts_outcomes(results.tests)
     grader_failed = any(test.outcome == GRADER_ERROR for test in results.tests)
     named = name_mistakes(observed, answers, results)  # one diagnosis per algorithm
     results.output = "\n\n".join(filter(None, [
