@@ -72,14 +72,12 @@ def grade_submission(submission: Path, results_path: Path) -> dict[str, Any]:
     started = time.perf_counter()
     error = ""
     with tempfile.TemporaryDirectory(prefix="grader-batch-") as scratch:
-        source = submission  # a folder is graded as it is: the results name the file chosen in it
-        try:  # a zip is opened once, here; the sandbox then copies the one file it needs
-            if submission.is_file() and submission.suffix == ".zip":
-                source = locate_submission(submission, Path(scratch))
+        try:  # what the upload holds, for scores.csv's error column
+            locate_submission(submission, Path(scratch))
         except Exception as problem:  # noqa: BLE001 - graded anyway: the results say why
             error = f"{type(problem).__name__}: {problem}"
-        try:
-            results = grade(source, _STATE["cases"], rubric=_STATE["rubric"],
+        try:  # the upload as it is (a zip too), so the results name the file chosen in it
+            results = grade(submission, _STATE["cases"], rubric=_STATE["rubric"],
                             answers=_STATE["answers"], load=_load)
             if error:
                 results.extra_data["batch_error"] = error

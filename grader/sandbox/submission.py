@@ -195,7 +195,7 @@ def choose_submission(path: Path, scratch: Path | None = None) -> Choice:
         if path.name != FILENAME and path.suffix not in (".py", ".ipynb"):
             raise SubmissionError(
                 f"expected {FILENAME} or a notebook ({NOTEBOOK}), got {path.name!r}")
-        return Choice(path, str(path), "the file given to the grader")
+        return Choice(path, path.name, "the file given to the grader")  # not where it sat
     candidates = folder_candidates(path)
     if not candidates:
         raise SubmissionError(_nothing_found(path))
