@@ -567,3 +567,85 @@ def test_every_field_of_a_forged_reply_arrives_as_plain_data(worker_for):
     assert all(check(getattr(reply, name)) for name in vars(reply))
     assert reply.generated == [] and reply.evaluated == [] and reply.elapsed is None
     assert reply.function == "{'x': 1}" and reply.message == "[2]"
+
+
+# --- work budgets and the CPU-time backstop ---------------------------------------------------
+
+ENDLESS_CALLER = """
+def max_value(game, state, depth=0):
+    caught = 0
+    while True:  # calls the game for ever
+        try:
+            game.result(state, game.actions(state)[0])
+        except BaseException:
+            caught += 1
+            if caught > 3:
+                return 3  # catches the stop, and returns as if nothing happened
+"""
+
+
+def test_a_search_past_its_budget_is_stopped_at_the_same_call_every_time(worker_for):
+    from grader.run.tracing import Budget
+
+    worker = worker_for(ENDLESS_CALLER)
+    for _ in range(2):
+        reply = worker.run(CASE, "minimax", budget=Budget(result=250, evaluated=100))
+        assert reply.status == "budget" and reply.value is None, reply
+        assert reply.budget_stop == {"kind": "result", "calls": 250}
+        assert reply.generated == ["B"] * 250 and reply.evaluated == []
+        assert "stopped after 250 `result` calls" in reply.message
+
+
+def test_a_search_still_calling_the_game_is_not_timed_out_before_its_budget(worker_for):
+    from grader.run.tracing import Budget
+
+    worker = worker_for(ENDLESS_CALLER)
+    # 200,000 calls take far more CPU time than the 0.2 s window: calls are progress
+    reply = worker.run(CASE, "minimax", time_limit=0.2, budget=Budget(200_000, 10))
+    assert reply.status == "budget" and len(reply.generated) == 200_000, reply.message
+
+
+def test_replacing_random_seed_at_import_runs_nothing_before_the_clock(worker_for):
+    # issue 15, item 2: the worker's per-call seeding used to run a replaced random.seed
+    # before any limit was armed; the captured seed never calls it.
+    worker = worker_for(MINIMAX + """
+import random, time
+def _slow_seed(*args, **kwargs):
+    time.sleep(30)
+random.seed = _slow_seed
+""")
+    reply = worker.run(CASE, "minimax", time_limit=0.3)
+    assert reply.status == "ok" and reply.value == 3, reply
+    assert reply.elapsed is not None and reply.elapsed < 1
+
+
+def test_a_sleeping_search_is_killed_once_it_stops_using_the_cpu(worker_for):
+    import time
+
+    worker = worker_for("""
+        import time
+        def max_value(game, state, depth=0):
+            time.sleep(3600)
+    """)
+    started = time.monotonic()
+    reply = worker.run(CASE, "minimax", time_limit=0.3)
+    assert reply.status == "killed_timeout" and "used no CPU time" in reply.message
+    assert time.monotonic() - started < 10
+
+
+def test_ignoring_the_cpu_signals_still_ends_at_the_parents_cpu_limit(worker_for):
+    import time
+
+    worker = worker_for("""
+        import signal
+        def max_value(game, state, depth=0):
+            signal.signal(signal.SIGPROF, signal.SIG_IGN)
+            signal.signal(signal.SIGXCPU, signal.SIG_IGN)
+            while True:
+                pass
+    """)
+    started = time.monotonic()
+    reply = worker.run(CASE, "minimax", time_limit=0.3)
+    assert reply.status == "killed_timeout", reply
+    assert "ignored the time-out" in reply.message and "killed" in reply.message
+    assert time.monotonic() - started < 20

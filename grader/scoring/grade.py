@@ -1,10 +1,14 @@
 """The grading loop: every (case, algorithm) pair becomes one scored :class:`TestResult`.
 
-Reference answers and the reference's own times come from the answer key
-(:mod:`grader.answers.store`: computed in the grader's process, never in the worker, and cached by
-case content); the student's function runs in the sandbox worker under a limit calibrated on
-that time (``max(floor, case time_limit, multiple * reference time)``, so slow hardware fails
-nobody). Visible tests run before all others in the one worker a submission gets.
+Reference answers come from the answer key (:mod:`grader.answers.store`: computed in the
+grader's process, never in the worker, and cached by case content); the student's function runs
+in the sandbox worker under a work budget counted in game calls (:func:`work_budget`: at most
+``work_multiple`` times the reference's ``result`` calls on that case plus ``work_floor``, and
+the same for ``utility``/``evaluate`` calls), so the same submission gets the same score on any
+machine at any load. A search stopped by its budget is graded on what it did: no value, its
+trace so far compared with the reference's. Time is only a backstop for code that stops calling
+the game (CPU seconds, :mod:`grader.sandbox.watch`); the reference's seconds are informational.
+Visible tests run before all others in the one worker a submission gets.
 
 Scores: a passing test earns its points; a right value with a wrong trace earns the rubric's
 ``partial_credit`` fraction; anything else earns 0. Under ``pruning: either`` the student may
@@ -24,16 +28,17 @@ from grader.answers import tree_walk
 from grader.answers.store import AnswerKey, Reference
 from grader.cases import Case, find_cases, load_case
 from grader.cases.rubric import Rubric, load_rubric
-from grader.compare import Comparison, compare
+from grader.compare import Comparison, ValueCheck, compare
 from grader.errors import CaseError
-from grader.feedback import diagnosis
+from grader.feedback import budget_hints, diagnosis
 from grader.feedback import failure as feedback
 from grader.feedback.diagnosis import Hint
 from grader.run.runner import RunResult
+from grader.run.tracing import STOP_NAMES, Budget
 from grader.sandbox.audit import record_audit
 from grader.sandbox.client import Worker
 from grader.sandbox.limits import Limits
-from grader.sandbox.protocol import WorkerReply
+from grader.sandbox.protocol import MAX_TRACE, WorkerReply
 from grader.scoring import random_trees as shrink
 from grader.scoring.results import (
     ALGORITHM_NUMBERS,
@@ -65,9 +70,9 @@ def _failure_outcome(reply: WorkerReply) -> tuple[str, str]:
     if reply.status == "import_error":
         return "error", "`search.py` could not be imported, so nothing in it could be graded:\n" + _error_block(error)
     if reply.status in ("timeout", "killed_timeout"):
+        # Never "does not prune": a search still calling the game meets its budget, not this.
         return "timeout", (
-            f"`{reply.function}` did not finish within the time limit of {reply.time_limit:.2f} s "
-            "(an infinite loop, or a search that does not prune or stop at the depth limit?)."
+            f"`{reply.function or 'search.py'}` was stopped by the time limit: {reply.message}."
         )
     if reply.status == "crashed":
         return "crashed", f"The process running `{reply.function}` died: {reply.message}."
@@ -97,9 +102,41 @@ def _best(comparisons: list[tuple[Reference, Comparison]]) -> tuple[Reference, C
     return comparisons[0]
 
 
-def _time_limit(settings: Any, case: Case, reference_seconds: float) -> float:
-    """A multiple of the reference's own time on this machine, never below the floors."""
-    return max(settings.time_floor, case.time_limit or 0.0, settings.time_multiple * reference_seconds)
+def work_budget(settings: Any, references: list[Reference]) -> Budget:
+    """The most game calls a test allows: ``work_multiple`` times the reference's calls on the
+    case (the most of the accepted rules' runs) plus ``work_floor``, for ``result`` calls and
+    for ``utility``/``evaluate`` calls, never above the sandbox's trace cap."""
+
+    def most(calls: int) -> int:
+        return min(MAX_TRACE, int(settings.work_multiple * calls + settings.work_floor))
+
+    return Budget(result=most(max(len(ref.run.generated) for ref in references)),
+                  evaluated=most(max(len(ref.run.evaluated) for ref in references)))
+
+
+def _run(worker: Worker, case: Case, algorithm: str, settings: Any, budget: Budget,
+         mcts: Any) -> WorkerReply:
+    return worker.run(case.public_dict(), algorithm, mcts=mcts, budget=budget,
+                      time_limit=settings.time_floor, time_multiple=settings.time_multiple)
+
+
+def budget_message(reply: WorkerReply, references: list[Reference]) -> str:
+    """"stopped after N `result` calls, K times what the reference needed"."""
+    stop = reply.budget_stop or {"kind": "result", "calls": 0}
+    kind, calls = stop["kind"], stop["calls"]
+    needed = max((len(ref.run.generated if kind == "result" else ref.run.evaluated)
+                  for ref in references), default=0)
+    times = f"{calls / needed:.1f} times" if needed else "more than"
+    return (f"stopped after {calls:,} {STOP_NAMES[kind]} calls, {times} what the reference "
+            f"needed ({needed:,}): the work budget of this test")
+
+
+def timing_data(reference: Reference, reply: WorkerReply) -> dict[str, Any]:
+    """Fields that are timings by nature (staff-only ``extra_data["timing"]``; they differ
+    from run to run and decide no score)."""
+    return {"reference_seconds": round(reference.seconds, 6),
+            "seconds": round(reply.elapsed, 6) if reply.elapsed is not None else None,
+            "cpu_window": round(reply.time_limit, 3)}
 
 
 def grade_pair(
@@ -122,13 +159,17 @@ def grade_pair(
 
     rules = accepted_rules(case.pruning, rubric.for_algorithm(algorithm).pruning)
     references = [answers.reference(case, algorithm, rule) for rule in rules]
-    time_limit = _time_limit(settings, case, max(ref.seconds for ref in references))
-    reply = worker.run(case.public_dict(), algorithm, mcts=case.mcts, time_limit=time_limit)
+    budget = work_budget(settings, references)
+    reply = _run(worker, case, algorithm, settings, budget, case.mcts)
     student_output = "" if result.hidden else _student_output(reply)
+    if reply.status == "budget":
+        return _grade_budget_stop(case, algorithm, result, reply, references, answers,
+                                  student_output)
     if reply.status != "ok":
         result.outcome, message = _failure_outcome(reply)
         result.summary = message.splitlines()[0]
         result.output = message + student_output
+        result.extra_data = {"timing": timing_data(references[0], reply)}
         return result
 
     got = RunResult(value=reply.value, generated=reply.generated, evaluated=reply.evaluated)
@@ -150,9 +191,40 @@ def grade_pair(
         result.output += student_output
         if hints:
             result.summary += f" (likely mistake: {hints[0].title})"
-    result.extra_data = {"reference_seconds": round(reference.seconds, 6), "time_limit": round(time_limit, 3)}
+    result.extra_data = {"timing": timing_data(reference, reply)}
     if not comparison.passed:
         result.extra_data["replay"] = _replay_data(case, reference, got)
+    return result
+
+
+def _grade_budget_stop(case: Case, algorithm: str, result: TestResult, reply: WorkerReply,
+                       references: list[Reference], answers: AnswerKey,
+                       student_output: str) -> TestResult:
+    """A search stopped by its work budget: no value, so no points; its trace so far compared
+    with the reference's (first difference, tree, hint) as for any other wrong trace."""
+    got = RunResult(value=None, generated=reply.generated, evaluated=reply.evaluated)
+    comparisons = []
+    for ref in references:
+        comparison = compare(ref.run, got)
+        comparison.value = ValueCheck(False, "none: the search was stopped before it returned")
+        comparisons.append((ref, comparison))
+    reference, comparison = next(((r, c) for r, c in comparisons
+                                  if not (c.generated.equal and c.evaluated.equal)),
+                                 comparisons[0])
+    stopped = budget_message(reply, references)
+    result.outcome = "budget"
+    result.summary = stopped
+    output, result.staff_output, hints = _feedback(case, algorithm, reference, got, comparison,
+                                                   answers, stopped=True)
+    lead = (f"`{reply.function}` was stopped after too many game calls: {stopped}. A search "
+            "that expands what the reference expands never comes near it; the comparison below "
+            "shows where yours first went elsewhere.")
+    result.output = lead + "\n\n" + output + student_output
+    if hints:
+        result.summary += f" (likely mistake: {hints[0].title})"
+    result.extra_data = {"timing": timing_data(reference, reply),
+                         "budget": {**(reply.budget_stop or {})},
+                         "replay": _replay_data(case, reference, got)}
     return result
 
 
@@ -173,13 +245,17 @@ def _replay_data(case: Case, reference: Reference, got: RunResult) -> dict[str, 
 
 def _feedback(
     case: Case, algorithm: str, reference: Reference, got: RunResult, comparison: Comparison,
-    answers: AnswerKey,
+    answers: AnswerKey, *, stopped: bool = False,
 ) -> tuple[str, str, list[Hint]]:
     """(student output, staff output, hints) of a failing test. A bug in the diagnosis or the
-    drawing costs the student only those extras, never the comparison; staff get the traceback."""
+    drawing costs the student only those extras, never the comparison; staff get the traceback.
+    ``stopped``: ``got`` is a trace cut by the work budget (hints match on its prefix)."""
     staff, moments = "", None
     try:
-        hints = diagnosis.diagnose(case, algorithm, reference.rule, got, answers)
+        if stopped:
+            hints = budget_hints.diagnose_stopped(case, algorithm, reference.rule, got, answers)
+        else:
+            hints = diagnosis.diagnose(case, algorithm, reference.rule, got, answers)
         if algorithm == "alpha_beta" and not comparison.generated.equal:
             moments = diagnosis.window_moments(case, reference.rule, answers)
     except Exception:  # noqa: BLE001 - the grader's failure, reported to staff
@@ -201,10 +277,15 @@ def _grade_mcts_outcome(
     seeds = list(range(mcts.seed, mcts.seed + (mcts.seeds or settings.outcome_seeds)))
     best_moves = answers.optimal_actions(case)
     reference = answers.reference(case, "mcts", "inclusive", seed=seeds[0])
-    time_limit = _time_limit(settings, case, reference.seconds)
+    budget = work_budget(settings, [reference])  # seeds differ little in calls; multiple is wide
     chosen = []
     for seed in seeds:
-        reply = worker.run(case.public_dict(), "mcts", mcts=replace(mcts, seed=seed), time_limit=time_limit)
+        reply = _run(worker, case, "mcts", settings, budget, replace(mcts, seed=seed))
+        if reply.status == "budget":
+            result.outcome = "budget"
+            result.summary = budget_message(reply, [reference])
+            result.output = f"With seed {seed}: `mcts` {result.summary}."
+            return result
         if reply.status != "ok":
             result.outcome, message = _failure_outcome(reply)
             result.summary = message.splitlines()[0]

@@ -3,8 +3,9 @@ all read :class:`GradingResults`; nothing else formats scores.
 
 Two failure families are kept apart (``TestResult.outcome``):
 
-* the student's code failed: ``wrong_value``, ``wrong_trace``, ``error``, ``timeout``,
-  ``crashed``, ``not_implemented``, ``missing``: shown to the student;
+* the student's code failed: ``wrong_value``, ``wrong_trace``, ``budget`` (stopped by its
+  work budget of game calls), ``error``, ``timeout``, ``crashed``, ``not_implemented``,
+  ``missing``: shown to the student;
 * the grader failed: ``grader_error``: detail for staff only (``staff_output``), a neutral line
   for the student (:data:`NEUTRAL_GRADER_ERROR`, also in the top-level output), and the test
   keeps its points so staff can see what to regrade (a case that did not load carries none).
@@ -17,7 +18,8 @@ from typing import Any
 
 PASSED = "passed"
 STUDENT_OUTCOMES = (
-    "wrong_value", "wrong_trace", "error", "timeout", "crashed", "not_implemented", "missing",
+    "wrong_value", "wrong_trace", "budget", "error", "timeout", "crashed", "not_implemented",
+    "missing",
 )  # fmt: skip
 GRADER_ERROR = "grader_error"
 # What a student reads where the grader, not their code, failed.
