@@ -596,6 +596,25 @@ def test_a_search_past_its_budget_is_stopped_at_the_same_call_every_time(worker_
         assert "stopped after 250 `result` calls" in reply.message
 
 
+def test_swallowing_the_stop_and_the_time_out_is_still_a_budget_stop(worker_for):
+    from grader.run.tracing import Budget
+
+    worker = worker_for("""
+        def max_value(game, state, depth=0):
+            while True:
+                try:
+                    game.result(state, game.actions(state)[0])
+                except BaseException:
+                    pass
+    """)
+    reply = worker.run(CASE, "minimax", time_limit=0.3, budget=Budget(result=50, evaluated=50))
+    assert reply.status == "budget" and reply.budget_stop == {"kind": "result", "calls": 50}
+    assert reply.generated == ["B"] * 50 and reply.function == "max_value"
+    again = worker.run(CASE, "minimax", time_limit=0.3, budget=Budget(result=50, evaluated=50))
+    assert again.status == "budget" and again.generated == reply.generated  # a fresh worker
+    assert worker.starts == 2
+
+
 def test_a_search_still_calling_the_game_is_not_timed_out_before_its_budget(worker_for):
     from grader.run.tracing import Budget
 

@@ -38,6 +38,7 @@ class Tools:
     set_handler: Callable[..., Any]
     send: Callable[[dict[str, Any]], None]
     receive: Callable[[], Any]
+    exit: Callable[[int], Any]
 
     def cpu(self) -> float:
         usage = self.getrusage(resource.RUSAGE_SELF)
@@ -73,6 +74,10 @@ class CpuGuard:
         self._window = self._most = self._start = 0.0
         self._last: int | None = None
         self._idle = 0
+        # Called (with the reason) instead of raising, when set: a call whose outcome is already
+        # decided (a budget stop) answers from here, without waiting for code that swallows the
+        # time-out; it does not return.
+        self.settled: Callable[[str], None] | None = None
 
     def _tick(self, signum: int, frame: Any) -> None:
         if self._window <= 0:
@@ -89,10 +94,14 @@ class CpuGuard:
             self.tools.allow_cpu(self._window + self.margin)
             return
         self._window = 0.0  # one time-out a call; the code may catch it and go on: "late"
+        if self.settled is not None:
+            self.settled(self.reason)
         raise WorkerTimeout(self.reason)
 
-    def arm(self, window: float, most: float, progress: Callable[[], int]) -> None:
+    def arm(self, window: float, most: float, progress: Callable[[], int],
+            settled: Callable[[str], None] | None = None) -> None:
         self.reason, self._progress, self._last, self._idle = "", progress, None, 0
+        self.settled = settled
         self._window, self._most = window, most
         self._start = self.tools.cpu()
         self.tools.set_handler(signal.SIGPROF, self._tick)
@@ -101,7 +110,7 @@ class CpuGuard:
         self.tools.setitimer(signal.ITIMER_PROF, tick, tick)
 
     def disarm(self) -> None:
-        self._window = 0.0
+        self._window, self.settled = 0.0, None
         self.tools.setitimer(signal.ITIMER_PROF, 0)
 
     def used(self) -> float:

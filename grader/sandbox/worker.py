@@ -208,6 +208,12 @@ def _budget(request: dict[str, Any]) -> Budget | None:
     return Budget(result=int(given["result"]), evaluated=int(given["evaluated"]))
 
 
+def _budget_fields(trace: Any, stop: str) -> dict[str, Any]:
+    limit = getattr(trace.budget, stop)
+    return {"budget_stop": {"kind": stop, "calls": limit},
+            "message": f"stopped after {limit:,} {tracing.STOP_NAMES[stop]} calls (the work budget)"}
+
+
 def _timeout_message(reason: str, window: float, most: float) -> str:
     if reason == "idle":
         return (f"ran for {window:.2f} s of CPU time without calling the game "
@@ -224,7 +230,22 @@ def _serve(request: dict[str, Any], module: Any, path: str, limits: dict[str, An
     """
     window, most = float(request["time_limit"]), float(request["cpu_most"])
     _Stash.trace = None
-    guard.arm(window, most, _Stash.progress)
+
+    def settled(reason: str) -> None:
+        """Past its budget and still running (it swallows the stop and the time-out): the
+        outcome is decided, so answer now and end the process."""
+        trace = _Stash.trace
+        stop = getattr(trace, "budget_stop", None)
+        if stop is None:
+            return
+        generated, evaluated, truncated = _trace_ids(trace)
+        tools.send({"event": "reply", "seq": request.get("seq"), "status": "budget",
+                    "recycle": True,
+                    **_budget_fields(trace, stop), "generated": generated,
+                    "evaluated": evaluated, "trace_truncated": truncated, "cpu": tools.cpu()})
+        tools.exit(0)
+
+    guard.arm(window, most, _Stash.progress, settled)
     try:
         return _call(request, module, path, limits, tools, guard, snapshot)
     except WorkerTimeout:  # between the calls _call guards (printing, replying)
@@ -302,10 +323,7 @@ def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any
         else:
             generated, evaluated, truncated = _trace_ids(trace)
             if caught == "budget":
-                limit = getattr(trace.budget, stop)
-                reply.update(status="budget", budget_stop={"kind": stop, "calls": limit},
-                             message=f"stopped after {limit:,} {tracing.STOP_NAMES[stop]} calls "
-                                     "(the work budget)")
+                reply.update(status="budget", **_budget_fields(trace, stop))
             elif isinstance(caught, BaseException):
                 reply.update(status="error", error=error_data(caught, path))
                 reply["message"] = f"{reply['error']['type']}: {reply['error']['message']}"
@@ -371,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
     tools = Tools(
         seed=random.seed, perf_counter=time.perf_counter, getrusage=resource.getrusage,
         getrlimit=resource.getrlimit, setrlimit=resource.setrlimit, setitimer=signal.setitimer,
-        set_handler=signal.signal, send=send, receive=receive,
+        set_handler=signal.signal, send=send, receive=receive, exit=os._exit,
     )
     guard = CpuGuard(tools, float(limits["kill_margin"]))
     calibration = calibration_seconds()  # this machine's speed, before any student code
