@@ -2,8 +2,10 @@
 
 Owns: finding the submission (:mod:`.submission`), the parent's side of the worker
 (:mod:`.client`: :class:`~.client.Worker`, :class:`~.client.Limits`, :class:`~.client.WorkerReply`),
-the worker process itself (:mod:`.worker`, run as ``python -m grader.sandbox.worker``) and the
-static audit staff read (:mod:`.audit`). docs/security.md is the threat model.
+its private channel (:mod:`.channel`) and its own limits on the worker (:mod:`.watch`), the
+worker process itself (:mod:`.worker`, run as ``python -m grader.sandbox.worker``; its CPU-time
+backstop :mod:`.guard`, its replies' parts :mod:`.reply_parts`) and the static audit staff read
+(:mod:`.audit`). docs/security.md is the threat model.
 
 May import: :mod:`grader.run` (the worker runs the traced search), :mod:`grader.cases`,
 :mod:`grader.games`, the shared modules. Never :mod:`grader.answers`: nothing the reference

@@ -28,15 +28,11 @@ Defences, innermost first:
   (``$GRADER_LANDLOCK=0`` turns this off, to test the other layers alone);
 * a minimal environment (no secrets), ``PYTHONHASHSEED=0`` and the global ``random`` seeded
   before each call with the ``random.seed`` captured before the import (a regrade gives the
-  same result); only JSON crosses back, and every field
-  of a reply is rebuilt as the plain type it should be;
+  same result); only JSON crosses back, every field rebuilt as the plain type it should be;
 * a call that prints more than ``limits.flood`` bytes fails ("printed too much").
 
-docs/security.md is the whole security model: these layers, the others, and what is not
-defended.
-
-
-The protocol is :mod:`grader.sandbox.protocol`, values cross as :mod:`grader.sandbox.values` says.
+docs/security.md is the whole security model. The protocol is :mod:`grader.sandbox.protocol`,
+the channel :mod:`grader.sandbox.channel`, values cross as :mod:`grader.sandbox.values` says.
 """
 
 from __future__ import annotations
@@ -200,9 +196,7 @@ class Worker:
     @staticmethod
     def _import_error(kind: str, message: str, stdout: str = "", stderr: str = "") -> WorkerReply:
         error = {"type": kind, "message": message, "traceback": ""}
-        return WorkerReply(
-            "import_error", error=error, stdout=stdout, stderr=stderr, message=message
-        )
+        return WorkerReply("import_error", error=error, stdout=stdout, stderr=stderr, message=message)
 
     def _spawn(self) -> None:
         scratch, target = prepare_scratch(self.submission, self._ids)

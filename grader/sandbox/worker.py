@@ -36,14 +36,12 @@ import sys
 import time
 from typing import Any
 
-import timeout_decorator
-
 from grader.games import BUILTIN_GAMES
 from grader.paths import SCHEMA_REF
 from grader.run import runner, tracing
 from grader.run.calibration import calibration_seconds
 from grader.run.runner import MctsSettings, function_name, run_algorithm
-from grader.run.tracing import Budget, BudgetExceeded
+from grader.run.tracing import Budget
 from grader.sandbox.capture import Captured
 from grader.sandbox.confine import apply_limits, confine, die_with_parent, drop_privileges
 from grader.sandbox.failures import (
@@ -55,7 +53,8 @@ from grader.sandbox.failures import (
 )
 from grader.sandbox.guard import CpuGuard, Tools, WorkerTimeout
 from grader.sandbox.protocol import MAX_TRACE
-from grader.sandbox.values import MAX_REPR, encode_value
+from grader.sandbox.reply_parts import budget_fields, safe_repr_factory, timeout_message, trace_ids
+from grader.sandbox.values import encode_value
 
 # Imported for the student's code before the privilege drop: the standard library may be
 # unreadable by the worker's user (an interpreter installed under /root).
@@ -90,10 +89,6 @@ def _preload() -> None:
             game.is_terminal(game.initial_state())
         except Exception:  # noqa: BLE001, S110 - best effort: requests report errors
             pass
-
-
-def _timed(seconds: float, function: Any, *args: Any) -> Any:
-    return timeout_decorator.timeout(seconds, timeout_exception=WorkerTimeout)(function)(*args)
 
 
 # --- the student's module -------------------------------------------------------------------
@@ -174,51 +169,11 @@ class _Stash:
         return -1 if trace is None else len(trace.generated) + len(trace.evaluated)
 
 
-def _trace_ids(trace: Any) -> tuple[list[str], list[str], bool]:
-    if trace is None:
-        return [], [], False
-    state_id = trace.game.state_id
-    generated = [state_id(s) for s in trace.generated[:MAX_TRACE]]
-    evaluated = [state_id(s) for s in trace.evaluated[:MAX_TRACE]]
-    return (
-        generated,
-        evaluated,
-        len(trace.generated) > MAX_TRACE or len(trace.evaluated) > MAX_TRACE,
-    )
-
-
-def _safe_repr_factory(seconds: float) -> Any:
-    def safe_repr(item: Any) -> str:
-        try:
-            text = _timed(seconds, repr, item)
-            text = str.__str__(text) if isinstance(text, str) else object.__repr__(item)
-        except WorkerTimeout:
-            text = f"<{type(item).__name__} object; repr() did not finish>"
-        except BaseException as error:  # noqa: BLE001 - a student's __repr__ may do anything
-            text = f"<{type(item).__name__} object; repr() raised {type(error).__name__}>"
-        return text if len(text) <= MAX_REPR else text[: MAX_REPR - 3] + "..."
-
-    return safe_repr
-
-
 def _budget(request: dict[str, Any]) -> Budget | None:
     given = request.get("budget")
     if not isinstance(given, dict):
         return None
     return Budget(result=int(given["result"]), evaluated=int(given["evaluated"]))
-
-
-def _budget_fields(trace: Any, stop: str) -> dict[str, Any]:
-    limit = getattr(trace.budget, stop)
-    return {"budget_stop": {"kind": stop, "calls": limit},
-            "message": f"stopped after {limit:,} {tracing.STOP_NAMES[stop]} calls (the work budget)"}
-
-
-def _timeout_message(reason: str, window: float, most: float) -> str:
-    if reason == "idle":
-        return (f"ran for {window:.2f} s of CPU time without calling the game "
-                "(an infinite loop, or slow work between game calls?)")
-    return f"used more than {most:.2f} s of CPU time in all, still calling the game only slowly"
 
 
 def _serve(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any],
@@ -238,10 +193,10 @@ def _serve(request: dict[str, Any], module: Any, path: str, limits: dict[str, An
         stop = getattr(trace, "budget_stop", None)
         if stop is None:
             return
-        generated, evaluated, truncated = _trace_ids(trace)
+        generated, evaluated, truncated = trace_ids(trace)
         tools.send({"event": "reply", "seq": request.get("seq"), "status": "budget",
                     "recycle": True,
-                    **_budget_fields(trace, stop), "generated": generated,
+                    **budget_fields(trace, stop), "generated": generated,
                     "evaluated": evaluated, "trace_truncated": truncated, "cpu": tools.cpu()})
         tools.exit(0)
 
@@ -250,7 +205,7 @@ def _serve(request: dict[str, Any], module: Any, path: str, limits: dict[str, An
         return _call(request, module, path, limits, tools, guard, snapshot)
     except WorkerTimeout:  # between the calls _call guards (printing, replying)
         return {"event": "reply", "status": "timeout",
-                "message": _timeout_message(guard.reason, window, most)}
+                "message": timeout_message(guard.reason, window, most)}
     finally:
         guard.disarm()
 
@@ -268,7 +223,7 @@ def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any
         changed = tampered(snapshot)
         return {"event": "reply", "status": "timeout", "message": (
             "search.py replaced part of the grader, which then ran out of time"
-            if changed else _timeout_message("most", window, most) + " (building the game)")}
+            if changed else timeout_message("most", window, most) + " (building the game)")}
     except Exception as exc:  # noqa: BLE001 - the grader's failure, not the student's
         return grader_error_reply(exc)
     reply: dict[str, Any] = {"event": "reply", "function": name}
@@ -315,15 +270,15 @@ def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any
         if caught is None:
             repr_seconds = max(0.05, min(1.0, limits["kill_margin"] / 4))
             reply.update(
-                status="ok", value=encode_value(result.value, _safe_repr_factory(repr_seconds))
+                status="ok", value=encode_value(result.value, safe_repr_factory(repr_seconds))
             )
             generated, evaluated = result.generated, result.evaluated
             truncated = len(generated) > MAX_TRACE or len(evaluated) > MAX_TRACE
             generated, evaluated = generated[:MAX_TRACE], evaluated[:MAX_TRACE]
         else:
-            generated, evaluated, truncated = _trace_ids(trace)
+            generated, evaluated, truncated = trace_ids(trace)
             if caught == "budget":
-                reply.update(status="budget", **_budget_fields(trace, stop))
+                reply.update(status="budget", **budget_fields(trace, stop))
             elif isinstance(caught, BaseException):
                 reply.update(status="error", error=error_data(caught, path))
                 reply["message"] = f"{reply['error']['type']}: {reply['error']['message']}"
@@ -332,7 +287,7 @@ def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any
                 )
             else:
                 reply["status"] = "timeout"
-                reply["message"] = _timeout_message(guard.reason, window, most) + (
+                reply["message"] = timeout_message(guard.reason, window, most) + (
                     "" if caught == "interrupted"
                     else "; the code caught the time-out and went on")
         del result, caught, trace

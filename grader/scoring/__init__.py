@@ -2,7 +2,8 @@
 
 Owns: the one results model (:mod:`.results`: :class:`TestResult`, :class:`GradingResults`),
 the grading loop (:mod:`.grade`: reference answers, the sandboxed run, comparison, score,
-feedback) and the random-tree tests that shrink a failure (:mod:`.random_trees`).
+feedback), each test's work budget (:mod:`.budget`) and the random-tree tests that shrink a
+failure (:mod:`.random_trees`).
 
 May import: :mod:`grader.feedback`, :mod:`grader.compare`, :mod:`grader.sandbox`,
 :mod:`grader.answers`, :mod:`grader.run`, :mod:`grader.cases`, the shared modules.

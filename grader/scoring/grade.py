@@ -34,12 +34,13 @@ from grader.feedback import budget_hints, diagnosis
 from grader.feedback import failure as feedback
 from grader.feedback.diagnosis import Hint
 from grader.run.runner import RunResult
-from grader.run.tracing import STOP_NAMES, Budget
+from grader.run.tracing import Budget
 from grader.sandbox.audit import record_audit
 from grader.sandbox.client import Worker
 from grader.sandbox.limits import Limits
-from grader.sandbox.protocol import MAX_TRACE, WorkerReply
+from grader.sandbox.protocol import WorkerReply
 from grader.scoring import random_trees as shrink
+from grader.scoring.budget import budget_message, timing_data, work_budget
 from grader.scoring.results import (
     ALGORITHM_NUMBERS,
     GRADER_ERROR,
@@ -102,41 +103,10 @@ def _best(comparisons: list[tuple[Reference, Comparison]]) -> tuple[Reference, C
     return comparisons[0]
 
 
-def work_budget(settings: Any, references: list[Reference]) -> Budget:
-    """The most game calls a test allows: ``work_multiple`` times the reference's calls on the
-    case (the most of the accepted rules' runs) plus ``work_floor``, for ``result`` calls and
-    for ``utility``/``evaluate`` calls, never above the sandbox's trace cap."""
-
-    def most(calls: int) -> int:
-        return min(MAX_TRACE, int(settings.work_multiple * calls + settings.work_floor))
-
-    return Budget(result=most(max(len(ref.run.generated) for ref in references)),
-                  evaluated=most(max(len(ref.run.evaluated) for ref in references)))
-
-
 def _run(worker: Worker, case: Case, algorithm: str, settings: Any, budget: Budget,
          mcts: Any) -> WorkerReply:
     return worker.run(case.public_dict(), algorithm, mcts=mcts, budget=budget,
                       time_limit=settings.time_floor, time_multiple=settings.time_multiple)
-
-
-def budget_message(reply: WorkerReply, references: list[Reference]) -> str:
-    """"stopped after N `result` calls, K times what the reference needed"."""
-    stop = reply.budget_stop or {"kind": "result", "calls": 0}
-    kind, calls = stop["kind"], stop["calls"]
-    needed = max((len(ref.run.generated if kind == "result" else ref.run.evaluated)
-                  for ref in references), default=0)
-    times = f"{calls / needed:.1f} times" if needed else "more than"
-    return (f"stopped after {calls:,} {STOP_NAMES[kind]} calls, {times} what the reference "
-            f"needed ({needed:,}): the work budget of this test")
-
-
-def timing_data(reference: Reference, reply: WorkerReply) -> dict[str, Any]:
-    """Fields that are timings by nature (staff-only ``extra_data["timing"]``; they differ
-    from run to run and decide no score)."""
-    return {"reference_seconds": round(reference.seconds, 6),
-            "seconds": round(reply.elapsed, 6) if reply.elapsed is not None else None,
-            "cpu_window": round(reply.time_limit, 3)}
 
 
 def grade_pair(
