@@ -35,6 +35,14 @@ TIGHT = "[defaults]\nwork_multiple = 10\n\n[random_trees]\npoints = 0\n"
 TINY = "[defaults]\nwork_multiple = 1\nwork_floor = 0\n\n[random_trees]\npoints = 0\n"
 
 
+def _module(name: str):
+    """Variant ``name``'s search.py as a module of this process."""
+    spec = importlib.util.spec_from_loader(f"variant_{name}", loader=None)
+    module = importlib.util.module_from_spec(spec)
+    exec(compile(variants.source(name), f"<{name}>", "exec"), module.__dict__)  # noqa: S102
+    return module
+
+
 def _spin() -> None:  # a busy process
     while True:
         pass
@@ -135,3 +143,42 @@ def test_a_budget_stop_on_a_tree_draws_the_tree(tmp_path, cache):
     assert "`generated` differs at step 7" in test["output"]
     assert test["extra_data"]["replay"]["got"]["generated"][:7] == [
         "B", "B1", "B2", "B3", "C", "C1", "C2"]
+
+
+def test_every_known_wrong_variant_that_terminates_finishes_inside_the_default_budget():
+    """The rubric's defaults are chosen so: never_prunes on the empty tic-tac-toe board (30 x
+    the reference's result calls, 35 x its utility calls) and recomputes_child on full
+    tic-tac-toe minimax (1.1 million result calls) included. Run here, in this process."""
+    from grader.answers.store import AnswerKey
+    from grader.cases import find_cases, load_case
+    from grader.cases.rubric import load_rubric
+    from grader.answers.solve import mcts_settings
+    from grader.run.runner import run_algorithm
+    from grader.run.tracing import BudgetExceeded
+    from grader.scoring.budget import work_budget
+    from grader.scoring.grade import accepted_rules
+
+    rubric, answers = load_rubric(), AnswerKey.default()
+    cases = [load_case(path) for path in find_cases([ROOT / "trees/public", ROOT / "trees/hidden"])]
+    stopped, checked = [], 0
+    sys.setrecursionlimit(10_000)
+    for name, variant in variants.VARIANTS.items():
+        module = _module(name)
+        for case in cases:
+            for algorithm in case.algorithms:
+                if algorithm not in variant.algorithms or (
+                        algorithm == "mcts" and case.mcts is not None
+                        and case.mcts.check == "outcome"):
+                    continue
+                rules = accepted_rules(case.pruning, rubric.for_algorithm(algorithm).pruning)
+                references = [answers.reference(case, algorithm, rule) for rule in rules]
+                budget = work_budget(rubric.settings_for(case, algorithm), references)
+                settings = mcts_settings(case) if algorithm == "mcts" else None
+                checked += 1
+                try:
+                    run_algorithm(vars(module), case.build_game(), algorithm, settings, budget)
+                except BudgetExceeded:
+                    stopped.append(f"{name} on {case.name} ({algorithm})")
+                except Exception:  # noqa: BLE001, S112 - a variant that raises is not stopped
+                    continue
+    assert checked > 100 and stopped == []

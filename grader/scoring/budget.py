@@ -11,7 +11,9 @@ from typing import Any
 
 from grader.answers.store import Reference
 from grader.run.tracing import STOP_NAMES, Budget
-from grader.sandbox.protocol import MAX_TRACE, WorkerReply
+from grader.sandbox.protocol import WorkerReply
+
+MAX_BUDGET = 2_000_000  # no budget allows more calls of a kind (the worker's memory bounds it)
 
 
 def work_budget(settings: Any, references: list[Reference]) -> Budget:
@@ -20,7 +22,7 @@ def work_budget(settings: Any, references: list[Reference]) -> Budget:
     for ``utility``/``evaluate`` calls, never above the sandbox's trace cap."""
 
     def most(calls: int) -> int:
-        return min(MAX_TRACE, int(settings.work_multiple * calls + settings.work_floor))
+        return min(MAX_BUDGET, int(settings.work_multiple * calls + settings.work_floor))
 
     return Budget(result=most(max(len(ref.run.generated) for ref in references)),
                   evaluated=most(max(len(ref.run.evaluated) for ref in references)))
