@@ -94,6 +94,7 @@ class CpuGuard:
             self.tools.allow_cpu(self._window + self.margin)
             return
         self._window = 0.0  # one time-out a call; the code may catch it and go on: "late"
+        self.tools.allow_cpu(self.margin)  # code that swallows it meets SIGXCPU soon after
         if self.settled is not None:
             self.settled(self.reason)
         raise WorkerTimeout(self.reason)

@@ -24,7 +24,7 @@ from grader.sandbox.process import Deadline
 
 IDLE_CPU = 0.02  # CPU seconds: less than this in the idle time is "not running"
 MIN_IDLE = 2.0  # wall seconds without CPU use before the parent kills a waiting worker
-CALL_MULTIPLE = 50  # CPU allowed a budgeted game call: this many times a calibration call's
+CALL_MULTIPLE = 20  # CPU allowed a budgeted game call: this many times a calibration call's
 NO_BUDGET_WINDOWS = 10  # a call without a budget may use this many windows of CPU in all
 
 
