@@ -111,8 +111,12 @@ class CpuGuard:
         self.tools.setitimer(signal.ITIMER_PROF, tick, tick)
 
     def disarm(self) -> None:
+        """Stop the timer and lift the call's soft CPU limit (the worker's own work after the
+        call, a long trace's ids, must not meet it; the parent's limits still hold)."""
         self._window, self.settled = 0.0, None
         self.tools.setitimer(signal.ITIMER_PROF, 0)
+        _, hard = self.tools.getrlimit(resource.RLIMIT_CPU)
+        self.tools.setrlimit(resource.RLIMIT_CPU, (hard, hard))
 
     def used(self) -> float:
         return self.tools.cpu() - self._start

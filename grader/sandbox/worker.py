@@ -193,6 +193,7 @@ def _serve(request: dict[str, Any], module: Any, path: str, limits: dict[str, An
         stop = getattr(trace, "budget_stop", None)
         if stop is None:
             return
+        guard.disarm()  # the ids of a long trace take time: no SIGXCPU while they are made
         generated, evaluated, truncated = trace_ids(trace)
         tools.send({"event": "reply", "seq": request.get("seq"), "status": "budget",
                     "recycle": True,
