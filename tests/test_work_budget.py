@@ -10,6 +10,7 @@ the terminal, results.json and the HTML report.
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import json
 import multiprocessing
@@ -55,7 +56,7 @@ def _grader(*args: str, cache: Path) -> subprocess.CompletedProcess:
 
 
 def _without_timings(results: dict) -> dict:
-    data = {key: value for key, value in results.items() if key not in TIMING}
+    data = {key: value for key, value in copy.deepcopy(results).items() if key not in TIMING}
     for test in data["tests"]:
         extra = dict(test.get("extra_data") or {})
         extra.pop("timing", None)
