@@ -21,7 +21,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-
 RESERVE_BYTES = 8 * 1024 * 1024  # more than any results.json the grader writes
 _NO_ROOM = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 

@@ -272,7 +272,8 @@ def test_missing_default_rubric_gives_the_defaults(tmp_path: Path) -> None:
     rubric = load_rubric(tmp_path)  # a folder without rubric.toml
     settings = rubric.settings_for(case(tree=[[1]]), "minimax")
     assert (settings.points, settings.visibility, settings.pruning) == (1, "visible", "inclusive")
-    assert (settings.partial_credit, settings.time_floor, settings.time_multiple) == (0.5, 1.0, 10)
+    assert (settings.partial_credit, settings.time_floor, settings.time_multiple) == (0.5, 1.0, 50)
+    assert (settings.work_multiple, settings.work_floor) == (40, 1000)
     assert (settings.outcome_seeds, settings.outcome_share) == (20, 0.9)
     assert rubric.random_trees.points_for("alpha_beta") == 0
 

@@ -45,6 +45,7 @@ import pytest
 
 from grader.sandbox.confine import landlock_abi
 from grader.sandbox.limits import LANDLOCK_ENV, Limits
+from grader.sandbox.watch import MIN_IDLE
 from grader.scoring.results import NEUTRAL_GRADER_ERROR
 
 REPO = Path(__file__).resolve().parent.parent
@@ -60,8 +61,11 @@ TIME_FLOOR = 1.0  # the test rubric's time_floor (the shipped rubric's)
 RUBRIC = f"[defaults]\ntime_floor = {TIME_FLOOR}\n\n[random_trees]\npoints = 0\n"
 TESTS = 3  # (case, algorithm) pairs the cases above make
 LIMITS = Limits()
-# The rubric's bound on one run: start-up, then each test's limit, kill margin and set-up.
-TIME_BOUND = 10.0 + TESTS * (TIME_FLOOR + LIMITS.kill_margin + 1.0)
+# The bound on one run: start-up, then each test's last-resort wall-clock limit (the parent's
+# Watch: three times the call's CPU limit and kill margin, plus the idle time twice). The limits
+# are CPU time, so on a loaded machine a runaway test takes longer than its CPU seconds; for
+# these small cases a call's CPU limit is under two windows of TIME_FLOOR.
+TIME_BOUND = 10.0 + TESTS * (3 * (2 * TIME_FLOOR + LIMITS.kill_margin) + 2 * MIN_IDLE)
 CANARY = f"canary-{secrets.token_hex(8)}"  # in the grader's environment; must never leak
 PARALLEL = 4
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from grader.errors import GraderError
-from grader.sandbox.private import PRIVATE_ENV, coverable
 from grader.sandbox.client import Worker
 from grader.sandbox.confine import landlock_abi
 from grader.sandbox.limits import LANDLOCK_ENV, Limits
+from grader.sandbox.private import PRIVATE_ENV, coverable
 from grader.sandbox.protocol import WorkerReply
 from grader.sandbox.values import OpaqueValue, decode_value, encode_value
 
@@ -670,7 +670,11 @@ def test_as_root_the_shared_folders_are_closed_and_the_scratch_is_a_small_disk(w
 
 def test_a_line_is_checked_before_it_is_decoded_and_against_the_schema():
     from grader.sandbox.protocol import (
-        MAX_MESSAGE_ITEMS, Unreadable, finite_number, items_allowed, parse_message,
+        MAX_MESSAGE_ITEMS,
+        Unreadable,
+        finite_number,
+        items_allowed,
+        parse_message,
     )
 
     def parse(data: bytes, **options):
@@ -706,3 +710,106 @@ def test_a_forged_value_decodes_to_plain_data_within_its_caps():
     assert decode_value([1] * 20_000).count(1) < 20_000
     assert decode_value({"$float": "1e400"}) == OpaqueValue("?", "<a malformed value>")
     assert decode_value(2**5000) == OpaqueValue("int", "<int of 5001 bits>")
+
+
+
+
+# --- work budgets and the CPU-time backstop ---------------------------------------------------
+
+ENDLESS_CALLER = """
+def max_value(game, state, depth=0):
+    caught = 0
+    while True:  # calls the game for ever
+        try:
+            game.result(state, game.actions(state)[0])
+        except BaseException:
+            caught += 1
+            if caught > 3:
+                return 3  # catches the stop, and returns as if nothing happened
+"""
+
+
+def test_a_search_past_its_budget_is_stopped_at_the_same_call_every_time(worker_for):
+    from grader.run.tracing import Budget
+
+    worker = worker_for(ENDLESS_CALLER)
+    for _ in range(2):
+        reply = worker.run(CASE, "minimax", budget=Budget(result=250, evaluated=100))
+        assert reply.status == "budget" and reply.value is None, reply
+        assert reply.budget_stop == {"kind": "result", "calls": 250}
+        assert reply.generated == ["B"] * 250 and reply.evaluated == []
+        assert "stopped after 250 `result` calls" in reply.message
+
+
+def test_swallowing_the_stop_and_the_time_out_is_still_a_budget_stop(worker_for):
+    from grader.run.tracing import Budget
+
+    worker = worker_for("""
+        def max_value(game, state, depth=0):
+            while True:
+                try:
+                    game.result(state, game.actions(state)[0])
+                except BaseException:
+                    pass
+    """)
+    reply = worker.run(CASE, "minimax", time_limit=0.3, budget=Budget(result=50, evaluated=50))
+    assert reply.status == "budget" and reply.budget_stop == {"kind": "result", "calls": 50}
+    assert reply.generated == ["B"] * 50 and reply.function == "max_value"
+    again = worker.run(CASE, "minimax", time_limit=0.3, budget=Budget(result=50, evaluated=50))
+    assert again.status == "budget" and again.generated == reply.generated  # a fresh worker
+    assert worker.starts == 2
+
+
+def test_a_search_still_calling_the_game_is_not_timed_out_before_its_budget(worker_for):
+    from grader.run.tracing import Budget
+
+    worker = worker_for(ENDLESS_CALLER)
+    # 200,000 calls take far more CPU time than the 0.2 s window: calls are progress
+    reply = worker.run(CASE, "minimax", time_limit=0.2, budget=Budget(200_000, 10))
+    assert reply.status == "budget" and len(reply.generated) == 200_000, reply.message
+
+
+def test_replacing_random_seed_at_import_runs_nothing_before_the_clock(worker_for):
+    # issue 15, item 2: the worker's per-call seeding used to run a replaced random.seed
+    # before any limit was armed; the captured seed never calls it.
+    worker = worker_for(MINIMAX + """
+import random, time
+def _slow_seed(*args, **kwargs):
+    time.sleep(30)
+random.seed = _slow_seed
+""")
+    reply = worker.run(CASE, "minimax", time_limit=0.3)
+    assert reply.status == "ok" and reply.value == 3, reply
+    assert reply.elapsed is not None and reply.elapsed < 1
+
+
+def test_a_sleeping_search_is_killed_once_it_stops_using_the_cpu(worker_for):
+    import time
+
+    worker = worker_for("""
+        import time
+        def max_value(game, state, depth=0):
+            time.sleep(3600)
+    """)
+    started = time.monotonic()
+    reply = worker.run(CASE, "minimax", time_limit=0.3)
+    assert reply.status == "killed_timeout" and "used no CPU time" in reply.message
+    assert time.monotonic() - started < 10
+
+
+def test_ignoring_the_cpu_signals_still_ends_at_the_parents_cpu_limit(worker_for):
+    import time
+
+    worker = worker_for("""
+        import signal
+        def max_value(game, state, depth=0):
+            signal.signal(signal.SIGPROF, signal.SIG_IGN)
+            signal.signal(signal.SIGXCPU, signal.SIG_IGN)
+            while True:
+                pass
+    """)
+    started = time.monotonic()
+    reply = worker.run(CASE, "minimax", time_limit=0.3)
+    assert reply.status == "killed_timeout", reply
+    assert "ignored the time-out" in reply.message and "killed" in reply.message
+    assert time.monotonic() - started < 20

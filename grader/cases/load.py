@@ -70,7 +70,6 @@ from grader.errors import CaseError
 from grader.games.base import Game
 from grader.games.tree import Node, TreeGame
 
-
 OPAQUE_NAME = "case"  # the name and description every case has in the worker
 GRADING_FIELDS = ("expect", "points", "visibility", "time_limit", "pruning")
 

@@ -3,15 +3,17 @@
 JSON lines over a private socket (never stdout), in this order::
 
     parent -> {"submission", "scratch", "ids": [uid, gid] | null, "limits": {...}}
-    worker -> {"event": "importing", "confinement": {"uid", "landlock": ABI or 0}}
+    worker -> {"event": "importing", "confinement": {"uid", "landlock": ABI or 0},
+               "calibration": CPU seconds of grader.run.calibration's workload}
                                                       (set up; about to run student code)
     worker -> {"event": "ready", "status": "ok" | "import_error", "error", "stdout", "stderr"}
     then, per request:
-    parent -> {"seq", "case": {...}, "algorithm", "mcts": {...} | null, "time_limit": seconds}
+    parent -> {"seq", "case": {...}, "algorithm", "mcts": {...} | null, "time_limit": seconds,
+               "cpu_most": seconds, "budget": {"result", "evaluated"} | null}
     worker -> {"event": "started", "seq", "function"}  (the student's function is being called)
     worker -> {"event": "reply", "seq", "status", "value", "generated", "evaluated", "error",
                "stdout", "stderr", "printed", "elapsed", "function", "message", "cpu",
-               "trace_truncated"}
+               "trace_truncated", "budget_stop": {"kind", "calls"} (status "budget")}
 
 (``missing_function`` and grader failures are answered with a reply and no ``started``.)
 
@@ -52,7 +54,9 @@ STATUSES = (
     "crashed",  # the worker died (os._exit, a signal, the memory or CPU limit, ...)
     "missing_function",  # search.py has no function of the name the algorithm calls
     "import_error",  # search.py could not be imported (reported on every request)
+    "budget",  # it passed its work budget of game calls: the trace so far, no value
 )
+BUDGET_KINDS = ("result", "evaluated")  # the calls a budget counts (grader.run.tracing)
 
 
 ERROR_KEYS = ("type", "message", "traceback")
@@ -90,6 +94,7 @@ class WorkerReply:
     time_limit: float = 0.0
     message: str = ""
     trace_truncated: bool = False  # a list passed MAX_TRACE ids and was cut
+    budget_stop: dict[str, Any] | None = None  # status "budget": {"kind", "calls"}
 
     @property
     def ok(self) -> bool:
@@ -234,6 +239,15 @@ FORGED = ("the worker reported a failure of its own ({what}); the grader built t
           "grader's private channel) is the likely cause")
 
 
+def budget_stop(message: dict[str, Any]) -> dict[str, Any]:
+    """A budget reply's ``{"kind", "calls"}``, checked (a forged one reads as 0 result calls)."""
+    given = message.get("budget_stop")
+    given = given if isinstance(given, dict) else {}
+    kind = given.get("kind") if given.get("kind") in BUDGET_KINDS else "result"
+    calls = finite_number(given.get("calls"), 0.0)
+    return {"kind": kind, "calls": int(min(max(calls, 0), 1e12))}
+
+
 def reply_from_message(message: dict[str, Any], function: str | None, *, stdout: str, stderr: str,
                        printed: int, limits: Limits) -> WorkerReply:
     """A :class:`WorkerReply` from a worker's reply (checked by :func:`parse_message`).
@@ -268,6 +282,7 @@ def reply_from_message(message: dict[str, Any], function: str | None, *, stdout:
         function=str(message.get("function") or function or "") or None,
         message=str(message.get("message", "")),
         trace_truncated=bool(message.get("trace_truncated")),
+        budget_stop=budget_stop(message) if status == "budget" else None,
     )
     if printed > limits.flood and status in ("ok", "error"):
         text = (

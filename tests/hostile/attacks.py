@@ -28,7 +28,7 @@ from pathlib import Path
 CORRECT = Path(__file__).resolve().parent.parent / "submissions" / "correct" / "search.py"
 CATEGORIES = ("runaway", "escape", "forgery", "theft", "accident")
 CRASHED = r"died: "
-TIMEOUT = r"did not finish within the time limit"
+TIMEOUT = r"was stopped by the time limit"
 REFUSED = r"tried to reach something outside the sandbox"
 PROCESS = r"tried to start a process or a thread"
 WRONG_VALUE = r"expected (the value|a number)[^\n]*got"
@@ -168,6 +168,46 @@ ATTACKS: list[Attack] = [
             """), message=r"printed [\d,]+ bytes in one call"),
     _attack("sleep_past_limit", "runaway", "time.sleep far past the limit",
             _ab("import time\ntime.sleep(3600)\nreturn 3"), message=TIMEOUT, slow=True),
+    _attack("ignore_cpu_signals", "runaway",
+            "the CPU-time signals (SIGPROF, SIGXCPU) and SIGALRM ignored, then a loop",
+            _ab("""
+                import signal
+                for number in (signal.SIGPROF, signal.SIGXCPU, signal.SIGALRM):
+                    signal.signal(number, signal.SIG_IGN)
+                while True:
+                    pass
+            """), message=TIMEOUT + r"[\s\S]*ignored the time-out", slow=True),
+    _attack("endless_game_calls", "runaway",
+            "a search calling game.result for ever, catching the budget's stop and going on",
+            _ab("""
+                while True:
+                    try:
+                        game.result(state, game.actions(state)[0])
+                    except BaseException:
+                        pass
+            """), message=r"stopped after [\d,]+ `result` calls, [\d.]+ times what the "
+                          r"reference needed"),
+    _attack("slow_seed_hook", "runaway",
+            "random.seed replaced at import by slow work, to run before the clock starts",
+            textwrap.dedent("""
+                import random as _random
+
+                def _slow_seed(*args, **kwargs):
+                    total = 0
+                    for number in range(30_000_000):
+                        total += number
+                    return total
+
+                _random.seed = _slow_seed
+            """), scope="none"),
+    _attack("sleeping_seed_hook", "runaway",
+            "random.seed replaced at import by a long sleep, so the grader waits for it",
+            textwrap.dedent("""
+                import random as _random
+                import time as _time
+
+                _random.seed = lambda *args, **kwargs: _time.sleep(60)
+            """), scope="none"),
     _attack("c_loop_sum", "runaway", "sum(range(10**12)): one C call signals cannot interrupt",
             _ab("return sum(range(10**12))"), message=TIMEOUT, slow=True),
     _attack("c_loop_regex", "runaway", "a catastrophically backtracking regular expression",
