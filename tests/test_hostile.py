@@ -398,7 +398,13 @@ def test_hostile_submission_is_graded_and_contained(hostile_runs, variant, attac
     assert run.elapsed < TIME_BOUND, f"took {run.elapsed:.1f} s, over {TIME_BOUND:.1f} s"
     assert not run.results_error, run.results_error
     tests = run.results["tests"]
-    assert len(tests) == TESTS, [t["name"] for t in tests]
+    if entry.scope == "module" and len(tests) == 1 and "could be graded" in tests[0]["name"]:
+        # nothing in the upload can be graded (a link, not a file): one test, one message
+        assert tests[0]["score"] == 0 and tests[0]["max_score"] > 0, tests[0]
+        assert re.search(entry.message, run.results["output"]), run.results["output"][:2000]
+        tests = []
+    else:
+        assert len(tests) == TESTS, [t["name"] for t in tests]
     for test in tests:
         attacked = entry.scope == "module" or (
             entry.scope == "function" and _algorithm(test) == entry.target)

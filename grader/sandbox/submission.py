@@ -147,7 +147,7 @@ def zip_candidates(archive: zipfile.ZipFile) -> list[Candidate]:
                 continue
             kind = member.external_attr >> 16  # the Unix mode, where the zip recorded one
             if member.is_dir() or (stat.S_IFMT(kind) and not stat.S_ISREG(kind)):
-                what = f"{member.filename!r} in the zip"
+                what = f"{member.filename!r} in {Path(str(archive.filename)).name!r}"
                 raise SubmissionError(NOT_REGULAR.format(what=what, kind=_kind(kind)))
             found.append(Candidate(member.filename, member.file_size,
                                    lambda member=member: archive.read(member)))
