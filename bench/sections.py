@@ -76,7 +76,7 @@ def per_case(runs: int, cache: Path) -> dict[str, Any]:
     from grader.cases.rubric import load_rubric
     from grader.sandbox.client import Worker
     from grader.sandbox.limits import Limits
-    from grader.scoring.grade import accepted_rules, grade_pair
+    from grader.scoring.pair import accepted_rules, grade_pair
 
     rubric = load_rubric()
     key_s, answers = timed(lambda: AnswerKey(cache=cache / "answer-key.json"), runs)

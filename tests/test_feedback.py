@@ -27,7 +27,8 @@ from grader.feedback.drawing import asciify
 from grader.feedback.explain import step_note
 from grader.report.terminal import print_report, score_table
 from grader.run.runner import run_algorithm
-from grader.scoring.grade import accepted_rules, grade
+from grader.scoring.grade import grade
+from grader.scoring.pair import accepted_rules
 from grader.scoring.results import GradingResults, TestResult
 from reference.mistakes import CATALOGUE, mistakes_for
 

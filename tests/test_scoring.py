@@ -6,7 +6,7 @@ from grader.answers.store import AnswerKey
 from grader.cases import case_from_dict
 from grader.cases.rubric import Rubric
 from grader.sandbox.protocol import WorkerReply
-from grader.scoring.grade import accepted_rules, grade_pair
+from grader.scoring.pair import accepted_rules, grade_pair
 
 AIMA = {
     "$schema": "../../grader/schema/case.schema.json",
@@ -87,7 +87,7 @@ def test_the_budget_is_a_multiple_of_the_references_calls_plus_the_floor(answers
     # the reference makes 10 result and 7 utility calls on the 3-12-8 tree
     assert (budget.result, budget.evaluated) == (40 * 10 + 1000, 40 * 7 + 1000)
     from grader.cases.rubric import rubric_from_dict
-    from grader.scoring.grade import grade_pair as pair
+    from grader.scoring.pair import grade_pair as pair
 
     tight = rubric_from_dict({"defaults": {"work_multiple": 2, "work_floor": 0}})
     worker = ScriptedWorker(WorkerReply("ok", 3, RIGHT_GENERATED, RIGHT_EVALUATED))

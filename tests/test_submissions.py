@@ -34,7 +34,8 @@ from grader.compare import compare
 from grader.games import CHANCE, MAX
 from grader.report.gradescope import write_results
 from grader.run.runner import run_algorithm
-from grader.scoring.grade import accepted_rules, grade
+from grader.scoring.grade import grade
+from grader.scoring.pair import accepted_rules
 from reference import decision, max_value, min_value, reference_functions
 from reference.mistakes import CATALOGUE
 

@@ -157,7 +157,7 @@ def test_every_known_wrong_variant_that_terminates_finishes_inside_the_default_b
     from grader.run.runner import run_algorithm
     from grader.run.tracing import BudgetExceeded
     from grader.scoring.budget import work_budget
-    from grader.scoring.grade import accepted_rules
+    from grader.scoring.pair import accepted_rules
 
     rubric, answers = load_rubric(), AnswerKey.default()
     cases = [load_case(path) for path in find_cases([ROOT / "trees/public", ROOT / "trees/hidden"])]

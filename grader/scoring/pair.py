@@ -1,0 +1,325 @@
+"""One test: a (case, algorithm) pair graded, whatever the student's code does.
+
+The reference's answers for each accepted pruning rule, the sandboxed run under the test's
+work budget (:mod:`.budget`) and CPU-time backstop, the comparison, the score (partial credit
+for a right value reached the wrong way), and the failure's feedback. MCTS outcome tests (the
+move over many seeds) and their pairing with trace tests are here too. The named mistake is
+not: it is decided once every test of an algorithm ran (:mod:`.named`).
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import replace
+from typing import Any
+
+from grader.answers.store import AnswerKey, Reference
+from grader.cases import Case
+from grader.cases.algorithms import PAIR_ALGORITHMS
+from grader.cases.rubric import Rubric
+from grader.compare import Comparison, ValueCheck, compare
+from grader.feedback import deepening, diagnosis, explain
+from grader.feedback import failure as feedback
+from grader.feedback.markdown import fenced
+from grader.feedback.verdict import Observation
+from grader.run.runner import RunResult
+from grader.run.tracing import Budget
+from grader.sandbox.client import Worker
+from grader.sandbox.protocol import WorkerReply
+from grader.scoring.budget import budget_message, timing_data, work_budget
+from grader.scoring.results import (
+    GRADER_ERROR,
+    PASSED,
+    TestResult,
+)
+
+NOT_IMPLEMENTED = "NotImplementedError"
+
+
+SANDBOX_ERRORS = ("OutputLimitExceeded", "SandboxViolation", "ScratchLimitExceeded")
+
+
+def accepted_rules(case_rule: str | None, course_rule: str) -> list[str]:
+    """The pruning rules whose traces pass, the course's own rule first."""
+    if case_rule == "either":
+        return [course_rule] + [rule for rule in ("inclusive", "strict") if rule != course_rule]
+    return [case_rule or course_rule]
+
+
+def _failure_outcome(reply: WorkerReply) -> tuple[str, str]:
+    """(outcome, Markdown message) for a reply that carries no answer."""
+    error = reply.error or {}
+    if reply.status == "error" and error.get("type") == NOT_IMPLEMENTED:
+        return "not_implemented", f"`{reply.function}` is not implemented yet (it raises NotImplementedError)."
+    if reply.status == "missing_function":
+        return "missing", f"`search.py` has no function `{reply.function}`; the grader calls it by that name."
+    if reply.status == "import_error":
+        return "error", "`search.py` could not be imported, so nothing in it could be graded:\n" + _error_block(error)
+    if reply.status in ("timeout", "killed_timeout"):
+        # Never "does not prune": a search still calling the game meets its budget, not this.
+        return "timeout", (
+            f"`{reply.function or 'search.py'}` was stopped by the time limit: {reply.message}."
+        )
+    if reply.status == "crashed":
+        return "crashed", f"The process running `{reply.function}` died: {reply.message}."
+    if error.get("type") in SANDBOX_ERRORS:  # the sandbox stopped it: its message says why
+        return "error", f"`{reply.function}` failed: {error.get('message', '')}."
+    return "error", f"`{reply.function}` raised an exception:\n" + _error_block(error)
+
+
+def _error_block(error: dict[str, Any]) -> str:
+    text = error.get("traceback") or f"{error.get('type', 'Error')}: {error.get('message', '')}"
+    return fenced(text.rstrip())
+
+
+def _student_output(reply: WorkerReply) -> str:
+    printed = (reply.stdout or "") + (reply.stderr or "")
+    if not printed.strip():
+        return ""
+    return "\nYour code printed:\n" + fenced(printed.rstrip()[-2000:])
+
+
+def _best(comparisons: list[tuple[Reference, Comparison]]) -> tuple[Reference, Comparison]:
+    """The comparison to grade and report: a pass, else a right value, else the course's rule."""
+    for wanted in (lambda c: c.passed, lambda c: c.value.ok):
+        for pair in comparisons:
+            if wanted(pair[1]):
+                return pair
+    return comparisons[0]
+
+
+def _run(worker: Worker, case: Case, algorithm: str, settings: Any, budget: Budget,
+         mcts: Any, trace_limit: int | None = None) -> WorkerReply:
+    return worker.run(case.public_dict(), algorithm, mcts=mcts, budget=budget,
+                      time_limit=settings.time_floor, time_multiple=settings.time_multiple,
+                      trace_limit=trace_limit)
+
+
+def grade_pair(
+    case: Case, algorithm: str, number: str, rubric: Rubric, worker: Worker, answers: AnswerKey,
+    observed: list[tuple[TestResult, Observation]] | None = None,
+) -> TestResult:
+    """Grade one (case, algorithm) pair. Never raises for anything the student does.
+
+    ``observed`` gets what the student's code did, for the diagnosis of the whole submission
+    (:func:`grader.scoring.named.name_mistakes`, after every test of the algorithm ran)."""
+    settings = rubric.settings_for(case, algorithm)
+    result = TestResult(
+        name=f"{algorithm}: {case.name} ({case.description})",
+        number=number,
+        algorithm=algorithm,
+        case_name=case.name,
+        max_score=float(settings.points),
+        score=0.0,
+        outcome=GRADER_ERROR,
+        visibility=settings.visibility,
+    )
+    if algorithm == "mcts" and case.mcts is not None and case.mcts.check == "outcome":
+        return _grade_mcts_outcome(case, result, settings, worker, answers)
+
+    rules = accepted_rules(case.pruning, rubric.for_algorithm(algorithm).pruning)
+    references = [answers.reference(case, algorithm, rule) for rule in rules]
+    budget = work_budget(settings, references)
+    # The feedback's work grows with the trace: a trace far longer than the reference's is
+    # wrong whatever its tail holds, so the worker cuts it (at a multiple of the reference's).
+    keep = TRACE_MULTIPLE * max(max(len(ref.run.generated), len(ref.run.evaluated))
+                                for ref in references) + TRACE_SLACK
+    reply = _run(worker, case, algorithm, settings, budget, case.mcts, trace_limit=keep)
+    student_output = "" if result.hidden else _student_output(reply)
+    course_rule = rubric.for_algorithm(algorithm).pruning
+    if reply.status == "budget":
+        if observed is not None:  # a variant also stopped, the same way, is consistent
+            observed.append((result, Observation(case, course_rule, False, None, "budget")))
+        return _grade_budget_stop(case, algorithm, result, reply, references, answers,
+                                  student_output)
+    if reply.status != "ok":
+        result.outcome, message = _failure_outcome(reply)
+        result.summary = message.splitlines()[0]
+        result.output = message + student_output
+        if observed is not None:
+            observed.append((result, Observation(case, course_rule, False, None, result.outcome)))
+        result.extra_data = {"timing": timing_data(references[0], reply)}
+        return result
+
+    cut = reply.trace_truncated or max(len(reply.generated), len(reply.evaluated)) > keep
+    got = RunResult(value=reply.value, generated=reply.generated[:keep],
+                    evaluated=reply.evaluated[:keep])
+    cut_note = " (your trace was far longer than the reference's and was cut)" if cut else ""
+    pair = algorithm in PAIR_ALGORITHMS  # iterative_deepening: (value, action)
+    reference, comparison = _best([(ref, compare(ref.run, got, decision=pair))
+                                   for ref in references])
+    if observed is not None:
+        observed.append((result, Observation(case, course_rule, comparison.passed, got)))
+    if comparison.passed:
+        result.outcome, result.score = PASSED, result.max_score
+        result.summary = "correct value and expansion order"
+    elif comparison.value.ok:
+        result.outcome = "wrong_trace"
+        result.score = round(result.max_score * settings.partial_credit, 6)
+        result.summary = "right value, wrong expansion order" + cut_note
+    else:
+        result.outcome = "wrong_value"
+        result.summary = comparison.value.message
+    if not comparison.passed:
+        result.output, result.staff_output = _feedback(
+            case, algorithm, reference, got, comparison, answers)
+        result.output += student_output
+    if pair:  # the nodes root ordering saves, pass or fail
+        result.output = _ordering_note(case, reference.rule, answers, got, result,
+                                       reply.trace_truncated)
+    result.extra_data = {"timing": timing_data(reference, reply)}
+    if not comparison.passed:
+        result.extra_data["replay"] = _replay_data(case, reference, got)
+    return result
+
+
+def _grade_budget_stop(case: Case, algorithm: str, result: TestResult, reply: WorkerReply,
+                       references: list[Reference], answers: AnswerKey,
+                       student_output: str) -> TestResult:
+    """A search stopped by its work budget: no value, so no points; its trace so far compared
+    with the reference's (first difference, tree, hint) as for any other wrong trace."""
+    got = RunResult(value=None, generated=reply.generated, evaluated=reply.evaluated)
+    comparisons = []
+    for ref in references:
+        comparison = compare(ref.run, got)
+        comparison.value = ValueCheck(False, "none: the search was stopped before it returned")
+        comparisons.append((ref, comparison))
+    reference, comparison = next(((r, c) for r, c in comparisons
+                                  if not (c.generated.equal and c.evaluated.equal)),
+                                 comparisons[0])
+    stopped = budget_message(reply, references)
+    result.outcome = "budget"
+    result.summary = stopped
+    output, result.staff_output = _feedback(case, algorithm, reference, got, comparison,
+                                            answers)  # the named mistake comes after every test
+    lead = (f"`{reply.function}` was stopped after too many game calls: {stopped}. A search "
+            "that expands what the reference expands never comes near it; the comparison below "
+            "shows where yours first went elsewhere.")
+    result.output = lead + "\n\n" + output + student_output
+    result.extra_data = {"timing": timing_data(reference, reply),
+                         "budget": {**(reply.budget_stop or {})},
+                         "replay": _replay_data(case, reference, got)}
+    return result
+
+
+MAX_REPLAY_IDS = 2000  # traces longer than this are not kept for the HTML report
+
+
+def _replay_data(case: Case, reference: Reference, got: RunResult) -> dict[str, Any] | None:
+    """What the HTML report needs to replay a failing test (staff-only ``extra_data``)."""
+    if max(len(reference.run.generated), len(got.generated)) > MAX_REPLAY_IDS:
+        return None
+    return {
+        "case": str(case.path) if case.path else None,
+        "rule": reference.rule,
+        "expected": {"value": reference.run.value, "generated": reference.run.generated},
+        "got": {"value": got.value, "generated": got.generated},
+    }
+
+
+def _feedback(
+    case: Case, algorithm: str, reference: Reference, got: RunResult, comparison: Comparison,
+    answers: AnswerKey,
+) -> tuple[str, str]:
+    """(student output, staff output) of a failing test, without the named mistake (decided
+    once every test of the algorithm ran). A bug in the step explanation or the drawing costs
+    the student only those extras, never the comparison; staff get the traceback."""
+    staff, moments, note = "", None, None
+    try:
+        if algorithm == "alpha_beta" and not comparison.generated.equal:
+            moments = diagnosis.window_moments(case, reference.rule, answers)
+        elif not comparison.generated.equal:
+            note = explain.step_note(case, algorithm, reference.rule, reference.run, got, answers)
+    except Exception:  # noqa: BLE001 - the grader's failure, reported to staff
+        staff = "step explanation failed:\n" + traceback.format_exc()
+    try:
+        lines = feedback.failure_report(case, algorithm, reference.rule, reference.run, got,
+                                        comparison, (), moments, note)
+    except Exception:  # noqa: BLE001 - the grader's failure, reported to staff
+        lines = feedback.comparison_report(comparison)
+        staff += "feedback failed:\n" + traceback.format_exc()
+    return "\n".join(lines), staff
+
+
+def _ordering_note(case: Case, rule: str, answers: AnswerKey, got: RunResult,
+                   result: TestResult, truncated: bool) -> str:
+    """The test's output with the move-ordering counts first (a bug there costs only them)."""
+    try:
+        lines = deepening.ordering_report(case, rule, answers, len(got.generated), truncated)
+    except Exception:  # noqa: BLE001 - the grader's failure, reported to staff
+        lines = []
+        result.staff_output += "ordering report failed:\n" + traceback.format_exc()
+    return "\n\n".join(filter(None, ["\n".join(lines), result.output]))
+
+
+def _grade_mcts_outcome(
+    case: Case, result: TestResult, settings, worker: Worker, answers: AnswerKey
+) -> TestResult:
+    """Run ``seeds`` seeds; pass when the move is minimax-optimal in the rubric's share of them."""
+    mcts = case.mcts
+    seeds = list(range(mcts.seed, mcts.seed + (mcts.seeds or settings.outcome_seeds)))
+    best_moves = answers.optimal_actions(case)
+    reference = answers.reference(case, "mcts", "inclusive", seed=seeds[0])
+    budget = work_budget(settings, [reference])  # seeds differ little in calls; multiple is wide
+    result.extra_data = {"check": "outcome", "needs_trace": settings.outcome_needs_trace,
+                         "partial_credit": settings.partial_credit}
+    chosen = []
+    for seed in seeds:
+        reply = _run(worker, case, "mcts", settings, budget, replace(mcts, seed=seed))
+        if reply.status == "budget":
+            result.outcome = "budget"
+            result.summary = budget_message(reply, [reference])
+            result.output = f"With seed {seed}: `mcts` {result.summary}."
+            return result
+        if reply.status != "ok":
+            result.outcome, message = _failure_outcome(reply)
+            result.summary = message.splitlines()[0]
+            result.output = f"With seed {seed}: " + message
+            return result
+        chosen.append(reply.value)
+    hits = sum(1 for move in chosen if any(move == best or str(move) == str(best) for best in best_moves))
+    needed = settings.outcome_share * len(seeds)
+    result.extra_data.update(optimal_in=hits, seeds=len(seeds))
+    if hits >= needed:
+        result.outcome, result.score = PASSED, result.max_score
+        result.summary = f"chose a minimax-optimal move in {hits} of {len(seeds)} seeds"
+    else:
+        result.outcome = "wrong_value"
+        result.summary = (f"chose a minimax-optimal move in only {hits} of {len(seeds)} seeds "
+                          f"(needs {needed:g})")
+        result.output = (result.summary + f".\n\nOptimal moves: {best_moves!r}. "
+                         f"Your moves by seed: {dict(zip(seeds, chosen))!r}")
+    return result
+
+
+def pair_mcts_outcomes(tests: list[TestResult]) -> None:
+    """Cap the MCTS outcome tests of a submission whose mcts passes no trace test.
+
+    An outcome test only checks the move, and a minimax search finds the same moves; a trace
+    test checks the tree MCTS grows under a seed, which only MCTS does. So, where the rubric's
+    ``outcome_needs_trace`` holds, a passed outcome test keeps its points only when an mcts
+    trace test passed too (for a visible test, a visible one: a hidden test's result must not
+    show through); otherwise it earns ``partial_credit`` of them, as a right answer reached the
+    wrong way does. A search that is not MCTS then earns at most ``partial_credit`` of the
+    MCTS points. No trace test in the run (``-k``, a course without any): no cap.
+    """
+    mcts = [test for test in tests if test.algorithm == "mcts" and test.outcome != GRADER_ERROR]
+    traces = [test for test in mcts if test.extra_data.get("check") != "outcome"]
+    if not traces:
+        return
+    for test in mcts:
+        data = test.extra_data
+        if data.get("check") != "outcome" or not data.get("needs_trace") or not test.passed:
+            continue
+        seen = [t for t in traces if test.visibility != "visible" or t.visibility == "visible"]
+        if not seen or any(t.passed for t in seen):
+            continue
+        test.score = round(test.max_score * float(data.get("partial_credit", 0.5)), 6)
+        test.outcome = "wrong_trace"
+        test.summary += "; capped: no mcts trace test passed"
+        test.output = (f"{test.summary}.\n\nThe move was right, but a search that is not MCTS "
+                       "finds the same moves: outcome tests earn full points only when an mcts "
+                       "trace test (the exact tree grown under a seed) passes too.")
+
+
+TRACE_MULTIPLE, TRACE_SLACK = 20, 10_000  # a student's trace is kept up to this (see grade_pair)
