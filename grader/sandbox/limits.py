@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import math
 import os
-import pwd
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
 from grader.errors import GraderError
+
+if TYPE_CHECKING:
+    import pwd
 
 MiB = 1024 * 1024
 WORKER_USER_ENV = "GRADER_WORKER_USER"
@@ -45,7 +48,10 @@ class Limits:
 
 def resolve_user(user: str | int | None) -> tuple[int, int] | None:
     """(uid, gid) the worker drops to, or None (no drop: the grader is not root, or ``user``
-    is root). As root the default is ``$GRADER_WORKER_USER``, else ``nobody``."""
+    is root). As root the default is ``$GRADER_WORKER_USER``, else ``nobody``. Where there
+    are no POSIX users (Windows), None."""
+    if not hasattr(os, "geteuid"):
+        return None
     if os.geteuid() != 0:
         if user is None or _lookup_user(user).pw_uid == os.geteuid():
             return None
@@ -61,6 +67,8 @@ def resolve_user(user: str | int | None) -> tuple[int, int] | None:
 
 
 def _lookup_user(user: str | int) -> pwd.struct_passwd:
+    import pwd  # POSIX only: imported here, so the local check imports on Windows
+
     try:
         return pwd.getpwuid(user) if isinstance(user, int) else pwd.getpwnam(user)
     except KeyError:
