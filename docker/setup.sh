@@ -7,7 +7,9 @@
 #                unprivileged user, and that user must still be able to run this Python; then
 #                docker/requirements.txt (pinned) and the grader itself (editable, so the code
 #                stays in source/, where the permissions below apply)
-#   user         the unprivileged user student code runs as ($GRADER_WORKER_USER)
+#   user         the unprivileged user student code runs as ($GRADER_WORKER_USER), and one more
+#                a job slot of `grader batch` ($GRADER_WORKER_USER-1 .. -$GRADER_WORKER_SLOTS),
+#                so that workers graded side by side cannot signal one another
 #   permissions  others (that user) can read the grader package, and nothing with an answer
 #                in it: reference/, trees/ (hidden cases, and a README naming them), the answer
 #                cache; run_autograder does the same for results/ and the submission
@@ -20,6 +22,7 @@ root="${AUTOGRADER_ROOT:-/autograder}"
 source_dir="$root/source"
 venv="${GRADER_VENV:-/opt/grader-venv}"
 worker_user="${GRADER_WORKER_USER:-grader-worker}"
+worker_slots="${GRADER_WORKER_SLOTS:-4}"
 steps="${GRADER_SETUP_STEPS:-system install user permissions}"
 
 step_system() {
@@ -42,10 +45,13 @@ step_install() {
 }
 
 step_user() {
-  if ! id -u "$worker_user" >/dev/null 2>&1; then
-    useradd --system --user-group --no-create-home --home-dir /nonexistent \
-      --shell /usr/sbin/nologin "$worker_user"
-  fi
+  local name
+  for name in "$worker_user" $(seq -f "$worker_user-%g" 1 "$worker_slots"); do
+    if ! id -u "$name" >/dev/null 2>&1; then
+      useradd --system --user-group --no-create-home --home-dir /nonexistent \
+        --shell /usr/sbin/nologin "$name"
+    fi
+  done
 }
 
 step_permissions() {

@@ -5,7 +5,8 @@ Values: numbers equal within 1e-9 (absolute or relative), vectors element by ele
 ``(value, action)`` pairs (``iterative_deepening``, :func:`check_decision`) both ways.
 Anything else the student returns (None, NaN, a string where a number belongs, an object the
 worker could only describe) is a wrong answer with a message saying what was expected and what
-came back, never a crash.
+came back, never a crash: nothing the worker returns makes a comparison raise (an int too
+large for a float is a wrong answer, its size checked before any float operation).
 
 Sequences: equal means same ids, same order, same length. When they differ, the report gives
 the first index where they part, the nodes the student generated that the reference pruned
@@ -20,6 +21,8 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
+
+from grader.sandbox.values import OpaqueValue
 
 TOLERANCE = 1e-9
 
@@ -66,14 +69,34 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _as_float(value: Any) -> float | None:
+    """A number as a float; None for an int too large for one (``float(2**5000)`` raises, and
+    so do ``math.isnan`` and ``math.isclose`` on it). The size is checked before converting."""
+    if isinstance(value, int) and int.bit_length(value) > 1000:
+        return None
+    try:
+        return float(value)
+    except (OverflowError, TypeError, ValueError):
+        return None
+
+
 def _numbers_close(expected: float, got: float) -> bool:
-    return math.isclose(expected, got, rel_tol=TOLERANCE, abs_tol=TOLERANCE)
+    want, have = _as_float(expected), _as_float(got)
+    if want is None or have is None:
+        return want is None and have is None and expected == got
+    return math.isclose(want, have, rel_tol=TOLERANCE, abs_tol=TOLERANCE)
+
+
+def _too_large(value: Any) -> bool:
+    return _is_number(value) and _as_float(value) is None
 
 
 def describe(value: Any) -> str:
     """A short, student-readable rendering of a returned value."""
-    if isinstance(value, dict) and "__unserializable__" in value:
-        return f"{value.get('repr', '?')} (a {value['__unserializable__']})"
+    if isinstance(value, OpaqueValue):
+        return f"{value.repr} (a {value.type})"
+    if _too_large(value):
+        return f"<an int of {int.bit_length(value)} bits>"
     if isinstance(value, float) and value.is_integer():
         return repr(int(value)) if abs(value) < 1e15 else repr(value)
     if isinstance(value, (list, tuple)):
@@ -96,7 +119,10 @@ def _check_number(expected: float, got: Any) -> ValueCheck:
                                  "(did the function forget to return?)")
     if not _is_number(got):
         return ValueCheck(False, f"expected a number, {describe(expected)}; got {describe(got)}")
-    if math.isnan(got):
+    if _too_large(got):
+        return ValueCheck(False, f"expected the value {describe(expected)}, got a number too "
+                                 f"large to compare (an int of {int.bit_length(got)} bits)")
+    if math.isnan(_as_float(got)):
         return ValueCheck(False, f"expected {describe(expected)}, got NaN")
     if not _numbers_close(expected, got):
         return ValueCheck(False, f"expected the value {describe(expected)}, got {describe(got)}")
@@ -111,7 +137,8 @@ def _check_vector(expected: list | tuple, got: Any) -> ValueCheck:
         return ValueCheck(False, f"expected {len(expected)} entries {describe(expected)}; got "
                                  f"{len(got)}: {describe(got)}")
     for index, (want, have) in enumerate(zip(expected, got)):
-        if not _is_number(have) or math.isnan(have) or not _numbers_close(want, have):
+        if not _is_number(have) or _too_large(have) or math.isnan(float(have)) \
+                or not _numbers_close(want, have):
             return ValueCheck(False, f"expected {describe(expected)}, got {describe(got)} "
                                      f"(entry {index} differs)")
     return ValueCheck(True)
@@ -120,8 +147,8 @@ def _check_vector(expected: list | tuple, got: Any) -> ValueCheck:
 def _normalise(value: Any) -> Any:
     try:
         return json.loads(json.dumps(value))
-    except (TypeError, ValueError):
-        return repr(value)
+    except (TypeError, ValueError, RecursionError):  # an int past str()'s digit limit too
+        return describe(value)
 
 
 def _check_action(expected: Any, got: Any) -> ValueCheck:
@@ -153,9 +180,11 @@ def diff_sequence(label: str, expected: list[str], got: list[str]) -> SequenceDi
     diff.first_difference = next(
         (index for index in range(common) if expected[index] != got[index]), common
     )
+    # A Counter keeps first-occurrence order: it stands in for dict.fromkeys (a trace may hold
+    # hundreds of thousands of ids, so no more tables are built than needed)
     expected_counts, got_counts = Counter(expected), Counter(got)
-    diff.extra = [node for node in dict.fromkeys(got) if node not in expected_counts]
-    diff.missing = [node for node in dict.fromkeys(expected) if node not in got_counts]
+    diff.extra = [node for node in got_counts if node not in expected_counts]
+    diff.missing = [node for node in expected_counts if node not in got_counts]
     diff.duplicates = {
         node: count
         for node, count in got_counts.items()

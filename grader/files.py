@@ -4,10 +4,16 @@
 one writer behind ``results.json`` (:mod:`grader.report.gradescope`), the answer key
 (:mod:`grader.answers.store`) and ``grader batch``'s ``scores.csv``. The temporary name is unique,
 so two processes writing the same file never share it.
+
+A full disk (student code can fill one: the worker's scratch folder is checked only between
+calls) must not cost a submission its ``results.json``: :func:`reserve_space` sets space aside
+beside a file before grading starts, and :func:`write_text_atomically` gives that space back and
+tries again when a write fails for want of room.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -15,8 +21,60 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+RESERVE_BYTES = 8 * 1024 * 1024  # more than any results.json the grader writes
+_NO_ROOM = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def reserved_path(path: Path) -> Path:
+    return Path(path).with_name(f".{Path(path).name}.reserved")
+
+
+def reserve_space(path: Path, size: int = RESERVE_BYTES) -> bool:
+    """Set ``size`` bytes aside beside ``path`` (a hidden ``.NAME.reserved`` file, allocated,
+    not sparse) for :func:`write_text_atomically` to write ``path`` into when the disk is full.
+    False when there is no room even now (the write will then try its luck)."""
+    reserve = reserved_path(path)
+    try:
+        reserve.parent.mkdir(parents=True, exist_ok=True)
+        handle = os.open(reserve, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    except OSError:
+        return False
+    try:
+        os.posix_fallocate(handle, 0, size)
+        return True
+    except OSError:
+        os.close(handle)
+        handle = -1
+        reserve.unlink(missing_ok=True)
+        return False
+    finally:
+        if handle >= 0:
+            os.close(handle)
+
+
+def release_space(path: Path) -> bool:
+    """Free what :func:`reserve_space` set aside for ``path``; True if there was something."""
+    try:
+        reserved_path(path).unlink()
+        return True
+    except OSError:
+        return False
+
 
 def write_text_atomically(text: str, path: Path) -> None:
+    """Write ``text`` to ``path`` whole or not at all; a write that fails for want of room is
+    tried once more after the space reserved for ``path`` is freed (the reservation is freed
+    after a successful write too)."""
+    try:
+        _write_text_atomically(text, path)
+    except OSError as error:
+        if error.errno not in _NO_ROOM or not release_space(path):
+            raise
+        _write_text_atomically(text, path)
+    release_space(path)
+
+
+def _write_text_atomically(text: str, path: Path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")

@@ -266,3 +266,65 @@ def test_a_merge_needs_every_share_of_one_split_once(export, tmp_path, capsys):
     # every share given, but no results in them: each submission named, the rest still merged
     assert merge_main(folders, tmp_path / "m") == 1
     assert capsys.readouterr().err.count("run that shard again") == 4
+
+
+def test_each_job_slot_claims_its_own_worker_user(tmp_path):
+    import multiprocessing
+
+    from grader.sandbox import limits
+
+    with multiprocessing.get_context("fork").Pool(3) as pool:
+        slots = pool.starmap(_claim, [(str(tmp_path),)] * 3)
+    assert sorted(slots)[:1] == [1] and len(set(slots)) == len(slots)
+    if os.geteuid() == 0:
+        ids = {limits.slot_ids("nobody", slot) for slot in (1, 2, 3)}
+        assert len({uid for uid, _ in ids}) == 3 and all(uid != 0 for uid, _ in ids)
+
+
+def _claim(folder):
+    import time
+
+    from grader.sandbox.limits import claim_worker_slot
+
+    slot = claim_worker_slot(folder)
+    time.sleep(0.3)  # held while the siblings claim theirs
+    return slot
+
+
+KILLER = CORRECT.read_text() + '''
+
+def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):
+    import os, signal, time
+    end = time.monotonic() + 3
+    while time.monotonic() < end:  # every process this user may signal, again and again
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+    return 0
+'''
+SLOW_CORRECT = CORRECT.read_text() + '''
+
+_minimax = max_value
+
+
+def max_value(game, state, depth=0):
+    if depth == 0:
+        import time
+        time.sleep(0.3)  # alive while the other slot's submission kills what it can
+    return _minimax(game, state, depth)
+'''
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="worker users need root")
+def test_a_submission_cannot_kill_another_slots_worker(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRADER_LANDLOCK", "0")  # as on a kernel without signal scoping
+    export = tmp_path / "export"
+    for name, text in (("submission_1", KILLER), ("submission_2", SLOW_CORRECT)):
+        (export / name).mkdir(parents=True)
+        (export / name / "search.py").write_text(text)
+    out = tmp_path / "out"
+    batch_main(export, out, cases=CASES, jobs=2, stream=io.StringIO())
+    table = {row["submission"]: row for row in rows(out)}
+    assert table["submission_2"]["score"] == table["submission_2"]["max_score"], table
+    assert table["submission_2"]["error"] == ""

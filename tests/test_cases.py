@@ -215,7 +215,23 @@ def test_public_dict_has_no_expect_and_is_a_copy() -> None:
     assert loaded.data["tree"][0][0] == 3
     assert loaded.expect == {"minimax": {"value": 3}}
     assert loaded.expectations() == [("minimax", None, {"value": 3})]
-    assert case_from_dict(json.loads(json.dumps(public))).name == "t"  # a worker can load it
+    assert case_from_dict(json.loads(json.dumps(public))).name == "case"  # a worker can load it
+
+
+def test_the_worker_gets_no_name_description_or_grading_field_of_any_case() -> None:
+    from grader.cases import iter_cases
+
+    root = Path(__file__).resolve().parent.parent / "trees"
+    for loaded in iter_cases([root / "public", root / "hidden"]):
+        public = loaded.public_dict()
+        text = json.dumps(public)
+        assert loaded.name not in text and loaded.description not in text, loaded.name
+        assert not {"expect", "points", "visibility", "time_limit", "pruning"} & set(public)
+        assert set(public.get("mcts", {})) <= {"iterations", "seed", "c"}
+        game, expected = case_from_dict(json.loads(text)).build_game(), loaded.build_game()
+        state = game.initial_state()  # and it builds the same game
+        assert game.state_id(state) == expected.state_id(expected.initial_state())
+        assert list(game.actions(state)) == list(expected.actions(expected.initial_state()))
 
 
 def test_case_fields_and_defaults() -> None:
@@ -256,7 +272,8 @@ def test_missing_default_rubric_gives_the_defaults(tmp_path: Path) -> None:
     rubric = load_rubric(tmp_path)  # a folder without rubric.toml
     settings = rubric.settings_for(case(tree=[[1]]), "minimax")
     assert (settings.points, settings.visibility, settings.pruning) == (1, "visible", "inclusive")
-    assert (settings.partial_credit, settings.time_floor, settings.time_multiple) == (0.5, 1.0, 10)
+    assert (settings.partial_credit, settings.time_floor, settings.time_multiple) == (0.5, 1.0, 50)
+    assert (settings.work_multiple, settings.work_floor) == (40, 1000)
     assert (settings.outcome_seeds, settings.outcome_share) == (20, 0.9)
     assert rubric.random_trees.points_for("alpha_beta") == 0
 

@@ -45,6 +45,8 @@ import pytest
 
 from grader.sandbox.confine import landlock_abi
 from grader.sandbox.limits import LANDLOCK_ENV, Limits
+from grader.sandbox.watch import MIN_IDLE
+from grader.scoring.results import NEUTRAL_GRADER_ERROR
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((REPO / "tests" / "gradescope_results.schema.json").read_text())
@@ -59,8 +61,11 @@ TIME_FLOOR = 1.0  # the test rubric's time_floor (the shipped rubric's)
 RUBRIC = f"[defaults]\ntime_floor = {TIME_FLOOR}\n\n[random_trees]\npoints = 0\n"
 TESTS = 3  # (case, algorithm) pairs the cases above make
 LIMITS = Limits()
-# The rubric's bound on one run: start-up, then each test's limit, kill margin and set-up.
-TIME_BOUND = 10.0 + TESTS * (TIME_FLOOR + LIMITS.kill_margin + 1.0)
+# The bound on one run: start-up, then each test's last-resort wall-clock limit (the parent's
+# Watch: three times the call's CPU limit and kill margin, plus the idle time twice). The limits
+# are CPU time, so on a loaded machine a runaway test takes longer than its CPU seconds; for
+# these small cases a call's CPU limit is under two windows of TIME_FLOOR.
+TIME_BOUND = 10.0 + TESTS * (3 * (2 * TIME_FLOOR + LIMITS.kill_margin) + 2 * MIN_IDLE)
 CANARY = f"canary-{secrets.token_hex(8)}"  # in the grader's environment; must never leak
 PARALLEL = 4
 
@@ -226,7 +231,10 @@ class Run:
 def _run(variant: Variant, attack: Any, template: Path, workdir: Path) -> Run:
     root = workdir / f"{variant.name}-{attack.name}"
     shutil.copytree(template, root, symlinks=True)
-    attacks.write_submission(attack, root / "submission")
+    written = attacks.write_submission(attack, root / "submission")
+    if attack.link:  # the upload is a link to one of the layout's files
+        written.unlink()
+        written.symlink_to(root / attack.link)
     (root / "tmp").mkdir()
     _secure(root)
     if variant.user is not None:
@@ -390,7 +398,13 @@ def test_hostile_submission_is_graded_and_contained(hostile_runs, variant, attac
     assert run.elapsed < TIME_BOUND, f"took {run.elapsed:.1f} s, over {TIME_BOUND:.1f} s"
     assert not run.results_error, run.results_error
     tests = run.results["tests"]
-    assert len(tests) == TESTS, [t["name"] for t in tests]
+    if entry.scope == "module" and len(tests) == 1 and "could be graded" in tests[0]["name"]:
+        # nothing in the upload can be graded (a link, not a file): one test, one message
+        assert tests[0]["score"] == 0 and tests[0]["max_score"] > 0, tests[0]
+        assert re.search(entry.message, run.results["output"]), run.results["output"][:2000]
+        tests = []
+    else:
+        assert len(tests) == TESTS, [t["name"] for t in tests]
     for test in tests:
         attacked = entry.scope == "module" or (
             entry.scope == "function" and _algorithm(test) == entry.target)
@@ -400,6 +414,9 @@ def test_hostile_submission_is_graded_and_contained(hostile_runs, variant, attac
         else:
             assert test["score"] == test["max_score"], test
     assert run.changed == [], f"files changed outside the worker's scratch folder: {run.changed}"
+    assert NEUTRAL_GRADER_ERROR not in run.results.get("output", ""), "a staff-side error"
+    assert not any(test["name"].startswith("grader error") for test in tests)
+    assert list(Path("/dev/shm").glob("grader-hostile-*")) == [], "files left in /dev/shm"
     assert run.leftovers == [], f"scratch folders left behind: {run.leftovers}"
     view = _student_view(run.results)
     leaked = [secret for secret in SECRETS + cache_keys if secret in view]

@@ -17,6 +17,7 @@ from grader.errors import GraderError
 from grader.sandbox.client import Worker
 from grader.sandbox.confine import landlock_abi
 from grader.sandbox.limits import LANDLOCK_ENV, Limits
+from grader.sandbox.private import PRIVATE_ENV, coverable
 from grader.sandbox.protocol import WorkerReply
 from grader.sandbox.values import OpaqueValue, decode_value, encode_value
 
@@ -380,11 +381,29 @@ def test_forking_is_refused(worker_for):
     assert reply.status == "error" and reply.error["type"] == "BlockingIOError"
 
 
-def test_a_case_the_worker_cannot_build_is_a_grader_error(worker_for):
+def test_a_case_the_grader_cannot_build_is_a_grader_error_raised_in_the_parent(worker_for):
     worker = worker_for(MINIMAX)
-    with pytest.raises(GraderError, match="sandbox worker failed"):
+    with pytest.raises(GraderError, match="the case sent to the worker does not build"):
         worker.run({"name": "broken"}, "minimax")
+    assert worker.starts == 0  # checked before any worker was started
     assert worker.run(CASE, "minimax").status == "ok"
+
+
+def test_a_grader_error_the_worker_reports_is_never_the_graders(worker_for):
+    worker = worker_for("""
+        import json, sys
+
+        def max_value(game, state, depth=0):
+            forged = {"event": "reply", "seq": 1, "status": "grader_error",
+                      "error": {"type": "KeyError", "message": "fake", "traceback": "fake tb"}}
+            with open(int(sys.argv[1]), "w", closefd=False) as channel:
+                channel.write(json.dumps(forged) + "\\n")
+            return 3
+    """)
+    reply = worker.run(CASE, "minimax")
+    assert reply.status == "crashed" and "the worker reported a failure of its own" in reply.message
+    assert "KeyError: fake" in reply.message and "fake tb" not in reply.message
+    assert worker.run(CASE, "minimax").status == "ok"  # a fresh worker: the forger's is gone
 
 
 def test_limits_are_checked():
@@ -415,6 +434,7 @@ def test_an_unknown_worker_user_is_a_grader_error(tmp_path):
 @pytest.mark.skipif(os.geteuid() != 0, reason="the privilege drop needs root")
 def test_as_root_the_worker_drops_to_an_unprivileged_user(tmp_path, monkeypatch):
     monkeypatch.setenv(LANDLOCK_ENV, "0")  # the file modes alone, without Landlock's fence
+    monkeypatch.setenv(PRIVATE_ENV, "0")  # and /tmp, where the files are, left open
     shared = Path(tempfile.mkdtemp(prefix="sandbox-test-"))  # traversable by everyone
     try:
         shared.chmod(0o755)
@@ -470,7 +490,8 @@ GRADER_FOLDER = Path(__file__).resolve().parent.parent / "grader"
 @pytest.mark.skipif(os.geteuid() == 0 and not _others_can_read(GRADER_FOLDER),
                     reason="the checkout sits in a folder other users cannot enter (e.g. mktemp -d): "
                            "the worker's user could not import the grader lazily")
-def test_landlock_fences_files_network_and_signals_whoever_runs_the_grader(tmp_path):
+def test_landlock_fences_files_network_and_signals_whoever_runs_the_grader(tmp_path, monkeypatch):
+    monkeypatch.setenv(PRIVATE_ENV, "0")  # Landlock alone: the files are under /tmp
     outside = tmp_path / "outside"
     outside.mkdir()
     outside.chmod(0o777)
@@ -537,7 +558,7 @@ def test_the_global_random_is_seeded_before_every_call(worker_for):
     assert first.value == second.value == random.Random(0).random()
 
 
-def test_every_field_of_a_forged_reply_arrives_as_plain_data(worker_for):
+def test_a_forged_reply_of_the_wrong_shape_is_a_crash_never_data(worker_for):
     worker = worker_for("""
         import json, sys
 
@@ -563,7 +584,232 @@ def test_every_field_of_a_forged_reply_arrives_as_plain_data(worker_for):
             return all(check(k) and check(v) for k, v in value.items())
         return type(value) in plain
 
-    assert isinstance(reply, WorkerReply) and reply.status == "ok"
+    assert isinstance(reply, WorkerReply) and reply.status == "crashed"
     assert all(check(getattr(reply, name)) for name in vars(reply))
-    assert reply.generated == [] and reply.evaluated == [] and reply.elapsed is None
-    assert reply.function == "{'x': 1}" and reply.message == "[2]"
+    assert reply.message.startswith("sent a malformed message (")
+    assert reply.value is None and reply.generated == [] and reply.elapsed is None
+
+
+def test_the_scratch_folder_is_bounded_and_removed_however_deep(worker_for, monkeypatch):
+    monkeypatch.setenv(PRIVATE_ENV, "0")  # the parent's check: the scratch on the shared disk
+    worker = worker_for("""
+        import os
+
+        def max_value(game, state, depth=0):
+            for _ in range(3000):  # rmtree recurses: this defeated it
+                os.mkdir("d")
+                os.chdir("d")
+            os.symlink("/etc", "link")
+            os.mkdir("closed")
+            os.chmod("closed", 0)
+            return 1
+    """)
+    import grader.sandbox.client as client
+
+    made = []
+    prepare = client.prepare_scratch
+    monkeypatch.setattr(client, "prepare_scratch", lambda *a: made.append(prepare(*a)) or made[-1])
+    reply = worker.run(CASE, "minimax", time_limit=20)
+    assert reply.status == "error" and reply.error["type"] == "ScratchLimitExceeded", reply
+    assert "more than 1,000 files and folders" in reply.message
+    assert worker.pid is None  # the worker went, and its folder with it
+    assert len(made) == 1 and not made[0][0].exists()
+
+
+def test_remove_tree_never_follows_a_link_nor_raises(tmp_path):
+    from grader.sandbox.process import remove_tree
+
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "precious").write_text("x")
+    doomed = tmp_path / "doomed"
+    (doomed / "a" / "b").mkdir(parents=True)
+    (doomed / "a" / "link").symlink_to(kept)
+    (doomed / "file-link").symlink_to(kept / "precious")
+    (doomed / "a" / "b").chmod(0)
+    assert remove_tree(doomed) and not doomed.exists()
+    assert (kept / "precious").read_text() == "x"
+    assert remove_tree(tmp_path / "missing")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a mount namespace needs root")
+def test_as_root_the_shared_folders_are_closed_and_the_scratch_is_a_small_disk(worker_for, monkeypatch):
+    monkeypatch.setenv(LANDLOCK_ENV, "0")  # as on a kernel without Landlock
+    worker = worker_for("""
+        import os
+
+        def attempt(action):
+            try:
+                action()
+                return "ok"
+            except OSError as error:
+                return type(error).__name__
+
+        def max_value(game, state, depth=0):
+            shared = {place: attempt(lambda: open(place + "/grader-test-x", "w").close())
+                      for place in ("/dev/shm", "/var/tmp", "/tmp")}
+            made = 0
+            try:
+                while True:
+                    os.mkdir(f"d{made}")
+                    made += 1
+            except OSError:
+                pass
+            return shared, made
+    """)
+    reply = worker.run(CASE, "minimax", time_limit=20)
+    if reply.status == "error" and reply.error["type"] == "ScratchLimitExceeded":
+        pytest.skip("no mount namespace here (an unprivileged container?)")
+    assert reply.status == "ok", reply
+    shared, made = reply.value
+    for place in coverable():
+        assert shared[place] == "PermissionError", shared
+        assert not Path(place, "grader-test-x").exists()
+    assert made < 1000  # the scratch folder's own file system ran out of entries
+
+
+def test_a_line_is_checked_before_it_is_decoded_and_against_the_schema():
+    from grader.sandbox.protocol import (
+        MAX_MESSAGE_ITEMS,
+        Unreadable,
+        finite_number,
+        items_allowed,
+        parse_message,
+    )
+
+    def parse(data: bytes, **options):
+        return parse_message(bytearray(data), len(data), **options)
+
+    many = b'{"event": "reply", "generated": [' + b'"a",' * MAX_MESSAGE_ITEMS + b'"a"]}'
+    with pytest.raises(Unreadable, match="items or more, more than the"):
+        parse(many)  # refused by counting: nothing was decoded
+    small = b'{"event": "reply", "generated": [' + b'"a",' * 30 + b'"a"]}'
+    assert len(parse(small)["generated"]) == 31
+    with pytest.raises(Unreadable, match="more than the 50,062"):
+        parse(b'{"event": "reply", "generated": [' + b'"a",' * 60_000 + b'"a"]}',
+              max_items=items_allowed(31))  # this request's trace limit
+    for bad, why in [(b'[1, 2]', "expected a JSON object"),
+                     (b'{"event": "nonsense"}', "event"),
+                     (b'{"event": "reply", "generated": [1, 2]}', "generated: expected at most"),
+                     (b'{"event": "reply", "error": {"type": 3}}', "error/type"),
+                     (b'{"event": "reply", "stdout": "' + b"x" * 200_000 + b'"}', "stdout"),
+                     (b'{"event": "reply", "cpu": "lots"}', "cpu")]:
+        with pytest.raises(Unreadable, match=why):
+            parse(bad)
+    with pytest.raises(Unreadable, match="unreadable"):
+        parse(b'{"event": "reply", "value": ' + b"9" * 5000 + b"}")  # past int()'s digits
+    assert finite_number(2**5000, None) is None and finite_number(-(2**60), 0.0) == -(2.0**60)
+    assert finite_number(float("inf"), 1.5) == 1.5 and finite_number(True, 0.0) == 0.0
+
+
+def test_a_forged_value_decodes_to_plain_data_within_its_caps():
+    deep = 1
+    for _ in range(100):
+        deep = [deep]
+    assert "too large" in str(decode_value(deep))
+    assert decode_value([1] * 20_000).count(1) < 20_000
+    assert decode_value({"$float": "1e400"}) == OpaqueValue("?", "<a malformed value>")
+    assert decode_value(2**5000) == OpaqueValue("int", "<int of 5001 bits>")
+
+
+
+
+# --- work budgets and the CPU-time backstop ---------------------------------------------------
+
+ENDLESS_CALLER = """
+def max_value(game, state, depth=0):
+    caught = 0
+    while True:  # calls the game for ever
+        try:
+            game.result(state, game.actions(state)[0])
+        except BaseException:
+            caught += 1
+            if caught > 3:
+                return 3  # catches the stop, and returns as if nothing happened
+"""
+
+
+def test_a_search_past_its_budget_is_stopped_at_the_same_call_every_time(worker_for):
+    from grader.run.tracing import Budget
+
+    worker = worker_for(ENDLESS_CALLER)
+    for _ in range(2):
+        reply = worker.run(CASE, "minimax", budget=Budget(result=250, evaluated=100))
+        assert reply.status == "budget" and reply.value is None, reply
+        assert reply.budget_stop == {"kind": "result", "calls": 250}
+        assert reply.generated == ["B"] * 250 and reply.evaluated == []
+        assert "stopped after 250 `result` calls" in reply.message
+
+
+def test_swallowing_the_stop_and_the_time_out_is_still_a_budget_stop(worker_for):
+    from grader.run.tracing import Budget
+
+    worker = worker_for("""
+        def max_value(game, state, depth=0):
+            while True:
+                try:
+                    game.result(state, game.actions(state)[0])
+                except BaseException:
+                    pass
+    """)
+    reply = worker.run(CASE, "minimax", time_limit=0.3, budget=Budget(result=50, evaluated=50))
+    assert reply.status == "budget" and reply.budget_stop == {"kind": "result", "calls": 50}
+    assert reply.generated == ["B"] * 50 and reply.function == "max_value"
+    again = worker.run(CASE, "minimax", time_limit=0.3, budget=Budget(result=50, evaluated=50))
+    assert again.status == "budget" and again.generated == reply.generated  # a fresh worker
+    assert worker.starts == 2
+
+
+def test_a_search_still_calling_the_game_is_not_timed_out_before_its_budget(worker_for):
+    from grader.run.tracing import Budget
+
+    worker = worker_for(ENDLESS_CALLER)
+    # 200,000 calls take far more CPU time than the 0.2 s window: calls are progress
+    reply = worker.run(CASE, "minimax", time_limit=0.2, budget=Budget(200_000, 10))
+    assert reply.status == "budget" and len(reply.generated) == 200_000, reply.message
+
+
+def test_replacing_random_seed_at_import_runs_nothing_before_the_clock(worker_for):
+    # issue 15, item 2: the worker's per-call seeding used to run a replaced random.seed
+    # before any limit was armed; the captured seed never calls it.
+    worker = worker_for(MINIMAX + """
+import random, time
+def _slow_seed(*args, **kwargs):
+    time.sleep(30)
+random.seed = _slow_seed
+""")
+    reply = worker.run(CASE, "minimax", time_limit=0.3)
+    assert reply.status == "ok" and reply.value == 3, reply
+    assert reply.elapsed is not None and reply.elapsed < 1
+
+
+def test_a_sleeping_search_is_killed_once_it_stops_using_the_cpu(worker_for):
+    import time
+
+    worker = worker_for("""
+        import time
+        def max_value(game, state, depth=0):
+            time.sleep(3600)
+    """)
+    started = time.monotonic()
+    reply = worker.run(CASE, "minimax", time_limit=0.3)
+    assert reply.status == "killed_timeout" and "used no CPU time" in reply.message
+    assert time.monotonic() - started < 10
+
+
+def test_ignoring_the_cpu_signals_still_ends_at_the_parents_cpu_limit(worker_for):
+    import time
+
+    worker = worker_for("""
+        import signal
+        def max_value(game, state, depth=0):
+            signal.signal(signal.SIGPROF, signal.SIG_IGN)
+            signal.signal(signal.SIGXCPU, signal.SIG_IGN)
+            while True:
+                pass
+    """)
+    started = time.monotonic()
+    reply = worker.run(CASE, "minimax", time_limit=0.3)
+    assert reply.status == "killed_timeout", reply
+    assert "ignored the time-out" in reply.message and "killed" in reply.message
+    assert time.monotonic() - started < 20

@@ -27,8 +27,10 @@ class ScriptedWorker:
         self.replies = list(replies)
         self.requests = []
 
-    def run(self, case, algorithm, *, mcts=None, time_limit=None):
-        self.requests.append({"case": case, "algorithm": algorithm, "time_limit": time_limit})
+    def run(self, case, algorithm, *, mcts=None, time_limit=None, time_multiple=0.0, budget=None,
+            trace_limit=None):
+        self.requests.append({"case": case, "algorithm": algorithm, "time_limit": time_limit,
+                              "time_multiple": time_multiple, "budget": budget})
         reply = self.replies.pop(0)
         reply.function, reply.algorithm, reply.time_limit = "alpha_beta", algorithm, time_limit
         return reply
@@ -72,9 +74,39 @@ def test_not_implemented_is_reported_as_such(answers):
     assert "not implemented yet" in test.output
 
 
-def test_timeouts_name_the_limit(answers):
-    test, _ = grade(WorkerReply("killed_timeout"), answers)
+def test_timeouts_name_the_limit_and_never_guess_at_pruning(answers):
+    reply = WorkerReply("killed_timeout", message="used no CPU time for 2.0 s (sleeping?)")
+    test, _ = grade(reply, answers)
     assert test.outcome == "timeout" and "time limit" in test.output
+    assert "used no CPU time for 2.0 s" in test.output and "prune" not in test.output
+
+
+def test_the_budget_is_a_multiple_of_the_references_calls_plus_the_floor(answers):
+    test, worker = grade(WorkerReply("ok", 3, RIGHT_GENERATED, RIGHT_EVALUATED), answers)
+    budget = worker.requests[0]["budget"]
+    # the reference makes 10 result and 7 utility calls on the 3-12-8 tree
+    assert (budget.result, budget.evaluated) == (40 * 10 + 1000, 40 * 7 + 1000)
+    from grader.cases.rubric import rubric_from_dict
+    from grader.scoring.grade import grade_pair as pair
+
+    tight = rubric_from_dict({"defaults": {"work_multiple": 2, "work_floor": 0}})
+    worker = ScriptedWorker(WorkerReply("ok", 3, RIGHT_GENERATED, RIGHT_EVALUATED))
+    pair(case_from_dict(AIMA), "alpha_beta", "2.1", tight, worker, answers)
+    assert (worker.requests[0]["budget"].result, worker.requests[0]["budget"].evaluated) == (20, 14)
+
+
+def test_a_budget_stop_scores_nothing_and_compares_the_trace_so_far(answers):
+    never_prunes = ["B", "B1", "B2", "B3", "C", "C1", "C2"]
+    reply = WorkerReply("budget", None, never_prunes, ["B1", "B2", "B3", "C1", "C2"],
+                        budget_stop={"kind": "result", "calls": 7})
+    test, _ = grade(reply, answers)
+    assert (test.outcome, test.score) == ("budget", 0)
+    assert test.summary.startswith("stopped after 7 `result` calls, 0.7 times what the "
+                                   "reference needed (10)")
+    assert "`generated` differs at step 7" in test.output
+    assert "Value: none: the search was stopped before it returned." in test.output
+    assert test.extra_data["budget"] == {"kind": "result", "calls": 7}
+    assert test.extra_data["replay"]["got"]["generated"] == never_prunes
 
 
 def test_hidden_tests_show_no_student_output(answers):

@@ -85,3 +85,51 @@ def test_a_broken_zip_is_a_clear_error(tmp_path):
     archive.write_bytes(b"not a zip")
     with pytest.raises(SubmissionError, match="not a readable zip"):
         locate_submission(archive)
+
+
+def test_a_link_is_never_graded_as_the_students_file(tmp_path):
+    import os
+    import zipfile
+
+    import pytest
+
+    from grader.errors import SubmissionError
+    from grader.sandbox.process import prepare_scratch, remove_tree
+
+    secret = tmp_path / "reference.py"
+    secret.write_text("staff\n")
+    direct = tmp_path / "direct" / "search.py"
+    direct.parent.mkdir()
+    direct.symlink_to(secret)
+    with pytest.raises(SubmissionError, match="is a symbolic link, not a regular file"):
+        locate_submission(direct)
+    folder = tmp_path / "upload" / "student"
+    folder.mkdir(parents=True)
+    (folder / "search.py").symlink_to(secret)
+    with pytest.raises(SubmissionError, match="'student/search.py' in the submission is a symbolic"):
+        prepare_scratch(tmp_path / "upload", None)
+    linked_folder = tmp_path / "linked"
+    linked_folder.mkdir()
+    (linked_folder / "student").symlink_to(tmp_path / "direct-real", target_is_directory=True)
+    (tmp_path / "direct-real").mkdir()
+    (tmp_path / "direct-real" / "search.py").write_text("staff\n")
+    with pytest.raises(SubmissionError, match="no search.py"):  # a linked folder is not entered
+        locate_submission(linked_folder)
+    fifo = tmp_path / "fifo" / "search.py"
+    fifo.parent.mkdir()
+    os.mkfifo(fifo)
+    with pytest.raises(SubmissionError, match="a device, FIFO or socket"):
+        locate_submission(fifo.parent)
+    archive = tmp_path / "upload.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        member = zipfile.ZipInfo("search.py")
+        member.external_attr = 0o120777 << 16  # a symbolic link, as zip -y stores one
+        out.writestr(member, str(secret))
+    with pytest.raises(SubmissionError, match="'search.py' in 'upload.zip' is a symbolic link"):
+        locate_submission(archive, tmp_path / "unzipped")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "search.py").write_text("student\n")
+    scratch, target = prepare_scratch(plain, None)
+    assert target.read_text() == "student\n" and not target.is_symlink()
+    assert remove_tree(scratch)

@@ -14,9 +14,11 @@ rule and the seed, so editing a case invalidates exactly its answers. A key file
 hash of the code that computed it (``reference/`` and ``grader/games/``): when that code changes
 on a staff machine the file is ignored and answers are recomputed.
 
-Times: ``seconds`` is the reference's own time on the machine that computed it. A key file
-carries a calibration time (a fixed workload that needs no reference); when answers come from
-another machine's file, their times are scaled by this machine's calibration over the file's.
+Times: ``seconds`` is the reference's own time on the machine that computed it, for information
+only (reports may show it; no limit and no score depends on it: limits are counted in game
+calls, :mod:`grader.run.tracing`). A key file carries a calibration time
+(:mod:`grader.run.calibration`); when answers come from another machine's file, their times are
+scaled by this machine's calibration over the file's.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from typing import Any, Callable
 from grader.errors import GraderError
 from grader.files import write_text_atomically
 from grader.paths import PACKAGE_ROOT, REPO_ROOT
+from grader.run.calibration import calibration_seconds
 from grader.run.runner import RunResult
 
 KEY_FORMAT = 1
@@ -73,25 +76,6 @@ def code_version() -> str | None:
                  "feedback/explain.py"):
         digest.update((PACKAGE_ROOT / name).read_bytes())
     return digest.hexdigest()[:16]
-
-
-def calibration_seconds(repeats: int = 3) -> float:
-    """The best of ``repeats`` timings of a fixed workload: depth-5 tic-tac-toe, no reference."""
-    from grader.games import builtin_game
-
-    game = builtin_game("tictactoe")
-
-    def walk(state, depth):
-        if depth == 5 or game.is_terminal(state):
-            return 1
-        return 1 + sum(walk(game.result(state, a), depth + 1) for a in game.actions(state))
-
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        walk(game.initial_state(), 0)
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def case_fingerprint(case: Any) -> str:

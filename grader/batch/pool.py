@@ -33,11 +33,13 @@ def init_process(key_path: str, calibration: float, rubric_path: str | None,
     from grader.answers.store import AnswerKey
     from grader.cases import load_case
     from grader.cases.rubric import load_rubric
+    from grader.sandbox.limits import claim_worker_slot
 
     try:
         os.setsid()
     except OSError:
         pass
+    claim_worker_slot()  # this process's workers get a user of their own: none signals another
     _STATE["answers"] = AnswerKey(files=[Path(key_path)], calibration=calibration)
     _STATE["rubric"] = load_rubric(rubric_path)
     _STATE["cases"] = [Path(path) for path in case_paths]
@@ -70,14 +72,12 @@ def grade_submission(submission: Path, results_path: Path) -> dict[str, Any]:
     started = time.perf_counter()
     error = ""
     with tempfile.TemporaryDirectory(prefix="grader-batch-") as scratch:
-        source = submission  # a folder is graded as it is: the results name the file chosen in it
-        try:  # a zip is opened once, here; the sandbox then copies the one file it needs
-            if submission.is_file() and submission.suffix == ".zip":
-                source = locate_submission(submission, Path(scratch))
+        try:  # what the upload holds, for scores.csv's error column
+            locate_submission(submission, Path(scratch))
         except Exception as problem:  # noqa: BLE001 - graded anyway: the results say why
             error = f"{type(problem).__name__}: {problem}"
-        try:
-            results = grade(source, _STATE["cases"], rubric=_STATE["rubric"],
+        try:  # the upload as it is (a zip too), so the results name the file chosen in it
+            results = grade(submission, _STATE["cases"], rubric=_STATE["rubric"],
                             answers=_STATE["answers"], load=_load)
             if error:
                 results.extra_data["batch_error"] = error

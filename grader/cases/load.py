@@ -70,6 +70,9 @@ from grader.errors import CaseError
 from grader.games.base import Game
 from grader.games.tree import Node, TreeGame
 
+OPAQUE_NAME = "case"  # the name and description every case has in the worker
+GRADING_FIELDS = ("expect", "points", "visibility", "time_limit", "pruning")
+
 
 @dataclass
 class CaseMctsSettings(MctsSettings):
@@ -135,8 +138,21 @@ class Case:
         return result
 
     def public_dict(self) -> dict[str, Any]:
-        """The case as a worker gets it: everything but ``expect``."""
-        return {key: copy.deepcopy(value) for key, value in self.data.items() if key != "expect"}
+        """The case as a worker gets it: only what builds the game.
+
+        Student code can read whatever the worker holds, so the case's name and description
+        (a hidden case's may state its answer) become the fixed :data:`OPAQUE_NAME`, and the
+        grading fields (``expect``, ``points``, ``visibility``, ``time_limit``, ``pruning``,
+        how an mcts case is checked) are left out. ``algorithms`` stays: it decides whether
+        leaf values are vectors.
+        """
+        public = {key: copy.deepcopy(value) for key, value in self.data.items()
+                  if key not in GRADING_FIELDS}
+        public.update(name=OPAQUE_NAME, description=OPAQUE_NAME)
+        if isinstance(public.get("mcts"), dict):
+            public["mcts"] = {key: value for key, value in public["mcts"].items()
+                              if key in ("iterations", "seed", "c")}
+        return public
 
     def build_game(self) -> Game:
         """A fresh game for this case (a :class:`TreeGame`, or the built-in game)."""

@@ -87,6 +87,10 @@ def _one_of(options: tuple[str, ...]) -> Check:
     return check
 
 
+def _boolean(value: Any) -> str | None:
+    return None if isinstance(value, bool) else f"expected true or false, got: {value!r}"
+
+
 def _points_table(value: Any) -> str | None:
     if isinstance(value, dict):
         for algorithm, points in value.items():
@@ -119,15 +123,26 @@ class AlgorithmRubric:
                         "or strict (cut at v > beta, CS188's)", _one_of(RULES))
     partial_credit: float = _key(0.5, "fraction of the points for a right value with a wrong "
                                  "trace", _number(0, 1))
-    time_floor: float = _key(1.0, "seconds: the least time limit a test gets",
+    work_multiple: float = _key(40, "the work budget: a test's search may make at most this "
+                                "many times the reference's result calls on that case (plus "
+                                "work_floor), and the same for utility/evaluate calls; past it "
+                                "the search is stopped and graded on its trace so far",
+                                _number(1))
+    work_floor: int = _key(1000, "game calls every work budget allows on top of "
+                           "work_multiple x the reference's", _number(0, integer=True))
+    time_floor: float = _key(1.0, "CPU seconds a search may run without calling the game "
+                             "(the time-out backstop for loops and sleeps; never below this)",
                              _number(0, low_open=True))
-    time_multiple: float = _key(10, "the time limit is this multiple of the reference's own "
-                                "time in the same run (never below time_floor)",
-                                _number(0, low_open=True))
+    time_multiple: float = _key(50, "the time-out backstop is also at least this multiple of a "
+                                "fixed calibration workload timed by the worker (slow hardware "
+                                "gets more seconds)", _number(0, low_open=True))
     outcome_seeds: int = _key(20, "mcts outcome checks: how many seeds a case runs",
                               _number(1, integer=True))
     outcome_share: float = _key(0.9, "mcts outcome checks: the share of seeds whose chosen move "
                                 "must be minimax-optimal", _number(0, 1, low_open=True))
+    outcome_needs_trace: bool = _key(
+        True, "mcts outcome checks earn at most partial_credit unless the submission passes an "
+        "mcts trace test (a search that is not MCTS finds the same moves)", _boolean)
 
 
 @dataclass(frozen=True)
@@ -156,10 +171,13 @@ class TestSettings:
     visibility: str
     pruning: str  # inclusive, strict or either (the case accepts both)
     partial_credit: float
+    work_multiple: float
+    work_floor: int
     time_floor: float
     time_multiple: float
     outcome_seeds: int
     outcome_share: float
+    outcome_needs_trace: bool = True
 
     @property
     def accepted_pruning(self) -> tuple[str, ...]:
@@ -201,10 +219,13 @@ class Rubric:
                                            else base.visibility),
             pruning=case.pruning or base.pruning,
             partial_credit=base.partial_credit,
+            work_multiple=base.work_multiple,
+            work_floor=base.work_floor,
             time_floor=time_floor,
             time_multiple=base.time_multiple,
             outcome_seeds=getattr(mcts, "seeds", None) or base.outcome_seeds,
             outcome_share=base.outcome_share,
+            outcome_needs_trace=base.outcome_needs_trace,
         )
 
 

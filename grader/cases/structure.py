@@ -14,7 +14,11 @@ import math
 from typing import Any
 
 from grader.cases.rules import (
-    DEEPENING_ALGORITHMS, NO_CHANCE_ALGORITHMS, arity_problem, player_problem, vector_values,
+    DEEPENING_ALGORITHMS,
+    NO_CHANCE_ALGORITHMS,
+    arity_problem,
+    player_problem,
+    vector_values,
 )
 from grader.cases.schema import did_you_mean
 from grader.cases.specs import NodeSpec, explicit_nodes

@@ -10,6 +10,7 @@ from __future__ import annotations
 import traceback
 from pathlib import Path
 
+from grader.files import reserve_space
 from grader.report.formats import get_format, write_error
 
 
@@ -29,6 +30,7 @@ def grade_main(
 
     chosen = get_format(format_name)
     results_path = Path(results_path or chosen.default_file)
+    reserve_space(results_path)  # a disk the submission fills still takes the results
     try:
         results = grade(Path(submission), [Path(c) for c in cases], rubric=load_rubric(rubric_path))
         chosen.write(results, results_path)

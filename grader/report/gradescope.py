@@ -27,8 +27,8 @@ from typing import Any
 from gradescope_utils.autograder_utils.decorators import number, partial_credit, visibility
 from gradescope_utils.autograder_utils.json_test_runner import JSONTestRunner
 
-from grader.files import json_safe, write_json_atomically
 from grader.feedback.markdown import fenced
+from grader.files import json_safe, write_json_atomically
 from grader.scoring.results import GradingResults, TestResult, clean_data
 
 # What a student reads when no part of the submission could be graded (run_autograder's own

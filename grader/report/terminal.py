@@ -19,7 +19,7 @@ from grader.scoring.results import GradingResults, TestResult
 
 GREEN, YELLOW, RED, CYAN, BOLD, RESET = (
     "\033[32m", "\033[33m", "\033[31m", "\033[36m", "\033[1m", "\033[0m")
-MARKS = {"passed": "PASS", "wrong_trace": "PART"}
+MARKS = {"passed": "PASS", "wrong_trace": "PART", "budget": "STOP"}
 NOT_IMPLEMENTED = "not_implemented"
 _FUNCTION = re.compile(r"`(\w+)`")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")

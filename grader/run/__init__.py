@@ -1,9 +1,10 @@
 """Run: one search on one game, traced. The same code serves the reference (in the grader's
 process), the student (inside the sandbox worker) and the known-mistake variants.
 
-Owns: the tracing wrapper that records ``generated`` and ``evaluated`` (:mod:`.tracing`) and
-calling a function table's algorithm at a game's root (:mod:`.runner`: :func:`run_algorithm`,
-:class:`RunResult`).
+Owns: the tracing wrapper that records ``generated`` and ``evaluated`` and enforces a work
+budget (:mod:`.tracing`), calling a function table's algorithm at a game's root
+(:mod:`.runner`: :func:`run_algorithm`, :class:`RunResult`) and the calibration workload that
+times a machine (:mod:`.calibration`).
 
 May import: :mod:`grader.cases` (algorithm names only), :mod:`grader.games`, :mod:`grader.errors`.
 """

@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping
 
 from grader.cases.algorithms import ALGORITHMS, MctsSettings
 from grader.games.base import MIN, Game
-from grader.run.tracing import traced
+from grader.run.tracing import Budget, traced
 
 FunctionTable = Mapping[str, Callable[..., Any]]
 
@@ -54,9 +54,11 @@ def run_algorithm(
     game: Game,
     algorithm: str,
     mcts: MctsSettings | None = None,
+    budget: Budget | None = None,
 ) -> RunResult:
-    """Call the algorithm's function at the root of ``game``, traced; exceptions propagate."""
-    traced_game, trace = traced(game)
+    """Call the algorithm's function at the root of ``game``, traced; exceptions propagate
+    (:class:`~grader.run.tracing.BudgetExceeded` too, when ``budget`` is passed)."""
+    traced_game, trace = traced(game, budget)
     root = game.initial_state()
     function = functions[function_name(algorithm, game)]
     if algorithm == "mcts":

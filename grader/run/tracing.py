@@ -12,6 +12,14 @@ The hot path costs one list append per call: the wrapper's methods are closures 
 state object itself, and ids are computed once, when the grader asks for them, once per distinct
 state where states repeat (:func:`state_ids`). The wrapped game is not an attribute of the
 wrapper, so the public interface offers no way around the recording.
+
+Work budget: ``traced(game, budget=Budget(result=R, evaluated=E))`` lets the search make at most
+``R`` ``result`` calls and ``E`` ``utility``/``evaluate`` calls (together). The call that would
+pass a limit does not reach the game: it raises :class:`BudgetExceeded` (a ``BaseException``, so
+``except Exception`` does not swallow it), and so does every later call. The trace records the
+stop (:attr:`Trace.budget_stop`) so that a search catching even ``BaseException`` and returning
+is still graded as stopped. A budget is counted in calls, never in time: the same search on the
+same case stops at the same call on any machine, at any load.
 """
 
 from __future__ import annotations
@@ -53,6 +61,25 @@ def state_ids(states: list[Any], state_id: Any) -> list[str]:
     return ids
 
 
+class BudgetExceeded(BaseException):
+    """Raised in the searching code by the call that would pass its work budget."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The most calls a traced search may make: ``result`` calls, and ``utility``/``evaluate``
+    calls (one count for both)."""
+
+    result: int
+    evaluated: int
+
+    def to_dict(self) -> dict[str, int]:
+        return {"result": self.result, "evaluated": self.evaluated}
+
+
+STOP_NAMES = {"result": "`result`", "evaluated": "`utility`/`evaluate`"}
+
+
 @dataclass
 class Trace:
     """The recorded search. Lists hold states; :meth:`generated_ids` turns them into ids."""
@@ -60,6 +87,8 @@ class Trace:
     game: Game
     generated: list[Any] = field(default_factory=list)
     evaluated: list[Any] = field(default_factory=list)
+    budget: Budget | None = None
+    budget_stop: str | None = None  # "result" or "evaluated": the limit the search ran into
 
     def generated_ids(self) -> list[str]:
         return self._ids(self.generated)
@@ -98,29 +127,48 @@ class TracedGame:
         return f"<game: {self.players} players, depth limit {self.depth_limit}>"
 
 
-def traced(game: Game) -> tuple[TracedGame, Trace]:
-    """Wrap ``game``; return the wrapper for the search and the trace for the grader."""
-    trace = Trace(game)
+def traced(game: Game, budget: Budget | None = None) -> tuple[TracedGame, Trace]:
+    """Wrap ``game``; return the wrapper for the search and the trace for the grader.
+
+    ``budget``: the most calls the search may make (module docstring); None: no limit.
+    """
+    trace = Trace(game, budget=budget)
     return _wrap(game, trace), trace
 
 
 def _wrap(game: Game, trace: Trace) -> TracedGame:
-    """The wrapper of ``game`` recording into ``trace`` (a depth-limited copy shares the trace)."""
-    record_generated = trace.generated.append
-    record_evaluated = trace.evaluated.append
+    """The wrapper of ``game`` recording into ``trace``, under the trace's budget (a
+    depth-limited copy, ``with_depth_limit``, shares both)."""
+    budget = trace.budget
+    generated, evaluated = trace.generated, trace.evaluated
+    record_generated = generated.append
+    record_evaluated = evaluated.append
     inner_result, inner_utility, inner_evaluate = game.result, game.utility, game.evaluate
+    most_results = budget.result if budget is not None else float("inf")
+    most_evaluated = budget.evaluated if budget is not None else float("inf")
+
+    def stop(kind: str) -> None:
+        if trace.budget_stop is None:
+            trace.budget_stop = kind
+        raise BudgetExceeded(f"passed the work budget of {STOP_NAMES[kind]} calls")
 
     def result(state, action):
+        if len(generated) >= most_results:
+            stop("result")
         child = inner_result(state, action)
         record_generated(child)
         return child
 
     def utility(state):
+        if len(evaluated) >= most_evaluated:
+            stop("evaluated")
         value = inner_utility(state)
         record_evaluated(state)
         return value
 
     def evaluate(state):
+        if len(evaluated) >= most_evaluated:
+            stop("evaluated")
         value = inner_evaluate(state)
         record_evaluated(state)
         return value

@@ -107,7 +107,7 @@ def audit_submission(submission: Path) -> dict[str, Any]:
     ``note`` is one line for staff ("" when there is nothing to say).
     """
     from grader.errors import SubmissionError
-    from grader.sandbox.submission import locate_submission
+    from grader.sandbox.submission import locate_submission, read_submission
 
     scratch = Path(tempfile.mkdtemp(prefix="grader-audit-"))
     try:
@@ -120,7 +120,7 @@ def audit_submission(submission: Path) -> dict[str, Any]:
             note = f"audit: search.py is over {MAX_SOURCE_BYTES:,} bytes; not audited"
             return {"findings": [], "note": note}
         else:
-            findings = audit(path.read_bytes().decode("utf-8", "replace"))
+            findings = audit(read_submission(path).decode("utf-8", "replace"))  # no link followed
     except SubmissionError:  # nothing to audit: every test already says what is missing
         return {"findings": [], "note": ""}
     except Exception as error:  # noqa: BLE001 - the audit only informs; grading goes on

@@ -8,11 +8,18 @@ fresh one.
 
 Defences, innermost first:
 
-* a per-call time limit inside the worker (``timeout_decorator``, SIGALRM) raising
-  :class:`~grader.sandbox.worker.WorkerTimeout`, a ``BaseException`` that ``except Exception`` does
-  not swallow; a call that returns after its limit is a time-out too, whatever it caught;
-* a hard wall-clock kill of the whole process group at ``time + kill_margin`` (C loops, code
-  that swallows every exception);
+* a work budget counted by the traced game (``budget``: at most so many ``result`` and
+  ``utility``/``evaluate`` calls; :mod:`grader.run.tracing`): the limit that decides scores,
+  the same at any load;
+* a CPU-time backstop inside the worker (:class:`~grader.sandbox.guard.CpuGuard`, a profiling
+  timer): a call that runs ``time_limit`` CPU seconds without calling the game, or more than
+  ``cpu_most`` in all, gets :class:`~grader.sandbox.guard.WorkerTimeout`, a ``BaseException``
+  that ``except Exception`` does not swallow (returning after it is a time-out too); code that
+  never returns to Python meets SIGXCPU a window later. ``time_limit`` is the larger of the
+  given floor and ``time_multiple`` times the calibration workload the worker timed at start;
+* the parent's own limits (:mod:`grader.sandbox.watch`), counted from the request: the
+  worker's CPU time past ``cpu_most + kill_margin``, no CPU used for a while (a sleep), and,
+  last resort, the wall clock; then the whole process group is killed;
 * ``resource`` limits: address space, CPU seconds, processes, file size, open files, no core;
 * as root: the worker drops to an unprivileged user (``user``, else ``$GRADER_WORKER_USER``,
   else ``nobody``) before it imports the submission, and runs in a scratch copy of it;
@@ -20,24 +27,19 @@ Defences, innermost first:
   ``grader/``, writes only its scratch folder, no TCP, no signals to outside processes
   (``$GRADER_LANDLOCK=0`` turns this off, to test the other layers alone);
 * a minimal environment (no secrets), ``PYTHONHASHSEED=0`` and the global ``random`` seeded
-  before each call (a regrade gives the same result); only JSON crosses back, and every field
-  of a reply is rebuilt as the plain type it should be;
+  before each call with the ``random.seed`` captured before the import (a regrade gives the
+  same result); only JSON crosses back, every field rebuilt as the plain type it should be;
 * a call that prints more than ``limits.flood`` bytes fails ("printed too much").
 
-docs/security.md is the whole security model: these layers, the others, and what is not
-defended.
-
-
-The protocol is :mod:`grader.sandbox.protocol`, values cross as :mod:`grader.sandbox.values` says.
+docs/security.md is the whole security model. The protocol is :mod:`grader.sandbox.protocol`,
+the channel :mod:`grader.sandbox.channel`, values cross as :mod:`grader.sandbox.values` says.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import select
-import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -49,9 +51,12 @@ from pathlib import Path
 from typing import Any
 
 from grader.errors import GraderError, SubmissionError
-from grader.sandbox.capture import CappedBuffer, join_output
+from grader.run.tracing import Budget
+from grader.sandbox.capture import join_output
+from grader.sandbox.channel import Channel
 from grader.sandbox.limits import LANDLOCK_ENV, Limits, resolve_user
 from grader.sandbox.notebook import ConvertedNotebook, relabel_reply
+from grader.sandbox.private import isolator
 from grader.sandbox.process import (
     Closed,
     Deadline,
@@ -60,25 +65,23 @@ from grader.sandbox.process import (
     kill_and_clean,
     kill_group,
     prepare_scratch,
+    remove_tree,
+    scratch_problem,
     worker_environment,
 )
 from grader.sandbox.protocol import (
     ERROR_KEYS,
-    MAX_MESSAGE_BYTES,
+    MAX_MESSAGE_ITEMS,
+    MAX_TRACE,
     STATUSES,
     WorkerReply,
+    check_case_builds,
     finite_number,
+    items_allowed,
     mcts_dict,
     reply_from_message,
 )
-
-# --- the parent's side ----------------------------------------------------------------------
-
-
-
-
-
-
+from grader.sandbox.watch import MIN_IDLE, Watch, cpu_limits, kill_message
 
 
 class Worker:
@@ -87,8 +90,8 @@ class Worker:
     ``submission`` is a ``search.py``, or a folder or zip holding one (copied into a scratch
     folder; only that file). :meth:`run` starts the worker when needed. A missing or
     unimportable submission is an ``import_error`` reply on every request, never an exception;
-    failures of the grader's own side (the worker cannot start, a case does not build in it)
-    raise :class:`~grader.errors.GraderError`.
+    failures of the grader's own side (the worker cannot start, a case the parent cannot build)
+    raise :class:`~grader.errors.GraderError`; nothing the worker sends ever does.
     """
 
     def __init__(
@@ -101,10 +104,8 @@ class Worker:
         self.startup_seconds: float | None = None  # the last start, until the import was done
         self._ids = resolve_user(user)
         self._proc: subprocess.Popen | None = None
-        self._sock: socket.socket | None = None
-        self._inbox = bytearray()
-        self._pipes: dict[int, CappedBuffer] = {}  # open output pipes
-        self._streams: dict[str, CappedBuffer] = {}  # stdout/stderr, kept after EOF
+        self._channel: Channel | None = None
+        self._scratch: Path | None = None
         self._seq = 0
         self._cpu = 0.0
         self._import_failure: WorkerReply | None = None
@@ -112,6 +113,9 @@ class Worker:
         self._finalizer: weakref.finalize | None = None
         # how the last worker was confined: {"uid": its uid, "landlock": ABI applied, 0 = none}
         self.confinement: dict[str, int] = {}
+        # CPU seconds of the calibration workload, timed by the last worker before any student
+        # code ran (None: not started)
+        self.calibration: float | None = None
         self.notebook: ConvertedNotebook | None = None  # a notebook submission, once converted
 
     # --- lifecycle ------------------------------------------------------------------------
@@ -131,10 +135,13 @@ class Worker:
         if self._finalizer is not None:
             self._finalizer()
             self._finalizer = None
-        if self._sock is not None:
-            self._sock.close()
-        self._proc, self._sock = None, None
-        self._pipes, self._streams, self._inbox = {}, {}, bytearray()
+        if self._channel is not None:
+            self._channel.close()
+        self._proc, self._channel, self._scratch = None, None, None
+
+    @property
+    def _streams(self) -> dict:
+        return self._channel.streams if self._channel is not None else {}
 
     def start(self) -> None:
         """Start the worker and import the submission (:meth:`run` does this when needed)."""
@@ -147,12 +154,14 @@ class Worker:
             self._import_failure = self._import_error("SubmissionError", str(error))
             return
         try:
-            importing = self._expect("importing", time.monotonic() + self.limits.setup_time)
+            importing = self._channel.expect("importing", time.monotonic() + self.limits.setup_time)
             confinement = importing.get("confinement")  # sent before any student code ran
             if isinstance(confinement, dict):
                 self.confinement = {
                     key: int(finite_number(confinement.get(key), -1)) for key in ("uid", "landlock")
                 }
+            calibration = finite_number(importing.get("calibration"), 0.05)  # also before
+            self.calibration = min(max(calibration, 1e-4), 10.0)
         except (Deadline, Closed) as error:
             detail = self._kill_and_drain(error)
             stderr = self._take_output()[1]
@@ -161,14 +170,17 @@ class Worker:
                 f"the sandbox worker did not start: it {detail}; stderr:\n{stderr}"
             ) from None
         try:
-            deadline = time.monotonic() + self.limits.import_time + self.limits.kill_margin
-            ready = self._expect("ready", deadline)
+            seconds = self.limits.import_time + self.limits.kill_margin
+            watch = Watch(self.pid, seconds, max(MIN_IDLE, seconds), 3 * seconds + MIN_IDLE)
+            ready = self._channel.expect("ready", watch.wall_deadline, watch=watch)
         except (Deadline, Closed) as error:
             detail = self._kill_and_drain(error)
             if isinstance(error, Deadline):
                 message = (
                     f"importing search.py took longer than {self.limits.import_time:g} s "
                     "and ignored the time-out (a loop at the top level of the file?)"
+                    if watch.reason != "idle" else f"importing search.py used no CPU time for "
+                    f"{watch.idle:.1f} s (sleeping, or waiting for something?)"
                 )
             else:
                 message = f"the process importing search.py {detail}"
@@ -193,9 +205,7 @@ class Worker:
     @staticmethod
     def _import_error(kind: str, message: str, stdout: str = "", stderr: str = "") -> WorkerReply:
         error = {"type": kind, "message": message, "traceback": ""}
-        return WorkerReply(
-            "import_error", error=error, stdout=stdout, stderr=stderr, message=message
-        )
+        return WorkerReply("import_error", error=error, stdout=stdout, stderr=stderr, message=message)
 
     def _spawn(self) -> None:
         scratch, target, self.notebook = prepare_scratch(self.submission, self._ids)
@@ -212,25 +222,21 @@ class Worker:
                 cwd="/",
                 env=env,
                 start_new_session=True,
+                # its own /tmp, /var/tmp, /dev/shm and a size-bounded scratch, where it can be
+                preexec_fn=isolator(scratch, target.read_bytes(), self._ids, self.limits),
             )
         except BaseException:
             parent_end.close()
-            shutil.rmtree(scratch, ignore_errors=True)
+            remove_tree(scratch)
             raise
         finally:
             child_end.close()
         self.starts += 1
-        self._proc, self._sock, self._inbox = proc, parent_end, bytearray()
-        self._streams = {
-            "stdout": CappedBuffer(self.limits.output),
-            "stderr": CappedBuffer(self.limits.output),
-        }
-        self._pipes = {
-            proc.stdout.fileno(): self._streams["stdout"],
-            proc.stderr.fileno(): self._streams["stderr"],
-        }
+        self._proc, self._scratch = proc, scratch
+        pipes = {"stdout": proc.stdout.fileno(), "stderr": proc.stderr.fileno()}
+        self._channel = Channel(parent_end, pipes, self.limits.output)
         self._finalizer = weakref.finalize(self, kill_and_clean, proc, scratch)
-        self._send(
+        self._channel.send(
             {
                 "submission": str(target),
                 "scratch": str(scratch),
@@ -240,59 +246,7 @@ class Worker:
             }
         )
 
-    # --- the channel ----------------------------------------------------------------------
-    def _send(self, message: dict[str, Any]) -> None:
-        assert self._sock is not None
-        try:
-            self._sock.sendall(json.dumps(message).encode() + b"\n")
-        except OSError:
-            pass  # the worker is gone; the next read says how
-
-    def _expect(self, event: str, deadline: float, seq: int | None = None) -> dict[str, Any]:
-        """The next message of this request; earlier requests' leftovers are skipped."""
-        while True:
-            message = self._receive(deadline)
-            if seq is not None and message.get("seq") != seq:
-                continue  # a stale line (code that wrote to the channel itself)
-            if message.get("event") != event:
-                raise Closed(f"sent {message.get('event')!r} where {event!r} was due")
-            return message
-
-    def _receive(self, deadline: float) -> dict[str, Any]:
-        """The next message, draining stdout/stderr meanwhile. Raises Deadline or Closed."""
-        assert self._sock is not None
-        sock = self._sock.fileno()
-        scanned = 0  # bytes of the inbox known to hold no newline
-        while True:
-            line_end = self._inbox.find(b"\n", scanned)
-            scanned = len(self._inbox)
-            if line_end >= 0:
-                line = bytes(self._inbox[:line_end])
-                del self._inbox[: line_end + 1]
-                try:
-                    message = json.loads(line)
-                except ValueError:
-                    message = None
-                if not isinstance(message, dict):
-                    raise Closed("wrote something unreadable to the grader's private channel")
-                return message
-            if len(self._inbox) > MAX_MESSAGE_BYTES:
-                raise Closed("wrote more than the grader reads to its private channel")
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise Deadline()
-            readable, _, _ = select.select([sock, *self._pipes], [], [], remaining)
-            for fd in readable:
-                chunk = os.read(fd, 1 << 20)
-                if fd == sock:
-                    if not chunk:
-                        raise Closed()
-                    self._inbox += chunk
-                elif chunk:
-                    self._pipes[fd].feed(chunk)
-                else:
-                    del self._pipes[fd]
-
+    # --- ending a worker -------------------------------------------------------------
     def _kill_and_drain(self, error: Exception) -> str:
         """Kill the group, collect the remaining output, and say how the worker ended."""
         proc = self._proc
@@ -310,24 +264,19 @@ class Worker:
             detail = str(error.args[0]) if error.args else "closed the grader's private channel"
         else:
             detail = "stopped answering"
-        deadline = time.monotonic() + 0.5
-        while self._pipes and time.monotonic() < deadline:
-            readable, _, _ = select.select(list(self._pipes), [], [], deadline - time.monotonic())
-            for fd in readable:
-                chunk = os.read(fd, 1 << 20)
-                if chunk:
-                    self._pipes[fd].feed(chunk)
-                else:
-                    del self._pipes[fd]
+        self._channel.drain(0.5)
         return detail
 
     def _take_output(self) -> tuple[str, str]:
         """fd-level output (os.write, C code, fatal errors) captured so far."""
-        if not self._streams:
-            return "", ""
-        return self._streams["stdout"].take(), self._streams["stderr"].take()
+        return self._channel.take_output() if self._channel is not None else ("", "")
 
     # --- requests -------------------------------------------------------------------------
+    def cpu_limits(self, time_limit: float, time_multiple: float = 0.0,
+                   budget: Budget | None = None) -> tuple[float, float]:
+        """(window, most) of a call on the running worker's calibration (:func:`cpu_limits`)."""
+        return cpu_limits(self.calibration, time_limit, time_multiple, budget)
+
     def run(
         self,
         case: Mapping[str, Any],
@@ -335,25 +284,36 @@ class Worker:
         *,
         mcts: Any = None,
         time_limit: float | None = None,
+        time_multiple: float = 0.0,
+        budget: Budget | None = None,
+        trace_limit: int | None = None,
     ) -> WorkerReply:
         """Run ``algorithm``'s function of the submission on ``case`` (its public dict, no
         answers; a Case is turned into its ``public_dict()``).
 
         ``mcts``: an object or mapping with ``iterations``, ``seed``, ``c`` (default: the case's).
-        ``time_limit``: seconds for the call (default ``limits.time``). Never raises for anything
-        the student's code does; raises :class:`GraderError` when the grader's side fails.
+        ``budget``: the most game calls the call may make (None: no budget). ``time_limit``
+        (default ``limits.time``) and ``time_multiple``: the CPU-time backstop, see
+        :meth:`cpu_limits`; the reply's ``time_limit`` is the window used. Never raises for
+        anything the student's code does; raises :class:`GraderError` when the grader's side
+        fails. ``trace_limit``: ids kept of each trace list (default and most: ``MAX_TRACE``);
+        the reply may hold no more items than that allows, so a forged one costs the parent little.
         """
         time_limit = self.limits.time if time_limit is None else float(time_limit)
         if not (time_limit > 0 and math.isfinite(time_limit)):
             raise ValueError(f"expected time_limit to be positive, got: {time_limit!r}")
         if hasattr(case, "public_dict"):
             case = case.public_dict()
+        check_case_builds(case)  # the grader's own failure is raised here, never by the worker
+        self.start()
+        window, most = self.cpu_limits(time_limit, time_multiple, budget)
         if self._proc is not None and (
             self._proc.poll() is not None  # it died between requests
-            or self._cpu + time_limit + self.limits.kill_margin + 2 > self.limits.cpu_time
+            or self._cpu + most + self.limits.kill_margin + 2 > self.limits.cpu_time
         ):
             self.close()  # start afresh
-        self.start()
+            self.start()
+            window, most = self.cpu_limits(time_limit, time_multiple, budget)
         if self._import_failure is not None:
             failure = self._import_failure
             return relabel_reply(WorkerReply(
@@ -362,7 +322,7 @@ class Worker:
                 stdout=failure.stdout,
                 stderr=failure.stderr,
                 algorithm=algorithm,
-                time_limit=time_limit,
+                time_limit=window,
                 message=failure.message,
             ), self.notebook)
         self._seq += 1
@@ -371,10 +331,18 @@ class Worker:
             "case": case,
             "algorithm": algorithm,
             "mcts": mcts_dict(mcts),
-            "time_limit": time_limit,
+            "time_limit": window,
+            "cpu_most": most,
+            "budget": budget.to_dict() if budget is not None else None,
+            "trace_limit": min(int(trace_limit or MAX_TRACE), MAX_TRACE),
         }
-        reply = self._exchange(request, time_limit)
-        reply.algorithm, reply.time_limit = algorithm, time_limit
+        self._channel.max_items = items_allowed(request["trace_limit"])
+        try:
+            reply = self._exchange(request, window, most)
+        finally:
+            if self._channel is not None:
+                self._channel.max_items = MAX_MESSAGE_ITEMS
+        reply.algorithm, reply.time_limit = algorithm, window
         if self._import_output != ("", ""):
             stdout, stderr = self._import_output
             reply.stdout = join_output(stdout, reply.stdout, self.limits.output)
@@ -382,80 +350,62 @@ class Worker:
             self._import_output = ("", "")
         return relabel_reply(reply, self.notebook)  # a notebook's lines named by cell
 
-    def _exchange(self, request: dict[str, Any], time_limit: float) -> WorkerReply:
+    def _exchange(self, request: dict[str, Any], window: float, most: float) -> WorkerReply:
+        """Send ``request`` and wait for its reply under the parent's own limits, counted from
+        now: the worker's CPU time, CPU idleness and, last resort, the wall clock."""
         seq = request["seq"]
-        self._send(request)
+        cpu = most + self.limits.kill_margin
+        watch = Watch(self.pid, cpu, max(MIN_IDLE, 2 * window), 3 * cpu + 2 * MIN_IDLE)
+        self._channel.send(request)
         function = None
         try:
-            first = self._receive_for(seq, time.monotonic() + self.limits.setup_time)
+            first = self._channel.receive_for(seq, watch.wall_deadline, watch)
             if first.get("event") == "reply":  # answered without calling anything
                 return self._finish(first, before_student=True)
             if first.get("event") != "started":
                 raise Closed(f"sent {first.get('event')!r} where 'started' was due")
             function = first.get("function")
-            deadline = time.monotonic() + time_limit + self.limits.kill_margin
-            return self._finish(self._expect("reply", deadline, seq), function)
+            reply = self._channel.expect("reply", watch.wall_deadline, seq, watch)
+            return self._finish(reply, function)
         except Deadline:
             self._kill_and_drain(Deadline())
-            stdout, stderr = self._take_output()
-            self.close()
-            return WorkerReply(
-                "killed_timeout",
-                stdout=stdout,
-                stderr=stderr,
-                function=function,
-                message=(
-                    f"did not finish within {time_limit:.2f} s and ignored the time-out; "
-                    f"the process was killed after {time_limit + self.limits.kill_margin:.2f} s"
-                ),
-            )
+            return self._killed("killed_timeout", function, kill_message(watch, window))
         except Closed as error:
             detail = self._kill_and_drain(error)
-            stdout, stderr = self._take_output()
-            self.close()
-            return WorkerReply(
-                "crashed", stdout=stdout, stderr=stderr, function=function, message=detail
-            )
+            if self._proc is not None and self._proc.returncode == -signal.SIGXCPU:
+                return self._killed("killed_timeout", function, (
+                    f"ran {window:.2f} s of CPU time without calling the game and did not stop "
+                    "at the time-out (a loop catching every exception, or a long call into C "
+                    "code such as sum(range(10**12))?); the process was killed at "
+                    f"{window + self.limits.kill_margin:.2f} s"))
+            return self._killed("crashed", function, detail)
 
-    def _receive_for(self, seq: int, deadline: float) -> dict[str, Any]:
-        while True:
-            message = self._receive(deadline)
-            if message.get("seq") == seq:
-                return message
+    def _killed(self, status: str, function: str | None, message: str) -> WorkerReply:
+        stdout, stderr = self._take_output()
+        self.close()
+        return WorkerReply(status, stdout=stdout, stderr=stderr, function=function,
+                           message=message)
 
     def _finish(self, message: dict[str, Any], function: str | None = None, *,
                 before_student: bool = False) -> WorkerReply:
+        # No status the worker sends is the grader's failure, "grader_error" included (student
+        # code may have written it): reply_from_message makes a status outside STATUSES a crash.
+        # The parent checked that the case builds before sending it (run), so a genuine
+        # failure to build is raised there, as the grader's own.
         status = message.get("status")
-        if status == "grader_error" and not before_student:
-            # Once the student's function has started, the channel is theirs to write on: a
-            # "grader error" then is forged (it would hide the student's total), not ours.
-            status = "crashed-forged"
-        if status == "grader_error":
-            error = message.get("error") or {}
-            self.close()
-            raise GraderError(
-                f"the sandbox worker failed: {error.get('message')}\n{error.get('traceback', '')}"
-            )
-        if status not in STATUSES:
-            self.close()
-            return WorkerReply(
-                "crashed", function=function, message=f"sent an unknown status {status!r}"
-                if status != "crashed-forged" else "sent a forged grader-error reply"
-            )
         printed = sum(buffer.total for buffer in self._streams.values())
         stdout, stderr = self._take_output()
         reply = reply_from_message(message, function, stdout=stdout, stderr=stderr,
                                    printed=printed, limits=self.limits)
         self._cpu = finite_number(message.get("cpu"), self._cpu)
-        if status == "timeout" or message.get("recycle"):
+        overfull = scratch_problem(self._scratch, self.limits) if self._scratch else ""
+        if overfull and reply.status in ("ok", "error"):  # the folder goes with the worker
+            reply.status, reply.value = "error", None
+            reply.message = f"ScratchLimitExceeded: {overfull}"
+            reply.error = {"type": "ScratchLimitExceeded", "message": overfull, "traceback": ""}
+        if overfull or status not in STATUSES or status == "timeout" or message.get("recycle"):
             self.close()  # the process may be in any state: the next request gets a fresh one
         return reply
-
-
-
-
-
-
 
 
 __all__ = ["Worker"]

@@ -1,12 +1,21 @@
 """What one worker may use (:class:`Limits`) and which user it runs as (:func:`resolve_user`).
 
 The parent's side of the limits: the worker applies them (:mod:`grader.sandbox.confine`).
+
+Users: one worker at a time (``grader grade``) runs as ``$GRADER_WORKER_USER`` (else
+``nobody``). Several at once (``grader batch``) must not share a user, or one submission could
+signal (kill) another's worker wherever Landlock cannot scope signals (kernels before 6.12):
+each grading process claims a job slot (:func:`claim_worker_slot`), and the worker of slot
+``k`` runs as the user ``<base>-k`` (docker/setup.sh makes ``grader-worker-1`` ...), else as
+the uid ``SLOT_UID_BASE + k``, a uid no account has (the kernel needs no account to run a
+process as a uid).
 """
 
 from __future__ import annotations
 
 import math
 import os
+import tempfile
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
@@ -18,6 +27,10 @@ if TYPE_CHECKING:
 MiB = 1024 * 1024
 WORKER_USER_ENV = "GRADER_WORKER_USER"
 LANDLOCK_ENV = "GRADER_LANDLOCK"  # "0": do not confine the worker with Landlock
+WORKER_SLOT_ENV = "GRADER_WORKER_SLOT"  # this process's job slot (1, 2, ...), set by batch
+SLOT_UID_BASE = 62_000  # slot k without an account of its own runs as this uid + k
+MAX_SLOTS = 512
+_SLOT_LOCK: list[int] = []  # the claimed slot's lock, held for this process's life
 
 
 @dataclass(frozen=True)
@@ -36,6 +49,8 @@ class Limits:
     open_files: int = 64  # RLIMIT_NOFILE
     output: int = 10_000  # bytes of stdout, and of stderr, kept per request
     flood: int = 10 * MiB  # a call printing more (stdout + stderr, all ways) fails
+    scratch: int = 64 * MiB  # the scratch folder's size after a call (files of file_size each)
+    scratch_entries: int = 1_000  # and its files and folders: more fails the call
 
     def __post_init__(self) -> None:
         for item in fields(self):
@@ -60,10 +75,62 @@ def resolve_user(user: str | int | None) -> tuple[int, int] | None:
         )
     if user is None:
         user = os.environ.get(WORKER_USER_ENV) or "nobody"
+        slot = os.environ.get(WORKER_SLOT_ENV, "")
+        if slot.isdigit() and 0 < int(slot) <= MAX_SLOTS:
+            return slot_ids(str(user), int(slot))
     entry = _lookup_user(user)
     if entry.pw_uid == 0:
         return None
     return entry.pw_uid, entry.pw_gid
+
+
+def slot_ids(base: str, slot: int) -> tuple[int, int]:
+    """(uid, gid) of job slot ``slot``: the user ``<base>-<slot>`` if there is one, else the
+    uid SLOT_UID_BASE + slot (no account may hold it) with ``base``'s group."""
+    import pwd  # POSIX only, as is every job slot
+
+    try:
+        entry = pwd.getpwnam(f"{base}-{slot}")
+        if entry.pw_uid != 0:
+            return entry.pw_uid, entry.pw_gid
+    except KeyError:
+        pass
+    uid = SLOT_UID_BASE + slot
+    try:
+        taken = pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return uid, _lookup_user(base).pw_gid
+    raise GraderError(
+        f"uid {uid} (job slot {slot}'s worker) belongs to the account {taken!r}; make a user "
+        f"{base}-{slot} for the slot (docker/setup.sh, GRADER_WORKER_SLOTS) instead"
+    )
+
+
+def claim_worker_slot(folder: str | None = None) -> int:
+    """Claim the lowest free job slot among this process's siblings (the children of one
+    parent) and set ``$GRADER_WORKER_SLOT``: its workers then run as the slot's own user.
+    A slot is a locked file, freed when its process ends. Returns the slot (0: none free)."""
+    import fcntl  # POSIX only, as is every job slot
+
+    folder = folder or os.path.join(tempfile.gettempdir(), f"grader-slots-{os.getuid()}-{os.getppid()}")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+    except OSError:
+        return 0
+    for slot in range(1, MAX_SLOTS + 1):
+        try:
+            handle = os.open(os.path.join(folder, str(slot)), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        except OSError:
+            return 0
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(handle)
+            continue
+        _SLOT_LOCK[:] = [handle]
+        os.environ[WORKER_SLOT_ENV] = str(slot)
+        return slot
+    return 0
 
 
 def _lookup_user(user: str | int) -> pwd.struct_passwd:

@@ -23,7 +23,6 @@ Conventions (:func:`convert_notebook`):
 
 from __future__ import annotations
 
-import io
 import re
 import tokenize
 import warnings

@@ -1,15 +1,22 @@
 """The worker process seen from outside: its scratch folder and environment, how it ended, and
-killing its whole process group (forked children included) and cleaning up after it."""
+killing its whole process group (forked children included) and cleaning up after it.
+
+The scratch folder is the student's to fill: :func:`remove_tree` removes it without recursion
+and without following a link (3,000 nested folders, links to the grader's files, folders closed
+with mode 000: none stops it, none makes it raise), and :func:`scratch_usage` measures it for the
+size limit (``Limits.scratch``) the same way.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
-import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from grader.paths import REPO_ROOT
 
@@ -71,7 +78,151 @@ def kill_and_clean(proc: subprocess.Popen, scratch: Path) -> None:
     for stream in (proc.stdout, proc.stderr):
         if stream is not None:
             stream.close()
-    shutil.rmtree(scratch, ignore_errors=True)
+    remove_tree(scratch)
+
+
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _open_folder(name: str, parent: int) -> int:
+    """A folder's descriptor, opened without following a link; a folder the student closed
+    (mode 000: only a root grader reads it anyway) is opened up first."""
+    try:
+        return os.open(name, _DIRECTORY, dir_fd=parent)
+    except PermissionError:
+        os.chmod(name, 0o700, dir_fd=parent)  # a folder, not a link: open said so
+        return os.open(name, _DIRECTORY, dir_fd=parent)
+
+
+def remove_tree(root: Path) -> bool:
+    """Remove ``root`` and everything under it; True when it is gone. Never raises.
+
+    One folder descriptor open at a time and a list of names for the way back (up through
+    ``..``): no recursion, no path longer than a name, so depth cannot defeat it; links are
+    removed, never followed. Call it once the processes that wrote there are dead.
+    """
+    root = Path(root)
+    try:
+        fd = os.open(root, _DIRECTORY)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        try:
+            os.unlink(root)  # a file or a link where the folder was
+            return True
+        except OSError:
+            return False
+    names: list[str] = []  # the folders entered below root, in order
+    stuck: list[set[str]] = [set()]  # entries that could not be removed, per level
+    try:
+        while True:
+            try:
+                os.fchmod(fd, 0o700)  # entries of a folder closed to writing can be removed
+            except OSError:
+                pass
+            entered = False
+            with os.scandir(fd) as entries:
+                listed = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries]
+            for name, is_folder in listed:
+                if name in stuck[-1]:
+                    continue
+                try:
+                    if not is_folder:
+                        os.unlink(name, dir_fd=fd)
+                        continue
+                    os.rmdir(name, dir_fd=fd)
+                    continue
+                except OSError as error:
+                    if not is_folder or error.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                        stuck[-1].add(name)
+                        continue
+                try:
+                    child = _open_folder(name, fd)
+                except OSError:
+                    stuck[-1].add(name)
+                    continue
+                os.close(fd)
+                fd, entered = child, True
+                names.append(name)
+                stuck.append(set())
+                break
+            if entered:
+                continue
+            if not names:  # root is as empty as it can be made
+                break
+            parent = os.open("..", _DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd, name = parent, names.pop()
+            stuck.pop()
+            try:
+                os.rmdir(name, dir_fd=fd)
+            except OSError:
+                stuck[-1].add(name)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+    try:
+        os.rmdir(root)
+        return True
+    except OSError:
+        return False
+
+
+def scratch_usage(root: Path, *, max_entries: int = 100_000, max_depth: int = 64) -> tuple[int, int]:
+    """(bytes, entries) under ``root``, links not followed; the walk stops once past
+    ``max_entries`` or ``max_depth`` levels (the counts then exceed any sensible limit)."""
+    total, count = 0, 0
+    try:
+        stack = [os.open(root, _DIRECTORY)]
+    except OSError:
+        return 0, 0
+    pending: list[list[str]] = []
+    try:
+        with os.scandir(stack[-1]) as entries:
+            pending.append([entry.name for entry in entries])
+        while stack:
+            if not pending[-1]:
+                os.close(stack.pop())
+                pending.pop()
+                continue
+            name = pending[-1].pop()
+            count += 1
+            if count > max_entries:
+                return total, count
+            try:
+                info = os.stat(name, dir_fd=stack[-1], follow_symlinks=False)
+            except OSError:
+                continue
+            total += info.st_blocks * 512
+            if stat.S_ISDIR(info.st_mode):
+                if len(stack) >= max_depth:
+                    return total, max_entries + 1
+                try:
+                    stack.append(_open_folder(name, stack[-1]))
+                except OSError:
+                    continue
+                with os.scandir(stack[-1]) as entries:
+                    pending.append([entry.name for entry in entries])
+    except OSError:
+        pass
+    finally:
+        for fd in stack:
+            os.close(fd)
+    return total, count
+
+
+def scratch_problem(scratch: Path, limits: Any) -> str:
+    """What is wrong with the scratch folder's size ("" when nothing is): past
+    ``limits.scratch`` bytes or ``limits.scratch_entries`` files and folders."""
+    used, entries = scratch_usage(scratch, max_entries=limits.scratch_entries)
+    if entries > limits.scratch_entries:
+        return (f"search.py made more than {limits.scratch_entries:,} files and folders in its "
+                "scratch folder (the limit)")
+    if used > limits.scratch:
+        return (f"search.py wrote {used:,} bytes to its scratch folder, more than the limit of "
+                f"{limits.scratch:,}")
+    return ""
 
 
 def prepare_scratch(
@@ -80,27 +231,30 @@ def prepare_scratch(
     """A fresh scratch folder holding only the submission's ``search.py`` (a notebook's code
     cells, converted here), owned by the worker's user where there is one. Returns (the folder,
     the file, the converted notebook or None)."""
-    from grader.sandbox.notebook import read_notebook
-    from grader.sandbox.submission import locate_submission
+    from grader.sandbox.notebook import convert_notebook
+    from grader.sandbox.submission import locate_submission, read_submission
 
     scratch = Path(tempfile.mkdtemp(prefix="grader-worker-"))
     notebook = None
     try:
         source = locate_submission(submission, scratch / "unzipped")
+        inside = submission.is_dir() and source.is_relative_to(submission)
+        text = read_submission(source, submission if inside else source.parent)  # no link followed
+        remove_tree(scratch / "unzipped")
         target = scratch / "search.py"
         if source.suffix == ".ipynb":
-            notebook = read_notebook(source)
-            target.write_text(notebook.source, encoding="utf-8")
-        else:
-            shutil.copyfile(source, target)
-        shutil.rmtree(scratch / "unzipped", ignore_errors=True)
-        os.chmod(target, 0o600)
+            notebook = convert_notebook(text, source.name)
+            text = notebook.source.encode("utf-8")
+        # A new file in a folder only root can write to yet: nothing else can be there.
+        handle = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(text)
         os.chmod(scratch, 0o700)
         if ids is not None:  # the worker's user owns its scratch folder, and no more
             os.chown(target, *ids)
             os.chown(scratch, *ids)
     except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
+        remove_tree(scratch)
         raise
     return scratch, target, notebook
 

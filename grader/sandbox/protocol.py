@@ -3,25 +3,40 @@
 JSON lines over a private socket (never stdout), in this order::
 
     parent -> {"submission", "scratch", "ids": [uid, gid] | null, "limits": {...}}
-    worker -> {"event": "importing", "confinement": {"uid", "landlock": ABI or 0}}
+    worker -> {"event": "importing", "confinement": {"uid", "landlock": ABI or 0},
+               "calibration": CPU seconds of grader.run.calibration's workload}
                                                       (set up; about to run student code)
     worker -> {"event": "ready", "status": "ok" | "import_error", "error", "stdout", "stderr"}
     then, per request:
-    parent -> {"seq", "case": {...}, "algorithm", "mcts": {...} | null, "time_limit": seconds}
+    parent -> {"seq", "case": {...}, "algorithm", "mcts": {...} | null, "time_limit": seconds,
+               "cpu_most": seconds, "budget": {"result", "evaluated"} | null}
     worker -> {"event": "started", "seq", "function"}  (the student's function is being called)
     worker -> {"event": "reply", "seq", "status", "value", "generated", "evaluated", "error",
                "stdout", "stderr", "printed", "elapsed", "function", "message", "cpu",
-               "trace_truncated"}
+               "trace_truncated", "budget_stop": {"kind", "calls"} (status "budget")}
 
 (``missing_function`` and grader failures are answered with a reply and no ``started``.)
 
-The parent reads every reply as untrusted input: :class:`WorkerReply` is rebuilt field by field
-as the plain type it should be (:func:`finite_number`, :func:`string_list`), and a line longer
-than :data:`MAX_MESSAGE_BYTES` is a broken or forged reply.
+Everything the worker sends is untrusted: student code can write on the channel (its descriptor
+is in ``sys.argv``). The parent therefore
+
+* refuses a line longer than :data:`MAX_MESSAGE_BYTES` or holding more JSON items than
+  :data:`MAX_MESSAGE_ITEMS` *before* decoding it (:func:`parse_message`: a count of the
+  separators bounds what ``json.loads`` could build, so a forged trace of millions of ids never
+  becomes millions of objects);
+* checks each message against :data:`MESSAGE_SCHEMA` (types, lengths, list sizes; the ids of a
+  trace are checked by a plain loop, :func:`id_list`, since a schema walk over a million ids
+  is slow), and reads numbers through :func:`finite_number`, which checks an int's size before
+  any float operation;
+* never takes a status the worker sends as the grader's failure: a ``grader_error`` reply is
+  the worker's word, and the worker is the student's (:func:`reply_from_message` makes it a
+  ``crashed`` reply; the parent checks a case builds before sending it, so a case the grader
+  cannot build is its own :class:`~grader.errors.GraderError`, raised in the parent).
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -39,12 +54,20 @@ STATUSES = (
     "crashed",  # the worker died (os._exit, a signal, the memory or CPU limit, ...)
     "missing_function",  # search.py has no function of the name the algorithm calls
     "import_error",  # search.py could not be imported (reported on every request)
+    "budget",  # it passed its work budget of game calls: the trace so far, no value
 )
+BUDGET_KINDS = ("result", "evaluated")  # the calls a budget counts (grader.run.tracing)
 
 
 ERROR_KEYS = ("type", "message", "traceback")
-MAX_MESSAGE_BYTES = 64 * MiB  # a longer reply is a broken (or forged) one
-MAX_TRACE = 1_000_000  # ids of each trace list sent back (all of tic-tac-toe: 549,945)
+MAX_TRACE = 600_000  # ids of each trace list sent back (all of tic-tac-toe: 549,945)
+MAX_ID_LENGTH = 1_000  # characters of one id (a connect-4 board is 48)
+MAX_TEXT = 100_000  # characters of any other string of a message (output is capped lower)
+# Bounds on one line, checked before it is decoded: two full traces of the longest ids seen in
+# practice, the value's MAX_ITEMS and room for the rest. Decoding a line within them costs the
+# parent at most about 150 MB however the line is made up.
+MAX_MESSAGE_BYTES = 24 * MiB  # a longer line is a broken (or forged) one
+MAX_MESSAGE_ITEMS = 2 * MAX_TRACE + 50_000
 
 
 @dataclass
@@ -71,6 +94,7 @@ class WorkerReply:
     time_limit: float = 0.0
     message: str = ""
     trace_truncated: bool = False  # a list passed MAX_TRACE ids and was cut
+    budget_stop: dict[str, Any] | None = None  # status "budget": {"kind", "calls"}
 
     @property
     def ok(self) -> bool:
@@ -94,27 +118,154 @@ def mcts_dict(mcts: Any) -> dict[str, Any] | None:
     return {name: source[name] for name in names if source.get(name) is not None}
 
 
+class Unreadable(ValueError):
+    """A line from the worker that is not a message the protocol allows (says why)."""
+
+
+def items_allowed(trace_limit: int) -> int:
+    """The JSON items a reply may hold when each trace list has at most ``trace_limit`` ids."""
+    return 2 * min(trace_limit, MAX_TRACE) + 50_000
+
+
+def parse_message(buffer: bytes | bytearray, end: int, max_items: int = MAX_MESSAGE_ITEMS
+                  ) -> dict[str, Any]:
+    """The message in ``buffer[:end]`` (one line), checked against :data:`MESSAGE_SCHEMA`.
+
+    The line's size and its count of JSON separators (at most ``max_items``: see
+    :func:`items_allowed`) are checked before anything is decoded (``bytearray.count`` copies
+    nothing). Raises :class:`Unreadable` saying what is wrong.
+    """
+    if end > MAX_MESSAGE_BYTES:
+        raise Unreadable(f"sent a message of {end:,} bytes, more than the {MAX_MESSAGE_BYTES:,} "
+                         "the grader reads")
+    items = sum(buffer.count(mark, 0, end) for mark in (b",", b"[", b"{"))
+    if items > max_items:
+        raise Unreadable(f"sent a message of {items:,} items or more, more than the "
+                         f"{max_items:,} the grader reads (a forged trace?)")
+    try:
+        with memoryview(buffer) as view, view[:end] as line:
+            text = str(line, "utf-8")  # one copy, straight to text
+        message = json.loads(text)
+    except (ValueError, RecursionError):  # bad UTF-8, and a huge int literal, are ValueErrors
+        raise Unreadable("wrote something unreadable to the grader's private channel") from None
+    problem = message_problem(message)
+    if problem:
+        raise Unreadable(f"sent a malformed message ({problem})")
+    return message
+
+
+def _text(limit: int = MAX_TEXT) -> dict[str, Any]:
+    return {"type": "string", "maxLength": limit}
+
+
+_NUMBER = {"type": "number"}
+_ERROR = {"type": ["object", "null"], "additionalProperties": _text(),
+          "properties": {key: _text() for key in ERROR_KEYS}}
+_TRACE = {"type": "array", "maxItems": MAX_TRACE}  # items: id_list (a schema walk is slow)
+MESSAGE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["event"],
+    "properties": {
+        "event": {"enum": ["importing", "ready", "started", "reply"]},
+        "seq": {"type": ["integer", "null"]},
+        "status": _text(100),
+        "function": {"type": ["string", "null"], "maxLength": 100},
+        "message": _text(),
+        "stdout": _text(),
+        "stderr": _text(),
+        "error": _ERROR,
+        "generated": _TRACE,
+        "evaluated": _TRACE,
+        "trace_truncated": {"type": "boolean"},
+        "recycle": {"type": "boolean"},
+        "printed": _NUMBER,
+        "elapsed": _NUMBER,
+        "cpu": _NUMBER,
+        "confinement": {"type": "object", "additionalProperties": _NUMBER},
+        # "value": anything JSON; decode_value bounds its size, depth and numbers
+    },
+}
+
+
+def message_problem(message: Any) -> str:
+    """What is wrong with a decoded message ("" when nothing is)."""
+    import jsonschema
+
+    if not isinstance(message, dict):
+        return f"expected a JSON object, got: {type(message).__name__}"
+    light = {key: ([] if key in ("generated", "evaluated") and isinstance(item, list) else item)
+             for key, item in message.items() if key != "value"}
+    validator = jsonschema.Draft202012Validator(MESSAGE_SCHEMA)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(light))
+    if error is not None:
+        where = "/".join(map(str, error.absolute_path)) or "the message"
+        return f"{where}: {error.message[:200]}"
+    for key in ("generated", "evaluated"):
+        items = message.get(key)
+        if isinstance(items, list) and (len(items) > MAX_TRACE or id_list(items) is None):
+            return f"{key}: expected at most {MAX_TRACE:,} ids, strings of at most " \
+                   f"{MAX_ID_LENGTH} characters"
+    return ""
+
+
+def id_list(items: Any) -> list[str] | None:
+    """``items`` if it is a list of ids (strings of at most MAX_ID_LENGTH characters), else None."""
+    if not isinstance(items, list):
+        return None
+    for item in items:
+        if type(item) is not str or len(item) > MAX_ID_LENGTH:
+            return None
+    return items
+
+
 def finite_number(value: Any, default: Any) -> Any:
-    """``value`` as a finite float, else ``default`` (fields of a reply the worker forged)."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+    """``value`` as a finite float, else ``default`` (fields of a reply the worker forged).
+    An int's size is checked before it is converted (``float(2**5000)`` raises)."""
+    if type(value) is int and value.bit_length() <= 1000:
         return float(value)
+    if type(value) is float and math.isfinite(value):
+        return value
     return default
 
 
 def string_list(items: Any) -> list[str]:
-    return [str(item) for item in items] if isinstance(items, list) else []
+    """The ids of a trace list, cut at MAX_TRACE (already checked by :func:`parse_message`)."""
+    checked = id_list(items)
+    return list(checked[:MAX_TRACE]) if checked is not None else []
+
+
+FORGED = ("the worker reported a failure of its own ({what}); the grader built this case "
+          "itself without error, so code in search.py (at import, or writing on the "
+          "grader's private channel) is the likely cause")
+
+
+def budget_stop(message: dict[str, Any]) -> dict[str, Any]:
+    """A budget reply's ``{"kind", "calls"}``, checked (a forged one reads as 0 result calls)."""
+    given = message.get("budget_stop")
+    given = given if isinstance(given, dict) else {}
+    kind = given.get("kind") if given.get("kind") in BUDGET_KINDS else "result"
+    calls = finite_number(given.get("calls"), 0.0)
+    return {"kind": kind, "calls": int(min(max(calls, 0), 1e12))}
 
 
 def reply_from_message(message: dict[str, Any], function: str | None, *, stdout: str, stderr: str,
                        printed: int, limits: Limits) -> WorkerReply:
-    """A :class:`WorkerReply` from a worker's reply of a known status other than a grader error.
+    """A :class:`WorkerReply` from a worker's reply (checked by :func:`parse_message`).
 
     ``stdout`` / ``stderr`` are what the parent captured at the fd level, ``printed`` how many
-    bytes it saw; a call that printed more than ``limits.flood`` becomes an error.
+    bytes it saw; a call that printed more than ``limits.flood`` becomes an error. A status the
+    protocol does not know, ``grader_error`` among them, becomes ``crashed``: nothing the worker
+    says is the grader's failure.
     """
     status = message.get("status")
-    printed += int(finite_number(message.get("printed"), 0))
     error = message.get("error")
+    if status not in STATUSES:
+        error = error if isinstance(error, dict) else {}
+        what = (f"{str(error.get('type', ''))[:100]}: {str(error.get('message', ''))[:500]}"
+                if status == "grader_error" else f"an unknown status {str(status)[:100]!r}")
+        return WorkerReply("crashed", function=function, stdout=stdout, stderr=stderr,
+                           message=FORGED.format(what=what))
+    printed += int(min(max(finite_number(message.get("printed"), 0.0), 0.0), float(2**53)))
     # Every field is rebuilt as the plain type it should be: the message came from a
     # process the student controls, and nothing of it reaches the grader but data.
     reply = WorkerReply(
@@ -131,6 +282,7 @@ def reply_from_message(message: dict[str, Any], function: str | None, *, stdout:
         function=str(message.get("function") or function or "") or None,
         message=str(message.get("message", "")),
         trace_truncated=bool(message.get("trace_truncated")),
+        budget_stop=budget_stop(message) if status == "budget" else None,
     )
     if printed > limits.flood and status in ("ok", "error"):
         text = (
@@ -141,3 +293,27 @@ def reply_from_message(message: dict[str, Any], function: str | None, *, stdout:
         reply.error = {"type": "OutputLimitExceeded", "message": text, "traceback": ""}
         reply.message = f"OutputLimitExceeded: {text}"
     return reply
+
+
+_BUILT: dict[str, None] = {}  # cases already checked in this process, by their JSON text
+
+
+def check_case_builds(case: Mapping[str, Any]) -> None:
+    """Raise :class:`~grader.errors.GraderError` when the grader cannot build ``case`` itself.
+
+    Called before a case is sent, so that a case that does not build is the grader's failure,
+    raised in the grader's own process; the worker building it is then only the student's.
+    """
+    from grader.cases import case_from_dict
+    from grader.errors import GraderError
+
+    key = json.dumps(case, sort_keys=True, default=repr)
+    if key in _BUILT:
+        return
+    try:
+        case_from_dict(dict(case)).build_game()
+    except Exception as error:  # noqa: BLE001 - any failure is the grader's, and said so
+        raise GraderError(f"the case sent to the worker does not build: {error}") from error
+    if len(_BUILT) > 1000:
+        _BUILT.clear()
+    _BUILT[key] = None

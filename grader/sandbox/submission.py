@@ -15,6 +15,13 @@ Three steps, each its own function so a new kind of candidate or a new check fit
 (the grading loop puts it in the top-level output); :func:`locate_submission` only the path.
 Every refusal is a :class:`~grader.errors.SubmissionError` whose message a student can act on.
 
+Only a regular file is ever graded: a symbolic link (to the reference, say: the parent copies
+the file as root), a device, a FIFO or a zip member that is a link is refused, wherever it is
+(the file given, a file or folder inside a submitted folder, a zip member).
+:func:`read_submission` reads the file found without following any link below the
+submission's folder and checks its type on the open descriptor, so nothing can be swapped in
+between the check and the read.
+
 A notebook stands in for ``search.py``: ``search.ipynb`` in a folder or zip when no ``search.py``
 is there (``search.py`` preferred when both are), or any ``.ipynb`` given as the file
 (converted by :mod:`.notebook`).
@@ -22,6 +29,9 @@ is there (``search.py`` preferred when both are), or any ``.ipynb`` given as the
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 import tempfile
 import zipfile
 from dataclasses import dataclass
@@ -33,6 +43,9 @@ from grader.errors import SubmissionError
 FILENAME = "search.py"
 NOTEBOOK = "search.ipynb"  # the same code as a Jupyter or Colab notebook
 MAX_ZIP_BYTES = 20 * 1024 * 1024  # a handout's search.py is kilobytes; refuse zip bombs
+MAX_SOURCE_BYTES = MAX_ZIP_BYTES  # the most read of a search.py, wherever it comes from
+NOT_REGULAR = ("{what} is {kind}, not a regular file: upload the file itself (a link could point "
+               "at anything, the course's own solution included)")
 MAX_LISTED = 10  # files named in a "nothing to grade" message
 SKIPPED_PARTS = ("__MACOSX", "__pycache__")
 
@@ -73,6 +86,31 @@ class Choice:
         return f"Graded `{self.name}`: {self.reason}."
 
 
+def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "a device, FIFO or socket"
+
+
+def _regular(path: Path) -> bool:
+    """lstat: a regular file, not a link to one."""
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
+def _walk_files(root: Path):
+    """Every entry under ``root`` (files, links, others; no folder reached through a link)."""
+    for folder, folders, files in os.walk(root, followlinks=False):
+        base = Path(folder)
+        folders[:] = sorted(name for name in folders if name != "__MACOSX")
+        links = [name for name in folders if (base / name).is_symlink()]
+        yield from (base / name for name in sorted(files) + links)
+
+
 def _skipped(parts: tuple[str, ...]) -> bool:
     folders = parts[:-1]
     return any(part in SKIPPED_PARTS or part.startswith(".") for part in folders)
@@ -81,14 +119,18 @@ def _skipped(parts: tuple[str, ...]) -> bool:
 def folder_candidates(folder: Path) -> list[Candidate]:
     """Every regular ``search.py`` below ``folder`` (else every ``search.ipynb``), skipped
     folders left out."""
+    entries = list(_walk_files(folder))
     for name in (FILENAME, NOTEBOOK):
         found = []
-        for match in sorted(folder.rglob(name)):
+        for match in sorted(entry for entry in entries if entry.name == name):
             inside = match.relative_to(folder)
-            if not match.is_file() or _skipped(inside.parts):
+            if _skipped(inside.parts):
                 continue
-            found.append(Candidate(inside.as_posix(), match.stat().st_size, match.read_bytes,
-                                   match))
+            if not _regular(match):
+                what = f"{inside.as_posix()!r} in the submission"
+                raise SubmissionError(NOT_REGULAR.format(what=what, kind=_kind(match.lstat().st_mode)))
+            found.append(Candidate(inside.as_posix(), match.lstat().st_size,
+                                   lambda match=match: read_submission(match, folder), match))
         if found:
             return found
     return []
@@ -101,8 +143,12 @@ def zip_candidates(archive: zipfile.ZipFile) -> list[Candidate]:
         found = []
         for member in archive.infolist():
             parts = PurePosixPath(member.filename).parts
-            if member.is_dir() or not parts or parts[-1] != name or _skipped(parts):
+            if not parts or parts[-1] != name or _skipped(parts):
                 continue
+            kind = member.external_attr >> 16  # the Unix mode, where the zip recorded one
+            if member.is_dir() or (stat.S_IFMT(kind) and not stat.S_ISREG(kind)):
+                what = f"{member.filename!r} in {Path(str(archive.filename)).name!r}"
+                raise SubmissionError(NOT_REGULAR.format(what=what, kind=_kind(kind)))
             found.append(Candidate(member.filename, member.file_size,
                                    lambda member=member: archive.read(member)))
         if found:
@@ -137,16 +183,19 @@ def choose(candidates: list[Candidate], where: str) -> tuple[Candidate, str]:
 def choose_submission(path: Path, scratch: Path | None = None) -> Choice:
     """The ``search.py`` to grade and why. Zips are extracted into ``scratch`` (or a temp dir)."""
     path = Path(path)
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         raise SubmissionError(
             f"no submission at {str(path)!r}: expected {FILENAME}, a folder or a zip")
+    if not path.is_dir() and not _regular(path):  # a link to a folder is that folder: staff's
+        what = f"the submission {path.name!r}"
+        raise SubmissionError(NOT_REGULAR.format(what=what, kind=_kind(path.lstat().st_mode)))
     if path.is_file() and path.suffix == ".zip":
         return _from_zip(path, scratch)
     if path.is_file():
         if path.name != FILENAME and path.suffix not in (".py", ".ipynb"):
             raise SubmissionError(
                 f"expected {FILENAME} or a notebook ({NOTEBOOK}), got {path.name!r}")
-        return Choice(path, str(path), "the file given to the grader")
+        return Choice(path, path.name, "the file given to the grader")  # not where it sat
     candidates = folder_candidates(path)
     if not candidates:
         raise SubmissionError(_nothing_found(path))
@@ -161,7 +210,7 @@ def locate_submission(path: Path, scratch: Path | None = None) -> Path:
 
 
 def _nothing_found(folder: Path) -> str:
-    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    files = sorted(p.relative_to(folder).as_posix() for p in _walk_files(folder) if _regular(p))
     shown = ", ".join(f"`{name}`" for name in files[:MAX_LISTED]) or "none"
     if len(files) > MAX_LISTED:
         shown += f" and {len(files) - MAX_LISTED} more"
@@ -195,3 +244,36 @@ def _from_zip(path: Path, scratch: Path | None) -> Choice:
             return Choice(destination, f"{path.name}/{candidate.name}", reason)
     except zipfile.BadZipFile as error:
         raise SubmissionError(f"{path.name!r} is not a readable zip file: {error}") from None
+
+
+def read_submission(path: Path, root: Path | None = None) -> bytes:
+    """The bytes of ``path``, a regular file, reached from ``root`` (default: its folder)
+    without following any link on the way; raises :class:`SubmissionError` otherwise."""
+    path = Path(path)
+    root = Path(root) if root is not None else path.parent
+    parts = path.relative_to(root).parts
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+    handles: list[int] = []
+    try:
+        handles.append(os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+        for part in parts[:-1]:
+            handles.append(os.open(part, flags | os.O_DIRECTORY, dir_fd=handles[-1]))
+        handle = os.open(parts[-1], flags | os.O_NONBLOCK, dir_fd=handles[-1])  # a FIFO: no wait
+        handles.append(handle)
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode):
+            raise SubmissionError(NOT_REGULAR.format(what=repr(path.name), kind=_kind(info.st_mode)))
+        if info.st_size > MAX_SOURCE_BYTES:
+            raise SubmissionError(f"{path.name!r} is {info.st_size:,} bytes; too large "
+                                  f"(at most {MAX_SOURCE_BYTES:,})")
+        with os.fdopen(os.dup(handle), "rb") as stream:
+            return stream.read(MAX_SOURCE_BYTES + 1)[:MAX_SOURCE_BYTES]
+    except OSError as error:
+        if error.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise SubmissionError(NOT_REGULAR.format(
+                what=f"{str(Path(*parts))!r} (or a folder on its way)", kind="a symbolic link"
+            )) from None
+        raise SubmissionError(f"cannot read the submission {path.name!r}: {error.strerror}") from None
+    finally:
+        for handle in handles:
+            os.close(handle)

@@ -30,6 +30,7 @@ MAX_ITEMS = 10_000  # elements of one value
 MAX_DEPTH = 32
 MAX_REPR = 200
 MAX_INT_BITS = 10_000
+MAX_FLOAT_INT_BITS = 1_000  # the parent decodes a larger int as opaque: float() of it raises
 
 
 def _float(value: float) -> Any:
@@ -100,20 +101,40 @@ def _plain_repr(item: Any) -> str:
 
 def decode_value(data: Any) -> Any:
     """The inverse of :func:`encode_value`: tuples, NaN and infinities come back as
-    themselves; unknown objects as :class:`OpaqueValue`."""
-    if isinstance(data, list):
-        return [decode_value(item) for item in data]
-    if isinstance(data, dict):
-        if FLOAT_TAG in data:
-            return float(data[FLOAT_TAG])
-        if TUPLE_TAG in data:
-            return tuple(decode_value(item) for item in data[TUPLE_TAG])
-        if DICT_TAG in data:
-            pairs = [(decode_value(k), decode_value(v)) for k, v in data[DICT_TAG]]
-            try:
-                return dict(pairs)
-            except TypeError:  # an unhashable key (a list): keep the pairs
-                return OpaqueValue("dict", repr(pairs))
-        if OBJECT_TAG in data:
-            return OpaqueValue(str(data[OBJECT_TAG]), str(data.get("repr", "")))
-    return data
+    themselves; unknown objects as :class:`OpaqueValue`.
+
+    ``data`` came from the worker, so it is read as untrusted: past MAX_ITEMS elements or
+    MAX_DEPTH levels, or at a malformed tag, what is left becomes an :class:`OpaqueValue`
+    saying so; so does an int of more than MAX_FLOAT_INT_BITS bits (no float holds it: the
+    comparison, the drawing and the report could not use it). Never raises for JSON data.
+    """
+    budget = [MAX_ITEMS]
+
+    def decode(item: Any, depth: int) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0 or depth > MAX_DEPTH:
+            return OpaqueValue("?", "<value too large to show>")
+        if type(item) is int and item.bit_length() > MAX_FLOAT_INT_BITS:
+            return OpaqueValue("int", f"<int of {item.bit_length()} bits>")
+        if isinstance(item, list):
+            return [decode(x, depth + 1) for x in item]
+        if not isinstance(item, dict):
+            return item if item is None or type(item) in (bool, int, float, str) else \
+                OpaqueValue("?", "<not a value>")
+        if len(item) == 1 and item.get(FLOAT_TAG) in ("nan", "inf", "-inf"):
+            return float(item[FLOAT_TAG])
+        if len(item) == 1 and isinstance(item.get(TUPLE_TAG), list):
+            return tuple(decode(x, depth + 1) for x in item[TUPLE_TAG])
+        if len(item) == 1 and isinstance(item.get(DICT_TAG), list):
+            pairs = item[DICT_TAG]
+            if all(isinstance(pair, list) and len(pair) == 2 for pair in pairs):
+                decoded = [(decode(k, depth + 1), decode(v, depth + 1)) for k, v in pairs]
+                try:
+                    return dict(decoded)
+                except TypeError:  # an unhashable key (a list): keep the pairs
+                    return OpaqueValue("dict", repr(decoded)[:MAX_REPR])
+        if isinstance(item.get(OBJECT_TAG), str) and isinstance(item.get("repr", ""), str):
+            return OpaqueValue(item[OBJECT_TAG][:MAX_REPR], str(item.get("repr", ""))[:MAX_REPR])
+        return OpaqueValue("?", "<a malformed value>")
+
+    return decode(data, 0)

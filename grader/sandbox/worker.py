@@ -9,8 +9,12 @@ privileges are dropped the interpreter's own files may be unreadable), move into
 folder, drop to ``ids`` (as root), confine the process with Landlock where the kernel has it
 (:func:`grader.sandbox.confine.confine`: read only the interpreter's libraries and ``grader/``,
 write only the scratch folder, no TCP, no signals to processes outside the sandbox), apply the
-``resource`` limits. Then import ``search.py`` once, under the fixed module name ``search``, and
-serve requests until the channel closes.
+``resource`` limits, time the calibration workload (:mod:`grader.run.calibration`, reported to
+the parent) and capture every function used from then on (:class:`Tools`). Then import
+``search.py`` once, under the fixed module name ``search``, and serve requests until the channel
+closes. Each request arms its CPU guard (:class:`CpuGuard`) before anything else, so no code the
+submission could have reached runs outside the request's limits; the work budget is counted by
+the traced game (:mod:`grader.run.tracing`).
 
 Everything in this process is the student's to change; the parent trusts none of it (it
 reads plain JSON and keeps its own deadlines). The checks made here (the time limit, the
@@ -25,26 +29,21 @@ import importlib.util
 import json
 import os
 import random
+import resource
+import signal
 import socket
 import sys
 import time
 from typing import Any
 
-import timeout_decorator
-
 from grader.games import BUILTIN_GAMES
 from grader.paths import SCHEMA_REF
 from grader.run import runner, tracing
+from grader.run.calibration import calibration_seconds
 from grader.run.runner import MctsSettings, function_name, run_algorithm
+from grader.run.tracing import Budget
 from grader.sandbox.capture import Captured
-from grader.sandbox.confine import (
-    allow_cpu,
-    apply_limits,
-    confine,
-    cpu_used,
-    die_with_parent,
-    drop_privileges,
-)
+from grader.sandbox.confine import apply_limits, confine, die_with_parent, drop_privileges
 from grader.sandbox.failures import (
     SandboxViolation,
     error_data,
@@ -52,8 +51,10 @@ from grader.sandbox.failures import (
     guarded_objects,
     tampered,
 )
+from grader.sandbox.guard import CpuGuard, Tools, WorkerTimeout
 from grader.sandbox.protocol import MAX_TRACE
-from grader.sandbox.values import MAX_REPR, encode_value
+from grader.sandbox.reply_parts import budget_fields, safe_repr_factory, timeout_message, trace_ids
+from grader.sandbox.values import encode_value
 
 # Imported for the student's code before the privilege drop: the standard library may be
 # unreadable by the worker's user (an interpreter installed under /root).
@@ -68,25 +69,6 @@ WARM_UP_CASES = (  # loaded at start, so the case path's lazy imports happen bef
     {**WARM_UP, "algorithms": ["expectimax"], "tree": [[1, 2], [3, 4]], "turns": ["max", "chance"]},
     {**WARM_UP, "algorithms": ["minimax"], "game": "tictactoe", "state": "xox|oxo|.x."},
 )  # fmt: skip
-
-
-
-
-class WorkerTimeout(BaseException):
-    """Raised in the student's code at its time limit. A BaseException: ``except Exception``
-    does not catch it (timeout_decorator's own TimeoutError is an AssertionError, which would)."""
-
-
-
-# --- errors as data -------------------------------------------------------------------------
-
-
-
-
-
-
-
-
 
 
 # --- set-up ---------------------------------------------------------------------------------
@@ -109,23 +91,13 @@ def _preload() -> None:
             pass
 
 
-
-
-
-
-
-
-def _timed(seconds: float, function: Any, *args: Any) -> Any:
-    return timeout_decorator.timeout(seconds, timeout_exception=WorkerTimeout)(function)(*args)
-
-
 # --- the student's module -------------------------------------------------------------------
 
 
-def _import_submission(path: str, limits: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+def _import_submission(path: str, limits: dict[str, Any], guard: CpuGuard) -> tuple[Any, dict[str, Any]]:
     reply: dict[str, Any] = {"event": "ready", "status": "ok"}
     module = None
-    allow_cpu(limits["import_time"] + limits["kill_margin"])
+    seconds = float(limits["import_time"])
     with Captured(int(limits["output"])) as output:
         try:
             spec = importlib.util.spec_from_file_location("search", path)
@@ -133,11 +105,15 @@ def _import_submission(path: str, limits: dict[str, Any]) -> tuple[Any, dict[str
                 raise ImportError(f"cannot import {path!r}")
             module = importlib.util.module_from_spec(spec)
             sys.modules["search"] = module
-            _timed(limits["import_time"], spec.loader.exec_module, module)
+            guard.arm(seconds, seconds, lambda: 0)
+            try:
+                spec.loader.exec_module(module)
+            finally:
+                guard.disarm()
         except WorkerTimeout:
             module = None
             message = (
-                f"importing search.py took longer than {limits['import_time']:g} s "
+                f"importing search.py took longer than {seconds:g} s of CPU time "
                 "(a loop at the top level of the file?)"
             )
             reply.update(
@@ -147,8 +123,13 @@ def _import_submission(path: str, limits: dict[str, Any]) -> tuple[Any, dict[str
         except BaseException as exc:  # noqa: BLE001 - whatever the import does is reported
             module = None
             reply.update(status="import_error", error=error_data(exc, path))
-    reply.update(stdout=output.out.text(), stderr=output.err.text(), cpu=cpu_used())
+    reply.update(stdout=output.out.text(), stderr=output.err.text(), cpu=guard.tools.cpu())
     return module, reply
+
+
+def _trace_cap(request: dict[str, Any]) -> int:
+    """Ids kept of each trace list: the request's ``trace_limit``, at most ``MAX_TRACE``."""
+    return min(int(request.get("trace_limit") or MAX_TRACE), MAX_TRACE)
 
 
 def _build_game(request: dict[str, Any]) -> tuple[Any, Any]:
@@ -183,53 +164,73 @@ class _Stash:
     trace: Any = None
 
     @classmethod
-    def traced(cls, game: Any) -> Any:
-        wrapper, cls.trace = tracing.traced(game)
+    def traced(cls, game: Any, budget: Budget | None = None) -> Any:
+        wrapper, cls.trace = tracing.traced(game, budget)
         return wrapper, cls.trace
 
-
-def _trace_ids(trace: Any) -> tuple[list[str], list[str], bool]:
-    if trace is None:
-        return [], [], False
-    state_id = trace.game.state_id
-    generated = [state_id(s) for s in trace.generated[:MAX_TRACE]]
-    evaluated = [state_id(s) for s in trace.evaluated[:MAX_TRACE]]
-    return (
-        generated,
-        evaluated,
-        len(trace.generated) > MAX_TRACE or len(trace.evaluated) > MAX_TRACE,
-    )
+    @classmethod
+    def progress(cls) -> int:
+        """Game calls recorded so far in this call (-1 before the student's function runs)."""
+        trace = cls.trace
+        return -1 if trace is None else len(trace.generated) + len(trace.evaluated)
 
 
-def _safe_repr_factory(seconds: float) -> Any:
-    def safe_repr(item: Any) -> str:
-        try:
-            text = _timed(seconds, repr, item)
-            text = str.__str__(text) if isinstance(text, str) else object.__repr__(item)
-        except WorkerTimeout:
-            text = f"<{type(item).__name__} object; repr() did not finish>"
-        except BaseException as error:  # noqa: BLE001 - a student's __repr__ may do anything
-            text = f"<{type(item).__name__} object; repr() raised {type(error).__name__}>"
-        return text if len(text) <= MAX_REPR else text[: MAX_REPR - 3] + "..."
-
-    return safe_repr
+def _budget(request: dict[str, Any]) -> Budget | None:
+    given = request.get("budget")
+    if not isinstance(given, dict):
+        return None
+    return Budget(result=int(given["result"]), evaluated=int(given["evaluated"]))
 
 
-def _serve(
-    request: dict[str, Any],
-    module: Any,
-    path: str,
-    limits: dict[str, Any],
-    send: Any,
-    snapshot: dict[str, Any],
-) -> dict[str, Any]:
-    """Run one request; the reply (without ``seq``)."""
+def _serve(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any],
+           tools: Tools, guard: CpuGuard, snapshot: dict[str, Any]) -> dict[str, Any]:
+    """Run one request; the reply (without ``seq``).
+
+    The CPU guard is armed first, with captured functions: everything after it, the game's
+    building included, runs under the request's limits, whatever the submission replaced.
+    """
+    window, most = float(request["time_limit"]), float(request["cpu_most"])
+    _Stash.trace = None
+
+    def settled(reason: str) -> None:
+        """Past its budget and still running (it swallows the stop and the time-out): the
+        outcome is decided, so answer now and end the process."""
+        trace = _Stash.trace
+        stop = getattr(trace, "budget_stop", None)
+        if stop is None:
+            return
+        guard.disarm()  # the ids of a long trace take time: no SIGXCPU while they are made
+        generated, evaluated, truncated = trace_ids(trace, _trace_cap(request))
+        tools.send({"event": "reply", "seq": request.get("seq"), "status": "budget",
+                    "recycle": True,
+                    **budget_fields(trace, stop), "generated": generated,
+                    "evaluated": evaluated, "trace_truncated": truncated, "cpu": tools.cpu()})
+        tools.exit(0)
+
+    guard.arm(window, most, _Stash.progress, settled)
+    try:
+        return _call(request, module, path, limits, tools, guard, snapshot)
+    except WorkerTimeout:  # between the calls _call guards (printing, replying)
+        return {"event": "reply", "status": "timeout",
+                "message": timeout_message(guard.reason, window, most)}
+    finally:
+        guard.disarm()
+
+
+def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any],
+          tools: Tools, guard: CpuGuard, snapshot: dict[str, Any]) -> dict[str, Any]:
     algorithm = request["algorithm"]
-    time_limit = float(request["time_limit"])
+    window, most = float(request["time_limit"]), float(request["cpu_most"])
     try:
         case, game = _build_game(request)
         name = function_name(algorithm, game)
         settings = _mcts_settings(request, case) if algorithm == "mcts" else None
+        budget = _budget(request)
+    except WorkerTimeout:  # the game's building ran out of time: code the student replaced?
+        changed = tampered(snapshot)
+        return {"event": "reply", "status": "timeout", "message": (
+            "search.py replaced part of the grader, which then ran out of time"
+            if changed else timeout_message("most", window, most) + " (building the game)")}
     except Exception as exc:  # noqa: BLE001 - the grader's failure, not the student's
         return grader_error_reply(exc)
     reply: dict[str, Any] = {"event": "reply", "function": name}
@@ -246,25 +247,27 @@ def _serve(
             error={"type": "MissingFunction", "message": message, "traceback": ""},
         )
         return reply
-    _Stash.trace = None
-    random.seed(0)  # code that uses the global RNG gets the same answer in every run
-    allow_cpu(time_limit + limits["kill_margin"])
-    send({"event": "started", "seq": request.get("seq"), "function": name})
+    tools.seed(0)  # code that uses the global RNG gets the same answer in every run
+    tools.send({"event": "started", "seq": request.get("seq"), "function": name})
     result: Any = None
     caught: Any = None
     with Captured(int(limits["output"])) as output:
-        start = time.perf_counter()
+        start = tools.perf_counter()
         try:
-            result = _timed(time_limit, run_algorithm, {name: function}, game, algorithm, settings)
+            result = run_algorithm({name: function}, game, algorithm, settings, budget)
         except WorkerTimeout:
             caught = "interrupted"
         except BaseException as exc:  # noqa: BLE001 - SystemExit too: all reported
             caught = exc
-        elapsed = time.perf_counter() - start
+        guard.disarm()
+        elapsed = tools.perf_counter() - start
         trace, _Stash.trace = _Stash.trace, None
         reply["elapsed"] = elapsed
-        if caught is None and elapsed > time_limit:
-            caught = "late"
+        if caught is None and guard.reason:
+            caught = "late"  # the code caught the time-out and went on
+        stop = getattr(trace, "budget_stop", None)
+        if stop is not None:  # passed the budget, whatever it did after (caught it, looped)
+            caught = "budget"
         changed = tampered(snapshot)
         if changed:  # whatever it returned, it ran under code that was not the grader's
             caught = SandboxViolation(
@@ -274,14 +277,17 @@ def _serve(
         if caught is None:
             repr_seconds = max(0.05, min(1.0, limits["kill_margin"] / 4))
             reply.update(
-                status="ok", value=encode_value(result.value, _safe_repr_factory(repr_seconds))
+                status="ok", value=encode_value(result.value, safe_repr_factory(repr_seconds))
             )
             generated, evaluated = result.generated, result.evaluated
-            truncated = len(generated) > MAX_TRACE or len(evaluated) > MAX_TRACE
-            generated, evaluated = generated[:MAX_TRACE], evaluated[:MAX_TRACE]
+            cap = _trace_cap(request)
+            truncated = len(generated) > cap or len(evaluated) > cap
+            generated, evaluated = generated[:cap], evaluated[:cap]
         else:
-            generated, evaluated, truncated = _trace_ids(trace)
-            if isinstance(caught, BaseException):
+            generated, evaluated, truncated = trace_ids(trace, _trace_cap(request))
+            if caught == "budget":
+                reply.update(status="budget", **budget_fields(trace, stop))
+            elif isinstance(caught, BaseException):
                 reply.update(status="error", error=error_data(caught, path))
                 reply["message"] = f"{reply['error']['type']}: {reply['error']['message']}"
                 reply["recycle"] = isinstance(
@@ -289,12 +295,9 @@ def _serve(
                 )
             else:
                 reply["status"] = "timeout"
-                reply["message"] = (
-                    f"did not finish within {time_limit:.2f} s"
-                    if caught == "interrupted"
-                    else f"took {elapsed:.2f} s, over the limit of {time_limit:.2f} s "
-                    "(the code caught the time-out and went on)"
-                )
+                reply["message"] = timeout_message(guard.reason, window, most) + (
+                    "" if caught == "interrupted"
+                    else "; the code caught the time-out and went on")
         del result, caught, trace
     reply.update(
         generated=generated,
@@ -303,7 +306,7 @@ def _serve(
         stdout=output.out.text(),
         stderr=output.err.text(),
         printed=output.out.total + output.err.total,
-        cpu=cpu_used(),
+        cpu=tools.cpu(),
     )
     return reply
 
@@ -315,20 +318,22 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1 or not argv[0].isdigit():
         print(
-            "usage: python -m grader.sandbox.worker FD  (started by grader.sandbox.client.Worker)", file=sys.stderr
+            "usage: python -m grader.sandbox.worker FD  (started by grader.sandbox.client.Worker)",
+            file=sys.stderr,
         )
         return 2
     if sys.path and sys.path[0] in ("", os.getcwd()):
         del sys.path[0]  # never import from the working directory
     channel = socket.socket(fileno=int(argv[0]))
     reader = channel.makefile("rb")
+    sendall, readline, dumps, loads = channel.sendall, reader.readline, json.dumps, json.loads
 
     def send(message: dict[str, Any]) -> None:
-        channel.sendall(json.dumps(message, allow_nan=False).encode() + b"\n")
+        sendall(dumps(message, allow_nan=False).encode() + b"\n")
 
     def receive() -> dict[str, Any] | None:
-        line = reader.readline()
-        return json.loads(line) if line else None
+        line = readline()
+        return loads(line) if line else None
 
     config = receive()
     if config is None:
@@ -344,22 +349,30 @@ def main(argv: list[str] | None = None) -> int:
     die_with_parent()
     landlock = confine(config["scratch"]) if config.get("landlock", True) else 0
     apply_limits(limits)
+    tools = Tools(
+        seed=random.seed, perf_counter=time.perf_counter, getrusage=resource.getrusage,
+        getrlimit=resource.getrlimit, setrlimit=resource.setrlimit, setitimer=signal.setitimer,
+        set_handler=signal.signal, send=send, receive=receive, exit=os._exit,
+    )
+    guard = CpuGuard(tools, float(limits["kill_margin"]))
+    calibration = calibration_seconds()  # this machine's speed, before any student code
     snapshot = guarded_objects()
-    send({"event": "importing", "confinement": {"uid": os.getuid(), "landlock": landlock}})
-    module, ready = _import_submission(path, limits)
-    send(ready)
+    send({"event": "importing", "confinement": {"uid": os.getuid(), "landlock": landlock},
+          "calibration": calibration})
+    module, ready = _import_submission(path, limits, guard)
+    tools.send(ready)
     while True:
-        request = receive()
+        request = tools.receive()
         if request is None:
             return 0
         if module is None:  # the parent answers these itself; a stray request is answered too
             reply = {**ready, "event": "reply"}
         else:
             try:
-                reply = _serve(request, module, path, limits, send, snapshot)
+                reply = _serve(request, module, path, limits, tools, guard, snapshot)
             except Exception as exc:  # noqa: BLE001 - a worker bug: the grader's failure
                 reply = grader_error_reply(exc)
-        send({**reply, "seq": request.get("seq")})
+        tools.send({**reply, "seq": request.get("seq")})
 
 
 if __name__ == "__main__":

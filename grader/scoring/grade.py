@@ -1,10 +1,14 @@
 """The grading loop: every (case, algorithm) pair becomes one scored :class:`TestResult`.
 
-Reference answers and the reference's own times come from the answer key
-(:mod:`grader.answers.store`: computed in the grader's process, never in the worker, and cached by
-case content); the student's function runs in the sandbox worker under a limit calibrated on
-that time (``max(floor, case time_limit, multiple * reference time)``, so slow hardware fails
-nobody). Visible tests run before all others in the one worker a submission gets.
+Reference answers come from the answer key (:mod:`grader.answers.store`: computed in the
+grader's process, never in the worker, and cached by case content); the student's function runs
+in the sandbox worker under a work budget counted in game calls (:func:`work_budget`: at most
+``work_multiple`` times the reference's ``result`` calls on that case plus ``work_floor``, and
+the same for ``utility``/``evaluate`` calls), so the same submission gets the same score on any
+machine at any load. A search stopped by its budget is graded on what it did: no value, its
+trace so far compared with the reference's. Time is only a backstop for code that stops calling
+the game (CPU seconds, :mod:`grader.sandbox.watch`); the reference's seconds are informational.
+Visible tests run before all others in the one worker a submission gets.
 
 Scores: a passing test earns its points; a right value with a wrong trace earns the rubric's
 ``partial_credit`` fraction; anything else earns 0. Under ``pruning: either`` the student may
@@ -25,19 +29,20 @@ from grader.answers.store import AnswerKey, Reference
 from grader.cases import Case, find_cases, load_case
 from grader.cases.algorithms import PAIR_ALGORITHMS
 from grader.cases.rubric import Rubric, load_rubric
-from grader.compare import Comparison, compare
+from grader.compare import Comparison, ValueCheck, compare
 from grader.errors import CaseError, SubmissionError
-from grader.feedback import deepening, diagnosis
+from grader.feedback import deepening, diagnosis, explain
 from grader.feedback import failure as feedback
 from grader.feedback.markdown import fenced
-from grader.feedback import explain
 from grader.feedback.verdict import Observation
 from grader.run.runner import RunResult
+from grader.run.tracing import Budget
 from grader.sandbox.audit import record_audit
 from grader.sandbox.client import Worker
 from grader.sandbox.limits import Limits
 from grader.sandbox.protocol import WorkerReply
 from grader.scoring import upload
+from grader.scoring.budget import budget_message, timing_data, work_budget
 from grader.scoring.named import name_mistakes
 from grader.scoring.results import (
     ALGORITHM_NUMBERS,
@@ -49,7 +54,8 @@ from grader.scoring.results import (
 )
 
 NOT_IMPLEMENTED = "NotImplementedError"
-SANDBOX_ERRORS = ("OutputLimitExceeded", "SandboxViolation")
+TRACE_MULTIPLE, TRACE_SLACK = 20, 10_000  # a student's trace is kept up to this (see grade_pair)
+SANDBOX_ERRORS = ("OutputLimitExceeded", "SandboxViolation", "ScratchLimitExceeded")
 
 
 def accepted_rules(case_rule: str | None, course_rule: str) -> list[str]:
@@ -69,9 +75,9 @@ def _failure_outcome(reply: WorkerReply) -> tuple[str, str]:
     if reply.status == "import_error":
         return "error", "`search.py` could not be imported, so nothing in it could be graded:\n" + _error_block(error)
     if reply.status in ("timeout", "killed_timeout"):
+        # Never "does not prune": a search still calling the game meets its budget, not this.
         return "timeout", (
-            f"`{reply.function}` did not finish within the time limit of {reply.time_limit:.2f} s "
-            "(an infinite loop, or a search that does not prune or stop at the depth limit?)."
+            f"`{reply.function or 'search.py'}` was stopped by the time limit: {reply.message}."
         )
     if reply.status == "crashed":
         return "crashed", f"The process running `{reply.function}` died: {reply.message}."
@@ -101,9 +107,11 @@ def _best(comparisons: list[tuple[Reference, Comparison]]) -> tuple[Reference, C
     return comparisons[0]
 
 
-def _time_limit(settings: Any, case: Case, reference_seconds: float) -> float:
-    """A multiple of the reference's own time on this machine, never below the floors."""
-    return max(settings.time_floor, case.time_limit or 0.0, settings.time_multiple * reference_seconds)
+def _run(worker: Worker, case: Case, algorithm: str, settings: Any, budget: Budget,
+         mcts: Any, trace_limit: int | None = None) -> WorkerReply:
+    return worker.run(case.public_dict(), algorithm, mcts=mcts, budget=budget,
+                      time_limit=settings.time_floor, time_multiple=settings.time_multiple,
+                      trace_limit=trace_limit)
 
 
 def grade_pair(
@@ -130,20 +138,32 @@ def grade_pair(
 
     rules = accepted_rules(case.pruning, rubric.for_algorithm(algorithm).pruning)
     references = [answers.reference(case, algorithm, rule) for rule in rules]
-    time_limit = _time_limit(settings, case, max(ref.seconds for ref in references))
-    reply = worker.run(case.public_dict(), algorithm, mcts=case.mcts, time_limit=time_limit)
+    budget = work_budget(settings, references)
+    # The feedback's work grows with the trace: a trace far longer than the reference's is
+    # wrong whatever its tail holds, so the worker cuts it (at a multiple of the reference's).
+    keep = TRACE_MULTIPLE * max(max(len(ref.run.generated), len(ref.run.evaluated))
+                                for ref in references) + TRACE_SLACK
+    reply = _run(worker, case, algorithm, settings, budget, case.mcts, trace_limit=keep)
     student_output = "" if result.hidden else _student_output(reply)
     course_rule = rubric.for_algorithm(algorithm).pruning
+    if reply.status == "budget":
+        if observed is not None:  # a variant also stopped, the same way, is consistent
+            observed.append((result, Observation(case, course_rule, False, None, "budget")))
+        return _grade_budget_stop(case, algorithm, result, reply, references, answers,
+                                  student_output)
     if reply.status != "ok":
         result.outcome, message = _failure_outcome(reply)
         result.summary = message.splitlines()[0]
         result.output = message + student_output
         if observed is not None:
             observed.append((result, Observation(case, course_rule, False, None, result.outcome)))
+        result.extra_data = {"timing": timing_data(references[0], reply)}
         return result
 
-    got = RunResult(value=reply.value, generated=reply.generated, evaluated=reply.evaluated)
-    cut_note = " (your trace passed the sandbox's cap of ids and was cut there)" if reply.trace_truncated else ""
+    cut = reply.trace_truncated or max(len(reply.generated), len(reply.evaluated)) > keep
+    got = RunResult(value=reply.value, generated=reply.generated[:keep],
+                    evaluated=reply.evaluated[:keep])
+    cut_note = " (your trace was far longer than the reference's and was cut)" if cut else ""
     pair = algorithm in PAIR_ALGORITHMS  # iterative_deepening: (value, action)
     reference, comparison = _best([(ref, compare(ref.run, got, decision=pair))
                                    for ref in references])
@@ -166,9 +186,38 @@ def grade_pair(
     if pair:  # the nodes root ordering saves, pass or fail
         result.output = _ordering_note(case, reference.rule, answers, got, result,
                                        reply.trace_truncated)
-    result.extra_data = {"reference_seconds": round(reference.seconds, 6), "time_limit": round(time_limit, 3)}
+    result.extra_data = {"timing": timing_data(reference, reply)}
     if not comparison.passed:
         result.extra_data["replay"] = _replay_data(case, reference, got)
+    return result
+
+
+def _grade_budget_stop(case: Case, algorithm: str, result: TestResult, reply: WorkerReply,
+                       references: list[Reference], answers: AnswerKey,
+                       student_output: str) -> TestResult:
+    """A search stopped by its work budget: no value, so no points; its trace so far compared
+    with the reference's (first difference, tree, hint) as for any other wrong trace."""
+    got = RunResult(value=None, generated=reply.generated, evaluated=reply.evaluated)
+    comparisons = []
+    for ref in references:
+        comparison = compare(ref.run, got)
+        comparison.value = ValueCheck(False, "none: the search was stopped before it returned")
+        comparisons.append((ref, comparison))
+    reference, comparison = next(((r, c) for r, c in comparisons
+                                  if not (c.generated.equal and c.evaluated.equal)),
+                                 comparisons[0])
+    stopped = budget_message(reply, references)
+    result.outcome = "budget"
+    result.summary = stopped
+    output, result.staff_output = _feedback(case, algorithm, reference, got, comparison,
+                                            answers)  # the named mistake comes after every test
+    lead = (f"`{reply.function}` was stopped after too many game calls: {stopped}. A search "
+            "that expands what the reference expands never comes near it; the comparison below "
+            "shows where yours first went elsewhere.")
+    result.output = lead + "\n\n" + output + student_output
+    result.extra_data = {"timing": timing_data(reference, reply),
+                         "budget": {**(reply.budget_stop or {})},
+                         "replay": _replay_data(case, reference, got)}
     return result
 
 
@@ -230,10 +279,17 @@ def _grade_mcts_outcome(
     seeds = list(range(mcts.seed, mcts.seed + (mcts.seeds or settings.outcome_seeds)))
     best_moves = answers.optimal_actions(case)
     reference = answers.reference(case, "mcts", "inclusive", seed=seeds[0])
-    time_limit = _time_limit(settings, case, reference.seconds)
+    budget = work_budget(settings, [reference])  # seeds differ little in calls; multiple is wide
+    result.extra_data = {"check": "outcome", "needs_trace": settings.outcome_needs_trace,
+                         "partial_credit": settings.partial_credit}
     chosen = []
     for seed in seeds:
-        reply = worker.run(case.public_dict(), "mcts", mcts=replace(mcts, seed=seed), time_limit=time_limit)
+        reply = _run(worker, case, "mcts", settings, budget, replace(mcts, seed=seed))
+        if reply.status == "budget":
+            result.outcome = "budget"
+            result.summary = budget_message(reply, [reference])
+            result.output = f"With seed {seed}: `mcts` {result.summary}."
+            return result
         if reply.status != "ok":
             result.outcome, message = _failure_outcome(reply)
             result.summary = message.splitlines()[0]
@@ -242,7 +298,7 @@ def _grade_mcts_outcome(
         chosen.append(reply.value)
     hits = sum(1 for move in chosen if any(move == best or str(move) == str(best) for best in best_moves))
     needed = settings.outcome_share * len(seeds)
-    result.extra_data = {"optimal_in": hits, "seeds": len(seeds)}
+    result.extra_data.update(optimal_in=hits, seeds=len(seeds))
     if hits >= needed:
         result.outcome, result.score = PASSED, result.max_score
         result.summary = f"chose a minimax-optimal move in {hits} of {len(seeds)} seeds"
@@ -253,6 +309,36 @@ def _grade_mcts_outcome(
         result.output = (result.summary + f".\n\nOptimal moves: {best_moves!r}. "
                          f"Your moves by seed: {dict(zip(seeds, chosen))!r}")
     return result
+
+
+def pair_mcts_outcomes(tests: list[TestResult]) -> None:
+    """Cap the MCTS outcome tests of a submission whose mcts passes no trace test.
+
+    An outcome test only checks the move, and a minimax search finds the same moves; a trace
+    test checks the tree MCTS grows under a seed, which only MCTS does. So, where the rubric's
+    ``outcome_needs_trace`` holds, a passed outcome test keeps its points only when an mcts
+    trace test passed too (for a visible test, a visible one: a hidden test's result must not
+    show through); otherwise it earns ``partial_credit`` of them, as a right answer reached the
+    wrong way does. A search that is not MCTS then earns at most ``partial_credit`` of the
+    MCTS points. No trace test in the run (``-k``, a course without any): no cap.
+    """
+    mcts = [test for test in tests if test.algorithm == "mcts" and test.outcome != GRADER_ERROR]
+    traces = [test for test in mcts if test.extra_data.get("check") != "outcome"]
+    if not traces:
+        return
+    for test in mcts:
+        data = test.extra_data
+        if data.get("check") != "outcome" or not data.get("needs_trace") or not test.passed:
+            continue
+        seen = [t for t in traces if test.visibility != "visible" or t.visibility == "visible"]
+        if not seen or any(t.passed for t in seen):
+            continue
+        test.score = round(test.max_score * float(data.get("partial_credit", 0.5)), 6)
+        test.outcome = "wrong_trace"
+        test.summary += "; capped: no mcts trace test passed"
+        test.output = (f"{test.summary}.\n\nThe move was right, but a search that is not MCTS "
+                       "finds the same moves: outcome tests earn full points only when an mcts "
+                       "trace test (the exact tree grown under a seed) passes too.")
 
 
 def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey) -> None:
@@ -413,6 +499,7 @@ def grade(
         for case, algorithm, number in upload.numbered(not_shown, counters):
             record(_grade_safely(case, algorithm, number, rubric, worker, answers, results,
                                  observed))
+    pair_mcts_outcomes(results.tests)
     grader_failed = any(test.outcome == GRADER_ERROR for test in results.tests)
     named = name_mistakes(observed, answers, results)  # one diagnosis per algorithm
     results.output = "\n\n".join(filter(None, [

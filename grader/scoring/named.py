@@ -32,10 +32,10 @@ from grader.answers.store import reference_available
 from grader.cases import case_from_dict
 from grader.feedback.diagnosis import BUDGET_FLOOR, _Budgeted
 from grader.feedback.failure import wrap
+from grader.feedback.verdict import Diagnosis, Observation, diagnose_submission, summary_markdown
 from grader.files import json_safe
 from grader.run.runner import run_algorithm
 from grader.scoring import random_trees
-from grader.feedback.verdict import Diagnosis, Observation, diagnose_submission, summary_markdown
 from grader.scoring.results import GradingResults, TestResult
 
 

@@ -3,9 +3,10 @@ all read :class:`GradingResults`; nothing else formats scores.
 
 Two failure families are kept apart (``TestResult.outcome``):
 
-* the student's code failed: ``wrong_value``, ``wrong_trace``, ``error``, ``timeout``,
-  ``crashed``, ``not_implemented``, ``missing``: shown to the student; ``not_graded``: the upload
-  held nothing to grade (:mod:`grader.scoring.upload`: one test for the whole submission);
+* the student's code failed: ``wrong_value``, ``wrong_trace``, ``budget`` (stopped by its
+  work budget of game calls), ``error``, ``timeout``, ``crashed``, ``not_implemented``,
+  ``missing``: shown to the student; ``not_graded``: the upload held nothing to grade
+  (:mod:`grader.scoring.upload`: one test for the whole submission);
 * the grader failed: ``grader_error``: detail for staff only (``staff_output``), a neutral line
   for the student (:data:`NEUTRAL_GRADER_ERROR`, also in the top-level output), and the test
   keeps its points so staff can see what to regrade (a case that did not load carries none).
@@ -24,8 +25,8 @@ from grader.feedback.markdown import REPLACED_NOTE, clean_text
 
 PASSED = "passed"
 STUDENT_OUTCOMES = (
-    "wrong_value", "wrong_trace", "error", "timeout", "crashed", "not_implemented", "missing",
-    "not_graded",
+    "wrong_value", "wrong_trace", "budget", "error", "timeout", "crashed", "not_implemented",
+    "missing", "not_graded",
 )  # fmt: skip
 GRADER_ERROR = "grader_error"
 # What a student reads where the grader, not their code, failed.

@@ -14,7 +14,8 @@ Expectations (checked by tests/test_hostile.py): ``scope`` says which tests lose
 (``function``: the ``target``'s tests only; ``module``: every test, the file does not import;
 ``none``: no test, the submission is correct however it behaves); ``message`` is a regular
 expression the target's test output matches; ``score`` is the fraction of its points the target
-keeps (0 for every attack).
+keeps (0 for every attack). ``link`` makes the submitted ``search.py`` a symbolic link to a file of
+the layout (the source appended is then never read).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from pathlib import Path
 
 CORRECT = Path(__file__).resolve().parent.parent / "submissions" / "correct" / "search.py"
 CATEGORIES = ("runaway", "escape", "forgery", "theft", "accident")
-TIMEOUT = r"did not finish within the time limit"
+CRASHED = r"died: "
+TIMEOUT = r"was stopped by the time limit"
 REFUSED = r"tried to reach something outside the sandbox"
 PROCESS = r"tried to start a process or a thread"
 WRONG_VALUE = r"expected (the value|a number)[^\n]*got"
@@ -58,6 +60,7 @@ class Attack:
     score: float = 0.0  # fraction of its points the target keeps
     slow: bool = False  # runs into a time limit: scheduled first
     fenced: bool = False  # only what the OS refuses (files, processes, signals) stops it
+    link: str = ""  # the submitted search.py is a symbolic link to this file of the layout
 
 
 def _attack(name: str, category: str, description: str, source: str, **expect) -> Attack:
@@ -70,6 +73,28 @@ def _ab(body: str, *, paths: bool = False, prelude: str = "") -> str:
     signature = "def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):\n"
     return head + "\n" + signature + textwrap.indent(textwrap.dedent(body).strip(), "    ") + "\n"
 
+
+# Finds the request being served in the worker's frames: its "seq" lets a forged reply pass
+# for the real one, its "case" is all the worker knows of the case.
+REQUEST = """
+import sys as _sys
+
+
+def _request():
+    frame = _sys._getframe()
+    while frame is not None and "request" not in frame.f_locals:
+        frame = frame.f_back
+    return frame.f_locals["request"]
+
+
+def _forge(head, body_chunks=(), tail=b"}\\n"):
+    import os
+    fd = int(_sys.argv[1])  # the worker's private channel
+    for part in (head, *body_chunks, tail):
+        view = memoryview(part)
+        while view:
+            view = view[os.write(fd, view):]
+"""
 
 ATTACKS: list[Attack] = [
     # --- runaway --------------------------------------------------------------------------
@@ -143,6 +168,46 @@ ATTACKS: list[Attack] = [
             """), message=r"printed [\d,]+ bytes in one call"),
     _attack("sleep_past_limit", "runaway", "time.sleep far past the limit",
             _ab("import time\ntime.sleep(3600)\nreturn 3"), message=TIMEOUT, slow=True),
+    _attack("ignore_cpu_signals", "runaway",
+            "the CPU-time signals (SIGPROF, SIGXCPU) and SIGALRM ignored, then a loop",
+            _ab("""
+                import signal
+                for number in (signal.SIGPROF, signal.SIGXCPU, signal.SIGALRM):
+                    signal.signal(number, signal.SIG_IGN)
+                while True:
+                    pass
+            """), message=TIMEOUT + r"[\s\S]*ignored the time-out", slow=True),
+    _attack("endless_game_calls", "runaway",
+            "a search calling game.result for ever, catching the budget's stop and going on",
+            _ab("""
+                while True:
+                    try:
+                        game.result(state, game.actions(state)[0])
+                    except BaseException:
+                        pass
+            """), message=r"stopped after [\d,]+ `result` calls, [\d.]+ times what the "
+                          r"reference needed"),
+    _attack("slow_seed_hook", "runaway",
+            "random.seed replaced at import by slow work, to run before the clock starts",
+            textwrap.dedent("""
+                import random as _random
+
+                def _slow_seed(*args, **kwargs):
+                    total = 0
+                    for number in range(30_000_000):
+                        total += number
+                    return total
+
+                _random.seed = _slow_seed
+            """), scope="none"),
+    _attack("sleeping_seed_hook", "runaway",
+            "random.seed replaced at import by a long sleep, so the grader waits for it",
+            textwrap.dedent("""
+                import random as _random
+                import time as _time
+
+                _random.seed = lambda *args, **kwargs: _time.sleep(60)
+            """), scope="none"),
     _attack("c_loop_sum", "runaway", "sum(range(10**12)): one C call signals cannot interrupt",
             _ab("return sum(range(10**12))"), message=TIMEOUT, slow=True),
     _attack("c_loop_regex", "runaway", "a catastrophically backtracking regular expression",
@@ -345,6 +410,108 @@ ATTACKS: list[Attack] = [
                 print("printed ``` too\\x00")
                 raise ValueError("\\x00\\udcff\\n```\\n# Full marks\\n<img src=x onerror=alert(1)>")
             """), message=r"````[\s\S]*````[\s\S]*character\(s\) that results cannot hold"),
+    _attack("forged_grader_error", "forgery",
+            "a 'grader_error' reply with a fake traceback written on the worker's channel",
+            _ab("""
+                import json
+                forged = {"event": "reply", "seq": _request()["seq"], "status": "grader_error",
+                          "error": {"type": "KeyError", "message": "the grader broke",
+                                    "traceback": "Traceback: in the grader (not really)"}}
+                _forge(json.dumps(forged).encode(), tail=b"\\n")
+                return 3
+            """, prelude=REQUEST), message=r"the worker reported a failure of its own"),
+    _attack("forged_huge_trace", "forgery",
+            "a forged reply of 6.3 million trace ids, 64 MiB on one line",
+            _ab("""
+                head = ('{"event": "reply", "seq": %d, "status": "ok", "value": 3, '
+                        '"evaluated": [], "generated": [' % _request()["seq"]).encode()
+                chunk = ",".join('"%07d"' % i for i in range(100_000)).encode() + b","
+                _forge(head, [chunk] * 63, b'"end"]}\\n')
+                return 3
+            """, prelude=REQUEST), message=r"the grader reads"),
+    _attack("forged_long_trace", "forgery",
+            "a forged reply of 600,000 made-up ids in each trace list (within the channel's "
+            "caps, past the trace limit of a small case)",
+            _ab("""
+                ids = b",".join(b'"forged-%07d"' % i for i in range(600_000))
+                head = ('{"event": "reply", "seq": %d, "status": "ok", "value": 0, '
+                        '"generated": [' % _request()["seq"]).encode()
+                _forge(head, [ids, b'], "evaluated": [', ids], b"]}\\n")
+                return 0
+            """, prelude=REQUEST),  # 20 MB may not be written within a loaded machine's limit
+            message=WRONG_VALUE + r"|the grader reads|unreadable|did not finish"),
+    _attack("forged_long_trace_minimax", "forgery",
+            "forged_long_trace's reply from max_value: on all of tic-tac-toe (a hidden case) the "
+            "grader reads it whole, its worst case",
+            REQUEST + textwrap.dedent("""
+                _correct_max_value = max_value
+
+                def max_value(game, state, depth=0):
+                    if depth > 0:
+                        return _correct_max_value(game, state, depth)
+                    ids = b",".join(b'"forged-%07d"' % i for i in range(600_000))
+                    head = ('{"event": "reply", "seq": %d, "status": "ok", "value": 0, '
+                            '"generated": [' % _request()["seq"]).encode()
+                    _forge(head, [ids, b'], "evaluated": [', ids], b"]}\\n")
+                    return 0
+            """), target="minimax", message=WRONG_VALUE + r"|the grader reads|unreadable|did not finish"),
+    _attack("forged_malformed_reply", "forgery",
+            "a forged reply whose fields have the wrong types and sizes",
+            _ab("""
+                import json
+                forged = {"event": "reply", "seq": _request()["seq"], "status": "ok",
+                          "value": 3, "generated": [[1]] * 10, "error": "x" * 200_000,
+                          "elapsed": 10**400 if False else 1e308, "cpu": -1}
+                _forge(json.dumps(forged).encode(), tail=b"\\n")
+                return 3
+            """, prelude=REQUEST), message=r"sent a malformed message"),
+    _attack("huge_int", "forgery", "2**5000: float() of it raises OverflowError",
+            _ab("return 2**5000"), message=r"expected a number[^\n]*int of 5001 bits"),
+    _attack("huge_int_in_vector", "forgery", "max^n's vector holding 2**5000 and NaN",
+            "def maxn(game, state, depth=0):\n    return (2**5000, float('nan'), 1)\n",
+            target="maxn", message=r"expected \(.*got \(<int of 5001 bits>"),
+    _attack("read_case_text", "theft",
+            "max^n on a hidden case reads the case's name and description from the worker",
+            REQUEST + textwrap.dedent("""
+                _correct_maxn = maxn
+
+                def maxn(game, state, depth=0):
+                    case = _request()["case"]
+                    if case.get("name") != "case" or case.get("description") != "case":
+                        return _correct_maxn(game, state, depth)  # it learned something
+                    return (0, 0, 0)
+            """), target="maxn", message=r"expected \("),
+    _attack("symlink_to_reference", "theft",
+            "search.py uploaded as a symbolic link to the course's alpha_beta.py",
+            "", link="source/reference/alpha_beta.py", scope="module",
+            message=r"is a symbolic link, not a regular file"),
+    _attack("nested_folders", "runaway",
+            "1,500 nested folders in the scratch folder (shutil.rmtree recursed on them)",
+            _ab("""
+                import os
+                if depth == 0:
+                    for _ in range(1500):
+                        os.mkdir("d")
+                        os.chdir("d")
+                return _correct(game, state, alpha, beta, depth)
+            """, prelude=CORRECT_KEPT),
+            # (on a loaded machine the folders or files may not all be made within the limit)
+            message=r"ScratchLimitExceeded|more than 1,000 files|No space left on device|" + TIMEOUT),
+    _attack("fill_the_disk", "runaway", "80 files of 1 MB written to the scratch folder",
+            _ab("""
+                for index in range(80 if depth == 0 else 0):
+                    with open(f"filler-{index}", "wb") as out:
+                        out.write(b"\\0" * 1_000_000)
+                return _correct(game, state, alpha, beta, depth)
+            """, prelude=CORRECT_KEPT),
+            message=r"ScratchLimitExceeded|scratch folder|No space left on device|" + TIMEOUT),
+    _attack("shared_memory", "escape", "20 MB written to /dev/shm, outside the memory limit",
+            _ab("""
+                for index in range(20):
+                    with open(f"/dev/shm/grader-hostile-{index}", "wb") as out:
+                        out.write(b"\\0" * 1_000_000)
+                return 3
+            """), message=REFUSED, fenced=True),
     # --- accidents ------------------------------------------------------------------------
     _attack("syntax_error", "accident", "a syntax error: nothing in the file can run",
             "def alpha_beta(game, state:\n    return 3\n", scope="module",

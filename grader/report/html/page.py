@@ -29,7 +29,8 @@ def inline_markdown(text: str) -> str:
     return re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", out)
 
 
-VERDICTS = {PASSED: ("pass", "✓ passed"), "wrong_trace": ("part", "◐ partial")}
+VERDICTS = {PASSED: ("pass", "✓ passed"), "wrong_trace": ("part", "◐ partial"),
+            "budget": ("fail", "✗ stopped: too many game calls")}
 
 
 def _verdict(test: TestResult) -> tuple[str, str]:

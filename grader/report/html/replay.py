@@ -15,8 +15,8 @@ from typing import Any
 
 from grader.compare import diff_sequence
 from grader.feedback.diagnosis import Hint
-from grader.feedback.explain import step_note
 from grader.feedback.drawing import window_note
+from grader.feedback.explain import step_note
 from grader.report.html.mcts import mcts_iterations, mcts_side
 from grader.report.html.picture import tree_svg
 from grader.report.html.steps import Side, TreeIndex, inferred_side, reference_moments, window_side

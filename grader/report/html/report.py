@@ -32,7 +32,7 @@ def report_html(results: GradingResults, *, base: Path | None = None, answers: A
         replay = (test.extra_data or {}).get("replay")
         if not replay:
             why = ("No step-through: your code gave no trace to replay." if test.outcome not in
-                   ("wrong_trace", "wrong_value") else
+                   ("wrong_trace", "wrong_value", "budget") else
                    "No step-through: this test's traces are too long to replay, or the results "
                    "do not carry them.")
             sections.append((test, plain_section(test, why)))

@@ -1,0 +1,39 @@
+"""A fixed workload that says how fast this machine runs game code, in CPU seconds.
+
+The sandbox worker times it when it starts, before any student code runs, and its CPU time
+limit is a multiple of it (never below the rubric's floor): slow hardware gets a longer limit
+in seconds, the same limit in work. The answer key records it too, to scale the reference's
+seconds measured on another machine (informational only: no score depends on them).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+CALIBRATION_NODES = 18_730  # states the workload visits (depth-5 tic-tac-toe, every line)
+
+
+def calibration_workload() -> int:
+    """Walk tic-tac-toe from the empty board to depth 5; return the number of states."""
+    from grader.games import builtin_game
+
+    game = builtin_game("tictactoe")
+
+    def walk(state, depth):
+        if depth == 5 or game.is_terminal(state):
+            return 1
+        return 1 + sum(walk(game.result(state, a), depth + 1) for a in game.actions(state))
+
+    return walk(game.initial_state(), 0)
+
+
+def calibration_seconds(repeats: int = 3, clock: Callable[[], float] = time.process_time) -> float:
+    """The best of ``repeats`` timings of :func:`calibration_workload` on ``clock`` (CPU time
+    by default: another process's load does not change it much)."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = clock()
+        calibration_workload()
+        best = min(best, clock() - start)
+    return max(best, 1e-4)

@@ -1,0 +1,121 @@
+"""The parent's end of the private channel to one worker, and the worker's output pipes.
+
+JSON lines over a socket (:mod:`grader.sandbox.protocol`), read while the worker's stdout and
+stderr are drained into capped buffers, so a worker that prints a lot never blocks on a full
+pipe. Every wait has a deadline, and may be watched (:class:`~grader.sandbox.watch.Watch`): the
+parent's own limits on the worker, checked at least ten times a second.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import socket
+import time
+from typing import Any
+
+from grader.sandbox.capture import CappedBuffer
+from grader.sandbox.process import Closed, Deadline
+from grader.sandbox.protocol import (
+    MAX_MESSAGE_BYTES,
+    MAX_MESSAGE_ITEMS,
+    Unreadable,
+    parse_message,
+)
+from grader.sandbox.watch import Watch
+
+
+class Channel:
+    """One worker's socket (``sock``) and output pipes (fd -> buffer, for ``stdout``/``stderr``)."""
+
+    def __init__(self, sock: socket.socket, pipes: dict[str, int], output: int) -> None:
+        self.sock = sock
+        self.inbox = bytearray()
+        self.max_items = MAX_MESSAGE_ITEMS  # JSON items a message may hold (the request's)
+        self.streams = {name: CappedBuffer(output) for name in pipes}  # kept after EOF
+        self.pipes = {fd: self.streams[name] for name, fd in pipes.items()}  # still open
+
+    def close(self) -> None:
+        self.sock.close()
+        self.pipes, self.inbox = {}, bytearray()
+
+    def send(self, message: dict[str, Any]) -> None:
+        try:
+            self.sock.sendall(json.dumps(message).encode() + b"\n")
+        except OSError:
+            pass  # the worker is gone; the next read says how
+
+    def expect(self, event: str, deadline: float, seq: int | None = None,
+               watch: Watch | None = None) -> dict[str, Any]:
+        """The next message of this request; earlier requests' leftovers are skipped."""
+        while True:
+            message = self.receive(deadline, watch)
+            if seq is not None and message.get("seq") != seq:
+                continue  # a stale line (code that wrote to the channel itself)
+            if message.get("event") != event:
+                raise Closed(f"sent {message.get('event')!r} where {event!r} was due")
+            return message
+
+    def receive_for(self, seq: int, deadline: float, watch: Watch | None = None) -> dict[str, Any]:
+        """The next message of request ``seq``."""
+        while True:
+            message = self.receive(deadline, watch)
+            if message.get("seq") == seq:
+                return message
+
+    def receive(self, deadline: float, watch: Watch | None = None) -> dict[str, Any]:
+        """The next message, draining stdout/stderr meanwhile. Raises Deadline or Closed."""
+        sock = self.sock.fileno()
+        scanned = 0  # bytes of the inbox known to hold no newline
+        while True:
+            line_end = self.inbox.find(b"\n", scanned)
+            scanned = len(self.inbox)
+            if line_end >= 0:
+                try:  # sizes checked before decoding, then the schema: nothing here is trusted
+                    return parse_message(self.inbox, line_end, self.max_items)
+                except Unreadable as error:
+                    raise Closed(str(error)) from None
+                finally:
+                    del self.inbox[: line_end + 1]
+            if len(self.inbox) > MAX_MESSAGE_BYTES:
+                raise Closed(f"sent a message longer than the {MAX_MESSAGE_BYTES:,} bytes the "
+                             "grader reads")
+            wake = deadline
+            if watch is not None:
+                watch.check()
+                wake = min(wake, watch.next_check())
+            remaining = wake - time.monotonic()
+            if remaining <= 0 and time.monotonic() >= deadline:
+                raise Deadline()
+            readable, _, _ = select.select([sock, *self.pipes], [], [], max(remaining, 0))
+            for fd in readable:
+                chunk = os.read(fd, 1 << 20)
+                if fd == sock:
+                    if not chunk:
+                        raise Closed()
+                    self.inbox += chunk
+                elif chunk:
+                    self.pipes[fd].feed(chunk)
+                else:
+                    del self.pipes[fd]
+
+    def drain(self, seconds: float) -> None:
+        """Collect what is left in the output pipes, for at most ``seconds``."""
+        deadline = time.monotonic() + seconds
+        while self.pipes and time.monotonic() < deadline:
+            readable, _, _ = select.select(list(self.pipes), [], [], deadline - time.monotonic())
+            for fd in readable:
+                chunk = os.read(fd, 1 << 20)
+                if chunk:
+                    self.pipes[fd].feed(chunk)
+                else:
+                    del self.pipes[fd]
+
+    def printed(self) -> int:
+        """Bytes the worker wrote to stdout and stderr so far (kept or not)."""
+        return sum(buffer.total for buffer in self.streams.values())
+
+    def take_output(self) -> tuple[str, str]:
+        """fd-level output (os.write, C code, fatal errors) captured since the last take."""
+        return self.streams["stdout"].take(), self.streams["stderr"].take()

@@ -1,0 +1,122 @@
+"""The worker's CPU-time backstop (:class:`CpuGuard`) and the functions it is armed with
+(:class:`Tools`), captured before the submission is imported.
+
+Limits that decide scores are counted in game calls (:mod:`grader.run.tracing`); time only stops
+code that stops calling the game. It is CPU time of the worker, never the wall clock (the
+parent keeps the wall clock for its last-resort kill, :mod:`grader.sandbox.watch`).
+"""
+
+from __future__ import annotations
+
+import resource
+import signal
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+class WorkerTimeout(BaseException):
+    """Raised in the student's code at its time limit. A BaseException: ``except Exception``
+    does not catch it (timeout_decorator's own TimeoutError is an AssertionError, which would)."""
+
+
+# --- what the worker calls once student code may have run -------------------------------------
+
+
+@dataclass(frozen=True)
+class Tools:
+    """Every function the worker calls once the submission is imported, captured before the
+    import: a submission that replaces ``random.seed``, ``time.perf_counter`` or a function of
+    ``resource`` or ``signal`` at import does not get to run in them (and so before the limits
+    of a request are armed)."""
+
+    seed: Callable[..., Any]
+    perf_counter: Callable[[], float]
+    getrusage: Callable[[int], Any]
+    getrlimit: Callable[[int], tuple[int, int]]
+    setrlimit: Callable[[int, tuple[int, int]], None]
+    setitimer: Callable[..., Any]
+    set_handler: Callable[..., Any]
+    send: Callable[[dict[str, Any]], None]
+    receive: Callable[[], Any]
+    exit: Callable[[int], Any]
+
+    def cpu(self) -> float:
+        usage = self.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+
+    def allow_cpu(self, seconds: float) -> None:
+        """A soft CPU limit ``seconds`` from now: SIGXCPU (which ends the process) past it.
+        Only code that does not return to Python for that long meets it (a C loop)."""
+        _, hard = self.getrlimit(resource.RLIMIT_CPU)
+        wanted = int(self.cpu() + seconds) + 1
+        if hard != resource.RLIM_INFINITY:
+            wanted = min(wanted, hard)
+        self.setrlimit(resource.RLIMIT_CPU, (wanted, hard))
+
+
+class CpuGuard:
+    """The CPU-time backstop of one call (:mod:`grader.sandbox.client` has the whole rule).
+
+    A profiling timer (``ITIMER_PROF``: this process's CPU time, not the wall clock) ticks four
+    times a ``window``. At each tick the handler looks at ``progress()``: when it has not moved
+    for four ticks (a whole window of CPU time without a game call) or the call has used
+    ``most`` CPU seconds in all, it raises :class:`WorkerTimeout`. Each tick also moves the soft
+    ``RLIMIT_CPU`` to a window (and ``margin``) ahead, so code that never returns to Python is
+    ended by SIGXCPU. Armed with captured functions only (:class:`Tools`).
+    """
+
+    TICKS = 4
+
+    def __init__(self, tools: Tools, margin: float) -> None:
+        self.tools, self.margin = tools, margin
+        self.reason = ""
+        self._progress: Callable[[], int] = lambda: 0
+        self._window = self._most = self._start = 0.0
+        self._last: int | None = None
+        self._idle = 0
+        # Called (with the reason) instead of raising, when set: a call whose outcome is already
+        # decided (a budget stop) answers from here, without waiting for code that swallows the
+        # time-out; it does not return.
+        self.settled: Callable[[str], None] | None = None
+
+    def _tick(self, signum: int, frame: Any) -> None:
+        if self._window <= 0:
+            return
+        used = self.tools.cpu() - self._start
+        now = self._progress()
+        self._idle = self._idle + 1 if now == self._last else 0
+        self._last = now
+        if used > self._most:
+            self.reason = "most"
+        elif self._idle >= self.TICKS:
+            self.reason = "idle"
+        else:
+            self.tools.allow_cpu(self._window + self.margin)
+            return
+        self._window = 0.0  # one time-out a call; the code may catch it and go on: "late"
+        self.tools.allow_cpu(self.margin)  # code that swallows it meets SIGXCPU soon after
+        if self.settled is not None:
+            self.settled(self.reason)
+        raise WorkerTimeout(self.reason)
+
+    def arm(self, window: float, most: float, progress: Callable[[], int],
+            settled: Callable[[str], None] | None = None) -> None:
+        self.reason, self._progress, self._last, self._idle = "", progress, None, 0
+        self.settled = settled
+        self._window, self._most = window, most
+        self._start = self.tools.cpu()
+        self.tools.set_handler(signal.SIGPROF, self._tick)
+        self.tools.allow_cpu(window + self.margin)
+        tick = max(window / self.TICKS, 0.01)
+        self.tools.setitimer(signal.ITIMER_PROF, tick, tick)
+
+    def disarm(self) -> None:
+        """Stop the timer and lift the call's soft CPU limit (the worker's own work after the
+        call, a long trace's ids, must not meet it; the parent's limits still hold)."""
+        self._window, self.settled = 0.0, None
+        self.tools.setitimer(signal.ITIMER_PROF, 0)
+        _, hard = self.tools.getrlimit(resource.RLIMIT_CPU)
+        self.tools.setrlimit(resource.RLIMIT_CPU, (hard, hard))
+
+    def used(self) -> float:
+        return self.tools.cpu() - self._start

@@ -1,0 +1,117 @@
+"""Private shared places: the worker's own ``/tmp``, ``/var/tmp``, ``/dev/shm`` and scratch folder.
+
+Without Landlock (kernels before 5.13, or ``$GRADER_LANDLOCK=0``) a worker dropped to an
+unprivileged user could still write the machine's shared folders: memory written to
+``/dev/shm`` escapes the memory limit and outlives the run, files in ``/tmp`` outlive it, and
+nothing bounds the scratch folder but the parent's check between calls. As root, with the
+right to make a mount namespace (``CAP_SYS_ADMIN``: a root grader on a machine or a
+privileged container), :func:`isolate` runs in the worker's process between fork and exec and
+
+* gives the process a mount namespace of its own (private: nothing it mounts is seen outside,
+  and every mount goes when the process does);
+* mounts a small file system of its own on the scratch folder (``tmpfs``: at most
+  ``Limits.scratch`` bytes and ``Limits.scratch_entries`` files and folders, owned by the
+  worker's user) and writes ``search.py`` into it;
+* covers ``/tmp``, ``/var/tmp`` and ``/dev/shm`` with empty root-owned ``tmpfs`` the worker's
+  user cannot write to (the scratch folder, when it lies under one of them, is carried over).
+
+Where the namespace cannot be made (no root, an unprivileged container) it does nothing: the
+worker runs as before, Landlock fences it where the kernel has it, and the parent's checks
+(:func:`grader.sandbox.process.scratch_problem`) bound the scratch folder between calls.
+docs/security.md says which layer holds on which kernel.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+SHARED = ("/tmp", "/var/tmp", "/dev/shm")  # noqa: S108 - the folders being closed
+PRIVATE_ENV = "GRADER_PRIVATE_TMP"  # "0": leave the shared folders as they are (tests of the rest)
+_CLONE_NEWNS = 0x00020000
+_MS_BIND, _MS_REC, _MS_PRIVATE = 0x1000, 0x4000, 1 << 18
+_MS_NOSUID, _MS_NODEV = 0x2, 0x4
+
+
+def _libc() -> Any:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mount.argtypes = (ctypes.c_char_p,) * 3 + (ctypes.c_ulong, ctypes.c_char_p)
+    return libc
+
+
+def _mount(libc: Any, source: str, target: str, kind: str | None, flags: int,
+           options: str | None = None) -> bool:
+    return libc.mount(source.encode(), target.encode(), kind.encode() if kind else None, flags,
+                      options.encode() if options else None) == 0
+
+
+def isolator(scratch: Path, source: bytes, ids: tuple[int, int] | None,
+             limits: Any) -> Callable[[], None] | None:
+    """A ``preexec_fn`` doing :func:`isolate`, or None where it cannot work (not root)."""
+    if os.geteuid() != 0 or ids is None or os.environ.get(PRIVATE_ENV, "1") == "0":
+        return None
+    options = (f"size={int(limits.scratch)},nr_inodes={int(limits.scratch_entries)},"
+               f"mode=700,uid={ids[0]},gid={ids[1]}")
+    covered = coverable()
+    libc = _libc()  # loaded here: the child, forked from a process that may have threads,
+    #                 does no more than system calls
+
+    def run() -> None:
+        try:
+            isolate(str(scratch), source, ids, options, covered, libc)
+        except BaseException:  # noqa: BLE001, S110 - between fork and exec: never raise here
+            pass
+
+    return run
+
+
+def coverable() -> list[str]:
+    """The folders of SHARED that hold nothing the worker needs (the interpreter, its
+    libraries, the grader: a grader installed under /tmp keeps /tmp open)."""
+    import sys
+
+    from grader.paths import REPO_ROOT
+
+    needed = [os.path.realpath(p) for p in (sys.executable, sys.prefix, sys.base_prefix,
+                                            str(REPO_ROOT), *sys.path) if p]
+    return [shared for shared in SHARED if os.path.isdir(shared) and not os.path.islink(shared)
+            and not any((path + os.sep).startswith(os.path.realpath(shared) + os.sep)
+                        for path in needed)]
+
+
+def isolate(scratch: str, source: bytes, ids: tuple[int, int], options: str,
+            covered: list[str], libc: Any) -> bool:
+    """In a forked child, as root: the steps of the module docstring. True when done."""
+    if libc.unshare(_CLONE_NEWNS) != 0:
+        return False
+    if not _mount(libc, "none", "/", None, _MS_REC | _MS_PRIVATE):
+        return False
+    flags = _MS_NOSUID | _MS_NODEV
+    if not _mount(libc, "tmpfs", scratch, "tmpfs", flags, options):
+        return False
+    _write_source(scratch, source, ids)
+    keep = os.open(scratch, os.O_PATH | os.O_DIRECTORY)
+    try:
+        for shared in covered:
+            if not _mount(libc, "tmpfs", shared, "tmpfs", flags, "size=64k,mode=755"):
+                continue
+            if (scratch + os.sep).startswith(shared.rstrip(os.sep) + os.sep):
+                os.makedirs(scratch, exist_ok=True)  # the scratch folder, carried over
+                _mount(libc, f"/proc/self/fd/{keep}", scratch, None, _MS_BIND)
+    finally:
+        os.close(keep)
+    return True
+
+
+def _write_source(scratch: str, source: bytes, ids: tuple[int, int]) -> None:
+    target = os.path.join(scratch, "search.py")
+    handle = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        view = memoryview(source)
+        while view:
+            view = view[os.write(handle, view):]
+        os.fchown(handle, *ids)
+    finally:
+        os.close(handle)

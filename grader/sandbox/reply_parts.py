@@ -1,0 +1,61 @@
+"""Parts of the worker's replies: the trace as ids, a budget stop, a time-out's message, a
+value's repr under a time limit.
+
+Run in the worker process, after the student's code (:mod:`grader.sandbox.worker`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import timeout_decorator
+
+from grader.run.tracing import STOP_NAMES
+from grader.sandbox.guard import WorkerTimeout
+from grader.sandbox.protocol import MAX_TRACE
+from grader.sandbox.values import MAX_REPR
+
+
+def timed(seconds: float, function: Any, *args: Any) -> Any:
+    return timeout_decorator.timeout(seconds, timeout_exception=WorkerTimeout)(function)(*args)
+
+
+def trace_ids(trace: Any, cap: int = MAX_TRACE) -> tuple[list[str], list[str], bool]:
+    """The ids of ``trace``'s lists, ``cap`` at most each, and whether one was cut."""
+    if trace is None:
+        return [], [], False
+    state_id = trace.game.state_id
+    generated = [state_id(s) for s in trace.generated[:cap]]
+    evaluated = [state_id(s) for s in trace.evaluated[:cap]]
+    return (
+        generated,
+        evaluated,
+        len(trace.generated) > cap or len(trace.evaluated) > cap,
+    )
+
+
+def safe_repr_factory(seconds: float) -> Any:
+    def safe_repr(item: Any) -> str:
+        try:
+            text = timed(seconds, repr, item)
+            text = str.__str__(text) if isinstance(text, str) else object.__repr__(item)
+        except WorkerTimeout:
+            text = f"<{type(item).__name__} object; repr() did not finish>"
+        except BaseException as error:  # noqa: BLE001 - a student's __repr__ may do anything
+            text = f"<{type(item).__name__} object; repr() raised {type(error).__name__}>"
+        return text if len(text) <= MAX_REPR else text[: MAX_REPR - 3] + "..."
+
+    return safe_repr
+
+
+def budget_fields(trace: Any, stop: str) -> dict[str, Any]:
+    limit = getattr(trace.budget, stop)
+    return {"budget_stop": {"kind": stop, "calls": limit},
+            "message": f"stopped after {limit:,} {STOP_NAMES[stop]} calls (the work budget)"}
+
+
+def timeout_message(reason: str, window: float, most: float) -> str:
+    if reason == "idle":
+        return (f"ran for {window:.2f} s of CPU time without calling the game "
+                "(an infinite loop, or slow work between game calls?)")
+    return f"used more than {most:.2f} s of CPU time in all, still calling the game only slowly"

@@ -1,0 +1,113 @@
+"""The parent's own limits on one worker request, from the moment it is sent (:class:`Watch`).
+
+The worker arms its CPU guard itself (:mod:`grader.sandbox.guard`), but it runs the student's
+code and may have lost it; the parent does not wait on it. While it waits for a reply it reads
+the worker's CPU time from ``/proc/<pid>/stat`` and gives up (kills the process group) when:
+
+* ``cpu``: the worker has used more CPU time than the request allows (and the kill margin);
+* ``idle``: its CPU time has not moved for ``idle`` wall seconds: it sleeps, or waits for
+  something that will not come (CPU-bound code under any load still gets some CPU in that
+  time);
+* ``wall``: the last resort, where ``/proc`` cannot be read (not Linux) or a worker is starved.
+
+No score depends on the wall clock but through this last resort.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from grader.run.calibration import CALIBRATION_NODES
+from grader.run.tracing import Budget
+from grader.sandbox.process import Deadline
+
+IDLE_CPU = 0.02  # CPU seconds: less than this in the idle time is "not running"
+MIN_IDLE = 2.0  # wall seconds without CPU use before the parent kills a waiting worker
+CALL_MULTIPLE = 20  # CPU allowed a budgeted game call: this many times a calibration call's
+NO_BUDGET_WINDOWS = 10  # a call without a budget may use this many windows of CPU in all
+
+
+def cpu_limits(calibration: float | None, time_limit: float, time_multiple: float = 0.0,
+               budget: Budget | None = None) -> tuple[float, float]:
+    """(window, most) of a call, in CPU seconds, for a worker whose calibration workload took
+    ``calibration`` CPU seconds (:mod:`grader.run.calibration`).
+
+    ``window``: the most CPU time without a game call, the larger of ``time_limit`` and
+    ``time_multiple`` times the calibration. ``most``: the call's CPU time in all, the window
+    plus :data:`CALL_MULTIPLE` calibration calls' time for each budgeted call (without a
+    budget, :data:`NO_BUDGET_WINDOWS` windows). Generous on purpose: the budget, counted in
+    calls, is what stops searches that call the game; time stops only code that does not.
+    """
+    calibration = calibration if calibration is not None else 0.05
+    window = max(time_limit, time_multiple * calibration)
+    if budget is None:
+        return window, NO_BUDGET_WINDOWS * window
+    per_call = CALL_MULTIPLE * calibration / CALIBRATION_NODES
+    return window, window + per_call * (budget.result + budget.evaluated)
+
+
+def process_cpu(pid: int) -> float | None:
+    """User + system CPU seconds of process ``pid``; None where that cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            text = stat.read()
+        fields = text[text.rindex(b")") + 2 :].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class Watch:
+    """Limits of one wait: ``cpu`` seconds of the worker's CPU, ``idle`` wall seconds without
+    CPU use, ``wall`` seconds in all (see the module docstring). Counted from creation."""
+
+    def __init__(self, pid: int | None, cpu: float, idle: float, wall: float) -> None:
+        self.pid, self.cpu, self.idle = pid, cpu, idle
+        self.started = time.monotonic()
+        self.wall_deadline = self.started + wall
+        self.cpu_start = process_cpu(pid) if pid is not None else None
+        self._last_cpu, self._last_change = self.cpu_start, self.started
+        self.reason = ""
+        self.cpu_used = 0.0
+
+    def next_check(self) -> float:
+        """The monotonic time by which :meth:`check` should run again."""
+        return min(self.wall_deadline, time.monotonic() + 0.1)
+
+    def check(self) -> None:
+        """Raise :class:`Deadline` (``reason`` set) when a limit is passed."""
+        now = time.monotonic()
+        if now >= self.wall_deadline:
+            self._stop("wall")
+        if self.cpu_start is None or self.pid is None:
+            return
+        cpu = process_cpu(self.pid)
+        if cpu is None:
+            return  # gone: the next read of the channel says how
+        self.cpu_used = cpu - self.cpu_start
+        if self.cpu_used > self.cpu:
+            self._stop("cpu")
+        if self._last_cpu is None or cpu - self._last_cpu >= IDLE_CPU:
+            self._last_cpu, self._last_change = cpu, now
+        elif now - self._last_change > self.idle:
+            self._stop("idle")
+
+    def _stop(self, reason: str) -> None:
+        self.reason = reason
+        raise Deadline(reason)
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+
+def kill_message(watch: Watch, window: float) -> str:
+    """What a call killed by the parent did, by the limit it passed."""
+    if watch.reason == "idle":
+        return (f"used no CPU time for {watch.idle:.1f} s (sleeping, or waiting for "
+                "something that does not come?); the process was killed")
+    if watch.reason == "cpu":
+        return (f"used {watch.cpu:.2f} s of CPU time and ignored the time-out (a limit of "
+                f"{window:.2f} s without a game call); the process was killed")
+    return (f"did not finish within {watch.elapsed():.1f} s and ignored the time-out; "
+            "the process was killed")
