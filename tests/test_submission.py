@@ -130,6 +130,6 @@ def test_a_link_is_never_graded_as_the_students_file(tmp_path):
     plain = tmp_path / "plain"
     plain.mkdir()
     (plain / "search.py").write_text("student\n")
-    scratch, target = prepare_scratch(plain, None)
+    scratch, target, _ = prepare_scratch(plain, None)
     assert target.read_text() == "student\n" and not target.is_symlink()
     assert remove_tree(scratch)

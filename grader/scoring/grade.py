@@ -39,6 +39,7 @@ from grader.run.runner import RunResult
 from grader.run.tracing import Budget
 from grader.sandbox.audit import record_audit
 from grader.sandbox.client import Worker
+from grader.sandbox.portable import open_worker
 from grader.sandbox.limits import Limits
 from grader.sandbox.protocol import WorkerReply
 from grader.scoring import upload
@@ -489,7 +490,7 @@ def grade(
             progress(test)
 
     observed: list[tuple[TestResult, Observation]] = []
-    with Worker(submission, limits=limits or Limits()) as worker:
+    with open_worker(submission, limits=limits or Limits()) as worker:
         for case, algorithm, number in upload.numbered(shown, counters):
             record(_grade_safely(case, algorithm, number, rubric, worker, answers, results,
                                  observed))
