@@ -119,3 +119,21 @@ def test_the_pytest_front_end_runs_in_portable_mode():
                          capture_output=True, text=True, timeout=120, check=False)
     assert "test_search.py::test_public_case[alpha_beta-aima-fig-5-2] FAILED" in ran.stdout
     assert "`alpha_beta` is not implemented yet" in ran.stdout
+
+
+def test_a_budget_stop_the_code_swallows_is_still_a_budget_stop(tmp_path):
+    from grader.run.tracing import Budget
+
+    swallower = tmp_path / "search.py"
+    swallower.write_text(
+        "def max_value(game, state, depth=0):\n"
+        "    while True:\n"
+        "        try:\n"
+        "            game.result(state, game.actions(state)[0])\n"
+        "        except BaseException:\n"
+        "            pass\n")
+    with PortableWorker(swallower) as portable:
+        reply = portable.run(load_case(AIMA), "minimax", time_limit=0.3,
+                             budget=Budget(result=50, evaluated=50))
+    assert reply.status == "budget" and reply.budget_stop == {"kind": "result", "calls": 50}
+    assert reply.generated == ["B"] * 50

@@ -18,6 +18,7 @@ import json
 import os
 import random
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -45,21 +46,40 @@ class PortableTools(Tools):
 
 
 class PortableGuard:
-    """:class:`~grader.sandbox.guard.CpuGuard`'s interface without its timer: nothing stops a
-    call from inside; ``used()`` still says how much CPU time the call took (a call that comes
-    back past its most is late, as in the sandbox)."""
+    """:class:`~grader.sandbox.guard.CpuGuard`'s interface without signals: nothing can stop a
+    call from inside (the parent's wall-clock kill does), but a call already past its work
+    budget that goes on (code swallowing the stop) is answered as the sandbox answers it: a
+    watcher thread calls ``settled`` once the call has used its window of CPU time, and that
+    sends the budget reply and ends the process. ``used()`` says how much CPU time the call
+    took (a call that comes back past its most is late, as in the sandbox)."""
 
     def __init__(self, tools: PortableTools) -> None:
         self.tools = tools
         self.reason = ""
         self.settled: Callable[[str], None] | None = None
-        self._start = 0.0
+        self._start = self._window = self._most = 0.0
+        self._armed = threading.Event()
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def _watch(self) -> None:
+        while True:
+            self._armed.wait()
+            time.sleep(max(self._window / 4, 0.01))
+            settled = self.settled
+            if settled is None or not self._armed.is_set():
+                continue
+            used = self.used()
+            if used > self._window:
+                settled("most" if used > self._most else "idle")  # returns unless stopped
 
     def arm(self, window: float, most: float, progress: Callable[[], int],
             settled: Callable[[str], None] | None = None) -> None:
         self.reason, self.settled, self._start = "", settled, self.tools.cpu()
+        self._window, self._most = window, most
+        self._armed.set()
 
     def disarm(self) -> None:
+        self._armed.clear()
         self.settled = None
 
     def used(self) -> float:
