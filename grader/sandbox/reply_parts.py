@@ -19,7 +19,8 @@ from grader.sandbox.values import MAX_REPR
 
 def timed(seconds: float, function: Any, *args: Any) -> Any:
     if not hasattr(signal, "SIGALRM"):  # Windows (the portable worker): no timer for a repr
-        return function(*args)
+        result = function(*args)
+        return result
     return timeout_decorator.timeout(seconds, timeout_exception=WorkerTimeout)(function)(*args)
 
 
