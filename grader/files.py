@@ -36,7 +36,8 @@ def reserve_space(path: Path, size: int = RESERVE_BYTES) -> bool:
     reserve = reserved_path(path)
     try:
         reserve.parent.mkdir(parents=True, exist_ok=True)
-        handle = os.open(reserve, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        handle = os.open(reserve, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0),
+                         0o600)
     except OSError:
         return False
     try:

@@ -115,7 +115,10 @@ def test_handout_build_is_byte_identical(tmp_path, handout_zip, cache):
 def test_handout_has_what_students_need(handout_files):
     names = set(handout_files)
     assert {"README.md", "pyproject.toml", "bin/setup", "bin/grade", "bin/test",
+            "bin/setup.cmd", "bin/grade.cmd", "bin/test.cmd",
             "student/search.py", "trees/rubric.toml", "trees/public/.answer-key.json"} <= names
+    for script in ("bin/setup.cmd", "bin/grade.cmd", "bin/test.cmd"):  # cmd needs CRLF
+        assert handout_files[script].count(b"\n") == handout_files[script].count(b"\r\n")
     public = {f"trees/public/{p.name}" for p in (REPO / "trees" / "public").glob("*.json")}
     assert public <= names
     readme = handout_files["README.md"].decode()

@@ -132,6 +132,9 @@ def handout_entries(root: Path = REPO_ROOT, *, cache: Path | None = CACHE_KEY) -
         _file(root, "bin/setup", executable=True),
         _file(root, "bin/grade", executable=True),
         _file(root, "docker/handout/bin/test", under="bin/test", executable=True),
+        _file(root, "bin/setup.cmd"),  # the same three for Windows (cmd and PowerShell)
+        _file(root, "bin/grade.cmd"),
+        _file(root, "docker/handout/bin/test.cmd", under="bin/test.cmd"),
         *_collect(root, "student"),
         *_collect(root, "grader"),
         *_collect(root, "trees/public"),

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from grader.cases.rubric import load_rubric
+from grader.errors import GraderError
 from grader.report.terminal import print_report
 from grader.scoring.grade import grade
 
@@ -19,14 +20,19 @@ def check_main(
     rubric_path: Path | None = None,
     html: Path | None = None,
 ) -> int:
-    """Exit 0 when every selected test passes, 1 otherwise."""
-    results = grade(
-        Path(submission),
-        [Path(c) for c in cases],
-        rubric=load_rubric(rubric_path),
-        algorithms=[algorithm] if algorithm else None,
-        name_filter=name_filter,
-    )
+    """Exit 0 when every selected test passes, 1 otherwise, 2 when the cases cannot be read."""
+    _tolerant_console()
+    try:
+        results = grade(
+            Path(submission),
+            [Path(c) for c in cases],
+            rubric=load_rubric(rubric_path),
+            algorithms=[algorithm] if algorithm else None,
+            name_filter=name_filter,
+        )
+    except (FileNotFoundError, GraderError) as error:
+        print(f"grader check: {error}", file=sys.stderr)
+        return 2
     print_report(results, sys.stdout)
     if html:
         from grader.report.html import write_html_report
@@ -37,3 +43,14 @@ def check_main(
         print("no tests selected: check --algorithm / -k")
         return 1
     return 0 if results.all_passed else 1
+
+
+def _tolerant_console() -> None:
+    """A console that cannot show a character (a Windows code page, output redirected to a
+    cp1252 file) gets ``\\u0444`` for it instead of a crash: the tree is drawn in ASCII there
+    already (:func:`grader.feedback.drawing.wants_ascii`), but a path or a student's printed
+    text may hold any character."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        if encoding not in ("utf8", "utf_8") and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")

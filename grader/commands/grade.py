@@ -26,12 +26,14 @@ def grade_main(
     whole.
     """
     from grader.cases.rubric import load_rubric
+    from grader.sandbox.portable import require_sandbox
     from grader.scoring.grade import grade
 
     chosen = get_format(format_name)
     results_path = Path(results_path or chosen.default_file)
     reserve_space(results_path)  # a disk the submission fills still takes the results
     try:
+        require_sandbox("grader grade")  # Gradescope grades only in the full sandbox
         results = grade(Path(submission), [Path(c) for c in cases], rubric=load_rubric(rubric_path))
         chosen.write(results, results_path)
         print(f"score {round(results.score, 6):g}/{results.max_score:g}; "

@@ -7,8 +7,9 @@ worker (:mod:`.client`: :class:`~.client.Worker`, :class:`~.client.Limits`,
 :mod:`.protocol`; its own limits on the worker, :mod:`.watch`; the worker's private folders,
 :mod:`.private`; its scratch folder measured and removed, :mod:`.process`), the worker process
 itself (:mod:`.worker`, run as ``python -m grader.sandbox.worker``; its CPU-time backstop
-:mod:`.guard`, its replies' parts :mod:`.reply_parts`) and the static audit staff read
-(:mod:`.audit`). docs/security.md is the threat model.
+:mod:`.guard`, its replies' parts :mod:`.reply_parts`), the portable worker for local checks
+where the sandbox cannot run (:mod:`.portable`, its child :mod:`.portable_worker`; never for
+``grader grade``) and the static audit staff read (:mod:`.audit`). docs/security.md is the threat model.
 
 May import: :mod:`grader.run` (the worker runs the traced search), :mod:`grader.cases`,
 :mod:`grader.games`, the shared modules. Never :mod:`grader.answers`: nothing the reference

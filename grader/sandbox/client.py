@@ -94,6 +94,9 @@ class Worker:
     raise :class:`~grader.errors.GraderError`; nothing the worker sends ever does.
     """
 
+    # (uid, gid) the worker drops to, or None: resolve_user (a subclass may run no user drop)
+    resolve_ids = staticmethod(resolve_user)
+
     def __init__(
         self, submission: Path | str, *, limits: Limits = Limits(), user: str | int | None = None
     ) -> None:
@@ -102,7 +105,7 @@ class Worker:
         self.user = user
         self.starts = 0  # processes started so far
         self.startup_seconds: float | None = None  # the last start, until the import was done
-        self._ids = resolve_user(user)
+        self._ids = self.resolve_ids(user)
         self._proc: subprocess.Popen | None = None
         self._channel: Channel | None = None
         self._scratch: Path | None = None
@@ -372,7 +375,7 @@ class Worker:
             return self._killed("killed_timeout", function, kill_message(watch, window))
         except Closed as error:
             detail = self._kill_and_drain(error)
-            if self._proc is not None and self._proc.returncode == -signal.SIGXCPU:
+            if self._proc is not None and self._proc.returncode == -getattr(signal, "SIGXCPU", 0):
                 return self._killed("killed_timeout", function, (
                     f"ran {window:.2f} s of CPU time without calling the game and did not stop "
                     "at the time-out (a loop catching every exception, or a long call into C "

@@ -8,7 +8,10 @@ parent keeps the wall clock for its last-resort kill, :mod:`grader.sandbox.watch
 
 from __future__ import annotations
 
-import resource
+try:
+    import resource
+except ImportError:  # Windows: only the portable worker (grader.sandbox.portable) runs there
+    resource = None  # type: ignore[assignment]
 import signal
 from dataclasses import dataclass
 from typing import Any, Callable

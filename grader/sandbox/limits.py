@@ -13,14 +13,16 @@ process as a uid).
 
 from __future__ import annotations
 
-import fcntl
 import math
 import os
-import pwd
 import tempfile
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
 from grader.errors import GraderError
+
+if TYPE_CHECKING:
+    import pwd
 
 MiB = 1024 * 1024
 WORKER_USER_ENV = "GRADER_WORKER_USER"
@@ -61,7 +63,10 @@ class Limits:
 
 def resolve_user(user: str | int | None) -> tuple[int, int] | None:
     """(uid, gid) the worker drops to, or None (no drop: the grader is not root, or ``user``
-    is root). As root the default is ``$GRADER_WORKER_USER``, else ``nobody``."""
+    is root). As root the default is ``$GRADER_WORKER_USER``, else ``nobody``. Where there
+    are no POSIX users (Windows), None."""
+    if not hasattr(os, "geteuid"):
+        return None
     if os.geteuid() != 0:
         if user is None or _lookup_user(user).pw_uid == os.geteuid():
             return None
@@ -82,6 +87,8 @@ def resolve_user(user: str | int | None) -> tuple[int, int] | None:
 def slot_ids(base: str, slot: int) -> tuple[int, int]:
     """(uid, gid) of job slot ``slot``: the user ``<base>-<slot>`` if there is one, else the
     uid SLOT_UID_BASE + slot (no account may hold it) with ``base``'s group."""
+    import pwd  # POSIX only, as is every job slot
+
     try:
         entry = pwd.getpwnam(f"{base}-{slot}")
         if entry.pw_uid != 0:
@@ -103,6 +110,8 @@ def claim_worker_slot(folder: str | None = None) -> int:
     """Claim the lowest free job slot among this process's siblings (the children of one
     parent) and set ``$GRADER_WORKER_SLOT``: its workers then run as the slot's own user.
     A slot is a locked file, freed when its process ends. Returns the slot (0: none free)."""
+    import fcntl  # POSIX only, as is every job slot
+
     folder = folder or os.path.join(tempfile.gettempdir(), f"grader-slots-{os.getuid()}-{os.getppid()}")
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)
@@ -125,6 +134,8 @@ def claim_worker_slot(folder: str | None = None) -> int:
 
 
 def _lookup_user(user: str | int) -> pwd.struct_passwd:
+    import pwd  # POSIX only: imported here, so the local check imports on Windows
+
     try:
         return pwd.getpwuid(user) if isinstance(user, int) else pwd.getpwnam(user)
     except KeyError:

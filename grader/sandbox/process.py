@@ -81,7 +81,9 @@ def kill_and_clean(proc: subprocess.Popen, scratch: Path) -> None:
     remove_tree(scratch)
 
 
-_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# POSIX flags, looked up: Windows has none of them and imports this module (the portable worker)
+_DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY |= getattr(os, "O_CLOEXEC", 0)
 
 
 def _open_folder(name: str, parent: int) -> int:
@@ -246,7 +248,8 @@ def prepare_scratch(
             notebook = convert_notebook(text, source.name)
             text = notebook.source.encode("utf-8")
         # A new file in a folder only root can write to yet: nothing else can be there.
-        handle = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        handle = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+                         0o600)  # (Windows has no O_NOFOLLOW: the portable worker's machine)
         with os.fdopen(handle, "wb") as stream:
             stream.write(text)
         os.chmod(scratch, 0o700)

@@ -252,6 +252,8 @@ def read_submission(path: Path, root: Path | None = None) -> bytes:
     path = Path(path)
     root = Path(root) if root is not None else path.parent
     parts = path.relative_to(root).parts
+    if os.open not in os.supports_dir_fd or not hasattr(os, "O_NOFOLLOW"):
+        return _read_plainly(path)
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
     handles: list[int] = []
     try:
@@ -277,3 +279,20 @@ def read_submission(path: Path, root: Path | None = None) -> bytes:
     finally:
         for handle in handles:
             os.close(handle)
+
+
+def _read_plainly(path: Path) -> bytes:
+    """:func:`read_submission` where ``os.open`` takes no folder handle (Windows: only the
+    portable worker, on a student's own machine, runs there): a regular file, size-capped."""
+    try:
+        info = path.lstat()
+        if not stat.S_ISREG(info.st_mode):
+            raise SubmissionError(NOT_REGULAR.format(what=repr(path.name),
+                                                     kind=_kind(info.st_mode)))
+        if info.st_size > MAX_SOURCE_BYTES:
+            raise SubmissionError(f"{path.name!r} is {info.st_size:,} bytes; too large "
+                                  f"(at most {MAX_SOURCE_BYTES:,})")
+        with path.open("rb") as stream:
+            return stream.read(MAX_SOURCE_BYTES + 1)[:MAX_SOURCE_BYTES]
+    except OSError as error:
+        raise SubmissionError(f"cannot read the submission {path.name!r}: {error.strerror}") from None

@@ -54,7 +54,7 @@ def process_cpu(pid: int) -> float | None:
             text = stat.read()
         fields = text[text.rindex(b")") + 2 :].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
+    except (OSError, ValueError, IndexError, AttributeError):  # no /proc, no sysconf: Windows
         return None
 
 

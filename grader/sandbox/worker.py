@@ -29,7 +29,10 @@ import importlib.util
 import json
 import os
 import random
-import resource
+try:
+    import resource
+except ImportError:  # Windows: only the portable worker (grader.sandbox.portable) runs there
+    resource = None  # type: ignore[assignment]
 import signal
 import socket
 import sys

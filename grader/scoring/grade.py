@@ -33,6 +33,7 @@ from grader.feedback import deepening, diagnosis, explain
 from grader.feedback.verdict import Observation
 from grader.sandbox.audit import record_audit
 from grader.sandbox.client import Worker
+from grader.sandbox.portable import open_worker
 from grader.sandbox.limits import Limits
 from grader.scoring import upload
 from grader.scoring.named import name_mistakes
@@ -194,7 +195,7 @@ def grade(
             progress(test)
 
     observed: list[tuple[TestResult, Observation]] = []
-    with Worker(submission, limits=limits or Limits()) as worker:
+    with open_worker(submission, limits=limits or Limits()) as worker:
         for case, algorithm, number in upload.numbered(shown, counters):
             record(_grade_safely(case, algorithm, number, rubric, worker, answers, results,
                                  observed))

@@ -1,0 +1,260 @@
+"""The portable worker: local checks on machines without the sandbox's POSIX pieces (issue 22).
+
+:class:`PortableWorker` is a :class:`~grader.sandbox.client.Worker` that uses only what every
+platform's Python has: a child process started with :mod:`subprocess` (no session, no
+``pass_fds``), the child's stdin and stdout as the private channel (JSON lines, the same
+protocol, :mod:`grader.sandbox.protocol`), a thread per pipe instead of ``select`` and, for
+time, the parent's wall-clock kill (``Popen.kill``) as the only backstop: no ``resource``
+limits, no ``pwd`` user, no Landlock, no CPU timer in the child. The child
+(:mod:`grader.sandbox.portable_worker`) serves requests with the sandboxed worker's own
+functions: the same game, the same traced run, the same work budget, the same reply, so the
+same verdicts. Code that makes no game call and never returns is killed by the wall clock here
+(``killed_timeout``) where the sandbox's CPU guard stops it in the worker (``timeout``): both
+score nothing; only the message differs.
+
+It is for ``grader check`` and the pytest front end on a student's own computer, where the
+sandbox would protect nothing that matters (their own code, their own files). It is chosen
+where the full sandbox cannot run (:func:`portable_reason`: not Linux, or a POSIX piece
+missing) or forced with ``GRADER_PORTABLE=1``; ``GRADER_PORTABLE=0`` forces the sandbox.
+``grader grade`` never uses it (:func:`require_sandbox`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import weakref
+from dataclasses import asdict
+from pathlib import Path
+from typing import IO, Any
+
+from grader.errors import GraderError
+from grader.paths import REPO_ROOT
+from grader.sandbox.capture import CappedBuffer
+from grader.sandbox.channel import Channel
+from grader.sandbox.client import Worker
+from grader.sandbox.limits import Limits
+from grader.sandbox.process import Closed, Deadline, describe_exit, prepare_scratch
+from grader.sandbox.protocol import MAX_MESSAGE_BYTES
+from grader.sandbox.watch import Watch
+
+PORTABLE_ENV = "GRADER_PORTABLE"  # "1": always the portable worker; "0": never
+_EOF, _TOO_LONG = object(), object()
+
+
+def portable_reason() -> str | None:
+    """Why student code here runs in the portable worker, or None (the full sandbox)."""
+    forced = os.environ.get(PORTABLE_ENV, "").strip()
+    if forced == "0":
+        return None
+    if forced:
+        return f"{PORTABLE_ENV}={forced} is set"
+    if not sys.platform.startswith("linux"):
+        return f"the full sandbox needs Linux, and this is {sys.platform}"
+    missing = [name for name in ("resource", "pwd", "fcntl") if importlib.util.find_spec(name) is None]
+    missing += [f"os.{name}" for name in ("killpg", "setsid", "waitid") if not hasattr(os, name)]
+    if missing:
+        return f"this Python lacks {', '.join(missing)}"
+    return None
+
+
+def require_sandbox(command: str) -> None:
+    """Raise :class:`GraderError` unless the full sandbox runs here (``grader grade``)."""
+    reason = portable_reason()
+    if reason is not None:
+        raise GraderError(
+            f"{command} runs student code only in the full sandbox, which is not available "
+            f"here ({reason}); the portable worker is for `grader check` on a student's own "
+            f"computer (unset {PORTABLE_ENV}, and grade on Linux)"
+        )
+
+
+def open_worker(submission: Path | str, *, limits: Limits = Limits()) -> Worker:
+    """The worker for this machine: the sandboxed one, or :class:`PortableWorker`."""
+    if portable_reason() is None:
+        return Worker(submission, limits=limits)
+    return PortableWorker(submission, limits=limits)
+
+
+def portable_environment(scratch: Path) -> dict[str, str]:
+    """The child's environment: the parent's (a Windows Python needs ``SYSTEMROOT`` and the
+    like; on the student's own computer there is nothing in it to hide) with the settings that
+    make runs the same everywhere: the hash seed, UTF-8 I/O, ``grader/`` on the path."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
+    env.update(
+        PYTHONPATH=str(REPO_ROOT),
+        PYTHONDONTWRITEBYTECODE="1",
+        PYTHONHASHSEED="0",  # set and dict-of-str orders are the same in every run
+        PYTHONNOUSERSITE="1",
+        PYTHONIOENCODING="utf-8",
+        PYTHONUTF8="1",
+        TMPDIR=str(scratch), TMP=str(scratch), TEMP=str(scratch),
+    )
+    return env
+
+
+class PortableChannel(Channel):
+    """:class:`~grader.sandbox.channel.Channel` over the child's stdin and stdout, read by
+    threads. The child's fd-level output (``os.write``, C code, tracebacks) all arrives on its
+    stderr: its stdout is the channel."""
+
+    def __init__(self, proc: subprocess.Popen, output: int) -> None:
+        self.proc = proc
+        self.streams = {"stdout": CappedBuffer(output), "stderr": CappedBuffer(output)}
+        self.pipes = {}
+        self.inbox = bytearray()
+        self._lock = threading.Lock()
+        self._messages: queue.Queue[Any] = queue.Queue()
+        self._closed = False
+        self._output = threading.Thread(target=self._read_output, args=(proc.stderr,),
+                                        daemon=True)
+        threading.Thread(target=self._read_channel, args=(proc.stdout,), daemon=True).start()
+        self._output.start()
+
+    def _read_channel(self, stream: IO[bytes]) -> None:
+        try:
+            while True:
+                line = stream.readline(MAX_MESSAGE_BYTES + 1)
+                if not line.endswith(b"\n"):
+                    self._messages.put(_TOO_LONG if len(line) > MAX_MESSAGE_BYTES else _EOF)
+                    return
+                self._messages.put(line)
+        except (OSError, ValueError):  # closed under the thread
+            self._messages.put(_EOF)
+
+    def _read_output(self, stream: IO[bytes]) -> None:
+        try:
+            while chunk := stream.read1(1 << 16):
+                with self._lock:
+                    self.streams["stderr"].feed(chunk)
+        except (OSError, ValueError):
+            pass
+
+    def close(self) -> None:
+        self._closed = True
+        try:
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+        except OSError:
+            pass
+
+    def send(self, message: dict[str, Any]) -> None:
+        try:
+            assert self.proc.stdin is not None
+            self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+            self.proc.stdin.flush()
+        except (OSError, ValueError):
+            pass  # the worker is gone; the next read says how
+
+    def receive(self, deadline: float, watch: Watch | None = None) -> dict[str, Any]:
+        """The next message. Raises Deadline or Closed."""
+        while True:
+            wake = deadline
+            if watch is not None:
+                watch.check()
+                wake = min(wake, watch.next_check())
+            if time.monotonic() >= deadline:
+                raise Deadline()
+            try:
+                item = self._messages.get(timeout=max(wake - time.monotonic(), 0.001))
+            except queue.Empty:
+                continue
+            if item is _EOF:
+                self._messages.put(_EOF)  # every later read sees the end too
+                raise Closed()
+            if item is _TOO_LONG:
+                self._messages.put(_EOF)
+                raise Closed("wrote more than the grader reads to its private channel")
+            try:
+                message = json.loads(item)
+            except ValueError:
+                message = None
+            if not isinstance(message, dict):
+                raise Closed("wrote something unreadable to the grader's private channel")
+            return message
+
+    def drain(self, seconds: float) -> None:
+        self._output.join(seconds)
+
+    def take_output(self) -> tuple[str, str]:
+        with self._lock:
+            return self.streams["stdout"].take(), self.streams["stderr"].take()
+
+
+def _kill_and_clean(proc: subprocess.Popen, scratch: Path) -> None:
+    """Finalizer: kill the child, reap it, close its pipes, remove its scratch folder."""
+    if proc.poll() is None:
+        proc.kill()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        try:
+            if stream is not None:
+                stream.close()
+        except OSError:
+            pass
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+class PortableWorker(Worker):
+    """The student's ``search.py`` in a plain child process (see the module docstring); the
+    requests, the replies and what they mean are :class:`~grader.sandbox.client.Worker`'s.
+    It runs as the user running the grader: ``user`` must be None."""
+
+    @staticmethod
+    def resolve_ids(user: str | int | None) -> None:
+        if user is not None:
+            raise GraderError("the portable worker runs student code as the user running the "
+                              f"grader; it cannot run it as {user!r}")
+        return None
+
+    def _spawn(self) -> None:
+        scratch, target, self.notebook = prepare_scratch(self.submission, None)
+        command = [sys.executable, "-s", "-B", "-m", "grader.sandbox.portable_worker"]
+        try:
+            proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, cwd=str(scratch),
+                                    env=portable_environment(scratch))
+        except BaseException:
+            shutil.rmtree(scratch, ignore_errors=True)
+            raise
+        self.starts += 1
+        self._proc = proc
+        self._channel = PortableChannel(proc, self.limits.output)
+        self._finalizer = weakref.finalize(self, _kill_and_clean, proc, scratch)
+        self._channel.send({"submission": str(target), "scratch": str(scratch),
+                            "limits": asdict(self.limits)})
+
+    def _kill_and_drain(self, error: Exception) -> str:
+        """Kill the child, collect the remaining output, and say how it ended."""
+        proc = self._proc
+        assert proc is not None
+        exited = False
+        if isinstance(error, Closed) and not error.args:  # EOF: the child is probably exiting
+            deadline = time.monotonic() + 1.0
+            while not (exited := proc.poll() is not None) and time.monotonic() < deadline:
+                time.sleep(0.005)
+        if proc.poll() is None:
+            proc.kill()
+        code = proc.wait()
+        if exited:
+            detail = describe_exit(code)
+        elif isinstance(error, Closed):
+            detail = str(error.args[0]) if error.args else "closed the grader's private channel"
+        else:
+            detail = "stopped answering"
+        assert self._channel is not None
+        self._channel.drain(0.5)
+        return detail
+
+
+__all__ = ["PORTABLE_ENV", "PortableWorker", "open_worker", "portable_reason", "require_sandbox"]

@@ -1,0 +1,139 @@
+"""The portable worker (issue 22): local checks without the sandbox's POSIX pieces give the
+sandbox's verdicts, and ``grader grade`` refuses to run with it. Forced here with
+``GRADER_PORTABLE=1`` (this machine has the full sandbox)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader.cases import load_case
+from grader.cli import main
+from grader.sandbox.client import Worker
+from grader.sandbox.portable import (
+    PORTABLE_ENV,
+    PortableWorker,
+    open_worker,
+    portable_reason,
+)
+from grader.scoring.grade import grade
+
+ROOT = Path(__file__).resolve().parent.parent
+PUBLIC = ROOT / "trees" / "public"
+AIMA = PUBLIC / "aima-fig-5-2.json"
+CORRECT = ROOT / "tests" / "submissions" / "correct" / "search.py"
+
+
+def _variants():
+    spec = importlib.util.spec_from_file_location(
+        "submission_variants_portable", ROOT / "tests" / "submissions" / "variants.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+VARIANTS = _variants()
+
+
+def test_the_mode_is_chosen_by_the_platform_and_forced_by_the_variable(monkeypatch):
+    monkeypatch.delenv(PORTABLE_ENV, raising=False)
+    assert portable_reason() is None  # this Linux machine has the whole sandbox
+    assert type(open_worker(CORRECT)) is Worker
+    monkeypatch.setattr(sys, "platform", "win32")
+    assert "needs Linux" in portable_reason()
+    monkeypatch.setenv(PORTABLE_ENV, "0")
+    assert portable_reason() is None
+    monkeypatch.setenv(PORTABLE_ENV, "1")
+    assert f"{PORTABLE_ENV}=1" in portable_reason()
+    assert type(open_worker(CORRECT)) is PortableWorker
+
+
+def test_portable_replies_match_the_sandboxes_and_its_failures_are_reported(tmp_path):
+    case = load_case(AIMA)
+    with Worker(CORRECT) as sandboxed, PortableWorker(CORRECT) as portable:
+        ours, theirs = sandboxed.run(case, "alpha_beta"), portable.run(case, "alpha_beta")
+    assert theirs.status == ours.status == "ok"
+    assert (theirs.value, theirs.generated, theirs.evaluated) == (
+        ours.value, ours.generated, ours.evaluated)
+    broken = tmp_path / "search.py"
+    broken.write_text(
+        "import os, sys\nprint('hello')\nos.write(1, b'fd-level\\n')\n"
+        "def max_value(game, state, depth=0):\n    raise ValueError('mine')\n"
+        "def alpha_beta(game, state, *args):\n    os._exit(3)\n"
+        "def expectimax(game, state, *args):\n    while True:\n        pass\n")
+    with PortableWorker(broken) as portable:
+        error = portable.run(case, "minimax")
+        assert error.status == "error" and "mine" in error.message
+        assert "hello" in error.stdout and "fd-level" in error.stderr
+        crashed = portable.run(case, "alpha_beta")
+        assert crashed.status == "crashed" and "exited with code 3" in crashed.message
+        looping = portable.run(load_case(PUBLIC / "expectimax-exp-value-10.json"),
+                               "expectimax", time_limit=0.2)
+        assert looping.status == "killed_timeout"  # the parent's kill: no timer in the child
+        assert portable.starts >= 2  # a fresh child after the crash
+
+
+def _comparable(results) -> list:
+    return [results.score, results.output] + [
+        (t.number, t.name, t.score, t.outcome, t.output, t.summary) for t in results.tests]
+
+
+# one known-wrong variant per algorithm (and one across two), each with a partial public score
+COMPARED = ("strict_pruning", "depth_off_by_one", "chance_unweighted", "maxn_wrong_component",
+            "mcts_max_reward", "returns_action")
+
+
+@pytest.mark.parametrize("name", COMPARED)
+def test_portable_mode_gives_the_sandboxes_scores_and_feedback(name, tmp_path, monkeypatch):
+    submission = VARIANTS.materialize(name, tmp_path / name)
+    algorithms = list(VARIANTS.VARIANTS[name].algorithms)
+    monkeypatch.setenv(PORTABLE_ENV, "0")
+    sandboxed = grade(submission, [PUBLIC], algorithms=algorithms)
+    monkeypatch.setenv(PORTABLE_ENV, "1")
+    portable = grade(submission, [PUBLIC], algorithms=algorithms)
+    assert 0 < portable.score < portable.max_score
+    assert _comparable(portable) == _comparable(sandboxed)
+
+
+def test_grader_grade_refuses_the_portable_mode(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv(PORTABLE_ENV, "1")
+    results = tmp_path / "results.json"
+    code = main(["grade", "--submission", str(CORRECT), "--cases", str(AIMA),
+                 "--results", str(results)])
+    assert code == 2
+    written = json.loads(results.read_text())  # still a valid results file, saying why
+    assert written["score"] == 0
+    assert "full sandbox" in json.dumps(written) and "full sandbox" in capsys.readouterr().out
+
+
+def test_the_pytest_front_end_runs_in_portable_mode():
+    env = {**__import__("os").environ, PORTABLE_ENV: "1"}
+    ran = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider",
+                          "-k", "alpha_beta-aima-fig-5-2"], cwd=ROOT / "student", env=env,
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert "test_search.py::test_public_case[alpha_beta-aima-fig-5-2] FAILED" in ran.stdout
+    assert "`alpha_beta` is not implemented yet" in ran.stdout
+
+
+def test_a_budget_stop_the_code_swallows_is_still_a_budget_stop(tmp_path):
+    from grader.run.tracing import Budget
+
+    swallower = tmp_path / "search.py"
+    swallower.write_text(
+        "def max_value(game, state, depth=0):\n"
+        "    while True:\n"
+        "        try:\n"
+        "            game.result(state, game.actions(state)[0])\n"
+        "        except BaseException:\n"
+        "            pass\n")
+    with PortableWorker(swallower) as portable:
+        reply = portable.run(load_case(AIMA), "minimax", time_limit=0.3,
+                             budget=Budget(result=50, evaluated=50))
+    assert reply.status == "budget" and reply.budget_stop == {"kind": "result", "calls": 50}
+    assert reply.generated == ["B"] * 50
