@@ -42,10 +42,12 @@ def batch_main(submissions: Path, out: Path, *, cases: list[Path], jobs: int | N
     could be graded (bad folder, cases or shard)."""
     from grader.cases import find_cases
     from grader.cases.rubric import DEFAULT_PATH, load_rubric
+    from grader.sandbox.portable import require_sandbox
 
     stream = stream or sys.stdout
     out = Path(out)
     try:
+        require_sandbox("grader batch")  # staff grade only in the full sandbox, as on Gradescope
         everyone = find_submissions(Path(submissions), exclude=out)
         share = parse_shard(shard) if shard is not None else None
         found = take_shard(everyone, share) if share else everyone
