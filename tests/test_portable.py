@@ -112,6 +112,17 @@ def test_grader_grade_refuses_the_portable_mode(tmp_path, monkeypatch, capsys):
     assert "full sandbox" in json.dumps(written) and "full sandbox" in capsys.readouterr().out
 
 
+def test_grader_batch_refuses_the_portable_mode(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv(PORTABLE_ENV, "1")
+    (tmp_path / "export" / "submission_1").mkdir(parents=True)
+    (tmp_path / "export" / "submission_1" / "search.py").write_text(CORRECT.read_text())
+    code = main(["batch", str(tmp_path / "export"), "--out", str(tmp_path / "out"),
+                 "--cases", str(AIMA)])
+    assert code == 2 and "grader batch runs student code only in the full sandbox" in (
+        capsys.readouterr().err)
+    assert not (tmp_path / "out" / "submission_1").exists()  # nothing graded
+
+
 def test_the_pytest_front_end_runs_in_portable_mode():
     env = {**__import__("os").environ, PORTABLE_ENV: "1"}
     ran = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider",
