@@ -88,9 +88,15 @@ def _write_text_atomically(text: str, path: Path) -> None:
         raise
 
 
+def json_text(data: Any) -> str:
+    """``data`` as every results file is written: indented strict JSON (no NaN: platforms reject
+    it; an object the writer did not expect becomes its ``str``)."""
+    return json.dumps(data, indent=2, allow_nan=False, default=str) + "\n"
+
+
 def write_json_atomically(data: Any, path: Path) -> None:
-    """Strict JSON (no NaN: Gradescope rejects it), written so readers never see half a file."""
-    write_text_atomically(json.dumps(data, indent=2, allow_nan=False, default=str) + "\n", path)
+    """:func:`json_text`, written so readers never see half a file."""
+    write_text_atomically(json_text(data), path)
 
 
 def json_safe(value: Any) -> Any:

@@ -15,11 +15,10 @@ hidden cases keep their points and pass/fail under a neutral name. A grader fail
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from grader.files import write_text_atomically
+from grader.files import write_json_atomically
 from grader.scoring.results import GRADER_ERROR, NEUTRAL_GRADER_ERROR, GradingResults, TestResult
 
 MAX_MESSAGE = 500
@@ -65,9 +64,6 @@ def error_results(message: str, detail: str = "") -> dict[str, Any]:
                        "line_no": 0, "duration": 0}]}
 
 
-def _dumps(data: dict[str, Any]) -> str:
-    return json.dumps(data, indent=2, allow_nan=False, default=str) + "\n"
-
 
 def write_results(results: GradingResults, path: Path) -> dict[str, Any]:
     """Write ``results`` to ``path``; on any failure write :func:`error_results` instead."""
@@ -75,5 +71,5 @@ def write_results(results: GradingResults, path: Path) -> dict[str, Any]:
         data = results_dict(results)
     except Exception as error:  # the grader failed, never the student: keep the file valid
         data = error_results(f"writing results failed: {error!r}")
-    write_text_atomically(_dumps(data), Path(path))
+    write_json_atomically(data, Path(path))
     return data

@@ -18,11 +18,10 @@ PrairieLearn then neither scores the attempt nor counts it, and staff regrade it
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from grader.files import write_text_atomically
+from grader.files import json_text, write_json_atomically
 from grader.scoring.results import GRADER_ERROR, NEUTRAL_GRADER_ERROR, GradingResults, TestResult
 
 MAX_BYTES = 1_000_000  # PrairieLearn's limit on results.json
@@ -71,10 +70,10 @@ def results_dict(results: GradingResults) -> dict[str, Any]:
                 "message": "",
                 "output": "",
             })
-        if len(_dumps(data).encode()) < MAX_BYTES or limit == 0:
+        if len(json_text(data).encode()) < MAX_BYTES or limit == 0:
             break
         limit //= 4
-    if len(_dumps(data).encode()) >= MAX_BYTES:  # summaries alone too long: totals only
+    if len(json_text(data).encode()) >= MAX_BYTES:  # summaries alone too long: totals only
         data["message"] = _cut(data["message"], 10_000)
         data["tests"] = []
     return data
@@ -86,9 +85,6 @@ def error_results(message: str, detail: str = "") -> dict[str, Any]:
     return {"gradable": False, "score": 0.0, "message": NEUTRAL_GRADER_ERROR, "tests": []}
 
 
-def _dumps(data: dict[str, Any]) -> str:
-    return json.dumps(data, indent=2, allow_nan=False, default=str) + "\n"
-
 
 def write_results(results: GradingResults, path: Path) -> dict[str, Any]:
     """Write ``results`` to ``path``; on any failure write :func:`error_results` instead."""
@@ -96,5 +92,5 @@ def write_results(results: GradingResults, path: Path) -> dict[str, Any]:
         data = results_dict(results)
     except Exception as error:  # the grader failed, never the student: keep the file valid
         data = error_results(f"writing results failed: {error!r}")
-    write_text_atomically(_dumps(data), Path(path))
+    write_json_atomically(data, Path(path))
     return data
