@@ -159,19 +159,17 @@ def _wrap(game: Game, trace: Trace) -> TracedGame:
         record_generated(child)
         return child
 
-    def utility(state):
-        if len(evaluated) >= most_evaluated:
-            stop("evaluated")
-        value = inner_utility(state)
-        record_evaluated(state)
-        return value
+    def scored_by(inner):
+        """``utility`` or ``evaluate``: each scores a leaf, and both count toward one budget."""
+        def score(state):
+            if len(evaluated) >= most_evaluated:
+                stop("evaluated")
+            value = inner(state)
+            record_evaluated(state)
+            return value
+        return score
 
-    def evaluate(state):
-        if len(evaluated) >= most_evaluated:
-            stop("evaluated")
-        value = inner_evaluate(state)
-        record_evaluated(state)
-        return value
+    utility, evaluate = scored_by(inner_utility), scored_by(inner_evaluate)
 
     wrapper = object.__new__(TracedGame)
     attributes = {

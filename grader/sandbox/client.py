@@ -250,6 +250,14 @@ class Worker:
         )
 
     # --- ending a worker -------------------------------------------------------------
+    @staticmethod
+    def _has_exited(proc: subprocess.Popen) -> bool:
+        return has_exited(proc)  # without reaping it
+
+    @staticmethod
+    def _kill(proc: subprocess.Popen) -> None:
+        kill_group(proc)  # before reaping: while the leader is a zombie, the group id stays ours
+
     def _kill_and_drain(self, error: Exception) -> str:
         """Kill the group, collect the remaining output, and say how the worker ended."""
         proc = self._proc
@@ -257,9 +265,9 @@ class Worker:
         exited = False
         if isinstance(error, Closed) and not error.args:  # EOF: the worker is probably exiting
             deadline = time.monotonic() + 1.0
-            while not (exited := has_exited(proc)) and time.monotonic() < deadline:
+            while not (exited := self._has_exited(proc)) and time.monotonic() < deadline:
                 time.sleep(0.005)
-        kill_group(proc)  # before reaping: while the leader is a zombie, the group id stays ours
+        self._kill(proc)
         code = proc.wait()
         if exited:
             detail = describe_exit(code)

@@ -41,8 +41,13 @@ from grader.sandbox.capture import CappedBuffer
 from grader.sandbox.channel import Channel
 from grader.sandbox.client import Worker
 from grader.sandbox.limits import Limits
-from grader.sandbox.process import Closed, Deadline, describe_exit, prepare_scratch
-from grader.sandbox.protocol import MAX_MESSAGE_BYTES
+from grader.sandbox.process import Closed, Deadline, prepare_scratch
+from grader.sandbox.protocol import (
+    MAX_MESSAGE_BYTES,
+    MAX_MESSAGE_ITEMS,
+    Unreadable,
+    parse_message,
+)
 from grader.sandbox.watch import Watch
 
 PORTABLE_ENV = "GRADER_PORTABLE"  # "1": always the portable worker; "0": never
@@ -110,6 +115,7 @@ class PortableChannel(Channel):
         self.streams = {"stdout": CappedBuffer(output), "stderr": CappedBuffer(output)}
         self.pipes = {}
         self.inbox = bytearray()
+        self.max_items = MAX_MESSAGE_ITEMS  # as the sandboxed channel: the request's limit
         self._lock = threading.Lock()
         self._messages: queue.Queue[Any] = queue.Queue()
         self._closed = False
@@ -172,13 +178,11 @@ class PortableChannel(Channel):
             if item is _TOO_LONG:
                 self._messages.put(_EOF)
                 raise Closed("wrote more than the grader reads to its private channel")
-            try:
-                message = json.loads(item)
-            except ValueError:
-                message = None
-            if not isinstance(message, dict):
-                raise Closed("wrote something unreadable to the grader's private channel")
-            return message
+            line = item.rstrip(b"\n")
+            try:  # the sandboxed channel's checks: sizes before decoding, then the schema
+                return parse_message(line, len(line), self.max_items)
+            except Unreadable as error:
+                raise Closed(str(error)) from None
 
     def drain(self, seconds: float) -> None:
         self._output.join(seconds)
@@ -234,27 +238,14 @@ class PortableWorker(Worker):
         self._channel.send({"submission": str(target), "scratch": str(scratch),
                             "limits": asdict(self.limits)})
 
-    def _kill_and_drain(self, error: Exception) -> str:
-        """Kill the child, collect the remaining output, and say how it ended."""
-        proc = self._proc
-        assert proc is not None
-        exited = False
-        if isinstance(error, Closed) and not error.args:  # EOF: the child is probably exiting
-            deadline = time.monotonic() + 1.0
-            while not (exited := proc.poll() is not None) and time.monotonic() < deadline:
-                time.sleep(0.005)
-        if proc.poll() is None:
+    @staticmethod
+    def _has_exited(proc: subprocess.Popen) -> bool:
+        return proc.poll() is not None
+
+    @staticmethod
+    def _kill(proc: subprocess.Popen) -> None:
+        if proc.poll() is None:  # one child, no process group to kill
             proc.kill()
-        code = proc.wait()
-        if exited:
-            detail = describe_exit(code)
-        elif isinstance(error, Closed):
-            detail = str(error.args[0]) if error.args else "closed the grader's private channel"
-        else:
-            detail = "stopped answering"
-        assert self._channel is not None
-        self._channel.drain(0.5)
-        return detail
 
 
 __all__ = ["PORTABLE_ENV", "PortableWorker", "open_worker", "portable_reason", "require_sandbox"]
