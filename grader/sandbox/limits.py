@@ -107,12 +107,14 @@ def slot_ids(base: str, slot: int) -> tuple[int, int]:
 
 
 def claim_worker_slot(folder: str | None = None) -> int:
-    """Claim the lowest free job slot among this process's siblings (the children of one
-    parent) and set ``$GRADER_WORKER_SLOT``: its workers then run as the slot's own user.
-    A slot is a locked file, freed when its process ends. Returns the slot (0: none free)."""
+    """Claim the lowest free job slot on this machine and set ``$GRADER_WORKER_SLOT``: this
+    process's workers then run as the slot's own user. A slot is a locked file, freed when its
+    process ends. The slots are the machine's, not one batch's: a slot's user is a machine-wide
+    uid, so two batches running at once must not share one (a submission of one could signal
+    the other's workers). Returns the slot (0: none free)."""
     import fcntl  # POSIX only, as is every job slot
 
-    folder = folder or os.path.join(tempfile.gettempdir(), f"grader-slots-{os.getuid()}-{os.getppid()}")
+    folder = folder or os.path.join(tempfile.gettempdir(), f"grader-slots-{os.getuid()}")
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)
     except OSError:
