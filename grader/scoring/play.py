@@ -133,8 +133,15 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
 
     if importlib.util.find_spec("reference") is None:
         return _sample_check(case, result, rubric, worker)
+    seen: dict[str, float] = {}  # the positions this case's matches evaluated, for the hint
+
+    def evaluate(ids: list[str]) -> dict[str, float]:
+        values = evaluate_ids(worker, case, ids, rubric)
+        seen.update(values)
+        return values
+
     try:
-        records = play_case(case, rubric, lambda ids: evaluate_ids(worker, case, ids, rubric))
+        records = play_case(case, rubric, evaluate)
     except EvaluationFailed as failed:
         reply = failed.reply
         result.outcome, message = _failure_outcome(reply)
@@ -150,11 +157,54 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
     result.score = round(result.max_score * (earned / full if full else 0.0), 6)
     result.outcome = PASSED if result.score >= result.max_score else "wrong_value"
     game = case.build_game()
+    result.extra_data = {}
     result.summary, result.output = play_feedback.report(
         game, case.play.opponent, records, value, thresholds, rubric.play.draw_weight,
         _losing_choices(game, records, case.play.depth or rubric.play.depth))
-    result.extra_data = {"play": play_feedback.records_data(records)}
+    if result.score < result.max_score:
+        hint = likely_mistake(game, seen)
+        if hint:
+            result.output += "\n\nLikely mistake: " + hint
+            result.extra_data["hint"] = hint
+    result.extra_data["play"] = play_feedback.records_data(records)
     return result
+
+
+MIN_EVIDENCE = 10  # positions a hint needs, of each kind it compares
+
+
+def likely_mistake(game: Any, values: dict[str, float]) -> str:
+    """A named mistake when the values the student gave show one clearly ("" otherwise):
+    compared with the staff's evaluation (``reference.play.reference_evaluation``) on the same
+    positions, by sign and by the player to move."""
+    from reference.play import reference_evaluation
+
+    if len(values) < MIN_EVIDENCE:
+        return ""
+    if len(set(values.values())) == 1:
+        return ("`evaluate` returned the same value for every position, so the search tells "
+                "moves apart only by the wins and losses it sees and otherwise plays the first "
+                "move in `actions` order.")
+    agree = {True: [], False: []}  # x to move?
+    staff_negative = 0
+    for state_id, mine in values.items():
+        staff = reference_evaluation(game, game.state_from_id(state_id))
+        staff_negative += staff < 0
+        if abs(staff) >= 1 and mine != 0:
+            agree[state_id.count("x") == state_id.count("o")].append((staff > 0) == (mine > 0))
+    share = {side: sum(kept) / len(kept) for side, kept in agree.items()
+             if len(kept) >= MIN_EVIDENCE}
+    if share.get(True, 0) >= 0.8 and share.get(False, 1) <= 0.2:
+        return ("your values have the right sign when x is to move and the wrong one when o is: "
+                "`evaluate` returns the value for MAX (x) whoever is to move, not the value "
+                "for the player to move.")
+    if share and all(value <= 0.2 for value in share.values()):
+        return ("your values have the wrong sign almost everywhere: larger must be better for "
+                "MAX (x), smaller for MIN (o).")
+    if min(values.values()) >= 0 and staff_negative >= 0.2 * len(values):
+        return ("your values never go below 0, even where o is clearly ahead: does `evaluate` "
+                "count o's windows and threats against x?")
+    return ""
 
 
 def _losing_choices(game: Any, records: list[Any], depth: int) -> dict[int, Any]:

@@ -368,7 +368,47 @@ _VARIANTS += [
     ),
 ]
 
+# evaluate (graded by play): tests/test_play.py grades these, not the trace tests.
+EVALUATE_END = """
+    for row in board:
+        for c in {columns // 2, (columns - 1) // 2}:
+            if row[c] == "x":
+                score += 0.5
+            elif row[c] == "o":
+                score -= 0.5
+    return score
+"""
+_VARIANTS += [
+    Variant(
+        "evaluate_constant", "evaluate returns 0 for every position: the search still takes a "
+        "win and blocks a loss it sees, and otherwise plays the first move",
+        ("evaluate",), ("evaluate",),
+        (_swap(4, EVALUATE_END, EVALUATE_END.replace("return score", "return 0")),),
+    ),
+    Variant(
+        "evaluate_ignores_opponent", "evaluate counts only x's windows (and centre marks): o's "
+        "threats never lower the value",
+        ("evaluate",), ("evaluate",),
+        (_swap(20, """
+            elif o and not x:
+                score -= 4.0 ** (o - 1)
+        """, ""), _swap(12, """
+            elif row[c] == "o":
+                score -= 0.5
+        """, "")),
+    ),
+    Variant(
+        "evaluate_mover_view", "evaluate gives the value for the player to move (negamax's "
+        "convention) instead of for MAX: a sign error whenever o is to move",
+        ("evaluate",), ("evaluate",),
+        (_swap(4, EVALUATE_END, EVALUATE_END.replace(
+            "return score", "return score if game.to_move(state) == MAX else -score")),),
+    ),
+]
+
 VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _VARIANTS}
+PLAY_VARIANTS = tuple(name for name, variant in VARIANTS.items()
+                      if variant.algorithms == ("evaluate",))
 
 
 def source(name: str) -> str:
