@@ -171,6 +171,7 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
 
 
 MIN_EVIDENCE = 10  # positions a hint needs, of each kind it compares
+HINT_POSITIONS = 500  # positions a hint looks at
 
 
 def likely_mistake(game: Any, values: dict[str, float]) -> str:
@@ -185,8 +186,9 @@ def likely_mistake(game: Any, values: dict[str, float]) -> str:
         return ("`evaluate` returned the same value for every position, so the search tells "
                 "moves apart only by the wins and losses it sees and otherwise plays the first "
                 "move in `actions` order.")
-    agree = {True: [], False: []}  # x to move?
+    agree: dict[bool, list[bool]] = {True: [], False: []}  # x to move?
     staff_negative = 0
+    values = dict(list(values.items())[:HINT_POSITIONS])  # the first ones met: plenty
     for state_id, mine in values.items():
         staff = reference_evaluation(game, game.state_from_id(state_id))
         staff_negative += staff < 0
