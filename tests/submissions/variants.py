@@ -378,7 +378,7 @@ EVALUATE_END = """
                 score -= 0.5
     return score
 """
-_VARIANTS += [
+_PLAY_VARIANTS = [
     Variant(
         "evaluate_constant", "evaluate returns 0 for every position: the search still takes a "
         "win and blocks a loss it sees, and otherwise plays the first move",
@@ -406,9 +406,9 @@ _VARIANTS += [
     ),
 ]
 
-VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _VARIANTS}
-PLAY_VARIANTS = tuple(name for name, variant in VARIANTS.items()
-                      if variant.algorithms == ("evaluate",))
+VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _VARIANTS}  # by trace
+PLAY_VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _PLAY_VARIANTS}
+ALL: dict[str, Variant] = {**VARIANTS, **PLAY_VARIANTS}
 
 
 def source(name: str) -> str:
@@ -416,10 +416,10 @@ def source(name: str) -> str:
     text = CORRECT.read_text(encoding="utf-8")
     if name == CORRECT_NAME:
         return text
-    if name not in VARIANTS:
-        raise KeyError(f"expected a variant name (one of {', '.join(VARIANTS)}) or "
+    if name not in ALL:
+        raise KeyError(f"expected a variant name (one of {', '.join(ALL)}) or "
                        f"{CORRECT_NAME!r}, got: {name!r}")
-    for index, (old, new) in enumerate(VARIANTS[name].replacements):
+    for index, (old, new) in enumerate(ALL[name].replacements):
         count = text.count(old)
         if count != 1:
             raise VariantError(f"variant {name!r}, replacement {index}: expected its text once "
@@ -439,7 +439,7 @@ def materialize(name: str, directory: str | Path) -> Path:
 
 def materialize_all(out_dir: str | Path) -> dict[str, Path]:
     """Write every variant as ``out_dir/<name>/search.py``; name -> path."""
-    return {name: materialize(name, Path(out_dir) / name) for name in VARIANTS}
+    return {name: materialize(name, Path(out_dir) / name) for name in ALL}
 
 
 def main(argv: list[str]) -> int:
