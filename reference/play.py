@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grader.games.base import MAX
+from grader.games.tictactoe import grid_lines
 
 OPPONENTS = ("random", "greedy", "baseline")
 Value = tuple[int, float]
@@ -103,25 +104,19 @@ def search_move(game: Any, state: Any, depth: int, evaluation: Evaluation) -> An
 # --- the staff's evaluations ----------------------------------------------------------------
 
 
-def _windows(game: Any) -> list[tuple[tuple[int, int], ...]]:
-    lines = []
-    rows, columns, k = game.rows, game.columns, game.connect
-    for r in range(rows):
-        for c in range(columns):
-            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-                if 0 <= r + dr * (k - 1) < rows and 0 <= c + dc * (k - 1) < columns:
-                    lines.append(tuple((r + dr * i, c + dc * i) for i in range(k)))
-    return lines
+def _windows(game: Any) -> tuple[tuple[int, ...], ...]:
+    """Every run of ``connect`` cells in a line, as indexes into the joined board."""
+    return grid_lines(game.rows, game.columns, game.connect)
 
 
 def baseline_evaluation(game: Any, state: Any) -> float:
     """The staff's plain evaluation: over every window of ``connect`` cells, the ``x`` marks of
     windows without an ``o`` minus the ``o`` marks of windows without an ``x`` (the built-in
     games' own heuristic)."""
-    board = game.board(state)
+    cells = "".join(game.board(state))
     score = 0
     for window in _windows(game):
-        marks = [board[r][c] for r, c in window]
+        marks = [cells[i] for i in window]
         if "o" not in marks:
             score += marks.count("x")
         if "x" not in marks:
@@ -134,9 +129,10 @@ def reference_evaluation(game: Any, state: Any) -> float:
     player only, weighted steeply by their marks (1, 4, 16, ...: a window one mark short of a
     line is worth far more than two with fewer), plus a mark in the middle column(s)."""
     board = game.board(state)
+    cells = "".join(board)
     score = 0.0
     for window in _windows(game):
-        marks = [board[r][c] for r, c in window]
+        marks = [cells[i] for i in window]
         x, o = marks.count("x"), marks.count("o")
         if x and not o:
             score += 4.0 ** (x - 1)

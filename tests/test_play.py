@@ -311,8 +311,10 @@ def test_the_handout_without_the_search_only_checks_sample_positions(tmp_path, m
     monkeypatch.setattr(scoring_play.importlib.util, "find_spec",
                         lambda name, *a: None if name == "reference" else real(name, *a))
     test = grade(variants.materialize("correct", tmp_path / "s"), [path], rubric=SMALL).tests[0]
-    assert (test.score, test.max_score, test.outcome) == (0.0, 0.0, "not_graded")
+    assert (test.score, test.max_score, test.outcome) == (0.0, 0.0, "passed")
     assert "played by the autograder" in test.summary and "evaluate:" in test.output
+    stub = grade(ROOT / "student" / "search.py", [path], rubric=SMALL).tests[0]
+    assert (stub.max_score, stub.outcome) == (0.0, "not_implemented")
 
 
 # --- cases and rubric ---------------------------------------------------------------------
@@ -343,3 +345,13 @@ def test_the_shipped_play_cases_load_and_the_rubric_sets_their_points():
     with pytest.raises(RubricError, match="expected opponents as keys"):
         rubric_from_dict({"play": {"thresholds": {"smart": [1]}}})
     assert replace(rubric.play, threshold_points=2).threshold_points == 2
+
+
+def test_the_html_report_replays_each_lost_match_move_by_move(graded):
+    from grader.report.html.report import report_html
+
+    results = graded["evaluate_mover_view"]
+    html = report_html(results)
+    lost = [m for t in results.tests for m in t.extra_data["play"] if m["outcome"] == "loss"]
+    assert lost and html.count('class="play-frame"') >= len(lost[0]["positions"])
+    assert "final position: you" in html and 'class="play-step"' in html
