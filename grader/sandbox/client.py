@@ -380,8 +380,9 @@ class Worker:
         window, most = self.cpu_limits(time_limit, time_multiple, budget)
         if self._proc is not None and (self._proc.poll() is not None or self._cpu + most
                                        + self.limits.kill_margin + 2 > self.limits.cpu_time):
-            self.close()
+            self.close()  # start afresh
             self.start()
+            window, most = self.cpu_limits(time_limit, time_multiple, budget)
         if self._import_failure is not None:
             failure = self._import_failure
             return relabel_reply(WorkerReply(

@@ -21,6 +21,38 @@ from grader.sandbox.reply_parts import timeout_message
 FUNCTION = "evaluate"
 
 
+def serve_evaluate_request(request: dict[str, Any], module: Any, path: str,
+                           limits: dict[str, Any], tools: Any, guard: Any,
+                           snapshot: dict[str, Any]) -> dict[str, Any]:
+    """An ``evaluate`` request served whole: the CPU guard armed first (its progress: the
+    batch's game calls and positions done), the batch evaluated, the guard disarmed. Past its
+    budget and still running (it swallows the stop and the time-out), the call is answered
+    from the guard as a budget stop and the process ends, as the search requests are."""
+    window, most = float(request["time_limit"]), float(request["cpu_most"])
+    counter = Counter()
+
+    def settled(reason: str) -> None:
+        if counter.stopped_at is None:
+            return
+        guard.disarm()
+        where = position_at([str(i) for i in request["evaluate"].get("ids") or []], counter, None)
+        tools.send({"event": "reply", "seq": request.get("seq"), "status": "budget",
+                    "recycle": True, "function": FUNCTION,
+                    "budget_stop": {"kind": "result", "calls": 0},
+                    "message": f"evaluate passed its budget of game calls at position {where!r} "
+                               "and went on", "cpu": tools.cpu()})
+        tools.exit(0)
+
+    guard.arm(window, most, lambda: counter.total, settled)
+    try:
+        return serve_evaluate(request, module, path, limits, tools, guard, snapshot, counter)
+    except WorkerTimeout:
+        return {"event": "reply", "status": "timeout",
+                "message": timeout_message(guard.reason, window, most)}
+    finally:
+        guard.disarm()
+
+
 def serve_evaluate(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any],
                    tools: Any, guard: Any, snapshot: dict[str, Any], counter: Counter
                    ) -> dict[str, Any]:
@@ -100,4 +132,4 @@ def position_at(ids: list[str], counter: Counter, caught: Any) -> str:
     return ids[max(0, min(int(index), len(ids) - 1))]
 
 
-__all__ = ["position_at", "serve_evaluate"]
+__all__ = ["position_at", "serve_evaluate", "serve_evaluate_request"]

@@ -46,8 +46,7 @@ from grader.run.calibration import calibration_seconds
 from grader.run.runner import MctsSettings, function_name, run_algorithm
 from grader.run.tracing import Budget
 from grader.sandbox.capture import Captured
-from grader.run.evaluation import Counter
-from grader.sandbox.evaluating import position_at, serve_evaluate
+from grader.sandbox.evaluating import serve_evaluate_request
 from grader.sandbox.confine import apply_limits, confine, die_with_parent, drop_privileges
 from grader.sandbox.failures import (
     SandboxViolation,
@@ -213,28 +212,7 @@ def _serve(request: dict[str, Any], module: Any, path: str, limits: dict[str, An
         tools.exit(0)
 
     if isinstance(request.get("evaluate"), dict):  # the evaluate assignment: a batch of positions
-        counter = Counter()
-
-        def settled_evaluate(reason: str) -> None:
-            if counter.stopped_at is None:
-                return
-            guard.disarm()
-            tools.send({"event": "reply", "seq": request.get("seq"), "status": "budget",
-                        "recycle": True, "function": "evaluate",
-                        "budget_stop": {"kind": "result", "calls": 0},
-                        "message": "evaluate passed its budget of game calls at position "
-                                   f"{position_at(request['evaluate'].get('ids') or [], counter, None)!r}"
-                                   " and went on", "cpu": tools.cpu()})
-            tools.exit(0)
-
-        guard.arm(window, most, lambda: counter.total, settled_evaluate)
-        try:
-            return serve_evaluate(request, module, path, limits, tools, guard, snapshot, counter)
-        except WorkerTimeout:
-            return {"event": "reply", "status": "timeout",
-                    "message": timeout_message(guard.reason, window, most)}
-        finally:
-            guard.disarm()
+        return serve_evaluate_request(request, module, path, limits, tools, guard, snapshot)
     guard.arm(window, most, _Stash.progress, settled)
     try:
         return _call(request, module, path, limits, tools, guard, snapshot)
