@@ -1,7 +1,7 @@
 """Adversarial search: fill in the functions below. This is the one file you upload.
 
 The grader calls these functions by name with a ``game`` and a ``state``. You may add helper
-functions; import only ``math`` and the constants below.
+functions; import only ``math`` and the constants below (``evaluate`` may also use ``random``).
 
 The game (the formal game of the lectures)
 ------------------------------------------
@@ -194,3 +194,38 @@ def iterative_deepening(game, state, max_depth):
     ``evaluated`` over all iterations, in order.
     """
     raise NotImplementedError("iterative_deepening is not implemented yet")
+
+
+def evaluate(game, state):
+    """EVAL for a depth-limited search: how good ``state`` is for MAX (``x``), as a number.
+
+    This one is graded by PLAY, not by a trace. The grader's own search (depth-limited
+    minimax, ``depth`` plies: 2 unless the rubric says otherwise) plays matches of Connect Four
+    (6 x 7, four in a row) and of the 5,5,4-game (tic-tac-toe on a 5 x 5 board, any empty
+    square, four in a row) against fixed opponents, half of them as ``x`` and half as ``o``,
+    and calls ``evaluate`` at its cutoff. Points come from the wins (a draw counts half) that
+    reach the rubric's thresholds, e.g. 1, 5 and 10 wins of 10 against a random player.
+
+    * Called only on positions that are NOT terminal (the search scores those by their
+      outcome itself), at the search's depth cutoff, with either player to move.
+    * Return a finite ``int`` or ``float``: larger is better for MAX (``x``), smaller for MIN
+      (``o``); around 0 for an even position (a draw the search sees counts as 0). The scale is
+      yours: a win or loss the search sees always outranks any value you return, and the
+      search prefers sooner wins and later losses.
+    * ``game`` here is the game's rules and its board, read-only: ``game.to_move(state)``,
+      ``game.actions(state)``, ``game.result(state, action)``, ``game.is_terminal(state)``,
+      ``game.utility(state)`` (+1 x wins, -1 o wins, 0 draw), and ``game.board(state)``: the
+      rows top to bottom, each a string of ``"x"``, ``"o"`` and ``"."`` (Connect Four's marks
+      fall to the lowest empty cell of a column); ``game.rows``, ``game.columns``,
+      ``game.connect`` (marks in a row that win). There is no ``game.evaluate``: this is it.
+    * At most 1,000 ``result``/``utility`` calls per evaluation (the rubric's ``[play] calls``);
+      past that the call is stopped and the test scores 0.
+    * Deterministic: the same position must get the same value. You may use ``random``: the
+      grader seeds it before every call, by position, so a value never changes between calls.
+    * Ties between moves go to the first in ``game.actions`` order.
+
+    Ideas from the lectures: count the windows of ``game.connect`` cells still open for each
+    player, weighting those nearly full much more; mind the opponent's threats as much as your
+    own; central squares take part in more lines.
+    """
+    raise NotImplementedError("evaluate is not implemented yet")

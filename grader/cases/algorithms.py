@@ -9,7 +9,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-ALGORITHMS = ("minimax", "alpha_beta", "expectimax", "maxn", "mcts", "iterative_deepening")
+ALGORITHMS = ("minimax", "alpha_beta", "expectimax", "maxn", "mcts", "iterative_deepening",
+              "evaluate")
+
+# Graded by play, not by a trace: the grader's search plays matches and calls the student's
+# ``evaluate(game, state)`` at its depth cutoff (:mod:`grader.scoring.play`). No reference
+# answer, no trace, no named mistake.
+PLAY_ALGORITHMS = ("evaluate",)
+PLAY_GAMES = ("connect4", "mnk")  # built-in games with a board view (``game.board``)
+OPPONENTS = ("random", "greedy", "baseline")
 
 # ``iterative_deepening(game, root, max_depth)`` returns ``(value, action)``: a run's ``value``
 # is that pair, and ``max_depth`` is the case's ``depth_limit``.
@@ -23,3 +31,15 @@ class MctsSettings:
     iterations: int = 100
     seed: int = 0
     c: float = math.sqrt(2)
+
+
+@dataclass
+class PlaySettings:
+    """How an ``evaluate`` case plays: the opponent, the seed of its matches, and overrides of
+    the rubric's ``[play]`` keys (None: the rubric's)."""
+
+    opponent: str = "random"
+    seed: int = 0
+    matches: int | None = None
+    depth: int | None = None
+    opening: int | None = None

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from grader.cases.algorithms import ALGORITHMS
+from grader.cases.algorithms import ALGORITHMS, OPPONENTS
 from grader.errors import CaseError
 from grader.paths import DEFAULT_RUBRIC
 
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 DEFAULT_PATH = DEFAULT_RUBRIC
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 RULES = ("inclusive", "strict")
-TABLES = ("defaults", "algorithms", "random_trees")
+TABLES = ("defaults", "algorithms", "random_trees", "play")
 
 Check = Callable[[Any], "str | None"]  # a value -> what is wrong with it, or None
 
@@ -161,6 +161,60 @@ class RandomTreesRubric:
         return self.points
 
 
+def _threshold_list(value: Any) -> str | None:
+    if not isinstance(value, list) or not value:
+        return f"expected a non-empty list of numbers, got: {value!r}"
+    for item in value:
+        problem = _number(0, low_open=True)(item)
+        if problem:
+            return problem
+    if value != sorted(value):
+        return f"expected the thresholds in ascending order, got: {value!r}"
+    return None
+
+
+def _thresholds(value: Any) -> str | None:
+    if isinstance(value, dict):
+        for opponent, given in value.items():
+            if opponent not in OPPONENTS:
+                return f"expected opponents as keys ({', '.join(OPPONENTS)}), got: {opponent!r}"
+            problem = _threshold_list(given)
+            if problem:
+                return f"{opponent}: {problem}"
+        return None
+    return _threshold_list(value)
+
+
+@dataclass(frozen=True)
+class PlayRubric:
+    """How ``evaluate`` cases play and score (``[play]``): a case's ``play`` overrides depth,
+    matches and opening. A test's score is ``threshold_points`` for each threshold its
+    wins reach (a draw counts ``draw_weight`` of a win), CS188's way."""
+
+    depth: int = _key(2, "plies the search looks ahead before it calls evaluate",
+                      _number(1, 4, integer=True))
+    matches: int = _key(10, "matches a case plays, the student x in half of them and o in the "
+                        "other half", _number(1, 100, integer=True))
+    opening: int = _key(2, "random plies each match starts with (seeded), so matches differ",
+                        _number(0, 10, integer=True))
+    calls: int = _key(1000, "the work budget of one evaluation: result/utility calls",
+                      _number(0, integer=True))
+    draw_weight: float = _key(0.5, "what a draw counts for, a win counting 1", _number(0, 1))
+    thresholds: Any = _key(
+        (("random", (1, 5, 10)), ("greedy", (1, 5, 10)), ("baseline", (1, 3, 5))),
+        "wins (draws counted draw_weight) at which points are earned: a list for every "
+        "opponent, or {opponent = list}", _thresholds)
+    threshold_points: float = _key(1, "points for each threshold reached", _number(0))
+
+    def thresholds_for(self, opponent: str) -> list[float]:
+        given = self.thresholds
+        if isinstance(given, tuple):  # the default: (opponent, thresholds) pairs
+            given = dict(given)
+        if isinstance(given, Mapping):
+            return list(given.get(opponent, (1, 5, 10)))
+        return list(given)
+
+
 @dataclass(frozen=True)
 class TestSettings:
     """Everything grading needs to know about one (case, algorithm) test."""
@@ -192,6 +246,7 @@ class Rubric:
     defaults: AlgorithmRubric = field(default_factory=AlgorithmRubric)
     algorithms: Mapping[str, AlgorithmRubric] = field(default_factory=dict)
     random_trees: RandomTreesRubric = field(default_factory=RandomTreesRubric)
+    play: PlayRubric = field(default_factory=PlayRubric)
     path: Path | None = None  # where it was read from (None: built-in defaults)
 
     def for_algorithm(self, algorithm: str) -> AlgorithmRubric:
@@ -213,6 +268,9 @@ class Rubric:
             time_floor = max(time_floor, case.time_limit)
         mcts = getattr(case, "mcts", None)
         in_hidden_folder = case.path is not None and "hidden" in Path(case.path).parts
+        play = getattr(case, "play", None)
+        if points is None and algorithm == "evaluate" and play is not None:
+            points = len(self.play.thresholds_for(play.opponent)) * self.play.threshold_points
         return TestSettings(
             points=base.points if points is None else points,
             visibility=case.visibility or (base.hidden_visibility if in_hidden_folder
@@ -233,7 +291,7 @@ def describe_keys() -> str:
     """Every key with its default and meaning (for docs and ``--help`` text)."""
     lines = []
     for table, cls in (("defaults / algorithms.<name>", AlgorithmRubric),
-                       ("random_trees", RandomTreesRubric)):
+                       ("random_trees", RandomTreesRubric), ("play", PlayRubric)):
         lines.append(f"[{table}]")
         for item in fields(cls):
             lines.append(f"  {item.name} = {item.default!r}: {item.metadata['doc']}")
@@ -290,7 +348,7 @@ def rubric_from_dict(data: Mapping[str, Any], path: Path | None = None, text: st
             close = difflib.get_close_matches(table, list(TABLES), n=1)
             hint = f" (did you mean [{close[0]}]?)" if close else ""
             raise error(f"unknown table [{table}]{hint}; the rubric has [defaults], "
-                        "[algorithms.<name>] and [random_trees]", table, "")
+                        "[algorithms.<name>], [random_trees] and [play]", table, "")
     defaults = _section(AlgorithmRubric, data.get("defaults", {}), "defaults",
                         AlgorithmRubric(), error)
     overrides = data.get("algorithms", {})
@@ -306,7 +364,9 @@ def rubric_from_dict(data: Mapping[str, Any], path: Path | None = None, text: st
         algorithms[name] = _section(AlgorithmRubric, values, f"algorithms.{name}", defaults, error)
     random_trees = _section(RandomTreesRubric, data.get("random_trees", {}), "random_trees",
                             RandomTreesRubric(), error)
-    return Rubric(defaults=defaults, algorithms=algorithms, random_trees=random_trees, path=path)
+    play = _section(PlayRubric, data.get("play", {}), "play", PlayRubric(), error)
+    return Rubric(defaults=defaults, algorithms=algorithms, random_trees=random_trees, play=play,
+                  path=path)
 
 
 def load_rubric(path: str | Path | None = None) -> Rubric:
@@ -341,6 +401,7 @@ def load_rubric(path: str | Path | None = None) -> Rubric:
 __all__ = [
     "DEFAULT_PATH",
     "AlgorithmRubric",
+    "PlayRubric",
     "RandomTreesRubric",
     "Rubric",
     "RubricError",

@@ -54,6 +54,11 @@ def field_errors(data: dict, file: str | None) -> list[CaseError]:
         add("iterative_deepening searches to depths 1 .. depth_limit, so its case needs a "
             "depth_limit (max_depth); set depth_limit, or remove iterative_deepening",
             "algorithms", algorithms.index("iterative_deepening"))
+    if "evaluate" in algorithms:
+        errors.extend(_play_errors(data, file))
+    elif "play" in data:
+        add("'play' settings are given but evaluate is not in algorithms; add evaluate to "
+            "algorithms or remove the settings", "play")
     if "mcts" in data and "mcts" not in algorithms:
         add("'mcts' settings are given but mcts is not in algorithms; add mcts to algorithms or "
             "remove the settings", "mcts")
@@ -83,6 +88,30 @@ def field_errors(data: dict, file: str | None) -> list[CaseError]:
     if data.get("max_sum") is not None and not vector_values(data):
         add("max_sum is for maxn shallow pruning, over lists of payoffs; remove it, or make "
             "this a maxn case", "max_sum")
+    return errors
+
+
+def _play_errors(data: dict, file: str | None) -> list[CaseError]:
+    """An ``evaluate`` case: graded by play, on a grid game, alone in its case."""
+    from grader.cases.algorithms import PLAY_GAMES
+
+    errors = []
+    algorithms = data["algorithms"]
+    at = ("algorithms", algorithms.index("evaluate"))
+    if len(algorithms) > 1:
+        errors.append(case_error("evaluate is graded by playing matches, not by a trace: give it "
+                                 "a case of its own (algorithms: [\"evaluate\"])", at, file))
+    if data.get("game") not in PLAY_GAMES:
+        errors.append(case_error(f"evaluate plays a built-in game with a board: set game to one "
+                                 f"of {', '.join(PLAY_GAMES)}", ("game",) if "game" in data
+                                 else at, file))
+    if "play" not in data:
+        errors.append(case_error("an evaluate case needs 'play' settings: at least "
+                                 "{\"opponent\": \"random\" | \"greedy\" | \"baseline\"}", at, file))
+    if data.get("depth_limit") is not None:
+        errors.append(case_error("an evaluate case's search depth is play.depth (default: the "
+                                 "rubric's [play] depth); remove depth_limit", ("depth_limit",),
+                                 file))
     return errors
 
 

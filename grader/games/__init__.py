@@ -18,6 +18,7 @@ BUILTIN_GAMES: dict[str, tuple[str, str]] = {
     "connect4": ("grader.games.connect4", "ConnectFour"),
     "dice": ("grader.games.dice", "DiceRace"),
     "three_player": ("grader.games.three_player", "ThreePlayerTakeaway"),
+    "mnk": ("grader.games.mnk", "MNKGame"),
 }
 
 

@@ -74,6 +74,9 @@ class ConnectFour(GridGame):
                     f"{below // columns - 1}, column {below % columns} has an empty cell below it"
                 )
 
+    def _check_shape(self, state: Any, cells: str) -> None:
+        self._check_gravity(state, cells, self.columns)
+
     def _window_weight(self, marks: int) -> int:
         return marks
 

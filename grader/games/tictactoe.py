@@ -192,6 +192,24 @@ class GridGame(Game):
     def depth_of(self, state: Board) -> int:
         return state.ply
 
+    def board(self, state: Board) -> tuple[str, ...]:
+        """The position's rows, top to bottom, each a string of ``x`` / ``o`` / ``.``."""
+        n = self.columns
+        return tuple(state.cells[i : i + n] for i in range(0, len(state.cells), n))
+
+    def state_from_id(self, state_id: str) -> Board:
+        """The position whose id is ``state_id`` (a board string of this game's shape), its ply
+        counted from the empty board; ValueError when it is malformed or cannot arise in play."""
+        cells, rows, columns = parse_grid(state_id, self.NAME)
+        if (rows, columns) != (self.rows, self.columns):
+            raise ValueError(f"{self.NAME} position {state_id!r}: expected {self.rows} rows of "
+                             f"{self.columns}, got {rows} rows of {columns}")
+        self._check_shape(state_id, cells)
+        return Board(cells, len(cells) - cells.count("."), self._check_position(cells, state_id))
+
+    def _check_shape(self, state: Any, cells: str) -> None:
+        """Rules of a position beyond the marks' counts (Connect Four: gravity)."""
+
     def describe(self, state: Board) -> str:
         return f"{self.NAME} position {self.state_id(state)!r}"
 

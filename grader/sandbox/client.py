@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.errors import GraderError, SubmissionError
+from grader.run.evaluation import MAX_POSITIONS
 from grader.run.tracing import Budget
 from grader.sandbox.capture import join_output
 from grader.sandbox.channel import Channel
@@ -76,6 +77,7 @@ from grader.sandbox.protocol import (
     STATUSES,
     WorkerReply,
     check_case_builds,
+    evaluation_values,
     finite_number,
     items_allowed,
     mcts_dict,
@@ -360,6 +362,61 @@ class Worker:
             reply.stderr = join_output(stderr, reply.stderr, self.limits.output)
             self._import_output = ("", "")
         return relabel_reply(reply, self.notebook)  # a notebook's lines named by cell
+
+    def evaluate(self, game: str, params: Mapping[str, Any], ids: list[str], *, calls: int,
+                 seed: int, time_limit: float | None = None, time_multiple: float = 0.0
+                 ) -> WorkerReply:
+        """The submission's ``evaluate(game, state)`` on each position of ``ids`` (state ids of
+        the built-in ``game`` with ``params``), at most ``calls`` ``result``/``utility`` calls
+        each (:mod:`grader.run.evaluation`). An ``ok`` reply's ``value`` is the list of floats,
+        one a position, checked here (:func:`evaluation_values`): a reply of the wrong length or
+        holding anything but finite numbers becomes ``crashed``. ``time_limit`` is the CPU-time
+        backstop of one position (the batch may take it once a position, and more)."""
+        time_limit = self.limits.time if time_limit is None else float(time_limit)
+        if not 0 < len(ids) <= MAX_POSITIONS:
+            raise ValueError(f"expected 1 to {MAX_POSITIONS} positions, got: {len(ids)}")
+        budget = Budget(result=calls * len(ids), evaluated=len(ids))
+        self.start()
+        window, most = self.cpu_limits(time_limit, time_multiple, budget)
+        if self._proc is not None and (self._proc.poll() is not None or self._cpu + most
+                                       + self.limits.kill_margin + 2 > self.limits.cpu_time):
+            self.close()  # start afresh
+            self.start()
+            window, most = self.cpu_limits(time_limit, time_multiple, budget)
+        if self._import_failure is not None:
+            failure = self._import_failure
+            return relabel_reply(WorkerReply(
+                failure.status, error=dict(failure.error or {}), stdout=failure.stdout,
+                stderr=failure.stderr, algorithm="evaluate", time_limit=window,
+                message=failure.message), self.notebook)
+        self._seq += 1
+        request = {"seq": self._seq, "time_limit": window, "cpu_most": most,
+                   "evaluate": {"game": game, "params": dict(params), "ids": list(ids),
+                                "calls": int(calls), "seed": int(seed)}}
+        self._channel.max_items = len(ids) + 50_000  # a reply of more numbers is forged
+        try:
+            reply = self._exchange(request, window, most)
+        finally:
+            if self._channel is not None:
+                self._channel.max_items = MAX_MESSAGE_ITEMS
+        reply.algorithm, reply.time_limit = "evaluate", window
+        if reply.status == "ok":
+            values, problem = evaluation_values(reply.value, len(ids))
+            if problem:
+                reply = WorkerReply("crashed", function="evaluate", algorithm="evaluate",
+                                    stdout=reply.stdout, stderr=reply.stderr, time_limit=window,
+                                    message=f"the worker sent a malformed evaluation reply "
+                                            f"({problem}); code in search.py writing on the "
+                                            "grader's private channel is the likely cause")
+                self.close()
+            else:
+                reply.value = values
+        if self._import_output != ("", ""):
+            stdout, stderr = self._import_output
+            reply.stdout = join_output(stdout, reply.stdout, self.limits.output)
+            reply.stderr = join_output(stderr, reply.stderr, self.limits.output)
+            self._import_output = ("", "")
+        return relabel_reply(reply, self.notebook)
 
     def _exchange(self, request: dict[str, Any], window: float, most: float) -> WorkerReply:
         """Send ``request`` and wait for its reply under the parent's own limits, counted from

@@ -10,6 +10,10 @@ JSON lines over a private socket (never stdout), in this order::
     then, per request:
     parent -> {"seq", "case": {...}, "algorithm", "mcts": {...} | null, "time_limit": seconds,
                "cpu_most": seconds, "budget": {"result", "evaluated"} | null}
+           or {"seq", "evaluate": {"game", "params", "ids": [state id, ...], "calls", "seed"},
+               "time_limit", "cpu_most"}   (the evaluate assignment: a batch of positions;
+               the reply's "value" is the list of numbers, one a position, checked by
+               :func:`evaluation_values`; "generated"/"evaluated" are empty)
     worker -> {"event": "started", "seq", "function"}  (the student's function is being called)
     worker -> {"event": "reply", "seq", "status", "value", "generated", "evaluated", "error",
                "stdout", "stderr", "printed", "elapsed", "function", "message", "cpu",
@@ -226,6 +230,22 @@ def finite_number(value: Any, default: Any) -> Any:
     if type(value) is float and math.isfinite(value):
         return value
     return default
+
+
+def evaluation_values(value: Any, count: int) -> tuple[list[float], str]:
+    """(the numbers, "") of an ``evaluate`` reply's decoded ``value``, or ([], what is wrong):
+    a list of exactly ``count`` finite numbers (ints of at most 1,000 bits, floats)."""
+    if not isinstance(value, list):
+        return [], f"expected a list of {count} numbers, got: {type(value).__name__}"
+    if len(value) != count:
+        return [], f"expected {count} numbers, got: {len(value)}"
+    numbers = []
+    for index, item in enumerate(value):
+        number = finite_number(item, None) if type(item) in (int, float) else None
+        if number is None:
+            return [], f"expected finite numbers, got: {str(item)[:40]!r} at index {index}"
+        numbers.append(number)
+    return numbers, ""
 
 
 def string_list(items: Any) -> list[str]:

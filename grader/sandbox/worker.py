@@ -46,6 +46,7 @@ from grader.run.calibration import calibration_seconds
 from grader.run.runner import MctsSettings, function_name, run_algorithm
 from grader.run.tracing import Budget
 from grader.sandbox.capture import Captured
+from grader.sandbox.evaluating import serve_evaluate_request
 from grader.sandbox.confine import apply_limits, confine, die_with_parent, drop_privileges
 from grader.sandbox.failures import (
     SandboxViolation,
@@ -210,6 +211,8 @@ def _serve(request: dict[str, Any], module: Any, path: str, limits: dict[str, An
                     "evaluated": evaluated, "trace_truncated": truncated, "cpu": tools.cpu()})
         tools.exit(0)
 
+    if isinstance(request.get("evaluate"), dict):  # the evaluate assignment: a batch of positions
+        return serve_evaluate_request(request, module, path, limits, tools, guard, snapshot)
     guard.arm(window, most, _Stash.progress, settled)
     try:
         return _call(request, module, path, limits, tools, guard, snapshot)

@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable
 from grader.answers import tree_walk
 from grader.answers.store import AnswerKey
 from grader.cases import Case, find_cases, load_case
-from grader.cases.algorithms import PAIR_ALGORITHMS
+from grader.cases.algorithms import PAIR_ALGORITHMS, PLAY_ALGORITHMS
 from grader.cases.rubric import Rubric, load_rubric
 from grader.errors import CaseError, SubmissionError
 from grader.feedback import deepening, diagnosis, explain
@@ -54,8 +54,12 @@ def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey) -
     needs without ``reference/``.
     """
     for case in cases:
+        if all(algorithm in PLAY_ALGORITHMS for algorithm in case.algorithms):
+            continue  # graded by play: no reference answers, no tree to draw
         tree_walk.node_values(case, answers)  # the HTML pictures' values, for the handout
         for algorithm in case.algorithms:
+            if algorithm in PLAY_ALGORITHMS:  # graded by play: no reference answers
+                continue
             settings = rubric.settings_for(case, algorithm)
             if algorithm == "mcts" and case.mcts is not None and case.mcts.check == "outcome":
                 answers.optimal_actions(case)

@@ -15,7 +15,7 @@ from typing import Any
 
 from grader.answers.store import AnswerKey, Reference
 from grader.cases import Case
-from grader.cases.algorithms import PAIR_ALGORITHMS
+from grader.cases.algorithms import PAIR_ALGORITHMS, PLAY_ALGORITHMS
 from grader.cases.rubric import Rubric
 from grader.compare import Comparison, ValueCheck, compare
 from grader.feedback import deepening, diagnosis, explain
@@ -116,6 +116,10 @@ def grade_pair(
     )
     if algorithm == "mcts" and case.mcts is not None and case.mcts.check == "outcome":
         return _grade_mcts_outcome(case, result, settings, worker, answers)
+    if algorithm in PLAY_ALGORITHMS:  # graded by play: no reference trace
+        from grader.scoring.play import grade_play
+
+        return grade_play(case, result, rubric, worker)
 
     rules = accepted_rules(case.pruning, rubric.for_algorithm(algorithm).pruning)
     references = [answers.reference(case, algorithm, rule) for rule in rules]

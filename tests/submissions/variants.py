@@ -368,7 +368,47 @@ _VARIANTS += [
     ),
 ]
 
-VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _VARIANTS}
+# evaluate (graded by play): tests/test_play.py grades these, not the trace tests.
+EVALUATE_END = """
+    for row in board:
+        for c in {columns // 2, (columns - 1) // 2}:
+            if row[c] == "x":
+                score += 0.5
+            elif row[c] == "o":
+                score -= 0.5
+    return score
+"""
+_PLAY_VARIANTS = [
+    Variant(
+        "evaluate_constant", "evaluate returns 0 for every position: the search still takes a "
+        "win and blocks a loss it sees, and otherwise plays the first move",
+        ("evaluate",), ("evaluate",),
+        (_swap(4, EVALUATE_END, EVALUATE_END.replace("return score", "return 0")),),
+    ),
+    Variant(
+        "evaluate_ignores_opponent", "evaluate counts only x's windows (and centre marks): o's "
+        "threats never lower the value",
+        ("evaluate",), ("evaluate",),
+        (_swap(20, """
+            elif o and not x:
+                score -= 4.0 ** (o - 1)
+        """, ""), _swap(12, """
+            elif row[c] == "o":
+                score -= 0.5
+        """, "")),
+    ),
+    Variant(
+        "evaluate_mover_view", "evaluate gives the value for the player to move (negamax's "
+        "convention) instead of for MAX: a sign error whenever o is to move",
+        ("evaluate",), ("evaluate",),
+        (_swap(4, EVALUATE_END, EVALUATE_END.replace(
+            "return score", "return score if game.to_move(state) == MAX else -score")),),
+    ),
+]
+
+VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _VARIANTS}  # by trace
+PLAY_VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _PLAY_VARIANTS}
+ALL: dict[str, Variant] = {**VARIANTS, **PLAY_VARIANTS}
 
 
 def source(name: str) -> str:
@@ -376,10 +416,10 @@ def source(name: str) -> str:
     text = CORRECT.read_text(encoding="utf-8")
     if name == CORRECT_NAME:
         return text
-    if name not in VARIANTS:
-        raise KeyError(f"expected a variant name (one of {', '.join(VARIANTS)}) or "
+    if name not in ALL:
+        raise KeyError(f"expected a variant name (one of {', '.join(ALL)}) or "
                        f"{CORRECT_NAME!r}, got: {name!r}")
-    for index, (old, new) in enumerate(VARIANTS[name].replacements):
+    for index, (old, new) in enumerate(ALL[name].replacements):
         count = text.count(old)
         if count != 1:
             raise VariantError(f"variant {name!r}, replacement {index}: expected its text once "
@@ -399,7 +439,7 @@ def materialize(name: str, directory: str | Path) -> Path:
 
 def materialize_all(out_dir: str | Path) -> dict[str, Path]:
     """Write every variant as ``out_dir/<name>/search.py``; name -> path."""
-    return {name: materialize(name, Path(out_dir) / name) for name in VARIANTS}
+    return {name: materialize(name, Path(out_dir) / name) for name in ALL}
 
 
 def main(argv: list[str]) -> int:

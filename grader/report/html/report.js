@@ -122,4 +122,18 @@
   }
 
   Array.prototype.forEach.call(document.querySelectorAll("section.case[data-replay]"), setUp);
+
+  // evaluate tests: a lost match, one board a move; the slider shows one frame at a time
+  Array.prototype.forEach.call(document.querySelectorAll(".play-replay"), function (match) {
+    var slider = match.querySelector("input.play-step");
+    var frames = match.querySelectorAll(".play-frame");
+    function showFrame() {
+      Array.prototype.forEach.call(frames, function (frame, index) {
+        frame.hidden = String(index) !== slider.value;
+      });
+    }
+    slider.addEventListener("input", showFrame);
+    match.classList.add("stepping");
+    showFrame();
+  });
 }());

@@ -9,6 +9,7 @@ from typing import Any
 
 from grader.report.html.load import replay_case
 from grader.report.html.page import case_section, plain_section, render_page
+from grader.report.html.play import play_section
 from grader.report.html.replay import build_replay
 from grader.scoring.results import GradingResults, TestResult
 
@@ -29,6 +30,9 @@ def report_html(results: GradingResults, *, base: Path | None = None, answers: A
         if test.passed or test.outcome == "grader_error":
             continue
         detailed.add(test.number)
+        if (test.extra_data or {}).get("play"):  # an evaluate test: its lost matches replayed
+            sections.append((test, play_section(test)))
+            continue
         replay = (test.extra_data or {}).get("replay")
         if not replay:
             why = ("No step-through: your code gave no trace to replay." if test.outcome not in

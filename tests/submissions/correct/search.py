@@ -218,3 +218,28 @@ def iterative_deepening(game, state, max_depth):
         sign = -1 if player == MAX else 1
         order = sorted(actions, key=lambda a: (a not in values, sign * values.get(a, 0)))
     return v, best
+
+
+def evaluate(game, state):
+    # Windows of `connect` cells held by one player only, weighted 1, 4, 16, ... by their
+    # marks; plus half a point for each mark in the middle column(s).
+    board = game.board(state)
+    rows, columns, k = game.rows, game.columns, game.connect
+    score = 0.0
+    for r in range(rows):
+        for c in range(columns):
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                if 0 <= r + dr * (k - 1) < rows and 0 <= c + dc * (k - 1) < columns:
+                    marks = [board[r + dr * i][c + dc * i] for i in range(k)]
+                    x, o = marks.count("x"), marks.count("o")
+                    if x and not o:
+                        score += 4.0 ** (x - 1)
+                    elif o and not x:
+                        score -= 4.0 ** (o - 1)
+    for row in board:
+        for c in {columns // 2, (columns - 1) // 2}:
+            if row[c] == "x":
+                score += 0.5
+            elif row[c] == "o":
+                score -= 0.5
+    return score

@@ -1,0 +1,63 @@
+"""The evaluate assignment's matches for one submission: ``python bench/play.py [SUBMISSION]``.
+
+Grades ``SUBMISSION`` (default: the correct solution, tests/submissions/correct) on every
+``evaluate-*`` case of trees/public and trees/hidden under the default rubric (trees/rubric.toml:
+ten matches a case at depth 2), in this process and one sandbox worker, as ``grader grade``
+does. Prints the wall time, the CPU seconds of the grader and of the worker, the positions
+the worker evaluated and the requests it took, per case and in all. Run it once: the machine
+may be shared, so the CPU seconds are the fair figure.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from grader.cases.rubric import load_rubric  # noqa: E402
+from grader.sandbox.client import Worker  # noqa: E402
+from grader.scoring.grade import grade  # noqa: E402
+
+
+def main(argv: list[str]) -> int:
+    submission = Path(argv[0]) if argv else REPO / "tests" / "submissions" / "correct"
+    cases = sorted((REPO / "trees").glob("*/evaluate-*.json"))
+    counts = {"requests": 0, "positions": 0}
+    original = Worker.evaluate
+
+    def counting(self, game, params, ids, **kwargs):
+        counts["requests"] += 1
+        counts["positions"] += len(ids)
+        return original(self, game, params, ids, **kwargs)
+
+    Worker.evaluate = counting  # type: ignore[method-assign]
+    rubric = load_rubric()
+    before_self = resource.getrusage(resource.RUSAGE_SELF)
+    before_children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    results = grade(submission, cases, rubric=rubric)
+    wall = time.perf_counter() - start
+    after_self = resource.getrusage(resource.RUSAGE_SELF)
+    after_children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    grader_cpu = (after_self.ru_utime + after_self.ru_stime
+                  - before_self.ru_utime - before_self.ru_stime)
+    worker_cpu = (after_children.ru_utime + after_children.ru_stime
+                  - before_children.ru_utime - before_children.ru_stime)
+    for test in results.tests:
+        print(f"{test.case_name:32} {test.score:g}/{test.max_score:g}  {test.summary}")
+    print(f"\n{len(cases)} cases, {rubric.play.matches} matches each at depth "
+          f"{rubric.play.depth}: score {results.score:g}/{results.max_score:g}")
+    print(f"wall {wall:.2f} s; CPU: grader {grader_cpu:.2f} s, worker {worker_cpu:.2f} s; "
+          f"{counts['positions']:,} positions evaluated in {counts['requests']} requests; "
+          f"load average {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

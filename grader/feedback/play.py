@@ -1,0 +1,121 @@
+"""What an ``evaluate`` test says: the win/draw/loss table by side, each lost match's moves and
+final board, and the move where the student's search went wrong, with both evaluations'
+values of every move there.
+
+Reads the match records ``reference/play.py`` makes (plain fields: ``index``, ``side``,
+``moves``, ``opening``, ``decisions``, ``final``, ``outcome``), without importing it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_LOST_SHOWN = 3  # lost matches written out in full; the others are listed
+
+
+def draw_board(game: Any, state_id: str) -> str:
+    """The board as text: a row of column numbers (Connect Four) or coordinates, then the rows."""
+    rows = state_id.split("|")
+    columns = len(rows[0])
+    if type(game).__name__ == "ConnectFour":
+        lines = [" " + " ".join(str(c) for c in range(columns))]
+        lines += [" " + " ".join(row) for row in rows]
+    else:  # squares numbered row by row: the first square of each row on the left
+        lines = ["     " + " ".join(str(c) for c in range(columns))]
+        lines += [f"{r * columns:>3}  " + " ".join(row) for r, row in enumerate(rows)]
+    return "\n".join(lines)
+
+
+def value_text(value: Any) -> str:
+    """A backed-up value ``(tier, number)`` in words."""
+    tier, number = value
+    if tier > 0:
+        return f"x wins in {int(-number)}"
+    if tier < 0:
+        return f"o wins in {int(number)}"
+    return f"{number:.6g}"
+
+
+def _table(records: list[Any]) -> list[str]:
+    lines = ["| you play | wins | draws | losses |", "| --- | --- | --- | --- |"]
+    for side in ("x", "o"):
+        mine = [r for r in records if r.side == side]
+        counts = [sum(r.outcome == k for r in mine) for k in ("win", "draw", "loss")]
+        lines.append(f"| {side} ({'first' if side == 'x' else 'second'}) | "
+                     + " | ".join(map(str, counts)) + " |")
+    return lines
+
+
+def _moves(record: Any) -> str:
+    parts = []
+    for number, (mark, action) in enumerate(record.moves):
+        who = "opening" if number < record.opening else ("you" if mark == record.side else "them")
+        parts.append(f"{number + 1}. {mark}{action} ({who})")
+    return ", ".join(parts)
+
+
+def _choice(game: Any, record: Any, found: Any) -> list[str]:
+    if found is None:
+        return ["Every move of yours there is also the staff search's choice: the loss came "
+                "from beyond what the search sees at this depth."]
+    decision, staff = found
+    lines = [f"Where your choice lost: before move {record.positions.index(decision.position) + 1}"
+             f", your search played {decision.action}; the same search with the staff's "
+             f"evaluation would have played {_best(game, decision.position, staff)}.",
+             "", "```", draw_board(game, decision.position), "```", "",
+             "| move | your search's value | with the staff's evaluation |",
+             "| --- | --- | --- |"]
+    for action, value in decision.values.items():
+        mark = " (yours)" if action == decision.action else ""
+        lines.append(f"| {action}{mark} | {value_text(value)} | {value_text(staff[action])} |")
+    lines.append("")
+    lines.append("(values are for x: your evaluation's at the search's cutoff, backed up; "
+                 "an outcome the search sees outranks any evaluation)")
+    return lines
+
+
+def _best(game: Any, position: str, values: dict[Any, Any]) -> Any:
+    mover_is_x = position.count("x") == position.count("o")
+    best = max(values.values()) if mover_is_x else min(values.values())
+    return next(action for action, value in values.items() if value == best)
+
+
+def report(game: Any, opponent: str, records: list[Any], value: float, thresholds: list,
+           draw_weight: float, losing: dict[int, Any]) -> tuple[str, str]:
+    """(summary, Markdown output) of a played case."""
+    wins = sum(r.outcome == "win" for r in records)
+    draws = sum(r.outcome == "draw" for r in records)
+    losses = len(records) - wins - draws
+    reached = [t for t in thresholds if value >= t]
+    summary = (f"{wins} wins, {draws} draws, {losses} losses in {len(records)} matches "
+               f"against {opponent}")
+    lines = [summary + f": {value:g} (a draw counts {draw_weight:g}), thresholds "
+             f"{', '.join(f'{t:g}' for t in thresholds)}: {len(reached)} reached.", ""]
+    lines += _table(records)
+    lost = [r for r in records if r.outcome == "loss"]
+    for record in lost[:MAX_LOST_SHOWN]:
+        lines += ["", f"**Match {record.index + 1} (you: {record.side}), lost.** Moves "
+                  f"(column or square, Connect Four columns from 0 on the left): {_moves(record)}",
+                  "", "Final board:", "```", draw_board(game, record.final), "```", ""]
+        lines += _choice(game, record, losing.get(record.index))
+    if len(lost) > MAX_LOST_SHOWN:
+        lines += ["", f"Also lost: matches {', '.join(str(r.index + 1) for r in lost[MAX_LOST_SHOWN:])}."]
+    return summary, "\n".join(lines)
+
+
+def records_data(records: list[Any]) -> list[dict[str, Any]]:
+    """The matches as JSON data (staff-only ``extra_data``; the HTML report can replay them)."""
+    return [{"index": r.index, "seed": r.seed, "side": r.side, "outcome": r.outcome,
+             "opening": r.opening, "moves": [[mark, action] for mark, action in r.moves],
+             "positions": list(r.positions) + [r.final]} for r in records]
+
+
+def sample_report(game: Any, positions: dict[str, Any], values: dict[str, float]) -> str:
+    """The handout's check: the sample positions and the values ``evaluate`` gave them."""
+    lines = ["The search that plays the graded matches is not in the handout: here `evaluate` "
+             "ran on sample positions (random play from the start), and returned a finite "
+             "number for each. Check that the values make sense (positive when x is better "
+             "off); the autograder plays the matches.", ""]
+    for state_id, number in values.items():
+        lines += ["```", draw_board(game, state_id), "```", f"evaluate: {number:.6g}", ""]
+    return "\n".join(lines)

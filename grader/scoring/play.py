@@ -1,0 +1,253 @@
+"""An ``evaluate`` test: the student's evaluation function graded by playing matches.
+
+The grader's search (``reference/play.py``: depth-limited minimax, outcomes ranked above every
+evaluation, ties in ``actions`` order) decides every move of the player under test; the
+student's ``evaluate(game, state)`` is asked only for the positions at its depth cutoff. All
+the case's matches are played in lockstep: each round, the positions every match waiting on the
+student needs go to the sandbox worker in one request (:meth:`Worker.evaluate`), the values
+come back checked, and each match backs them up itself. Values are cached by position for the
+submission (the worker seeds ``random`` by position, so a value is a function of the position),
+so a position met again is never sent again.
+
+Deterministic: the opponents and openings are seeded per case and match
+(``reference.play.match_seed``), the student's ``random`` per position, and every evaluation
+has a budget of ``[play] calls`` game calls; CPU time is only the backstop.
+
+Score: ``wins + draw_weight x draws`` out of the case's matches, ``threshold_points`` for each
+of the rubric's thresholds for the opponent it reaches (CS188's way). Any failure of the
+evaluation (an exception, a value that is not a finite number, the budget, a time-out) ends
+the test with 0 points and says where.
+
+In the handout there is no ``reference/``, so no search to play with: the test runs the
+student's ``evaluate`` on sample positions (seeded random play from the case's start) and
+reports the values, for 0 points: it passes when every value is a finite number (an error
+fails it as any test's would); the matches are played by the autograder.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import weakref
+from typing import Any
+
+from grader.cases import Case
+from grader.cases.rubric import Rubric
+from grader.feedback import play as play_feedback
+from grader.run.evaluation import MAX_POSITIONS
+from grader.sandbox.client import Worker
+from grader.sandbox.protocol import WorkerReply
+from grader.scoring.results import PASSED, TestResult
+
+EVALUATION_SEED = 0  # the student's random is seeded "<EVALUATION_SEED>:<position id>"
+SAMPLE_POSITIONS = 12  # positions the handout's check evaluates
+_CACHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # worker -> {game key: {id: v}}
+
+
+class EvaluationFailed(Exception):
+    """The student's evaluation failed on a batch: the worker's reply says how."""
+
+    def __init__(self, reply: WorkerReply) -> None:
+        super().__init__(reply.message)
+        self.reply = reply
+
+
+def _cache(worker: Worker, case: Case) -> dict[str, float]:
+    per_worker = _CACHES.setdefault(worker, {})
+    key = json.dumps([case.game, case.params], sort_keys=True)
+    return per_worker.setdefault(key, {})
+
+
+def evaluate_ids(worker: Worker, case: Case, ids: list[str], rubric: Rubric) -> dict[str, float]:
+    """The student's values of ``ids`` (cached ones not sent again); raises
+    :class:`EvaluationFailed`."""
+    cache = _cache(worker, case)
+    missing = list(dict.fromkeys(i for i in ids if i not in cache))
+    settings = rubric.settings_for(case, "evaluate")
+    for start in range(0, len(missing), MAX_POSITIONS):
+        chunk = missing[start:start + MAX_POSITIONS]
+        reply = worker.evaluate(case.game or "", case.params, chunk, calls=rubric.play.calls,
+                                seed=EVALUATION_SEED, time_limit=settings.time_floor,
+                                time_multiple=settings.time_multiple)
+        if reply.status != "ok":
+            raise EvaluationFailed(reply)
+        cache.update(zip(chunk, reply.value))
+    return {i: cache[i] for i in ids}
+
+
+def play_case(case: Case, rubric: Rubric, evaluate: Any) -> list[Any]:
+    """Play the case's matches in lockstep; ``evaluate(ids) -> {id: value}``. The records, in
+    match order (``reference.play.MatchRecord``)."""
+    from reference import play
+
+    settings = case.play
+    matches = settings.matches or rubric.play.matches
+    depth = settings.depth or rubric.play.depth
+    opening = rubric.play.opening if settings.opening is None else settings.opening
+    game = case.build_game()
+    running = {i: play.play_match(game, i, settings.seed, settings.opponent, depth, opening)
+               for i in range(matches)}
+    records: list[Any] = [None] * matches
+    waiting = {}
+    for index, match in list(running.items()):
+        _advance(index, match, None, waiting, records, running)
+    while waiting:
+        ids = [game.state_id(p) for positions in waiting.values() for p in positions]
+        values = evaluate(ids) if ids else {}
+        asked, waiting = waiting, {}
+        for index, positions in asked.items():
+            got = [values[game.state_id(p)] for p in positions]
+            _advance(index, running[index], got, waiting, records, running)
+    return records
+
+
+def _advance(index: int, match: Any, send: Any, waiting: dict, records: list, running: dict
+             ) -> None:
+    """Run one match to its next request for values (kept in ``waiting``) or its end."""
+    try:
+        while True:
+            positions = match.send(send) if send is not None else next(match)
+            if positions:
+                waiting[index] = positions
+                return
+            send = []  # every leaf was an outcome: nothing to evaluate
+    except StopIteration as stop:
+        records[index] = stop.value
+        running.pop(index, None)
+
+
+def score_of(records: list[Any], rubric: Rubric, opponent: str) -> tuple[float, float, list]:
+    """(wins + draw_weight x draws, points earned, thresholds)."""
+    wins = sum(r.outcome == "win" for r in records)
+    draws = sum(r.outcome == "draw" for r in records)
+    value = wins + rubric.play.draw_weight * draws
+    thresholds = rubric.play.thresholds_for(opponent)
+    reached = sum(1 for t in thresholds if value >= t)
+    return value, reached * rubric.play.threshold_points, thresholds
+
+
+def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -> TestResult:
+    """Grade an ``evaluate`` case into ``result`` (its name, number and visibility set)."""
+    from grader.scoring.pair import _failure_outcome, _student_output
+
+    if importlib.util.find_spec("reference") is None:
+        return _sample_check(case, result, rubric, worker)
+    seen: dict[str, float] = {}  # the positions this case's matches evaluated, for the hint
+
+    def evaluate(ids: list[str]) -> dict[str, float]:
+        values = evaluate_ids(worker, case, ids, rubric)
+        seen.update(values)
+        return values
+
+    try:
+        records = play_case(case, rubric, evaluate)
+    except EvaluationFailed as failed:
+        reply = failed.reply
+        result.outcome, message = _failure_outcome(reply)
+        if reply.status == "budget":
+            result.outcome = "budget"
+            message = (f"`evaluate` was stopped: {reply.message} (the budget is "
+                       f"{rubric.play.calls} calls an evaluation).")
+        result.summary = message.splitlines()[0]
+        result.output = message + ("" if result.hidden else _student_output(reply))
+        return result
+    value, earned, thresholds = score_of(records, rubric, case.play.opponent)
+    full = len(thresholds) * rubric.play.threshold_points
+    result.score = round(result.max_score * (earned / full if full else 0.0), 6)
+    result.outcome = PASSED if result.score >= result.max_score else "wrong_value"
+    game = case.build_game()
+    result.extra_data = {}
+    result.summary, result.output = play_feedback.report(
+        game, case.play.opponent, records, value, thresholds, rubric.play.draw_weight,
+        _losing_choices(game, records, case.play.depth or rubric.play.depth))
+    if result.score < result.max_score:
+        hint = likely_mistake(game, seen)
+        if hint:
+            result.output += "\n\nLikely mistake: " + hint
+            result.extra_data["hint"] = hint
+    result.extra_data["play"] = play_feedback.records_data(records)
+    return result
+
+
+MIN_EVIDENCE = 10  # positions a hint needs, of each kind it compares
+HINT_POSITIONS = 500  # positions a hint looks at
+
+
+def likely_mistake(game: Any, values: dict[str, float]) -> str:
+    """A named mistake when the values the student gave show one clearly ("" otherwise):
+    compared with the staff's evaluation (``reference.play.reference_evaluation``) on the same
+    positions, by sign and by the player to move."""
+    from reference.play import reference_evaluation
+
+    if len(values) < MIN_EVIDENCE:
+        return ""
+    if len(set(values.values())) == 1:
+        return ("`evaluate` returned the same value for every position, so the search tells "
+                "moves apart only by the wins and losses it sees and otherwise plays the first "
+                "move in `actions` order.")
+    agree: dict[bool, list[bool]] = {True: [], False: []}  # x to move?
+    staff_negative = 0
+    values = dict(list(values.items())[:HINT_POSITIONS])  # the first ones met: plenty
+    for state_id, mine in values.items():
+        staff = reference_evaluation(game, game.state_from_id(state_id))
+        staff_negative += staff < 0
+        if abs(staff) >= 1 and mine != 0:
+            agree[state_id.count("x") == state_id.count("o")].append((staff > 0) == (mine > 0))
+    share = {side: sum(kept) / len(kept) for side, kept in agree.items()
+             if len(kept) >= MIN_EVIDENCE}
+    if share.get(True, 0) >= 0.8 and share.get(False, 1) <= 0.2:
+        return ("your values have the right sign when x is to move and the wrong one when o is: "
+                "`evaluate` returns the value for MAX (x) whoever is to move, not the value "
+                "for the player to move.")
+    if share and all(value <= 0.2 for value in share.values()):
+        return ("your values have the wrong sign almost everywhere: larger must be better for "
+                "MAX (x), smaller for MIN (o).")
+    if min(values.values()) >= 0 and staff_negative >= 0.2 * len(values):
+        return ("your values never go below 0, even where o is clearly ahead: does `evaluate` "
+                "count o's windows and threats against x?")
+    return ""
+
+
+def _losing_choices(game: Any, records: list[Any], depth: int) -> dict[int, Any]:
+    """For each lost match, the move the staff's search would have made otherwise."""
+    from reference import play
+
+    found = {}
+    for record in records:
+        if record.outcome == "loss":
+            found[record.index] = play.losing_choice(game, record, depth)
+    return found
+
+
+def _sample_check(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -> TestResult:
+    """The handout's check: ``evaluate`` on sample positions, for 0 points (passed when every
+    value is a finite number)."""
+    from grader.scoring.pair import _failure_outcome, _student_output
+
+    game = case.build_game()
+    rng = random.Random(case.play.seed)
+    positions: dict[str, Any] = {}
+    for _ in range(50 * SAMPLE_POSITIONS):  # bounded: a start near the end has few positions
+        if len(positions) >= SAMPLE_POSITIONS:
+            break
+        state = game.initial_state()
+        for _ in range(rng.randrange(1, 12)):
+            if game.is_terminal(state):
+                break
+            state = game.result(state, rng.choice(list(game.actions(state))))
+        if not game.is_terminal(state):
+            positions.setdefault(game.state_id(state), state)
+    result.max_score, result.outcome = 0.0, "not_graded"
+    try:
+        values = evaluate_ids(worker, case, list(positions), rubric)
+    except EvaluationFailed as failed:
+        result.outcome, message = _failure_outcome(failed.reply)
+        result.summary = message.splitlines()[0]
+        result.output = message + _student_output(failed.reply)
+        return result
+    result.outcome = PASSED  # what can be checked here holds; the points come from play
+    result.summary = (f"evaluate ran on {len(values)} sample positions; the matches against "
+                      f"{case.play.opponent} are played by the autograder")
+    result.output = play_feedback.sample_report(game, positions, values)
+    return result

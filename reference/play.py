@@ -1,0 +1,269 @@
+"""Matches for the ``evaluate`` assignment: the search that plays, the opponents, one match.
+
+Convention (the student stub ``evaluate`` states what a student needs of it):
+
+* The player under test moves by a depth-limited minimax search of ``depth`` plies from the
+  position to move in (the root at depth 0). A terminal position is scored by its outcome; a
+  non-terminal position at depth ``depth`` by the evaluation, a number for MAX (``x``). Nothing
+  else is evaluated, and each distinct position of one move's search is evaluated once.
+* Values are pairs compared in order, so that an outcome the search sees outranks every
+  evaluation whatever its scale: a win for MAX at depth ``d`` is ``(1, -d)`` (sooner is
+  better), a loss ``(-1, d)`` (later is better), a draw ``(0, 0.0)`` and an evaluated position
+  ``(0, v)``. MAX takes the largest pair, MIN the smallest.
+* Ties: the first action in ``game.actions`` order among the best.
+* Opponents (``OPPONENTS``): ``random`` (uniform over ``actions``, from the match's seeded
+  ``random.Random``); ``greedy`` (a move that wins at once, the first in actions order; else,
+  when some moves let the opponent win at once and others do not, a random one of those that
+  do not, which blocks a single threat; else a random move); ``baseline`` (the same search at
+  the same depth with :func:`baseline_evaluation`, the staff's plain one).
+* A match: ``opening`` plies of uniform random moves (both sides, from the match seed: the
+  matches of a case start from different positions), then the two players alternately until
+  the game ends. Match ``i`` of a case uses seed ``case seed * 1000 + i``; the player under
+  test is ``x`` in even matches and ``o`` in odd ones.
+* :func:`play_match` is a generator: it yields the positions the player under test needs
+  evaluated (states, distinct, in search order) and is sent their values back, so the grader
+  can evaluate the positions of many matches in one request to the sandbox worker.
+
+The search lives here, never in the handout: ``grader/`` holds no search of its own.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from grader.games.base import MAX
+from grader.games.tictactoe import grid_lines
+
+OPPONENTS = ("random", "greedy", "baseline")
+Value = tuple[int, float]
+Evaluation = Callable[[Any, Any], float]
+
+
+# --- the search -----------------------------------------------------------------------------
+
+
+def cutoff_positions(game: Any, state: Any, depth: int) -> list[Any]:
+    """The distinct non-terminal positions at depth ``depth`` below ``state``, in search order
+    (depth first, children in ``actions`` order)."""
+    found: dict[str, Any] = {}
+
+    def walk(node: Any, level: int) -> None:
+        if game.is_terminal(node):
+            return
+        if level == depth:
+            found.setdefault(game.state_id(node), node)
+            return
+        for action in game.actions(node):
+            walk(game.result(node, action), level + 1)
+
+    walk(state, 0)
+    return list(found.values())
+
+
+def outcome_value(game: Any, state: Any, level: int) -> Value:
+    payoff = game.utility(state)
+    if payoff > 0:
+        return (1, -level)
+    if payoff < 0:
+        return (-1, level)
+    return (0, 0.0)
+
+
+def search_values(game: Any, state: Any, depth: int, values: dict[str, float]
+                  ) -> dict[Any, Value]:
+    """``{action: backed-up value}`` at the root, ``values`` the evaluations by position id."""
+
+    def value(node: Any, level: int) -> Value:
+        if game.is_terminal(node):
+            return outcome_value(game, node, level)
+        if level == depth:
+            return (0, values[game.state_id(node)])
+        children = [value(game.result(node, a), level + 1) for a in game.actions(node)]
+        return max(children) if game.to_move(node) == MAX else min(children)
+
+    return {action: value(game.result(state, action), 1) for action in game.actions(state)}
+
+
+def best_action(game: Any, state: Any, by_action: dict[Any, Value]) -> Any:
+    """The first action in ``actions`` order whose value is the best for the player to move."""
+    pick = max if game.to_move(state) == MAX else min
+    best = pick(by_action.values())
+    return next(action for action in game.actions(state) if by_action[action] == best)
+
+
+def search_move(game: Any, state: Any, depth: int, evaluation: Evaluation) -> Any:
+    """The search's move with an evaluation computed here (the baseline opponent, the referee)."""
+    positions = cutoff_positions(game, state, depth)
+    values = {game.state_id(p): float(evaluation(game, p)) for p in positions}
+    return best_action(game, state, search_values(game, state, depth, values))
+
+
+# --- the staff's evaluations ----------------------------------------------------------------
+
+
+def _windows(game: Any) -> tuple[tuple[int, ...], ...]:
+    """Every run of ``connect`` cells in a line, as indexes into the joined board."""
+    return grid_lines(game.rows, game.columns, game.connect)
+
+
+def baseline_evaluation(game: Any, state: Any) -> float:
+    """The staff's plain evaluation: over every window of ``connect`` cells, the ``x`` marks of
+    windows without an ``o`` minus the ``o`` marks of windows without an ``x`` (the built-in
+    games' own heuristic)."""
+    cells = "".join(game.board(state))
+    score = 0
+    for window in _windows(game):
+        marks = [cells[i] for i in window]
+        if "o" not in marks:
+            score += marks.count("x")
+        if "x" not in marks:
+            score -= marks.count("o")
+    return float(score)
+
+
+def reference_evaluation(game: Any, state: Any) -> float:
+    """The staff's good evaluation (the model answer): windows of ``connect`` cells held by one
+    player only, weighted steeply by their marks (1, 4, 16, ...: a window one mark short of a
+    line is worth far more than two with fewer), plus a mark in the middle column(s)."""
+    board = game.board(state)
+    cells = "".join(board)
+    score = 0.0
+    for window in _windows(game):
+        marks = [cells[i] for i in window]
+        x, o = marks.count("x"), marks.count("o")
+        if x and not o:
+            score += 4.0 ** (x - 1)
+        elif o and not x:
+            score -= 4.0 ** (o - 1)
+    middle = {game.columns // 2, (game.columns - 1) // 2}
+    for row in board:
+        for c in middle:
+            score += {"x": 0.5, "o": -0.5}.get(row[c], 0.0)
+    return score
+
+
+# --- the opponents --------------------------------------------------------------------------
+
+
+def _wins_at_once(game: Any, state: Any, action: Any) -> bool:
+    child = game.result(state, action)
+    if not game.is_terminal(child):
+        return False
+    payoff = game.utility(child)
+    return payoff > 0 if game.to_move(state) == MAX else payoff < 0
+
+
+def greedy_move(game: Any, state: Any, rng: random.Random) -> Any:
+    """Win at once if possible; else avoid the moves that let the opponent win at once."""
+    actions = list(game.actions(state))
+    for action in actions:
+        if _wins_at_once(game, state, action):
+            return action
+    safe = []
+    for action in actions:
+        child = game.result(state, action)
+        if game.is_terminal(child) or not any(
+                _wins_at_once(game, child, reply) for reply in game.actions(child)):
+            safe.append(action)
+    return rng.choice(safe if safe and len(safe) < len(actions) else actions)
+
+
+def opponent_move(kind: str, game: Any, state: Any, rng: random.Random, depth: int) -> Any:
+    if kind == "random":
+        return rng.choice(list(game.actions(state)))
+    if kind == "greedy":
+        return greedy_move(game, state, rng)
+    if kind == "baseline":
+        return search_move(game, state, depth, baseline_evaluation)
+    raise ValueError(f"expected an opponent, one of {OPPONENTS}, got: {kind!r}")
+
+
+# --- one match ------------------------------------------------------------------------------
+
+
+@dataclass
+class Decision:
+    """One move of the player under test: the position, its root values, the move made."""
+
+    position: str
+    values: dict[Any, Value]
+    action: Any
+
+
+@dataclass
+class MatchRecord:
+    """A finished match, as the grader reports it."""
+
+    index: int
+    seed: int
+    side: str  # "x" or "o": the player under test
+    opponent: str
+    start: str  # the position after the opening
+    moves: list[tuple[str, Any]] = field(default_factory=list)  # (mark, action), opening first
+    opening: int = 0  # how many of ``moves`` were the random opening
+    decisions: list[Decision] = field(default_factory=list)
+    positions: list[str] = field(default_factory=list)  # the position before each move, then the end
+    final: str = ""
+    outcome: str = ""  # "win", "draw" or "loss" for the player under test
+
+
+def match_seed(case_seed: int, index: int) -> int:
+    return case_seed * 1000 + index
+
+
+def play_match(game: Any, index: int, case_seed: int, opponent: str, depth: int, opening: int
+               ) -> Generator[list[Any], Sequence[float], MatchRecord]:
+    """Play match ``index`` (module docstring); yields positions to evaluate, gets their values."""
+    seed = match_seed(case_seed, index)
+    rng = random.Random(seed)
+    side = "x" if index % 2 == 0 else "o"
+    mover = MAX if side == "x" else 1 - MAX
+    state = game.initial_state()
+    record = MatchRecord(index, seed, side, opponent, "", opening=0)
+    for _ in range(opening):
+        if game.is_terminal(state):
+            break
+        action = rng.choice(list(game.actions(state)))
+        record.positions.append(game.state_id(state))
+        record.moves.append((_mark(game, state), action))
+        record.opening += 1
+        state = game.result(state, action)
+    record.start = game.state_id(state)
+    while not game.is_terminal(state):
+        record.positions.append(game.state_id(state))
+        if game.to_move(state) == mover:
+            positions = cutoff_positions(game, state, depth)
+            got = yield positions if positions else []
+            values = {game.state_id(p): float(v) for p, v in zip(positions, got or [])}
+            by_action = search_values(game, state, depth, values)
+            action = best_action(game, state, by_action)
+            record.decisions.append(Decision(game.state_id(state), by_action, action))
+        else:
+            action = opponent_move(opponent, game, state, rng, depth)
+        record.moves.append((_mark(game, state), action))
+        state = game.result(state, action)
+    record.final = game.state_id(state)
+    payoff = game.utility(state) * (1 if side == "x" else -1)
+    record.outcome = "win" if payoff > 0 else "loss" if payoff < 0 else "draw"
+    return record
+
+
+def _mark(game: Any, state: Any) -> str:
+    return "x" if game.to_move(state) == MAX else "o"
+
+
+def losing_choice(game: Any, record: MatchRecord, depth: int) -> tuple[Decision, dict[Any, Value]] | None:
+    """The last move of a lost match where the search with :func:`reference_evaluation` would
+    have moved elsewhere: that decision and the staff search's values of every move there."""
+    for decision in reversed(record.decisions):
+        state = game.state_from_id(decision.position)
+        positions = cutoff_positions(game, state, depth)
+        values = {game.state_id(p): reference_evaluation(game, p) for p in positions}
+        staff = search_values(game, state, depth, values)
+        if best_action(game, state, staff) != decision.action and \
+                staff[best_action(game, state, staff)] != staff[decision.action]:
+            return decision, staff
+    return None

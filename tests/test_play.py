@@ -1,0 +1,357 @@
+"""The evaluate assignment, graded by play: the game's board view, the staff search and
+opponents, the worker's evaluate request (and forged replies to it), the lockstep matches and
+their cache, the score by thresholds, the hints, the handout's check and determinism.
+
+The default rubric's matches (ten a case, six cases) are measured by bench/play.py, not here:
+these tests play two to four matches a case.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import sys
+import textwrap
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from grader.cases import case_from_dict, load_case
+from grader.cases.rubric import RubricError, load_rubric, rubric_from_dict
+from grader.errors import CaseError
+from grader.games import builtin_game
+from grader.run.evaluation import (
+    Counter,
+    EvaluationError,
+    evaluate_positions,
+    evaluation_game,
+)
+from grader.run.tracing import BudgetExceeded
+from grader.sandbox.client import Worker
+from grader.sandbox.limits import Limits
+from grader.scoring import play as scoring_play
+from grader.scoring.grade import grade
+from reference import play
+
+ROOT = Path(__file__).resolve().parent.parent
+SUBMISSIONS = ROOT / "tests" / "submissions"
+FAST = Limits(time=0.5, kill_margin=0.5, import_time=0.5)
+C4 = {"rows": 6, "columns": 7, "connect": 4}
+MID = ".......|.......|.......|..o....|..xo...|.xxo..."
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+variants = _load("play_variants", SUBMISSIONS / "variants.py")
+attacks = _load("play_attacks", ROOT / "tests" / "hostile" / "attacks.py")
+
+
+def write(tmp_path: Path, body: str, name: str = "search.py") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(body))
+    path.chmod(0o644)
+    return path
+
+
+def case_of(game: str, opponent: str, seed: int = 1, **play_fields) -> dict:
+    params = C4 if game == "connect4" else {"rows": 5, "columns": 5, "connect": 4}
+    return {"$schema": "../../grader/schema/case.schema.json", "name": f"t-{game}-{opponent}",
+            "description": "test", "algorithms": ["evaluate"], "game": game, "params": params,
+            "play": {"opponent": opponent, "seed": seed, **play_fields}}
+
+
+def case_file(tmp_path: Path, data: dict) -> Path:
+    folder = tmp_path / "cases"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{data['name']}.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+SMALL = rubric_from_dict({"play": {"matches": 4, "thresholds": [1, 2, 4]}})
+
+
+# --- the game's side ------------------------------------------------------------------------
+
+
+def test_a_position_is_rebuilt_from_its_id_and_impossible_ones_are_refused():
+    game = builtin_game("connect4", None, C4)
+    state = game.state_from_id(MID)
+    assert game.state_id(state) == MID and game.board(state)[-1] == ".xxo..."
+    assert game.to_move(state) == 0 and not game.is_terminal(state)
+    with pytest.raises(ValueError, match="empty cell below it"):
+        game.state_from_id(".......|.......|.......|..o....|..x....|.x.o...")
+    with pytest.raises(ValueError, match="expected 6 rows of 7"):
+        game.state_from_id("...|...|...")
+    mnk = builtin_game("mnk", None, {})
+    assert (mnk.rows, mnk.columns, mnk.connect) == (5, 5, 4) and len(mnk.actions(mnk.initial_state())) == 25
+    won = mnk.state_from_id("xxxx.|oooo.|.....|.....|.....".replace("oooo.", "ooo..", 1))
+    assert mnk.is_terminal(won) and mnk.utility(won) == 1
+
+
+def test_evaluate_gets_the_rules_and_board_but_neither_the_heuristic_nor_the_depth():
+    game = builtin_game("connect4", None, C4)
+    view = evaluation_game(game, 5, Counter())
+    assert not hasattr(view, "evaluate") and not hasattr(view, "is_cutoff")
+    assert view.board(game.state_from_id(MID)) == tuple(MID.split("|"))
+    with pytest.raises(AttributeError, match="read-only"):
+        view.result = None
+
+
+def test_each_evaluation_has_a_budget_of_game_calls_and_random_is_seeded_by_position():
+    game = builtin_game("connect4", None, C4)
+
+    def greedy_caller(g, s):
+        for action in g.actions(s):
+            g.result(s, action)
+        return random.random()
+
+    ids = [MID, "......." * 0 + ".......|.......|.......|.......|.......|...x..."]
+    first = evaluate_positions(greedy_caller, game, ids, 7, 0, random.seed)
+    second = evaluate_positions(greedy_caller, game, ids[::-1], 7, 0, random.seed)
+    assert first == second[::-1]  # the same position, the same value, in any order
+    counter = Counter()
+    with pytest.raises(BudgetExceeded):
+        evaluate_positions(greedy_caller, game, ids, 6, 0, random.seed, counter)
+    assert counter.stopped_at == 0
+
+
+@pytest.mark.parametrize("value", [True, float("nan"), float("inf"), "1", None, 2 ** 2000])
+def test_an_evaluation_that_is_not_a_finite_number_is_refused_naming_the_position(value):
+    game = builtin_game("connect4", None, C4)
+    with pytest.raises(EvaluationError, match="at position '.......") as error:
+        evaluate_positions(lambda g, s: value, game, [MID], 10, 0, random.seed)
+    assert error.value.index == 0
+
+
+# --- the staff's search and opponents --------------------------------------------------------
+
+
+def test_a_win_the_search_sees_outranks_any_evaluation_and_ties_go_to_the_first_action():
+    game = builtin_game("connect4", None, C4)
+    state = game.state_from_id(".......|.......|.......|.......|o.o....|xxx....")  # x wins at 3
+    assert play.search_move(game, state, 2, lambda g, s: 1e300) == 3
+    block = game.state_from_id(".......|.......|.......|.......|x......|ooo.xx.")  # o threatens 3
+    assert play.search_move(game, block, 2, lambda g, s: 0.0) == 3
+    assert play.search_move(game, game.initial_state(), 2, lambda g, s: 0.0) == 0
+
+
+def test_the_greedy_opponent_takes_a_win_and_blocks_a_single_threat():
+    game = builtin_game("connect4", None, C4)
+    rng = random.Random(0)
+    win = game.state_from_id(".......|.......|.......|.......|o.o....|xxx....")
+    assert play.greedy_move(game, win, rng) == 3
+    block = game.state_from_id(".......|.......|.......|.......|x......|ooo.xx.")
+    assert all(play.greedy_move(game, block, random.Random(seed)) == 3 for seed in range(5))
+
+
+# --- the worker's evaluate request ---------------------------------------------------------
+
+
+GOOD = """
+import random
+def evaluate(game, state):
+    board = game.board(state)
+    return sum(row.count("x") - row.count("o") for row in board) + random.random() / 1000
+"""
+
+
+def test_the_worker_evaluates_a_batch_in_order_and_the_same_position_alike(tmp_path):
+    game = builtin_game("connect4", None, C4)
+    ids = [game.state_id(p) for p in play.cutoff_positions(game, game.state_from_id(MID), 2)]
+    with Worker(write(tmp_path, GOOD), limits=FAST) as worker:
+        reply = worker.evaluate("connect4", C4, ids, calls=10, seed=0)
+        again = worker.evaluate("connect4", C4, ids[::-1], calls=10, seed=0)
+    assert reply.status == "ok" and len(reply.value) == len(ids) == 49
+    assert reply.value == again.value[::-1]
+    assert all(isinstance(v, float) for v in reply.value)
+
+
+@pytest.mark.parametrize("body, status, message", [
+    ("def evaluate(game, state):\n    raise KeyError('oops')", "error",
+     r"KeyError: 'oops' \(at position '"),
+    ("def evaluate(game, state):\n    return float('nan')", "error", r"returned nan at position"),
+    ("def evaluate(game, state):\n    while True:\n        for a in game.actions(state):\n"
+     "            game.result(state, a)", "budget", r"more than 10 `result`/`utility` calls"),
+    ("def evaluate(game, state):\n    while True:\n        pass", "timeout", r"evaluating position"),
+    ("def max_value(game, state):\n    return 0", "missing_function", r"no function 'evaluate'"),
+])
+def test_a_failing_evaluation_says_how_and_where(tmp_path, body, status, message):
+    with Worker(write(tmp_path, body), limits=FAST) as worker:
+        reply = worker.evaluate("connect4", C4, [MID], calls=10, seed=0)
+    assert reply.status == status
+    assert pytest.importorskip("re").search(message, reply.message), reply.message
+
+
+FORGED = {
+    "too_few": '{"event": "reply", "seq": %d, "status": "ok", "value": [1.0]}',
+    "strings": '{"event": "reply", "seq": %d, "status": "ok", "value": ["1", "2", "3"]}',
+    "nan": '{"event": "reply", "seq": %d, "status": "ok", "value": [1, {"$float": "nan"}, 3]}',
+    "huge_int": '{"event": "reply", "seq": %d, "status": "ok", "value": [1, 2, ' + "9" * 400 + "]}",
+    "not_a_list": '{"event": "reply", "seq": %d, "status": "ok", "value": {"$dict": []}}',
+    "oversized": None,  # 200,000 numbers for 3 positions: refused before it is decoded
+}
+
+
+@pytest.mark.parametrize("name", list(FORGED))
+def test_a_forged_evaluate_reply_is_a_crash_never_values(tmp_path, name):
+    text = FORGED[name]
+    if text is None:
+        forge = ('head = (\'{"event": "reply", "seq": %d, "status": "ok", "value": [\' '
+                 '% _request()["seq"]).encode()\n'
+                 '    _forge(head, [b"1," * 200_000], b"1]}\\n")')
+    else:
+        forge = f"_forge(({text!r} % _request()['seq']).encode(), tail=b'\\n')"
+    body = attacks.REQUEST + f"\n\ndef evaluate(game, state):\n    {forge}\n    return 0\n"
+    with Worker(write(tmp_path, body), limits=FAST) as worker:
+        reply = worker.evaluate("connect4", C4, [MID, MID, MID], calls=10, seed=0)
+        assert reply.status == "crashed" and reply.value is None, (reply.status, reply.value)
+        assert "malformed" in reply.message or "grader reads" in reply.message, reply.message
+    # (A forged reply of the right shape gains nothing: evaluate could return those numbers.)
+
+
+# --- a test graded by play -------------------------------------------------------------------
+
+
+def in_process_score(name: str, data: dict, rubric) -> tuple[float, list[str]]:
+    """The score of submission ``name`` on a play case, played in this process (the second
+    path: no worker, no batches, no cache)."""
+    namespace: dict = {}
+    exec(compile(variants.source(name), name, "exec"), namespace)  # noqa: S102
+    case = case_from_dict(data)
+    game = case.build_game()
+
+    def evaluate(ids):
+        values = evaluate_positions(namespace["evaluate"], game, ids, rubric.play.calls,
+                                    scoring_play.EVALUATION_SEED, random.seed)
+        return dict(zip(ids, values))
+
+    records = scoring_play.play_case(case, rubric, evaluate)
+    value, earned, thresholds = scoring_play.score_of(records, rubric, case.play.opponent)
+    return earned, [r.outcome for r in records]
+
+
+SUBMITTED = ["correct", *variants.PLAY_VARIANTS]
+PLAY_CASES = [case_of("connect4", "greedy", 2), case_of("mnk", "baseline", 6, matches=2),
+              case_of("connect4", "random", 5, matches=2)]
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("play")
+    paths = [case_file(folder, data) for data in PLAY_CASES]
+    return {name: grade(variants.materialize(name, folder / name), paths, rubric=SMALL)
+            for name in SUBMITTED}
+
+
+@pytest.mark.parametrize("name", SUBMITTED)
+def test_each_submission_scores_what_playing_in_process_gives(graded, name):
+    tests = {test.case_name: test for test in graded[name].tests}
+    for data in PLAY_CASES:
+        earned, outcomes = in_process_score(name, data, SMALL)
+        test = tests[data["name"]]
+        assert test.score == earned, (name, data["name"], test.summary)
+        assert [m["outcome"] for m in test.extra_data["play"]] == outcomes
+    if name != "correct":
+        assert graded[name].score < graded[name].max_score
+
+
+def test_the_variants_lose_points_and_get_their_hint(graded):
+    hints = {"evaluate_constant": "same value for every position",
+             "evaluate_ignores_opponent": "never go below 0",
+             "evaluate_mover_view": "right sign when x is to move"}
+    assert set(hints) == set(variants.PLAY_VARIANTS)
+    for name, hint in hints.items():
+        lost = [test for test in graded[name].tests if test.score < test.max_score]
+        assert lost and any(hint in test.output for test in lost), name  # where evidence is clear
+    assert all("Likely mistake" not in test.output for test in graded["correct"].tests)
+
+
+def test_a_lost_match_is_written_out_with_the_board_and_the_losing_choice(graded):
+    test = next(t for t in graded["evaluate_mover_view"].tests if "Match" in t.output)
+    assert "| you play | wins | draws | losses |" in test.output
+    assert "Final board:" in test.output and "Where your choice lost" in test.output
+    assert "| move | your search's value | with the staff's evaluation |" in test.output
+
+
+def test_the_same_submission_plays_the_same_matches(tmp_path):
+    path = case_file(tmp_path, case_of("connect4", "random", 3, matches=2))
+    submission = variants.materialize("evaluate_mover_view", tmp_path / "s")
+    first, second = (grade(submission, [path], rubric=SMALL).tests[0] for _ in range(2))
+    assert first.extra_data["play"] == second.extra_data["play"]
+    assert (first.score, first.output) == (second.score, second.output)
+
+
+def test_a_position_is_sent_to_the_worker_once_per_submission(tmp_path, monkeypatch):
+    sent: list[str] = []
+    original = Worker.evaluate
+
+    def counting(self, game, params, ids, **kwargs):
+        sent.extend(ids)
+        return original(self, game, params, ids, **kwargs)
+
+    monkeypatch.setattr(Worker, "evaluate", counting)
+    paths = [case_file(tmp_path, case_of("connect4", "random", 3, matches=2)),
+             case_file(tmp_path, case_of("connect4", "greedy", 3, matches=2))]
+    grade(variants.materialize("correct", tmp_path / "s"), paths, rubric=SMALL)
+    assert sent and len(sent) == len(set(sent))
+
+
+def test_the_handout_without_the_search_only_checks_sample_positions(tmp_path, monkeypatch):
+    path = case_file(tmp_path, case_of("mnk", "greedy", 3))
+    real = importlib.util.find_spec
+    monkeypatch.setattr(scoring_play.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "reference" else real(name, *a))
+    test = grade(variants.materialize("correct", tmp_path / "s"), [path], rubric=SMALL).tests[0]
+    assert (test.score, test.max_score, test.outcome) == (0.0, 0.0, "passed")
+    assert "played by the autograder" in test.summary and "evaluate:" in test.output
+    stub = grade(ROOT / "student" / "search.py", [path], rubric=SMALL).tests[0]
+    assert (stub.max_score, stub.outcome) == (0.0, "not_implemented")
+
+
+# --- cases and rubric ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"game": "tictactoe", "params": {}}, "set game to one of connect4, mnk"),
+    ({"algorithms": ["evaluate", "alpha_beta"]}, "give it a case of its own"),
+    ({"depth_limit": 2}, "remove depth_limit"),
+    ({"play": {"opponent": "genius"}}, "opponent"),
+])
+def test_a_bad_evaluate_case_is_refused_with_the_fix(change, message):
+    with pytest.raises(CaseError, match=message):
+        case_from_dict({**case_of("connect4", "random"), **change})
+    no_play = {key: value for key, value in case_of("connect4", "random").items() if key != "play"}
+    with pytest.raises(CaseError, match="needs 'play' settings"):
+        case_from_dict(no_play)
+
+
+def test_the_shipped_play_cases_load_and_the_rubric_sets_their_points():
+    rubric = load_rubric()
+    cases = [load_case(p) for p in sorted((ROOT / "trees").glob("*/evaluate-*.json"))]
+    assert len(cases) >= 6 and {c.play.opponent for c in cases} == set(play.OPPONENTS)
+    assert {c.game for c in cases} == {"connect4", "mnk"}
+    assert all(rubric.settings_for(c, "evaluate").points == 3 for c in cases)
+    with pytest.raises(RubricError, match="ascending"):
+        rubric_from_dict({"play": {"thresholds": [5, 1]}})
+    with pytest.raises(RubricError, match="expected opponents as keys"):
+        rubric_from_dict({"play": {"thresholds": {"smart": [1]}}})
+    assert replace(rubric.play, threshold_points=2).threshold_points == 2
+
+
+def test_the_html_report_replays_each_lost_match_move_by_move(graded):
+    from grader.report.html.report import report_html
+
+    results = graded["evaluate_mover_view"]
+    html = report_html(results)
+    lost = [m for t in results.tests for m in t.extra_data["play"] if m["outcome"] == "loss"]
+    assert lost and html.count('class="play-frame"') >= len(lost[0]["positions"])
+    assert "final position: you" in html and 'class="play-step"' in html
