@@ -101,6 +101,21 @@ def test_trace_runs_the_submission_in_the_sandbox(tmp_path, capsys):
     assert "you #7 !" in text and "you #1" in text
 
 
+def test_trace_uses_the_worker_grader_check_uses(tmp_path, capsys, monkeypatch):
+    """Where the sandbox cannot run (forced here), ``--trace`` runs the submission in the
+    portable worker, as ``grader check`` does: the sandboxed worker is never started."""
+    from grader.sandbox.client import Worker
+
+    def no_sandbox(self):
+        raise AssertionError("render --trace started the sandboxed worker")
+
+    monkeypatch.setattr(Worker, "_spawn", no_sandbox)  # PortableWorker has its own
+    monkeypatch.setenv("GRADER_PORTABLE", "1")
+    case = PUBLIC / "prune-equal-root-level.json"
+    assert render_main(case, "txt", algorithm="alpha_beta", trace=CORRECT) == 0
+    assert "you #1" in capsys.readouterr().out
+
+
 @needs_dot
 def test_svg_is_well_formed_and_names_every_node():
     svg = render_svg(_case("aima-fig-5-2"), "alpha_beta")
