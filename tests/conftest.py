@@ -17,6 +17,13 @@ import pytest
 GOLDENS = Path(__file__).resolve().parent / "goldens"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "local_check: what students run on their own machines (grader check, the "
+        "student/ pytest front end, grader render, the HTML report); "
+        "tests/test_portable.py runs every such test again with GRADER_PORTABLE=1")
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-goldens", action="store_true", default=False,
                      help="rewrite tests/goldens/ from the current output instead of comparing")

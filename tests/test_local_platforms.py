@@ -16,13 +16,15 @@ STUBS = ROOT / "student" / "search.py"
 AIMA = ROOT / "trees" / "public" / "aima-fig-5-2.json"
 ODD_FOLDER = "my work — ünïcødé folder"  # spaces, a dash and letters outside ASCII
 
+pytestmark = pytest.mark.local_check  # run again in the portable worker: tests/test_portable.py
 
-def _check(*args: str, encoding: str = "utf-8", portable: bool = False) -> tuple[int, str]:
-    """``python -m grader check ARGS`` as a student's console runs it: stdout in ``encoding``."""
+
+def _check(*args: str, encoding: str = "utf-8") -> tuple[int, str]:
+    """``python -m grader check ARGS`` as a student's console runs it: stdout in ``encoding``
+    (in the worker ``GRADER_PORTABLE`` chooses: tests/test_portable.py runs this module again
+    with it set)."""
     env = {**os.environ, "PYTHONIOENCODING": encoding}
     env.pop("GRADER_ASCII", None)
-    if portable:
-        env["GRADER_PORTABLE"] = "1"
     done = subprocess.run([sys.executable, "-m", "grader", "check", *args], cwd=ROOT, env=env,
                           capture_output=True, timeout=300)
     assert b"Traceback" not in done.stderr, done.stderr.decode(encoding, "replace")
@@ -37,32 +39,30 @@ def _crlf_copy(source: Path, target: Path) -> Path:
     return target
 
 
-@pytest.mark.parametrize("portable", [False, True], ids=["sandboxed", "portable"])
-def test_a_crlf_submission_and_case_in_an_odd_folder_get_full_marks(tmp_path, portable):
+def test_a_crlf_submission_and_case_in_an_odd_folder_get_full_marks(tmp_path):
     folder = tmp_path / ODD_FOLDER
     submission = _crlf_copy(CORRECT, folder / "search.py")
     case = _crlf_copy(AIMA, folder / "cases" / AIMA.name)
     report = folder / "report — ü.html"
     code, out = _check("--submission", str(submission), "--cases", str(case.parent),
-                       "-a", "alpha_beta", "--html", str(report), portable=portable)
+                       "-a", "alpha_beta", "--html", str(report))
     assert code == 0, out
     assert "Total: " in out and "FAIL" not in out
     assert report.is_file() and "<html" in report.read_text(encoding="utf-8").lower()
 
 
-@pytest.mark.parametrize("portable", [False, True], ids=["sandboxed", "portable"])
-def test_check_output_and_errors_fit_a_cp1252_console(tmp_path, portable):
+def test_check_output_and_errors_fit_a_cp1252_console(tmp_path):
     variants = _load_variants()
     wrong = variants.materialize("never_prunes", tmp_path / "never_prunes")
     code, out = _check("--submission", str(wrong), "--cases", str(AIMA), "-a", "alpha_beta",
-                       encoding="cp1252", portable=portable)
+                       encoding="cp1252")
     assert code == 1 and "`never_prunes`" in out
     assert "+-- B MIN" in out  # the tree is drawn in ASCII
     assert not any(char in out for char in "─│├└┌┐┘┼")
     # a folder name cp1252 cannot show, in a submission path and in a case path
     elsewhere = tmp_path / "папка"
     code, out = _check("--submission", str(elsewhere / "search.py"), "--cases", str(AIMA),
-                       "-a", "alpha_beta", encoding="cp1252", portable=portable)
+                       "-a", "alpha_beta", encoding="cp1252")
     assert code == 1 and "no submission at" in out and "\\u043f" in out
     code, out = _check("--submission", str(wrong), "--cases", str(elsewhere / "x.json"),
                        encoding="cp1252")

@@ -22,6 +22,8 @@ from grader.feedback.scene import build_scene, render_dot, render_svg, render_te
 ROOT = Path(__file__).resolve().parent.parent
 PUBLIC = ROOT / "trees" / "public"
 CORRECT = Path(__file__).resolve().parent / "submissions" / "correct" / "search.py"
+
+pytestmark = pytest.mark.local_check  # run again in the portable worker: tests/test_portable.py
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
                                reason="Graphviz's dot is not installed")
 
