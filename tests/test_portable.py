@@ -48,6 +48,8 @@ def test_the_mode_is_chosen_by_the_platform_and_forced_by_the_variable(monkeypat
     monkeypatch.delenv(PORTABLE_ENV, raising=False)
     assert portable_reason() is None  # this Linux machine has the whole sandbox
     assert type(open_worker(CORRECT)) is Worker
+    monkeypatch.setattr(sys, "platform", "darwin")  # python.org's or Homebrew's: no Landlock
+    assert "needs Linux, and this is darwin" in portable_reason()
     monkeypatch.setattr(sys, "platform", "win32")
     assert "needs Linux" in portable_reason()
     monkeypatch.setenv(PORTABLE_ENV, "0")
