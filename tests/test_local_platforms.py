@@ -193,3 +193,25 @@ def test_colour_on_windows_only_where_the_console_shows_escapes(monkeypatch):
         assert kernel32.set_to in (None, mode | 0x4)  # only ever adds the one flag
     monkeypatch.setenv("NO_COLOR", "1")
     assert terminal.use_colour(_Console()) is False
+
+
+def test_the_windows_commands_the_readmes_give_exist_with_crlf():
+    """Every ``bin\\NAME.cmd`` the READMEs name is there (the handout's ``test.cmd`` is
+    docker/handout/bin's), beside the bash script it mirrors, in CRLF and ASCII as cmd needs."""
+    import re
+
+    named = {
+        ROOT / "README.md": ROOT / "bin",
+        ROOT / "docker" / "handout" / "README.md": ROOT / "docker" / "handout" / "bin",
+    }
+    seen = set()
+    for readme, handout_bin in named.items():
+        for name in re.findall(r"bin\\(\w+)\.cmd", readme.read_text(encoding="utf-8")):
+            script = handout_bin / f"{name}.cmd"
+            script = script if script.exists() else ROOT / "bin" / f"{name}.cmd"
+            seen.add(script)
+            assert script.with_suffix("").exists(), f"{script} mirrors no bash script"
+    assert {path.name for path in seen} == {"grade.cmd", "test.cmd"}
+    for script in [*seen, ROOT / "bin" / "setup.cmd"]:
+        data = script.read_bytes()
+        assert data.count(b"\n") == data.count(b"\r\n") > 0 and data.isascii(), script
