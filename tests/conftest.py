@@ -27,6 +27,8 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start tests/test_portable.py's portable run of the local-check tests now, when the
     session will run the test that checks it: it overlaps the rest of the suite."""
+    if session.config.option.collectonly:
+        return
     for item in session.items:
         if item.name == "test_every_local_check_test_passes_in_the_portable_worker":
             session.config.add_cleanup(item.module.stop_local_check_run)
