@@ -17,6 +17,27 @@ import pytest
 GOLDENS = Path(__file__).resolve().parent / "goldens"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "local_check: what students run on their own machines (grader check, the "
+        "student/ pytest front end, grader render, the HTML report); "
+        "tests/test_portable.py runs every such test again with GRADER_PORTABLE=1")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start tests/test_portable.py's portable run of the local-check tests now, when the
+    session will run the test that checks it: it overlaps the rest of the suite. Not in a
+    pytest-xdist worker (bin/test): every worker collects every test, so each would start it;
+    there the test starts it and the other workers are the overlap."""
+    if session.config.option.collectonly or os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    for item in session.items:
+        if item.name == "test_every_local_check_test_passes_in_the_portable_worker":
+            session.config.add_cleanup(item.module.stop_local_check_run)
+            item.module.start_local_check_run()
+            return
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-goldens", action="store_true", default=False,
                      help="rewrite tests/goldens/ from the current output instead of comparing")

@@ -321,6 +321,7 @@ def graded_never_prunes(tmp_path_factory):
                  answers=AnswerKey(cache=None))
 
 
+@pytest.mark.local_check
 def test_the_pipeline_shows_tree_diff_and_hint(graded_never_prunes):
     (test,) = graded_never_prunes.tests
     assert test.outcome == "wrong_trace"
@@ -336,6 +337,7 @@ def test_the_pipeline_shows_tree_diff_and_hint(graded_never_prunes):
     assert "- alpha_beta: never prunes, or" in graded_never_prunes.output
 
 
+@pytest.mark.local_check
 def test_more_cases_rule_alternatives_out(tmp_path):
     path = variants.materialize("never_prunes", tmp_path / "never_prunes")
     cases = [PUBLIC / f"{name}.json" for name in ("aima-fig-5-2", "prune-equal-deep-cutoff",
@@ -350,6 +352,7 @@ def test_more_cases_rule_alternatives_out(tmp_path):
     assert table[1].startswith("  likely mistake: never prunes")
 
 
+@pytest.mark.local_check
 def test_terminal_report_matches_its_golden(graded_never_prunes, golden):
     stub = [TestResult(name=f"maxn: case-{i} (a case)", number=f"4.{i}", algorithm="maxn",
                        case_name=f"case-{i}", max_score=1.0, score=0.0, outcome="not_implemented",
@@ -369,6 +372,7 @@ def test_terminal_report_matches_its_golden(graded_never_prunes, golden):
     assert latin.getvalue().isascii() and "+-- C2 = 4" in latin.getvalue()
 
 
+@pytest.mark.local_check
 def test_colour_only_on_a_terminal_without_no_color(graded_never_prunes, monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
     tty = _Stream("utf-8", tty=True)
@@ -394,6 +398,7 @@ class _Stream:
         return "".join(self._parts)
 
 
+@pytest.mark.local_check
 def test_student_pytest_front_end_names_one_test_per_case_and_algorithm():
     ran = subprocess.run([sys.executable, "-m", "pytest", "-v", "-k", "aima-fig-5-2"],
                          cwd=ROOT / "student", capture_output=True, text=True, timeout=120,

@@ -29,6 +29,8 @@ REPO = Path(__file__).resolve().parent.parent
 PUBLIC = REPO / "trees" / "public"
 MAX_BYTES = 1_000_000
 
+pytestmark = pytest.mark.local_check  # run again in the portable worker: tests/test_portable.py
+
 
 def variants():
     path = REPO / "tests" / "submissions" / "variants.py"

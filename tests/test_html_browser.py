@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.local_check  # run again in the portable worker: tests/test_portable.py
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 CASES = [REPO / "trees" / "public" / "aima-fig-5-2.json",
          REPO / "trees" / "public" / "prune-equal-root-level.json"]

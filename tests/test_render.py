@@ -22,6 +22,8 @@ from grader.feedback.scene import build_scene, render_dot, render_svg, render_te
 ROOT = Path(__file__).resolve().parent.parent
 PUBLIC = ROOT / "trees" / "public"
 CORRECT = Path(__file__).resolve().parent / "submissions" / "correct" / "search.py"
+
+pytestmark = pytest.mark.local_check  # run again in the portable worker: tests/test_portable.py
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
                                reason="Graphviz's dot is not installed")
 
@@ -99,6 +101,21 @@ def test_trace_runs_the_submission_in_the_sandbox(tmp_path, capsys):
     assert render_main(case, "txt", algorithm="alpha_beta", trace=strict) == 0
     text = capsys.readouterr().out
     assert "you #7 !" in text and "you #1" in text
+
+
+def test_trace_uses_the_worker_grader_check_uses(tmp_path, capsys, monkeypatch):
+    """Where the sandbox cannot run (forced here), ``--trace`` runs the submission in the
+    portable worker, as ``grader check`` does: the sandboxed worker is never started."""
+    from grader.sandbox.client import Worker
+
+    def no_sandbox(self):
+        raise AssertionError("render --trace started the sandboxed worker")
+
+    monkeypatch.setattr(Worker, "_spawn", no_sandbox)  # PortableWorker has its own
+    monkeypatch.setenv("GRADER_PORTABLE", "1")
+    case = PUBLIC / "prune-equal-root-level.json"
+    assert render_main(case, "txt", algorithm="alpha_beta", trace=CORRECT) == 0
+    assert "you #1" in capsys.readouterr().out
 
 
 @needs_dot

@@ -148,7 +148,7 @@ class AnswerKey:
         if not path.exists():
             return
         try:
-            data = json.loads(path.read_text(), object_hook=_SharedIds())
+            data = json.loads(path.read_text(encoding="utf-8"), object_hook=_SharedIds())
         except (OSError, ValueError):
             return  # a damaged cache is recomputed, never trusted
         if data.get("format") != KEY_FORMAT:

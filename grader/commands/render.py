@@ -1,5 +1,7 @@
 """``grader render CASE``: a picture of a case's tree (text, DOT, SVG or PNG), the reference's
-search over it, and with ``--trace SUBMISSION`` a student's search run in the sandbox over that.
+search over it, and with ``--trace SUBMISSION`` a student's search run over that, in the worker
+``grader check`` uses (:func:`grader.sandbox.portable.open_worker`: the sandbox, or the portable
+worker where the platform lacks it).
 
 The scene itself is :mod:`grader.feedback.scene`; this module only finds the answers and the run.
 """
@@ -30,10 +32,11 @@ TRACE_TIME_LIMIT = 10.0  # seconds for the student's call: this is a picture, no
 
 
 def student_run(case: Any, algorithm: str, submission: str | Path) -> Any:
-    """The student's run of ``algorithm`` on ``case``, in the sandbox (a WorkerReply)."""
-    from grader.sandbox.client import Worker
+    """The student's run of ``algorithm`` on ``case`` (a WorkerReply), in the worker
+    ``grader check`` would use here: the sandbox, or the portable one off Linux."""
+    from grader.sandbox.portable import open_worker
 
-    with Worker(submission) as worker:
+    with open_worker(submission) as worker:
         return worker.run(case.public_dict(), algorithm, mcts=case.mcts,
                           time_limit=max(TRACE_TIME_LIMIT, case.time_limit or 0.0))
 

@@ -27,7 +27,31 @@ _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
 def use_colour(stream: TextIO) -> bool:
     isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty()) and not os.environ.get("NO_COLOR")
+    if not (isatty and isatty()) or os.environ.get("NO_COLOR"):
+        return False
+    return not sys.platform.startswith("win") or _windows_escapes(stream)
+
+
+def _windows_escapes(stream: TextIO) -> bool:
+    """Whether the Windows console behind ``stream`` shows ANSI colour codes: it does once
+    asked to (virtual terminal processing, Windows 10 and later; Windows Terminal always);
+    an older console would print them as ``<-[32m``, so there the report has no colour."""
+    try:
+        import ctypes
+        import msvcrt
+
+        kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined]
+        handle = msvcrt.get_osfhandle(stream.fileno())  # type: ignore[attr-defined]
+        mode = ctypes.c_uint32()
+        if not kernel32.GetConsoleMode(handle, ctypes.byref(mode)):
+            return False
+        return bool(mode.value & _VIRTUAL_TERMINAL
+                    or kernel32.SetConsoleMode(handle, mode.value | _VIRTUAL_TERMINAL))
+    except (ImportError, AttributeError, OSError, ValueError):
+        return False
+
+
+_VIRTUAL_TERMINAL = 0x0004  # ENABLE_VIRTUAL_TERMINAL_PROCESSING
 
 
 def _paint(text: str, colour: str, enabled: bool) -> str:

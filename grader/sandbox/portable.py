@@ -16,7 +16,20 @@ It is for ``grader check`` and the pytest front end on a student's own computer,
 sandbox would protect nothing that matters (their own code, their own files). It is chosen
 where the full sandbox cannot run (:func:`portable_reason`: not Linux, or a POSIX piece
 missing) or forced with ``GRADER_PORTABLE=1``; ``GRADER_PORTABLE=0`` forces the sandbox.
-``grader grade`` never uses it (:func:`require_sandbox`).
+``grader grade`` never uses it (:func:`require_sandbox`). ``grader render --trace`` opens its
+worker the same way (:func:`open_worker`), so it draws what ``grader check`` grades.
+
+How the child starts, on every platform: :class:`subprocess.Popen` of ``sys.executable -m
+grader.sandbox.portable_worker``, never :mod:`multiprocessing`, so no start method's default
+(``fork`` on Linux, ``spawn`` on macOS and Windows, ``forkserver`` from Python 3.14) changes
+anything: the child is a fresh interpreter importing only what it needs, like ``spawn``, and
+nothing of the parent's state (threads, open files, a macOS framework) is copied into it.
+macOS (python.org's and Homebrew's Pythons alike) has ``resource``, ``pwd`` and ``fcntl`` but is
+not Linux (no Landlock, no ``/proc``): :func:`portable_reason` chooses this worker there, and the
+parent's watch (:mod:`grader.sandbox.watch`) falls back to its wall-clock limit. On Windows a
+venv's ``python.exe`` is CPython's launcher, which runs the real interpreter as its child in a
+job object closed (and the child killed) with it: ``Popen.kill`` ends both (not tried on
+Windows yet).
 """
 
 from __future__ import annotations

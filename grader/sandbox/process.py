@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -46,8 +47,18 @@ def describe_exit(code: int) -> str:
             "SIGABRT": " (aborted: out of memory?)",
         }.get(name, "")
         return f"was killed by {name}{why}"
+    if code in _WINDOWS_CRASHES:  # the portable worker on Windows: a crash is a status code
+        return f"crashed ({_WINDOWS_CRASHES[code]}; Windows status 0x{code:08X})"
     hint = " (did the code call os._exit()?)" if code == 0 else ""
     return f"exited with code {code} before replying{hint}"
+
+
+_WINDOWS_CRASHES = {
+    0xC00000FD: "a stack overflow: recursion too deep?",
+    0xC0000005: "an access violation: a crash in C code",
+    0xC0000017: "out of memory",
+    0xC0000409: "a fatal error in C code",
+}
 
 
 def has_exited(proc: subprocess.Popen) -> bool:
@@ -84,6 +95,9 @@ def kill_and_clean(proc: subprocess.Popen, scratch: Path) -> None:
 # POSIX flags, looked up: Windows has none of them and imports this module (the portable worker)
 _DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY |= getattr(os, "O_CLOEXEC", 0)
+# Folders opened as descriptors, entries removed relative to them: not on Windows, whose os.open
+# opens no folder and takes no dir_fd.
+_FOLDER_HANDLES = {os.open, os.unlink, os.rmdir} <= os.supports_dir_fd and hasattr(os, "fchmod")
 
 
 def _open_folder(name: str, parent: int) -> int:
@@ -104,6 +118,9 @@ def remove_tree(root: Path) -> bool:
     removed, never followed. Call it once the processes that wrote there are dead.
     """
     root = Path(root)
+    if not _FOLDER_HANDLES:  # Windows: only the portable worker's scratch, the student's own
+        shutil.rmtree(root, ignore_errors=True)  # machine; its rmtree removes links unfollowed
+        return not os.path.lexists(root)
     try:
         fd = os.open(root, _DIRECTORY)
     except FileNotFoundError:
