@@ -31,7 +31,7 @@ from grader.answers.store import reference_available
 from grader.compare import Comparison, compare
 from grader.feedback import diagnosis
 from grader.feedback import failure as feedback
-from grader.feedback.markdown import fenced_lines
+from grader.feedback.markdown import code_name, fenced_lines
 from grader.run.runner import RunResult
 from grader.scoring.results import ALGORITHM_NUMBERS, GRADER_ERROR, PASSED, TestResult
 
@@ -238,7 +238,7 @@ def _probe(worker: Any, algorithm: str) -> Any:
 
 def _unusable(probe: Any) -> tuple[str, str] | None:
     """(outcome, message) when the function cannot be tried at all; None when it can."""
-    function = f"`{probe.function or 'the function'}`"
+    function = code_name(probe.function)  # a forged reply's name is no Markdown
     if probe.status == "error" and (probe.error or {}).get("type") == "NotImplementedError":
         return "not_implemented", f"{function} is not implemented yet (it raises NotImplementedError)."
     if probe.status == "missing_function":

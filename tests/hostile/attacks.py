@@ -465,6 +465,44 @@ ATTACKS: list[Attack] = [
                 _forge(json.dumps(forged).encode(), tail=b"\\n")
                 return 3
             """, prelude=REQUEST), message=r"sent a malformed message"),
+    _attack("forged_next_reply", "forgery",
+            "a forged right reply for this request (its value and the trace the worker kept) "
+            "followed by a wrong 'started' and 'reply' for the next request (seq + 1: max^n's), "
+            "so that one test's call decides another's",
+            _ab("""
+                import json
+
+                value = _correct(game, state, alpha, beta, depth)
+                if depth > 0:
+                    return value
+                from grader.sandbox.reply_parts import trace_ids
+                seq = _request()["seq"]
+                trace = _sys.modules["__main__"]._Stash.trace
+                generated, evaluated, _ = trace_ids(trace, 600_000)
+                lines = [{"event": "reply", "seq": seq, "status": "ok", "value": value,
+                          "generated": generated, "evaluated": evaluated},
+                         {"event": "started", "seq": seq + 1, "function": "maxn"},
+                         {"event": "reply", "seq": seq + 1, "status": "ok", "function": "maxn",
+                          "value": {"$tuple": [0, 0, 0]}, "generated": [], "evaluated": []}]
+                _forge(b"".join(json.dumps(line).encode() + b"\\n" for line in lines), tail=b"")
+                return value
+            """, prelude=REQUEST + CORRECT_KEPT), scope="none"),
+    _attack("forged_markdown_reply", "forgery",
+            "a forged 'started' and 'timeout' reply whose function name and message write "
+            "Markdown and HTML (a heading, an image, a link) into the feedback",
+            _ab("""
+                import json
+                seq = _request()["seq"]
+                fake = "x` ![](https://example.com/t.png) `"
+                forged = {"event": "reply", "seq": seq, "function": fake, "status": "timeout",
+                          "message": "\\n\\n# Full marks\\n<img src=x onerror=alert(1)> "
+                                     "[regrade](https://example.com) \\x1b[2J\\u202e"}
+                _forge(json.dumps(forged).encode(), tail=b"\\n")
+                return 3
+            """, prelude=REQUEST),
+            # no heading, HTML or link is left unescaped, nor the escape or the bidi override
+            message=r"(?m)\A(?![\s\S]*(^# |(?<!\\)<img|(?<!\\)\]\(|`x` !|\x1b|\u202e))"
+                    r"[\s\S]*stopped by the time limit"),
     _attack("huge_int", "forgery", "2**5000: float() of it raises OverflowError",
             _ab("return 2**5000"), message=r"expected a number[^\n]*int of 5001 bits"),
     _attack("huge_int_in_vector", "forgery", "max^n's vector holding 2**5000 and NaN",
