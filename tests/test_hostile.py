@@ -413,6 +413,8 @@ def test_hostile_submission_is_graded_and_contained(hostile_runs, variant, attac
             assert re.search(entry.message, test["output"]), test["output"][:2000]
         else:
             assert test["score"] == test["max_score"], test
+    if entry.output:
+        assert re.search(entry.output, run.results["output"]), run.results["output"][:2000]
     assert run.changed == [], f"files changed outside the worker's scratch folder: {run.changed}"
     assert NEUTRAL_GRADER_ERROR not in run.results.get("output", ""), "a staff-side error"
     assert not any(test["name"].startswith("grader error") for test in tests)

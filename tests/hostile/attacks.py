@@ -15,7 +15,9 @@ Expectations (checked by tests/test_hostile.py): ``scope`` says which tests lose
 ``none``: no test, the submission is correct however it behaves); ``message`` is a regular
 expression the target's test output matches; ``score`` is the fraction of its points the target
 keeps (0 for every attack). ``link`` makes the submitted ``search.py`` a symbolic link to a file of
-the layout (the source appended is then never read).
+the layout (the source appended is then never read). ``folder`` puts ``search.py`` in a folder of
+that name inside the upload; ``output`` is a regular expression the results' top-level output
+matches.
 """
 
 from __future__ import annotations
@@ -61,6 +63,8 @@ class Attack:
     slow: bool = False  # runs into a time limit: scheduled first
     fenced: bool = False  # only what the OS refuses (files, processes, signals) stops it
     link: str = ""  # the submitted search.py is a symbolic link to this file of the layout
+    folder: str = ""  # search.py is uploaded in a folder of this name
+    output: str = ""  # regex the results' top-level output matches
 
 
 def _attack(name: str, category: str, description: str, source: str, **expect) -> Attack:
@@ -503,6 +507,11 @@ ATTACKS: list[Attack] = [
             # no heading, HTML or link is left unescaped, nor the escape or the bidi override
             message=r"(?m)\A(?![\s\S]*(^# |(?<!\\)<img|(?<!\\)\]\(|`x` !|\x1b|\u202e))"
                     r"[\s\S]*stopped by the time limit"),
+    _attack("markdown_folder_name", "forgery",
+            "search.py uploaded in a folder whose name closes the code span of 'Graded `...`' "
+            "and writes HTML and bold text into the results' top-level output",
+            "", folder="x` <img src=x onerror=alert(1)> **full marks** `y", scope="none",
+            output=r"Graded ``x` <img src=x onerror=alert\(1\)> \*\*full marks\*\* `y/search\.py``: "),
     _attack("huge_int", "forgery", "2**5000: float() of it raises OverflowError",
             _ab("return 2**5000"), message=r"expected a number[^\n]*int of 5001 bits"),
     _attack("huge_int_in_vector", "forgery", "max^n's vector holding 2**5000 and NaN",
@@ -614,6 +623,7 @@ def submission_text(attack: Attack, base: Path = CORRECT) -> str:
 
 def write_submission(attack: Attack, folder: Path, base: Path = CORRECT) -> Path:
     """Write ``folder/search.py`` for ``attack``; returns its path."""
+    folder = folder / attack.folder if attack.folder else folder
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "search.py"
     path.write_text(submission_text(attack, base))
