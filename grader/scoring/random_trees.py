@@ -31,7 +31,7 @@ from grader.answers.store import reference_available
 from grader.compare import Comparison, compare
 from grader.feedback import diagnosis
 from grader.feedback import failure as feedback
-from grader.feedback.markdown import code_name, fenced_lines
+from grader.feedback.markdown import code_name, fenced_lines, inline_text
 from grader.run.runner import RunResult
 from grader.scoring.results import ALGORITHM_NUMBERS, GRADER_ERROR, PASSED, TestResult
 
@@ -306,7 +306,7 @@ def report(found: Disagreement, algorithm: str, rule: str, tried: int,
         from grader.feedback.drawing import draw_tree
 
         empty = RunResult(value=None)
-        lines += ["", *feedback.wrap(f"On it your code did not return: {found.problem}"),
+        lines += ["", *feedback.wrap(f"On it your code did not return: {inline_text(found.problem)}"),
                   *fenced_lines(draw_tree(found.case, found.expected, empty))]
         return lines
     try:
