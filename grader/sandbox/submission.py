@@ -197,7 +197,8 @@ def choose(candidates: list[Candidate], where: str) -> tuple[Candidate, str]:
         if all(other.read() == content for other in ordered[1:]):
             return first, (f"{len(ordered)} identical copies of {FILENAME} in {where}; "
                            "graded the shallowest")
-    listed = ", ".join(f"{code(candidate.name)} ({candidate.size:,} bytes)" for candidate in ordered)
+    listed = ", ".join(f"{code(candidate.name)} ({candidate.size:,} bytes)"
+                       for candidate in ordered)
     raise AmbiguousSubmission(
         f"{where} holds {len(ordered)} different {FILENAME} files: {listed}. The grader cannot "
         f"tell which one you mean, so it graded none. Submit again with only the {FILENAME} "

@@ -199,8 +199,8 @@ def _grade_budget_stop(case: Case, algorithm: str, result: TestResult, reply: Wo
     output, result.staff_output = _feedback(case, algorithm, reference, got, comparison,
                                             answers)  # the named mistake comes after every test
     lead = (f"{code_name(reply.function)} was stopped after too many game calls: {stopped}. "
-            "A search that expands what the reference expands never comes near it; the comparison below "
-            "shows where yours first went elsewhere.")
+            "A search that expands what the reference expands never comes near it; the "
+            "comparison below shows where yours first went elsewhere.")
     result.output = lead + "\n\n" + output + student_output
     result.extra_data = {"timing": timing_data(reference, reply),
                          "budget": {**(reply.budget_stop or {})},

@@ -306,7 +306,8 @@ def report(found: Disagreement, algorithm: str, rule: str, tried: int,
         from grader.feedback.drawing import draw_tree
 
         empty = RunResult(value=None)
-        lines += ["", *feedback.wrap(f"On it your code did not return: {inline_text(found.problem)}"),
+        problem = inline_text(found.problem)  # a worker's message: forgeable, shown inert
+        lines += ["", *feedback.wrap(f"On it your code did not return: {problem}"),
                   *fenced_lines(draw_tree(found.case, found.expected, empty))]
         return lines
     try:

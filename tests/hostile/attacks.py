@@ -511,7 +511,8 @@ ATTACKS: list[Attack] = [
             "search.py uploaded in a folder whose name closes the code span of 'Graded `...`' "
             "and writes HTML and bold text into the results' top-level output",
             "", folder="x` <img src=x onerror=alert(1)> **full marks** `y", scope="none",
-            output=r"Graded ``x` <img src=x onerror=alert\(1\)> \*\*full marks\*\* `y/search\.py``: "),
+            output=r"Graded ``x` <img src=x onerror=alert\(1\)> \*\*full marks\*\* "
+                   r"`y/search\.py``: "),
     _attack("huge_int", "forgery", "2**5000: float() of it raises OverflowError",
             _ab("return 2**5000"), message=r"expected a number[^\n]*int of 5001 bits"),
     _attack("huge_int_in_vector", "forgery", "max^n's vector holding 2**5000 and NaN",
