@@ -70,9 +70,15 @@ def code(name: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+def inert(text: str) -> str:
+    """``text`` (a message quoting the upload) on one line, without control, line-breaking or
+    bidi characters, Markdown's and HTML's inline syntax escaped."""
+    return _INLINE_SYNTAX.sub(r"\\\1", _UNSHOWN.sub(" ", str(text)))
+
+
 def quoted(name: str) -> str:
     """``repr(name)``, inert in Markdown: ``'hw.zip'`` stays ``'hw.zip'``."""
-    return _INLINE_SYNTAX.sub(r"\\\1", repr(str(name)))
+    return inert(repr(str(name)))
 
 
 class AmbiguousSubmission(SubmissionError):
