@@ -52,9 +52,9 @@ def clean_text(text: str) -> tuple[str, int]:
 
 
 _LINE_BREAKS = re.compile("[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
-# Code, emphasis, links and images, HTML, strike-through, tables. Not "_": intraword (os._exit)
-# it is no emphasis, and elsewhere no more than one.
-_INLINE_SYNTAX = re.compile(r"([\\`*\[\]<>&~|])")
+# Code, emphasis, links and images, HTML and entities. Not "_" (intraword, as in os._exit, it is
+# no emphasis), "|" and "~" (a game's ids hold them: xo.|.x.|..o), which make no HTML or link.
+_INLINE_SYNTAX = re.compile(r"([\\`*\[\]<>&])")
 MAX_INLINE = 2000
 
 

@@ -293,8 +293,8 @@ def _grade_mcts_outcome(
         result.outcome = "wrong_value"
         result.summary = (f"chose a minimax-optimal move in only {hits} of {len(seeds)} seeds "
                           f"(needs {needed:g})")
-        result.output = (result.summary + f".\n\nOptimal moves: {best_moves!r}. "
-                         f"Your moves by seed: {dict(zip(seeds, chosen))!r}")
+        result.output = (result.summary + f".\n\nOptimal moves: {best_moves!r}. Your moves by "
+                         f"seed: {inline_text(repr(dict(zip(seeds, chosen))))}")
     return result
 
 

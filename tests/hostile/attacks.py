@@ -513,11 +513,16 @@ ATTACKS: list[Attack] = [
             "", folder="x` <img src=x onerror=alert(1)> **full marks** `y", scope="none",
             output=r"Graded ``x` <img src=x onerror=alert\(1\)> \*\*full marks\*\* "
                    r"`y/search\.py``: "),
+    _attack("returns_markup", "forgery",
+            "a returned string of HTML and a Markdown link, quoted by the value's verdict",
+            _ab("""
+                return "<img src=x onerror=alert(1)> [regrade](https://example.com)"
+            """), message=r"(?m)\A(?![\s\S]*((?<!\\)<img|(?<!\\)\]\())[\s\S]*expected a number"),
     _attack("huge_int", "forgery", "2**5000: float() of it raises OverflowError",
             _ab("return 2**5000"), message=r"expected a number[^\n]*int of 5001 bits"),
     _attack("huge_int_in_vector", "forgery", "max^n's vector holding 2**5000 and NaN",
             "def maxn(game, state, depth=0):\n    return (2**5000, float('nan'), 1)\n",
-            target="maxn", message=r"expected \(.*got \(<int of 5001 bits>"),
+            target="maxn", message=r"expected \(.*got \(\\?<int of 5001 bits\\?>"),
     _attack("read_case_text", "theft",
             "max^n on a hidden case reads the case's name and description from the worker",
             REQUEST + textwrap.dedent("""
