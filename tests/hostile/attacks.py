@@ -518,6 +518,18 @@ ATTACKS: list[Attack] = [
             _ab("""
                 return "<img src=x onerror=alert(1)> [regrade](https://example.com)"
             """), message=r"(?m)\A(?![\s\S]*((?<!\\)<img|(?<!\\)\]\())[\s\S]*expected a number"),
+    _attack("forged_markup_ids", "forgery",
+            "a forged reply with the right value and trace ids of HTML and a Markdown heading, "
+            "quoted by the trace's feedback (first difference, extras, the step note)",
+            _ab("""
+                import json
+                forged = {"event": "reply", "seq": _request()["seq"], "status": "ok", "value": 3,
+                          "generated": ["B", "<img src=x onerror=alert(1)>", "\\n# Full marks"],
+                          "evaluated": ["<img src=y>"]}
+                _forge(json.dumps(forged).encode(), tail=b"\\n")
+                return 3
+            """, prelude=REQUEST), score=0.5,  # (inside a code block, the ids are text anyway)
+            message=r"\A(?=[\s\S]*pruned them: \\<img src=x)(?=[\s\S]*Yours\s+generated\s+\\<img)"),
     _attack("huge_int", "forgery", "2**5000: float() of it raises OverflowError",
             _ab("return 2**5000"), message=r"expected a number[^\n]*int of 5001 bits"),
     _attack("huge_int_in_vector", "forgery", "max^n's vector holding 2**5000 and NaN",
