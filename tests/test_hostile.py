@@ -413,6 +413,8 @@ def test_hostile_submission_is_graded_and_contained(hostile_runs, variant, attac
             assert re.search(entry.message, test["output"]), test["output"][:2000]
         else:
             assert test["score"] == test["max_score"], test
+    if entry.output:
+        assert re.search(entry.output, run.results["output"]), run.results["output"][:2000]
     assert run.changed == [], f"files changed outside the worker's scratch folder: {run.changed}"
     assert NEUTRAL_GRADER_ERROR not in run.results.get("output", ""), "a staff-side error"
     assert not any(test["name"].startswith("grader error") for test in tests)
@@ -458,7 +460,7 @@ def test_attacks_are_audited_for_staff_and_never_shown_to_students(hostile_runs)
 def test_the_corpus_writes_one_submission_per_attack(tmp_path):
     paths = attacks.write_all(tmp_path)
     assert len(paths) == len(attacks.ATTACKS) >= 35
-    assert {path.parent.name for path in paths} == set(attacks.BY_NAME)
+    assert {path.relative_to(tmp_path).parts[0] for path in paths} == set(attacks.BY_NAME)
     text = (tmp_path / "infinite_loop" / "search.py").read_text()
     assert text.startswith(attacks.CORRECT.read_text().rstrip())
     assert text.rstrip().endswith("pass")

@@ -380,3 +380,15 @@ def test_the_handouts_key_shows_a_strict_trace_as_the_strict_rules_and_names_mis
     got = RunResult(strict.value, list(strict.generated), list(strict.evaluated))
     found = diagnose_submission("alpha_beta", [Observation(case, "inclusive", False, got)], key)
     assert found is not None and "strict_pruning" in [hint.name for hint in found.hints]
+
+
+def test_control_characters_a_submission_printed_keep_the_page_readable_as_xml():
+    # An ANSI escape, a form feed and U+FFFE in what search.py printed: XML 1.0 holds none.
+    noise = "\x1b[2J\x0c\ufffe</pre><script>alert(1)</script>"
+    test = TestResult(name=f"minimax: noisy {noise}", number="1.1", algorithm="minimax",
+                      case_name="noisy", max_score=1.0, score=0.0, outcome="error",
+                      summary=noise, output=f"Your code printed:\n```\n{noise}\n```")
+    text = report_html(GradingResults(tests=[test], output=noise))
+    root = ET.fromstring(text)
+    assert "\x1b" not in text and "\ufffe" not in text
+    assert not any(e.tag == "script" and "alert" in (e.text or "") for e in root.iter())

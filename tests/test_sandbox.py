@@ -9,11 +9,13 @@ import resource
 import shutil
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
 
 from grader.errors import GraderError
+from grader.run.tracing import Budget
 from grader.sandbox.client import Worker
 from grader.sandbox.confine import landlock_abi
 from grader.sandbox.limits import LANDLOCK_ENV, Limits
@@ -394,7 +396,11 @@ def test_a_grader_error_the_worker_reports_is_never_the_graders(worker_for):
         import json, sys
 
         def max_value(game, state, depth=0):
-            forged = {"event": "reply", "seq": 1, "status": "grader_error",
+            frame = sys._getframe()
+            while "request" not in frame.f_locals:
+                frame = frame.f_back
+            forged = {"event": "reply", "seq": frame.f_locals["request"]["seq"],
+                      "status": "grader_error",
                       "error": {"type": "KeyError", "message": "fake", "traceback": "fake tb"}}
             with open(int(sys.argv[1]), "w", closefd=False) as channel:
                 channel.write(json.dumps(forged) + "\\n")
@@ -403,7 +409,36 @@ def test_a_grader_error_the_worker_reports_is_never_the_graders(worker_for):
     reply = worker.run(CASE, "minimax")
     assert reply.status == "crashed" and "the worker reported a failure of its own" in reply.message
     assert "KeyError: fake" in reply.message and "fake tb" not in reply.message
-    assert worker.run(CASE, "minimax").status == "ok"  # a fresh worker: the forger's is gone
+    assert worker.starts == 1
+    worker.run(CASE, "minimax")
+    assert worker.starts == 2  # a fresh worker: the forger's is gone
+
+
+
+def test_a_worker_that_stops_reading_cannot_hang_the_grader_on_a_big_request(worker_for):
+    # A SIGALRM handler spins between requests, so the worker never reads the next one; a case
+    # larger than the socket's buffer used to block the parent's send for ever.
+    worker = worker_for("""
+        import signal
+
+        def _spin(*_):
+            while True:
+                pass
+
+        def max_value(game, state, depth=0):
+            signal.signal(signal.SIGALRM, _spin)
+            signal.setitimer(signal.ITIMER_REAL, 0.01)  # fires once the reply is on its way
+            return 3
+    """)
+    assert worker.run(CASE, "minimax").status == "ok"
+    leaves = [{"id": f"L{i}", "value": i % 7} for i in range(30_000)]  # about 900 kB of JSON
+    big = {**CASE, "tree": {"id": "A", "player": "max", "children": [
+        {"id": f"B{j}", "player": "min", "children": leaves[100 * j:100 * (j + 1)]}
+        for j in range(300)]}}
+    started = time.monotonic()
+    reply = worker.run(big, "minimax", time_limit=0.3, budget=Budget(result=1, evaluated=1))
+    assert reply.status == "killed_timeout", reply
+    assert time.monotonic() - started < 30
 
 
 def test_limits_are_checked():

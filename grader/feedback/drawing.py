@@ -38,6 +38,7 @@ from typing import Any, TextIO
 from grader.answers.tree_walk import positions
 from grader.compare import describe, diff_sequence
 from grader.errors import GraderError
+from grader.feedback.markdown import inline_text
 from grader.games.base import CHANCE, MAX, MIN
 
 WIDTH = 100  # no line of feedback is longer
@@ -360,7 +361,7 @@ def window_note(case: Any, rule: str, expected: list[str], got: list[str],
                 f"{moment.children[0]} next.")
     if yours is None:
         return text + " Your search had stopped."
-    return text + f" Yours generated {yours}."
+    return text + f" Yours generated {inline_text(yours)}."  # a forged id: inert
 
 
 __all__ = ["LEGEND", "Moment", "alpha_beta_moments", "asciify", "draw_tree", "number",

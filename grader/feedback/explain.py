@@ -22,6 +22,7 @@ from typing import Any
 
 from grader.compare import describe, diff_sequence
 from grader.errors import GraderError
+from grader.feedback.markdown import inline_text
 from grader.files import json_safe
 
 MAX_LISTED = 6  # children or path nodes quoted at most
@@ -93,7 +94,9 @@ def step_note(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
         text = _tree_note(moments, step, yours, algorithm, case)
     if text is None:
         return None
-    return text + (" Your search had stopped." if yours is None else f" Yours generated {yours}.")
+    if yours is None:
+        return text + " Your search had stopped."
+    return text + f" Yours generated {inline_text(yours)}."  # a forged id: inert
 
 
 def _mover(mover: Any, algorithm: str) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 from grader.compare import Comparison, SequenceDiff, describe
 from grader.feedback import drawing
-from grader.feedback.markdown import fenced_lines
+from grader.feedback.markdown import fenced_lines, inline_text
 
 WIDTH = drawing.WIDTH
 WINDOW = 6  # ids shown at most on each side of the first difference
@@ -39,8 +39,8 @@ def _listed(ids: list[str]) -> str:
         if shown and sum(len(item) + 2 for item in shown) + len(node) > LISTED_CHARS:
             break
         shown.append(node)
-    rest = len(ids) - len(shown)
-    return ", ".join(shown) + (f" and {rest} more" if rest else "")
+    rest = len(ids) - len(shown)  # the student's ids may be forged: shown as inert text
+    return ", ".join(map(inline_text, shown)) + (f" and {rest} more" if rest else "")
 
 
 def _columns(expected: list[str], got: list[str], first: int, room: int) -> tuple[int, int]:
@@ -106,7 +106,8 @@ def sequence_report(diff: SequenceDiff, *, expected_label: str = "expected",
 
 def comparison_report(comparison: Comparison) -> list[str]:
     """Value verdict, then each differing sequence."""
-    lines = wrap("Value: correct." if comparison.value.ok else f"Value: {comparison.value.message}.")
+    value = comparison.value  # its message may quote what the student returned: inert
+    lines = wrap("Value: correct." if value.ok else f"Value: {inline_text(value.message)}.")
     generated, evaluated = comparison.generated, comparison.evaluated
     lines += ["", *sequence_report(generated)] if not generated.equal else []
     if evaluated.equal:

@@ -8,11 +8,17 @@ same character at least as long as the opening one).
 NUL characters and lone surrogates (``\\udcff``: what ``surrogateescape`` makes of undecodable
 bytes) cannot stand in results.json as text: :func:`clean_text` replaces each with U+FFFD and
 counts them, so the results can say so (:data:`REPLACED_NOTE`).
+
+Student text shown inline, outside a fence (a worker's message, which code in search.py can
+forge on the grader's channel), goes through :func:`inline_text`: one line, no control or
+format characters (ANSI escapes, bidi overrides), Markdown's and HTML's inline syntax escaped;
+a function's name through :func:`code_name`, which takes only an identifier.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 MIN_FENCE = 3
 _BACKTICKS = re.compile(r"`+")
@@ -43,3 +49,30 @@ def fenced_lines(lines: list[str]) -> list[str]:
 def clean_text(text: str) -> tuple[str, int]:
     """``text`` with every NUL and lone surrogate replaced by U+FFFD, and how many were."""
     return _UNSHOWABLE.subn(REPLACEMENT, text)
+
+
+_LINE_BREAKS = re.compile("[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
+# Code, emphasis, links and images, HTML and entities. Not "_" (intraword, as in os._exit, it is
+# no emphasis), "|" and "~" (a game's ids hold them: xo.|.x.|..o), which make no HTML or link.
+_INLINE_SYNTAX = re.compile(r"([\\`*\[\]<>&])")
+MAX_INLINE = 2000
+
+
+def inline_text(text: str, limit: int = MAX_INLINE) -> str:
+    """``text`` as inert inline Markdown: one line of at most ``limit`` characters, without
+    control or format characters, every character of inline syntax backslash-escaped (so it
+    shows as itself: ``a*b`` stays ``a*b``, ``<img>`` is text, not HTML)."""
+    text = _LINE_BREAKS.sub(" ", str(text))
+    text = "".join(" " if char == "\t" else char for char in text
+                   if char == "\t" or unicodedata.category(char) not in ("Cc", "Cf", "Cs"))
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return _INLINE_SYNTAX.sub(r"\\\1", text)
+
+
+def code_name(name: object, default: str = "the function") -> str:
+    """A function's name as inline code (`` `alpha_beta` ``), or ``default`` when ``name`` is
+    not an ASCII identifier (a forged reply's)."""
+    if isinstance(name, str) and name.isascii() and name.isidentifier() and len(name) <= 100:
+        return f"`{name}`"
+    return default

@@ -2,8 +2,9 @@
 
 JSON lines over a socket (:mod:`grader.sandbox.protocol`), read while the worker's stdout and
 stderr are drained into capped buffers, so a worker that prints a lot never blocks on a full
-pipe. Every wait has a deadline, and may be watched (:class:`~grader.sandbox.watch.Watch`): the
-parent's own limits on the worker, checked at least ten times a second.
+pipe. Every wait, a request's send included, has a deadline, and may be watched
+(:class:`~grader.sandbox.watch.Watch`): the parent's own limits on the worker, checked at least
+ten times a second.
 """
 
 from __future__ import annotations
@@ -40,11 +41,49 @@ class Channel:
         self.sock.close()
         self.pipes, self.inbox = {}, bytearray()
 
-    def send(self, message: dict[str, Any]) -> None:
-        try:
-            self.sock.sendall(json.dumps(message).encode() + b"\n")
-        except OSError:
-            pass  # the worker is gone; the next read says how
+    def send(self, message: dict[str, Any], deadline: float | None = None,
+             watch: Watch | None = None) -> None:
+        """Write ``message``; with a ``deadline``, never blocked past it (nor past ``watch``'s
+        limits): a worker that stops reading (a signal handler of the submission's spinning
+        between requests) with a request larger than the socket's buffer raises
+        :class:`Deadline` instead of hanging the grader. The output pipes are drained
+        meanwhile."""
+        data = memoryview(json.dumps(message).encode() + b"\n")
+        if deadline is None:
+            try:
+                self.sock.sendall(data)
+            except OSError:
+                pass  # the worker is gone; the next read says how
+            return
+        sock = self.sock.fileno()
+        while data:
+            try:
+                data = data[self.sock.send(data, socket.MSG_DONTWAIT):]
+                continue
+            except (BlockingIOError, InterruptedError):
+                pass
+            except OSError:
+                return  # the worker is gone; the next read says how
+            wake = deadline
+            if watch is not None:
+                watch.check()
+                wake = min(wake, watch.next_check())
+            if time.monotonic() >= deadline:
+                raise Deadline()
+            _, writable, _ = select.select(list(self.pipes), [sock], [],
+                                           max(wake - time.monotonic(), 0))
+            if not writable:
+                self._drain_ready()
+
+    def _drain_ready(self) -> None:
+        """Read what the output pipes hold now, without waiting."""
+        readable, _, _ = select.select(list(self.pipes), [], [], 0)
+        for fd in readable:
+            chunk = os.read(fd, 1 << 20)
+            if chunk:
+                self.pipes[fd].feed(chunk)
+            else:
+                del self.pipes[fd]
 
     def expect(self, event: str, deadline: float, seq: int | None = None,
                watch: Watch | None = None) -> dict[str, Any]:

@@ -29,7 +29,10 @@ Defences, innermost first:
 * a minimal environment (no secrets), ``PYTHONHASHSEED=0`` and the global ``random`` seeded
   before each call with the ``random.seed`` captured before the import (a regrade gives the
   same result); only JSON crosses back, every field rebuilt as the plain type it should be;
-* a call that prints more than ``limits.flood`` bytes fails ("printed too much").
+* a call that prints more than ``limits.flood`` bytes fails ("printed too much");
+* each request's ``seq`` is random, not counted: a reply forged during one call for the next
+  request is skipped as stale, so no call decides another test's result; the request is sent
+  under the call's limits too (a worker that stops reading never blocks the parent's send).
 
 docs/security.md is the whole security model. The protocol is :mod:`grader.sandbox.protocol`,
 the channel :mod:`grader.sandbox.channel`, values cross as :mod:`grader.sandbox.values` says.
@@ -39,6 +42,7 @@ from __future__ import annotations
 
 import math
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -338,7 +342,9 @@ class Worker:
                 time_limit=window,
                 message=failure.message,
             ), self.notebook)
-        self._seq += 1
+        # A number the worker cannot guess: lines student code wrote during an earlier call
+        # (a forged reply for the next request) never pass for this one's.
+        self._seq = secrets.randbits(52) + 1
         request = {
             "seq": self._seq,
             "case": case,
@@ -424,9 +430,10 @@ class Worker:
         seq = request["seq"]
         cpu = most + self.limits.kill_margin
         watch = Watch(self.pid, cpu, max(MIN_IDLE, 2 * window), 3 * cpu + 2 * MIN_IDLE)
-        self._channel.send(request)
         function = None
         try:
+            # bounded too: a worker that stops reading must not hang the grader on a big case
+            self._channel.send(request, watch.wall_deadline, watch)
             first = self._channel.receive_for(seq, watch.wall_deadline, watch)
             if first.get("event") == "reply":  # answered without calling anything
                 return self._finish(first, before_student=True)

@@ -19,6 +19,9 @@ Conventions (:func:`convert_notebook`):
   ``%%writefile``, ...). Lines inside a multi-line string are left alone.
 * :meth:`ConvertedNotebook.relabel` turns the worker's ``search.py, line N`` into
   ``search.ipynb, cell C, line L`` in error messages and tracebacks.
+* What a refusal quotes (the file's name, nbformat's error, which may quote the file) is made
+  inert in Markdown (:func:`~grader.sandbox.submission.quoted`, ``inert``): it reaches the
+  results' top-level output as text, never as HTML.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.errors import SubmissionError
+from grader.sandbox.submission import inert, quoted
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024  # outputs (plots) make notebooks large; the code is small
 MAX_CELLS = 5_000
@@ -118,11 +122,11 @@ def read_notebook(path: Path) -> ConvertedNotebook:
         with open(path, "rb") as stream:
             data = stream.read(MAX_NOTEBOOK_BYTES + 1)
     except OSError as error:
-        raise SubmissionError(f"{path.name!r} could not be read: {error.strerror}") from None
+        raise SubmissionError(f"{quoted(path.name)} could not be read: {error.strerror}") from None
     if len(data) > MAX_NOTEBOOK_BYTES:
         raise SubmissionError(
-            f"{path.name!r} is over {MAX_NOTEBOOK_BYTES // (1024 * 1024)} MB; clear its outputs "
-            "(Edit > Clear all outputs) and submit it again"
+            f"{quoted(path.name)} is over {MAX_NOTEBOOK_BYTES // (1024 * 1024)} MB; clear its "
+            "outputs (Edit > Clear all outputs) and submit it again"
         )
     return convert_notebook(data, path.name)
 
@@ -136,7 +140,7 @@ def convert_notebook(data: bytes, name: str = "search.ipynb") -> ConvertedNotebo
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise SubmissionError(
-            f"{name!r} is not a notebook: expected UTF-8 JSON text, "
+            f"{quoted(name)} is not a notebook: expected UTF-8 JSON text, "
             f"got a byte {data[error.start]:#x} at offset {error.start}"
         ) from None
     try:
@@ -144,18 +148,20 @@ def convert_notebook(data: bytes, name: str = "search.ipynb") -> ConvertedNotebo
             warnings.simplefilter("ignore")
             notebook = nbformat.reads(text, as_version=4)
     except RecursionError:
-        raise SubmissionError(f"{name!r} is not a notebook: its JSON nests too deeply") from None
+        raise SubmissionError(f"{quoted(name)} is not a notebook: its JSON nests too deeply") from None
     except Exception as error:  # noqa: BLE001 - nbformat raises many kinds for bad input
         detail = str(error).splitlines()[0] if str(error) else type(error).__name__
+        detail = inert(detail[:300])  # it may quote the file: "Unsupported nbformat version <img>"
         raise SubmissionError(
-            f"{name!r} is not a readable Jupyter notebook: {detail[:300]}"
+            f"{quoted(name)} is not a readable Jupyter notebook: {detail}"
         ) from None
     cells = notebook.get("cells") if isinstance(notebook, dict) else None
     if not isinstance(cells, list):
-        raise SubmissionError(f"{name!r} is not a notebook: expected a list of cells, found none")
+        raise SubmissionError(
+            f"{quoted(name)} is not a notebook: expected a list of cells, found none")
     if len(cells) > MAX_CELLS:
         raise SubmissionError(
-            f"{name!r} has {len(cells)} cells; the grader reads at most {MAX_CELLS}")
+            f"{quoted(name)} has {len(cells)} cells; the grader reads at most {MAX_CELLS}")
     converted = ConvertedNotebook(name=name, source="")
     parts: list[str] = []
     line = 1
@@ -167,7 +173,7 @@ def convert_notebook(data: bytes, name: str = "search.ipynb") -> ConvertedNotebo
             source = "".join(part for part in source if isinstance(part, str))
         if not isinstance(source, str):
             raise SubmissionError(
-                f"{name!r}, cell {number}: expected the cell's source as text, "
+                f"{quoted(name)}, cell {number}: expected the cell's source as text, "
                 f"got: {type(source).__name__}"
             )
         lines = _python_lines(source.replace("\r\n", "\n").replace("\r", "\n"), number, converted)
@@ -179,7 +185,7 @@ def convert_notebook(data: bytes, name: str = "search.ipynb") -> ConvertedNotebo
     converted.source = "".join(parts)
     if len(converted.source.encode()) > MAX_SOURCE_BYTES:
         raise SubmissionError(
-            f"{name!r} holds {len(converted.source.encode()):,} bytes of code; the grader reads at "
+            f"{quoted(name)} holds {len(converted.source.encode()):,} bytes of code; the grader reads at "
             f"most {MAX_SOURCE_BYTES:,}"
         )
     return converted

@@ -25,12 +25,19 @@ between the check and the read.
 A notebook stands in for ``search.py``: ``search.ipynb`` in a folder or zip when no ``search.py``
 is there (``search.py`` preferred when both are), or any ``.ipynb`` given as the file
 (converted by :mod:`.notebook`).
+
+Names in messages (of files, folders, zip members, the upload) are the student's to choose and
+end up in Markdown (the results' top-level output): each is shown through :func:`code` (a code
+span no backtick inside can close, without control, line-breaking or bidi characters) or
+:func:`quoted` (its ``repr`` with Markdown's and HTML's inline syntax escaped), so no name
+writes Markdown or HTML into what students and staff read.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 import tempfile
 import zipfile
@@ -48,6 +55,30 @@ NOT_REGULAR = ("{what} is {kind}, not a regular file: upload the file itself (a 
                "at anything, the course's own solution included)")
 MAX_LISTED = 10  # files named in a "nothing to grade" message
 SKIPPED_PARTS = ("__MACOSX", "__pycache__")
+
+
+_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
+_INLINE_SYNTAX = re.compile(r"([\\`*\[\]<>&~|])")
+
+
+def code(name: str) -> str:
+    """``name`` as a Markdown code span: ``search.py`` gives `` `search.py` ``."""
+    text = _UNSHOWN.sub("\ufffd", str(name))
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def inert(text: str) -> str:
+    """``text`` (a message quoting the upload) on one line, without control, line-breaking or
+    bidi characters, Markdown's and HTML's inline syntax escaped."""
+    return _INLINE_SYNTAX.sub(r"\\\1", _UNSHOWN.sub(" ", str(text)))
+
+
+def quoted(name: str) -> str:
+    """``repr(name)``, inert in Markdown: ``'hw.zip'`` stays ``'hw.zip'``."""
+    return inert(repr(str(name)))
 
 
 class AmbiguousSubmission(SubmissionError):
@@ -83,7 +114,7 @@ class Choice:
 
     def message(self) -> str:
         """The top-level line: ``Graded `student/search.py`: the only search.py in your upload.``"""
-        return f"Graded `{self.name}`: {self.reason}."
+        return f"Graded {code(self.name)}: {self.reason}."
 
 
 def _kind(mode: int) -> str:
@@ -127,7 +158,7 @@ def folder_candidates(folder: Path) -> list[Candidate]:
             if _skipped(inside.parts):
                 continue
             if not _regular(match):
-                what = f"{inside.as_posix()!r} in the submission"
+                what = f"{quoted(inside.as_posix())} in the submission"
                 raise SubmissionError(NOT_REGULAR.format(what=what, kind=_kind(match.lstat().st_mode)))
             found.append(Candidate(inside.as_posix(), match.lstat().st_size,
                                    lambda match=match: read_submission(match, folder), match))
@@ -147,7 +178,7 @@ def zip_candidates(archive: zipfile.ZipFile) -> list[Candidate]:
                 continue
             kind = member.external_attr >> 16  # the Unix mode, where the zip recorded one
             if member.is_dir() or (stat.S_IFMT(kind) and not stat.S_ISREG(kind)):
-                what = f"{member.filename!r} in {Path(str(archive.filename)).name!r}"
+                what = f"{quoted(member.filename)} in {quoted(Path(str(archive.filename)).name)}"
                 raise SubmissionError(NOT_REGULAR.format(what=what, kind=_kind(kind)))
             found.append(Candidate(member.filename, member.file_size,
                                    lambda member=member: archive.read(member)))
@@ -172,7 +203,8 @@ def choose(candidates: list[Candidate], where: str) -> tuple[Candidate, str]:
         if all(other.read() == content for other in ordered[1:]):
             return first, (f"{len(ordered)} identical copies of {FILENAME} in {where}; "
                            "graded the shallowest")
-    listed = ", ".join(f"`{candidate.name}` ({candidate.size:,} bytes)" for candidate in ordered)
+    listed = ", ".join(f"{code(candidate.name)} ({candidate.size:,} bytes)"
+                       for candidate in ordered)
     raise AmbiguousSubmission(
         f"{where} holds {len(ordered)} different {FILENAME} files: {listed}. The grader cannot "
         f"tell which one you mean, so it graded none. Submit again with only the {FILENAME} "
@@ -185,16 +217,16 @@ def choose_submission(path: Path, scratch: Path | None = None) -> Choice:
     path = Path(path)
     if not path.exists() and not path.is_symlink():
         raise SubmissionError(
-            f"no submission at {str(path)!r}: expected {FILENAME}, a folder or a zip")
+            f"no submission at {quoted(str(path))}: expected {FILENAME}, a folder or a zip")
     if not path.is_dir() and not _regular(path):  # a link to a folder is that folder: staff's
-        what = f"the submission {path.name!r}"
+        what = f"the submission {quoted(path.name)}"
         raise SubmissionError(NOT_REGULAR.format(what=what, kind=_kind(path.lstat().st_mode)))
     if path.is_file() and path.suffix == ".zip":
         return _from_zip(path, scratch)
     if path.is_file():
         if path.name != FILENAME and path.suffix not in (".py", ".ipynb"):
             raise SubmissionError(
-                f"expected {FILENAME} or a notebook ({NOTEBOOK}), got {path.name!r}")
+                f"expected {FILENAME} or a notebook ({NOTEBOOK}), got {quoted(path.name)}")
         return Choice(path, path.name, "the file given to the grader")  # not where it sat
     candidates = folder_candidates(path)
     if not candidates:
@@ -211,7 +243,7 @@ def locate_submission(path: Path, scratch: Path | None = None) -> Path:
 
 def _nothing_found(folder: Path) -> str:
     files = sorted(p.relative_to(folder).as_posix() for p in _walk_files(folder) if _regular(p))
-    shown = ", ".join(f"`{name}`" for name in files[:MAX_LISTED]) or "none"
+    shown = ", ".join(code(name) for name in files[:MAX_LISTED]) or "none"
     if len(files) > MAX_LISTED:
         shown += f" and {len(files) - MAX_LISTED} more"
     advice = f"Upload your {FILENAME} (the file with max_value, alpha_beta, ...)"
@@ -219,9 +251,9 @@ def _nothing_found(folder: Path) -> str:
     misnamed = [name for name in files if name.endswith(".py") and PurePosixPath(name).name.lower()
                 != FILENAME and "search" in PurePosixPath(name).name.lower()]
     if misnamed:
-        advice += f"; `{misnamed[0]}` looks like it: rename it to {FILENAME}"
+        advice += f"; {code(misnamed[0])} looks like it: rename it to {FILENAME}"
     elif zipped:
-        advice += f" itself, not a zip holding it (`{zipped[0]}`)"
+        advice += f" itself, not a zip holding it ({code(zipped[0])})"
     return f"no {FILENAME} in your upload; the files submitted were: {shown}. {advice}."
 
 
@@ -232,18 +264,18 @@ def _from_zip(path: Path, scratch: Path | None) -> Choice:
         with zipfile.ZipFile(path) as archive:
             candidates = zip_candidates(archive)
             if not candidates:
-                raise SubmissionError(f"the zip {path.name!r} holds no {FILENAME}")
+                raise SubmissionError(f"the zip {quoted(path.name)} holds no {FILENAME}")
             oversized = [c for c in candidates if c.size > MAX_ZIP_BYTES]
             if oversized:
                 big = oversized[0]
                 raise SubmissionError(
-                    f"{big.name!r} in {path.name!r} is {big.size} bytes; too large")
-            candidate, reason = choose(candidates, f"the zip {path.name!r}")
+                    f"{quoted(big.name)} in {quoted(path.name)} is {big.size} bytes; too large")
+            candidate, reason = choose(candidates, f"the zip {quoted(path.name)}")
             destination = target / PurePosixPath(candidate.name).name  # search.py or .ipynb
             destination.write_bytes(candidate.read())
             return Choice(destination, f"{path.name}/{candidate.name}", reason)
     except zipfile.BadZipFile as error:
-        raise SubmissionError(f"{path.name!r} is not a readable zip file: {error}") from None
+        raise SubmissionError(f"{quoted(path.name)} is not a readable zip file: {error}") from None
 
 
 def read_submission(path: Path, root: Path | None = None) -> bytes:
@@ -266,16 +298,16 @@ def read_submission(path: Path, root: Path | None = None) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise SubmissionError(NOT_REGULAR.format(what=repr(path.name), kind=_kind(info.st_mode)))
         if info.st_size > MAX_SOURCE_BYTES:
-            raise SubmissionError(f"{path.name!r} is {info.st_size:,} bytes; too large "
+            raise SubmissionError(f"{quoted(path.name)} is {info.st_size:,} bytes; too large "
                                   f"(at most {MAX_SOURCE_BYTES:,})")
         with os.fdopen(os.dup(handle), "rb") as stream:
             return stream.read(MAX_SOURCE_BYTES + 1)[:MAX_SOURCE_BYTES]
     except OSError as error:
         if error.errno in (errno.ELOOP, errno.ENOTDIR):
             raise SubmissionError(NOT_REGULAR.format(
-                what=f"{str(Path(*parts))!r} (or a folder on its way)", kind="a symbolic link"
+                what=f"{quoted(str(Path(*parts)))} (or a folder on its way)", kind="a symbolic link"
             )) from None
-        raise SubmissionError(f"cannot read the submission {path.name!r}: {error.strerror}") from None
+        raise SubmissionError(f"cannot read the submission {quoted(path.name)}: {error.strerror}") from None
     finally:
         for handle in handles:
             os.close(handle)
@@ -290,9 +322,9 @@ def _read_plainly(path: Path) -> bytes:
             raise SubmissionError(NOT_REGULAR.format(what=repr(path.name),
                                                      kind=_kind(info.st_mode)))
         if info.st_size > MAX_SOURCE_BYTES:
-            raise SubmissionError(f"{path.name!r} is {info.st_size:,} bytes; too large "
+            raise SubmissionError(f"{quoted(path.name)} is {info.st_size:,} bytes; too large "
                                   f"(at most {MAX_SOURCE_BYTES:,})")
         with path.open("rb") as stream:
             return stream.read(MAX_SOURCE_BYTES + 1)[:MAX_SOURCE_BYTES]
     except OSError as error:
-        raise SubmissionError(f"cannot read the submission {path.name!r}: {error.strerror}") from None
+        raise SubmissionError(f"cannot read the submission {quoted(path.name)}: {error.strerror}") from None

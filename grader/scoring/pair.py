@@ -20,7 +20,7 @@ from grader.cases.rubric import Rubric
 from grader.compare import Comparison, ValueCheck, compare
 from grader.feedback import deepening, diagnosis, explain
 from grader.feedback import failure as feedback
-from grader.feedback.markdown import fenced
+from grader.feedback.markdown import code_name, fenced, inline_text
 from grader.feedback.verdict import Observation
 from grader.run.runner import RunResult
 from grader.run.tracing import Budget
@@ -47,24 +47,30 @@ def accepted_rules(case_rule: str | None, course_rule: str) -> list[str]:
 
 
 def _failure_outcome(reply: WorkerReply) -> tuple[str, str]:
-    """(outcome, Markdown message) for a reply that carries no answer."""
+    """(outcome, Markdown message) for a reply that carries no answer.
+
+    The function's name and the worker's messages may be forged (code in search.py can write
+    on the grader's channel): shown only as an identifier and as inert text (:func:`code_name`,
+    :func:`inline_text`), never as Markdown of the student's making."""
     error = reply.error or {}
+    function = code_name(reply.function)
     if reply.status == "error" and error.get("type") == NOT_IMPLEMENTED:
-        return "not_implemented", f"`{reply.function}` is not implemented yet (it raises NotImplementedError)."
+        return "not_implemented", f"{function} is not implemented yet (it raises NotImplementedError)."
     if reply.status == "missing_function":
-        return "missing", f"`search.py` has no function `{reply.function}`; the grader calls it by that name."
+        return "missing", f"`search.py` has no function {function}; the grader calls it by that name."
     if reply.status == "import_error":
         return "error", "`search.py` could not be imported, so nothing in it could be graded:\n" + _error_block(error)
     if reply.status in ("timeout", "killed_timeout"):
         # Never "does not prune": a search still calling the game meets its budget, not this.
         return "timeout", (
-            f"`{reply.function or 'search.py'}` was stopped by the time limit: {reply.message}."
+            f"{code_name(reply.function, '`search.py`')} was stopped by the time limit: "
+            f"{inline_text(reply.message)}."
         )
     if reply.status == "crashed":
-        return "crashed", f"The process running `{reply.function}` died: {reply.message}."
+        return "crashed", f"The process running {function} died: {inline_text(reply.message)}."
     if error.get("type") in SANDBOX_ERRORS:  # the sandbox stopped it: its message says why
-        return "error", f"`{reply.function}` failed: {error.get('message', '')}."
-    return "error", f"`{reply.function}` raised an exception:\n" + _error_block(error)
+        return "error", f"{function} failed: {inline_text(error.get('message', ''))}."
+    return "error", f"{function} raised an exception:\n" + _error_block(error)
 
 
 def _error_block(error: dict[str, Any]) -> str:
@@ -196,9 +202,9 @@ def _grade_budget_stop(case: Case, algorithm: str, result: TestResult, reply: Wo
     result.summary = stopped
     output, result.staff_output = _feedback(case, algorithm, reference, got, comparison,
                                             answers)  # the named mistake comes after every test
-    lead = (f"`{reply.function}` was stopped after too many game calls: {stopped}. A search "
-            "that expands what the reference expands never comes near it; the comparison below "
-            "shows where yours first went elsewhere.")
+    lead = (f"{code_name(reply.function)} was stopped after too many game calls: {stopped}. "
+            "A search that expands what the reference expands never comes near it; the "
+            "comparison below shows where yours first went elsewhere.")
     result.output = lead + "\n\n" + output + student_output
     result.extra_data = {"timing": timing_data(reference, reply),
                          "budget": {**(reply.budget_stop or {})},
@@ -291,8 +297,8 @@ def _grade_mcts_outcome(
         result.outcome = "wrong_value"
         result.summary = (f"chose a minimax-optimal move in only {hits} of {len(seeds)} seeds "
                           f"(needs {needed:g})")
-        result.output = (result.summary + f".\n\nOptimal moves: {best_moves!r}. "
-                         f"Your moves by seed: {dict(zip(seeds, chosen))!r}")
+        result.output = (result.summary + f".\n\nOptimal moves: {best_moves!r}. Your moves by "
+                         f"seed: {inline_text(repr(dict(zip(seeds, chosen))))}")
     return result
 
 

@@ -31,7 +31,7 @@ from grader.answers.store import reference_available
 from grader.compare import Comparison, compare
 from grader.feedback import diagnosis
 from grader.feedback import failure as feedback
-from grader.feedback.markdown import fenced_lines
+from grader.feedback.markdown import code_name, fenced_lines, inline_text
 from grader.run.runner import RunResult
 from grader.scoring.results import ALGORITHM_NUMBERS, GRADER_ERROR, PASSED, TestResult
 
@@ -238,7 +238,7 @@ def _probe(worker: Any, algorithm: str) -> Any:
 
 def _unusable(probe: Any) -> tuple[str, str] | None:
     """(outcome, message) when the function cannot be tried at all; None when it can."""
-    function = f"`{probe.function or 'the function'}`"
+    function = code_name(probe.function)  # a forged reply's name is no Markdown
     if probe.status == "error" and (probe.error or {}).get("type") == "NotImplementedError":
         return "not_implemented", f"{function} is not implemented yet (it raises NotImplementedError)."
     if probe.status == "missing_function":
@@ -306,7 +306,8 @@ def report(found: Disagreement, algorithm: str, rule: str, tried: int,
         from grader.feedback.drawing import draw_tree
 
         empty = RunResult(value=None)
-        lines += ["", *feedback.wrap(f"On it your code did not return: {found.problem}"),
+        problem = inline_text(found.problem)  # a worker's message: forgeable, shown inert
+        lines += ["", *feedback.wrap(f"On it your code did not return: {problem}"),
                   *fenced_lines(draw_tree(found.case, found.expected, empty))]
         return lines
     try:

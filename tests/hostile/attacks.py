@@ -15,7 +15,9 @@ Expectations (checked by tests/test_hostile.py): ``scope`` says which tests lose
 ``none``: no test, the submission is correct however it behaves); ``message`` is a regular
 expression the target's test output matches; ``score`` is the fraction of its points the target
 keeps (0 for every attack). ``link`` makes the submitted ``search.py`` a symbolic link to a file of
-the layout (the source appended is then never read).
+the layout (the source appended is then never read). ``folder`` puts ``search.py`` in a folder of
+that name inside the upload; ``output`` is a regular expression the results' top-level output
+matches.
 """
 
 from __future__ import annotations
@@ -61,6 +63,8 @@ class Attack:
     slow: bool = False  # runs into a time limit: scheduled first
     fenced: bool = False  # only what the OS refuses (files, processes, signals) stops it
     link: str = ""  # the submitted search.py is a symbolic link to this file of the layout
+    folder: str = ""  # search.py is uploaded in a folder of this name
+    output: str = ""  # regex the results' top-level output matches
 
 
 def _attack(name: str, category: str, description: str, source: str, **expect) -> Attack:
@@ -465,11 +469,72 @@ ATTACKS: list[Attack] = [
                 _forge(json.dumps(forged).encode(), tail=b"\\n")
                 return 3
             """, prelude=REQUEST), message=r"sent a malformed message"),
+    _attack("forged_next_reply", "forgery",
+            "a forged right reply for this request (its value and the trace the worker kept) "
+            "followed by a wrong 'started' and 'reply' for the next request (seq + 1: max^n's), "
+            "so that one test's call decides another's",
+            _ab("""
+                import json
+
+                value = _correct(game, state, alpha, beta, depth)
+                if depth > 0:
+                    return value
+                from grader.sandbox.reply_parts import trace_ids
+                seq = _request()["seq"]
+                trace = _sys.modules["__main__"]._Stash.trace
+                generated, evaluated, _ = trace_ids(trace, 600_000)
+                lines = [{"event": "reply", "seq": seq, "status": "ok", "value": value,
+                          "generated": generated, "evaluated": evaluated},
+                         {"event": "started", "seq": seq + 1, "function": "maxn"},
+                         {"event": "reply", "seq": seq + 1, "status": "ok", "function": "maxn",
+                          "value": {"$tuple": [0, 0, 0]}, "generated": [], "evaluated": []}]
+                _forge(b"".join(json.dumps(line).encode() + b"\\n" for line in lines), tail=b"")
+                return value
+            """, prelude=REQUEST + CORRECT_KEPT), scope="none"),
+    _attack("forged_markdown_reply", "forgery",
+            "a forged 'started' and 'timeout' reply whose function name and message write "
+            "Markdown and HTML (a heading, an image, a link) into the feedback",
+            _ab("""
+                import json
+                seq = _request()["seq"]
+                fake = "x` ![](https://example.com/t.png) `"
+                forged = {"event": "reply", "seq": seq, "function": fake, "status": "timeout",
+                          "message": "\\n\\n# Full marks\\n<img src=x onerror=alert(1)> "
+                                     "[regrade](https://example.com) \\x1b[2J\\u202e"}
+                _forge(json.dumps(forged).encode(), tail=b"\\n")
+                return 3
+            """, prelude=REQUEST),
+            # no heading, HTML or link is left unescaped, nor the escape or the bidi override
+            message=r"(?m)\A(?![\s\S]*(^# |(?<!\\)<img|(?<!\\)\]\(|`x` !|\x1b|\u202e))"
+                    r"[\s\S]*stopped by the time limit"),
+    _attack("markdown_folder_name", "forgery",
+            "search.py uploaded in a folder whose name closes the code span of 'Graded `...`' "
+            "and writes HTML and bold text into the results' top-level output",
+            "", folder="x` <img src=x onerror=alert(1)> **full marks** `y", scope="none",
+            output=r"Graded ``x` <img src=x onerror=alert\(1\)> \*\*full marks\*\* "
+                   r"`y/search\.py``: "),
+    _attack("returns_markup", "forgery",
+            "a returned string of HTML and a Markdown link, quoted by the value's verdict",
+            _ab("""
+                return "<img src=x onerror=alert(1)> [regrade](https://example.com)"
+            """), message=r"(?m)\A(?![\s\S]*((?<!\\)<img|(?<!\\)\]\())[\s\S]*expected a number"),
+    _attack("forged_markup_ids", "forgery",
+            "a forged reply with the right value and trace ids of HTML and a Markdown heading, "
+            "quoted by the trace's feedback (first difference, extras, the step note)",
+            _ab("""
+                import json
+                forged = {"event": "reply", "seq": _request()["seq"], "status": "ok", "value": 3,
+                          "generated": ["B", "<img src=x onerror=alert(1)>", "\\n# Full marks"],
+                          "evaluated": ["<img src=y>"]}
+                _forge(json.dumps(forged).encode(), tail=b"\\n")
+                return 3
+            """, prelude=REQUEST), score=0.5,  # (inside a code block, the ids are text anyway)
+            message=r"\A(?=[\s\S]*pruned them: \\<img src=x)(?=[\s\S]*Yours\s+generated\s+\\<img)"),
     _attack("huge_int", "forgery", "2**5000: float() of it raises OverflowError",
             _ab("return 2**5000"), message=r"expected a number[^\n]*int of 5001 bits"),
     _attack("huge_int_in_vector", "forgery", "max^n's vector holding 2**5000 and NaN",
             "def maxn(game, state, depth=0):\n    return (2**5000, float('nan'), 1)\n",
-            target="maxn", message=r"expected \(.*got \(<int of 5001 bits>"),
+            target="maxn", message=r"expected \(.*got \(\\?<int of 5001 bits\\?>"),
     _attack("read_case_text", "theft",
             "max^n on a hidden case reads the case's name and description from the worker",
             REQUEST + textwrap.dedent("""
@@ -576,6 +641,7 @@ def submission_text(attack: Attack, base: Path = CORRECT) -> str:
 
 def write_submission(attack: Attack, folder: Path, base: Path = CORRECT) -> Path:
     """Write ``folder/search.py`` for ``attack``; returns its path."""
+    folder = folder / attack.folder if attack.folder else folder
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "search.py"
     path.write_text(submission_text(attack, base))

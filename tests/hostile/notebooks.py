@@ -40,6 +40,10 @@ HOSTILE_NOTEBOOKS: list[tuple[str, bytes, str | None]] = [
     ("huge_code", _notebook([_code("x = 1\n" * (MAX_SOURCE_BYTES // 6 + 10))]), r"bytes of code"),
     # a cell's source of the wrong type (nbformat would join a list of strings)
     ("source_not_text", _notebook([_code({"evil": 1})]), r"cell 1|not a readable"),
+    # nbformat's error quotes the file: its HTML must reach the results as text, not markup
+    ("markup_in_error", json.dumps({"nbformat": "<img src=x onerror=alert(1)>\n# Full marks",
+                                    "cells": []}).encode(),
+     r"Unsupported nbformat version \\<img src=x onerror=alert\(1\)\\>$"),
     # many IPython lines in one cell: converted in one pass, never re-tokenized per line
     ("many_magics", _notebook([_code("!echo hi\n" * 50_000)]), None),
     # code in an output, a markdown cell and a raw cell: never graded, never run

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from collections import Counter
 from typing import Any
 
@@ -36,9 +37,15 @@ POINTERS = (f'<path d="M-12,{-R - 22} h11 l-5.5,9 z" class="cur ref"/>'
             f'<path d="M1,{-R - 22} h11 l-5.5,9 z" class="cur got"/>')
 
 
+# Characters XML 1.0 cannot hold (control characters but tab and line breaks, U+FFFE, U+FFFF):
+# a submission's output holding one (an ANSI escape) would make the page unreadable as XML.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
 def esc(text: Any) -> str:
-    """``text`` escaped for HTML and XML alike, quotes included (it goes into attributes)."""
-    return html.escape(str(text), quote=True)
+    """``text`` escaped for HTML and XML alike, quotes included (it goes into attributes);
+    characters XML cannot hold become U+FFFD."""
+    return html.escape(_NOT_XML.sub("\ufffd", str(text)), quote=True)
 
 
 def _shape(node: Any, vectors: bool, x: float, y: float, css: str, extra: str = "") -> str:
