@@ -35,6 +35,7 @@ from typing import Any
 from grader.cases import Case
 from grader.cases.rubric import Rubric
 from grader.feedback import play as play_feedback
+from grader.feedback.markdown import inline_text
 from grader.run.evaluation import MAX_POSITIONS
 from grader.sandbox.client import Worker
 from grader.sandbox.protocol import WorkerReply
@@ -147,7 +148,7 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
         result.outcome, message = _failure_outcome(reply)
         if reply.status == "budget":
             result.outcome = "budget"
-            message = (f"`evaluate` was stopped: {reply.message} (the budget is "
+            message = (f"`evaluate` was stopped: {inline_text(reply.message)} (the budget is "
                        f"{rubric.play.calls} calls an evaluation).")
         result.summary = message.splitlines()[0]
         result.output = message + ("" if result.hidden else _student_output(reply))
