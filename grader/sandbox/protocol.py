@@ -11,11 +11,16 @@ JSON lines over a private socket (never stdout), in this order::
     parent -> {"seq", "case": {...}, "algorithm", "mcts": {...} | null, "time_limit": seconds,
                "cpu_most": seconds, "budget": {"result", "evaluated"} | null}
     worker -> {"event": "started", "seq", "function"}  (the student's function is being called)
-    worker -> {"event": "reply", "seq", "status", "value", "generated", "evaluated", "error",
+    worker -> {"event": "reply", "seq", "status", "value", "ids", "generated", "evaluated", "error",
                "stdout", "stderr", "printed", "elapsed", "function", "message", "cpu",
                "trace_truncated", "budget_stop": {"kind", "calls"} (status "budget")}
 
 (``missing_function`` and grader failures are answered with a reply and no ``started``.)
+
+A trace crosses packed (:func:`pack_trace`, the worker's way; :mod:`grader.run.packing`): ``"ids"`` lists each distinct id
+once, and ``"generated"`` / ``"evaluated"`` are base64 strings of little-endian 4-byte unsigned
+indexes into ``ids``, in order. A plain JSON list of id strings is read too (older workers,
+and a reply the student's code writes by hand); both forms get the same checks and caps.
 
 Everything the worker sends is untrusted: student code can write on the channel (its descriptor
 is in ``sys.argv``). The parent therefore
@@ -24,10 +29,12 @@ is in ``sys.argv``). The parent therefore
   :data:`MAX_MESSAGE_ITEMS` *before* decoding it (:func:`parse_message`: a count of the
   separators bounds what ``json.loads`` could build, so a forged trace of millions of ids never
   becomes millions of objects);
-* checks each message against :data:`MESSAGE_SCHEMA` (types, lengths, list sizes; the ids of a
-  trace are checked by a plain loop, :func:`id_list`, since a schema walk over a million ids
-  is slow), and reads numbers through :func:`finite_number`, which checks an int's size before
-  any float operation;
+* checks each message against :data:`MESSAGE_SCHEMA` (types, lengths, list sizes), by hand
+  (:func:`message_problem`; the ids of a trace by C loops, :func:`id_list`; a packed trace's
+  length before it is decoded and every index against the table,
+  :func:`~grader.run.packing.unpack_ids`), and reads
+  numbers through :func:`finite_number`, which checks an int's size before any float
+  operation;
 * never takes a status the worker sends as the grader's failure: a ``grader_error`` reply is
   the worker's word, and the worker is the student's (:func:`reply_from_message` makes it a
   ``crashed`` reply; the parent checks a case builds before sending it, so a case the grader
@@ -42,6 +49,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from grader.run.packing import pack_ids, unpack_ids
 from grader.sandbox.capture import join_output
 from grader.sandbox.limits import Limits, MiB
 from grader.sandbox.values import decode_value, encode_value
@@ -148,7 +156,7 @@ def parse_message(buffer: bytes | bytearray, end: int, max_items: int = MAX_MESS
         message = json.loads(text)
     except (ValueError, RecursionError):  # bad UTF-8, and a huge int literal, are ValueErrors
         raise Unreadable("wrote something unreadable to the grader's private channel") from None
-    problem = message_problem(message)
+    problem = message_problem(message, max(0, (max_items - 50_000) // 2))
     if problem:
         raise Unreadable(f"sent a malformed message ({problem})")
     return message
@@ -161,7 +169,8 @@ def _text(limit: int = MAX_TEXT) -> dict[str, Any]:
 _NUMBER = {"type": "number"}
 _ERROR = {"type": ["object", "null"], "additionalProperties": _text(),
           "properties": {key: _text() for key in ERROR_KEYS}}
-_TRACE = {"type": "array", "maxItems": MAX_TRACE}  # items: id_list (a schema walk is slow)
+# generated/evaluated: a list of ids, or a packed trace (a string); both checked by hand
+_TRACE = {"type": ["array", "string"], "maxItems": MAX_TRACE}
 MESSAGE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["event"],
@@ -176,6 +185,7 @@ MESSAGE_SCHEMA: dict[str, Any] = {
         "error": _ERROR,
         "generated": _TRACE,
         "evaluated": _TRACE,
+        "ids": {"type": "array", "maxItems": 2 * MAX_TRACE},
         "trace_truncated": {"type": "boolean"},
         "recycle": {"type": "boolean"},
         "printed": _NUMBER,
@@ -187,34 +197,80 @@ MESSAGE_SCHEMA: dict[str, Any] = {
 }
 
 
-def message_problem(message: Any) -> str:
-    """What is wrong with a decoded message ("" when nothing is)."""
-    import jsonschema
+_KINDS: dict[str, tuple[type, ...]] = {  # a field's allowed types (bool is not a number here)
+    "seq": (int, type(None)), "status": (str,), "function": (str, type(None)),
+    "message": (str,), "stdout": (str,), "stderr": (str,), "error": (dict, type(None)),
+    "trace_truncated": (bool,), "recycle": (bool,), "printed": (int, float),
+    "elapsed": (int, float), "cpu": (int, float), "confinement": (dict,),
+    "generated": (list, str), "evaluated": (list, str), "ids": (list,),
+}
+_TEXT_LIMITS = {"status": 100, "function": 100}
+_KIND_NAMES = {int: "integer", float: "number", str: "string", list: "array", dict: "object",
+               bool: "boolean", type(None): "null"}
 
+
+def message_problem(message: Any, trace_cap: int = MAX_TRACE) -> str:
+    """What is wrong with a decoded message ("" when nothing is); the fields of
+    :data:`MESSAGE_SCHEMA`, checked by hand (a schema library costs the parent a validator a
+    message, and its import). A packed trace (module docstring) is unpacked in place, each
+    list at most ``trace_cap`` ids."""
     if not isinstance(message, dict):
         return f"expected a JSON object, got: {type(message).__name__}"
-    light = {key: ([] if key in ("generated", "evaluated") and isinstance(item, list) else item)
-             for key, item in message.items() if key != "value"}
-    validator = jsonschema.Draft202012Validator(MESSAGE_SCHEMA)
-    error = jsonschema.exceptions.best_match(validator.iter_errors(light))
-    if error is not None:
-        where = "/".join(map(str, error.absolute_path)) or "the message"
-        return f"{where}: {error.message[:200]}"
+    if message.get("event") not in MESSAGE_SCHEMA["properties"]["event"]["enum"]:
+        return f"event: {str(message.get('event'))[:100]!r} is not one of the protocol's events"
+    for key, kinds in _KINDS.items():
+        if key not in message:
+            continue
+        item = message[key]
+        if type(item) not in kinds or (type(item) is bool and bool not in kinds):
+            wanted = " or ".join(_KIND_NAMES[kind] for kind in kinds)
+            return f"{key}: expected {wanted}, got: {type(item).__name__}"
+        if type(item) is str and key not in ("generated", "evaluated") \
+                and len(item) > _TEXT_LIMITS.get(key, MAX_TEXT):
+            return f"{key}: a string longer than {_TEXT_LIMITS.get(key, MAX_TEXT):,} characters"
+    for key in ("error", "confinement"):
+        fields = message.get(key)
+        if isinstance(fields, dict):
+            for name, item in fields.items():
+                kinds = (str,) if key == "error" else (int, float)
+                if type(item) not in kinds:
+                    return f"{key}/{name}: expected {_KIND_NAMES[kinds[-1]]}, got: " \
+                           f"{type(item).__name__}"
+                if key == "error" and len(item) > MAX_TEXT:
+                    return f"{key}/{name}: a string longer than {MAX_TEXT:,} characters"
+    table = message.get("ids")
+    if table is not None and (len(table) > 2 * MAX_TRACE or id_list(table) is None):
+        return f"ids: expected at most {2 * MAX_TRACE:,} ids, strings of at most " \
+               f"{MAX_ID_LENGTH} characters"
     for key in ("generated", "evaluated"):
         items = message.get(key)
+        if type(items) is str:
+            items = message[key] = unpack_ids(items, table or [], trace_cap)
+            if items is None:
+                return f"{key}: expected a packed trace of at most {trace_cap:,} indexes into ids"
         if isinstance(items, list) and (len(items) > MAX_TRACE or id_list(items) is None):
             return f"{key}: expected at most {MAX_TRACE:,} ids, strings of at most " \
                    f"{MAX_ID_LENGTH} characters"
     return ""
 
 
+def pack_trace(generated: list[str], evaluated: list[str]) -> dict[str, Any]:
+    """A reply's trace fields, packed (module docstring; :mod:`grader.run.packing`). Run in
+    the worker: 3 MB of base64 instead of 12 MB of JSON strings for all of tic-tac-toe, and no
+    string an entry for the parent to check and hold."""
+    table, (generated_packed, evaluated_packed) = pack_ids(generated, evaluated)
+    return {"ids": table, "generated": generated_packed, "evaluated": evaluated_packed}
+
+
 def id_list(items: Any) -> list[str] | None:
-    """``items`` if it is a list of ids (strings of at most MAX_ID_LENGTH characters), else None."""
+    """``items`` if it is a list of ids (strings of at most MAX_ID_LENGTH characters), else None.
+    (Checked with C loops: a trace may hold 600,000 ids.)"""
     if not isinstance(items, list):
         return None
-    for item in items:
-        if type(item) is not str or len(item) > MAX_ID_LENGTH:
-            return None
+    if not items:
+        return items
+    if set(map(type, items)) != {str} or max(map(len, items)) > MAX_ID_LENGTH:
+        return None
     return items
 
 
