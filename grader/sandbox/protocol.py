@@ -244,11 +244,11 @@ def message_problem(message: Any, trace_cap: int = MAX_TRACE) -> str:
                f"{MAX_ID_LENGTH} characters"
     for key in ("generated", "evaluated"):
         items = message.get(key)
-        if type(items) is str:
-            items = message[key] = unpack_ids(items, table or [], trace_cap)
-            if items is None:
+        if type(items) is str:  # entries of the table checked above: nothing more to check
+            message[key] = unpack_ids(items, table or [], trace_cap)
+            if message[key] is None:
                 return f"{key}: expected a packed trace of at most {trace_cap:,} indexes into ids"
-        if isinstance(items, list) and (len(items) > MAX_TRACE or id_list(items) is None):
+        elif isinstance(items, list) and (len(items) > MAX_TRACE or id_list(items) is None):
             return f"{key}: expected at most {MAX_TRACE:,} ids, strings of at most " \
                    f"{MAX_ID_LENGTH} characters"
     return ""
@@ -287,7 +287,7 @@ def finite_number(value: Any, default: Any) -> Any:
 def string_list(items: Any) -> list[str]:
     """The ids of a trace list, cut at MAX_TRACE (already checked by :func:`parse_message`)."""
     checked = id_list(items)
-    return list(checked[:MAX_TRACE]) if checked is not None else []
+    return checked[:MAX_TRACE] if checked is not None else []  # a slice: a new list
 
 
 FORGED = ("the worker reported a failure of its own ({what}); the grader built this case "

@@ -465,6 +465,28 @@ ATTACKS: list[Attack] = [
                 _forge(json.dumps(forged).encode(), tail=b"\\n")
                 return 3
             """, prelude=REQUEST), message=r"sent a malformed message"),
+    _attack("forged_packed_index", "forgery",
+            "a forged reply whose packed trace names an entry past its ids table (the packed "
+            "form of grader.run.packing)",
+            _ab("""
+                import base64, json, struct
+                forged = {"event": "reply", "seq": _request()["seq"], "status": "ok", "value": 3,
+                          "ids": ["A"], "evaluated": "",
+                          "generated": base64.b64encode(struct.pack("<3I", 0, 0, 7)).decode()}
+                _forge(json.dumps(forged).encode(), tail=b"\\n")
+                return 3
+            """, prelude=REQUEST), message=r"sent a malformed message \(generated: expected a packed"),
+    _attack("forged_packed_long", "forgery",
+            "a forged packed trace of 2 million indexes (8 MB, within the channel's byte cap, "
+            "past the request's trace limit): refused by its length, before it is decoded",
+            _ab("""
+                import base64, json
+                forged = {"event": "reply", "seq": _request()["seq"], "status": "ok", "value": 3,
+                          "ids": ["A"], "evaluated": "",
+                          "generated": base64.b64encode(bytes(8_000_000)).decode()}
+                _forge(json.dumps(forged).encode(), tail=b"\\n")
+                return 3
+            """, prelude=REQUEST), message=r"sent a malformed message \(generated: expected a packed"),
     _attack("huge_int", "forgery", "2**5000: float() of it raises OverflowError",
             _ab("return 2**5000"), message=r"expected a number[^\n]*int of 5001 bits"),
     _attack("huge_int_in_vector", "forgery", "max^n's vector holding 2**5000 and NaN",
