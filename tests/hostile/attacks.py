@@ -469,10 +469,12 @@ ATTACKS: list[Attack] = [
             "a forged reply whose packed trace names an entry past its ids table (the packed "
             "form of grader.run.packing)",
             _ab("""
-                import base64, json, struct
+                import binascii, json  # (the worker's own: other modules may be unreadable)
+                from array import array
+                indexes = array("I", [0, 0, 7]).tobytes()
                 forged = {"event": "reply", "seq": _request()["seq"], "status": "ok", "value": 3,
                           "ids": ["A"], "evaluated": "",
-                          "generated": base64.b64encode(struct.pack("<3I", 0, 0, 7)).decode()}
+                          "generated": binascii.b2a_base64(indexes, newline=False).decode()}
                 _forge(json.dumps(forged).encode(), tail=b"\\n")
                 return 3
             """, prelude=REQUEST), message=r"sent a malformed message \(generated: expected a packed"),
@@ -480,10 +482,10 @@ ATTACKS: list[Attack] = [
             "a forged packed trace of 2 million indexes (8 MB, within the channel's byte cap, "
             "past the request's trace limit): refused by its length, before it is decoded",
             _ab("""
-                import base64, json
+                import binascii, json
                 forged = {"event": "reply", "seq": _request()["seq"], "status": "ok", "value": 3,
                           "ids": ["A"], "evaluated": "",
-                          "generated": base64.b64encode(bytes(8_000_000)).decode()}
+                          "generated": binascii.b2a_base64(bytes(8_000_000), newline=False).decode()}
                 _forge(json.dumps(forged).encode(), tail=b"\\n")
                 return 3
             """, prelude=REQUEST), message=r"sent a malformed message \(generated: expected a packed"),
