@@ -134,6 +134,7 @@ def test_long_traces_are_stored_packed_and_read_back_exactly(tmp_path):
     again = AnswerKey(cache=cache).extra(case(), "traces", lambda: pytest.fail("not cached"))
     assert again == {"generated": long_trace, "evaluated": short,
                      "nested": [{"generated": long_trace[::-1]}]}
-    damaged = text.replace(f'"{answers_module.PACKED}":["xo.|s00|.ox",', f'"{answers_module.PACKED}":[')
+    table = f'"{answers_module.PACKED}":['
+    damaged = text.replace(table + '"xo.|s00|.ox",', table)
     cache.write_text(damaged)  # an index now past its table: the file is not trusted
     assert AnswerKey(cache=cache).entries == {}

@@ -17,10 +17,11 @@ JSON lines over a private socket (never stdout), in this order::
 
 (``missing_function`` and grader failures are answered with a reply and no ``started``.)
 
-A trace crosses packed (:func:`pack_trace`, the worker's way; :mod:`grader.run.packing`): ``"ids"`` lists each distinct id
-once, and ``"generated"`` / ``"evaluated"`` are base64 strings of little-endian 4-byte unsigned
-indexes into ``ids``, in order. A plain JSON list of id strings is read too (older workers,
-and a reply the student's code writes by hand); both forms get the same checks and caps.
+A trace crosses packed (:func:`pack_trace`, the worker's way; :mod:`grader.run.packing`):
+``"ids"`` lists each distinct id once, and ``"generated"`` / ``"evaluated"`` are base64 strings
+of little-endian 4-byte unsigned indexes into ``ids``, in order. A plain JSON list of id
+strings is read too (older workers, and a reply the student's code writes by hand); both forms
+get the same checks and caps.
 
 Everything the worker sends is untrusted: student code can write on the channel (its descriptor
 is in ``sys.argv``). The parent therefore
