@@ -737,6 +737,23 @@ def test_a_packed_trace_is_read_back_exactly_and_checked_before_it_is_used():
     assert parse({"generated": indexes()})["generated"] == []  # no table: only an empty list
 
 
+def test_the_message_schema_is_what_the_parent_checks(monkeypatch):
+    from grader.sandbox import protocol
+
+    assert protocol.message_problem({"event": "reply", "cpu": True}).startswith(
+        "cpu: expected number, got: bool")  # a bool is no number, as in JSON Schema
+    assert "status: a string longer than 100" in protocol.message_problem(
+        {"event": "reply", "status": "x" * 101})
+    assert "'event' is required" in protocol.message_problem({"status": "ok"})
+    # a field added to the schema (a new request type's reply) is checked with no other change
+    properties = {**protocol.MESSAGE_SCHEMA["properties"],
+                  "moves": {"type": "array", "maxItems": 2}}
+    monkeypatch.setitem(protocol.MESSAGE_SCHEMA, "properties", properties)
+    assert protocol.message_problem({"event": "reply", "moves": [1, 2]}) == ""
+    assert "moves: a list longer than 2" in protocol.message_problem(
+        {"event": "reply", "moves": [1, 2, 3]})
+
+
 def test_a_forged_value_decodes_to_plain_data_within_its_caps():
     deep = 1
     for _ in range(100):

@@ -171,7 +171,7 @@ _NUMBER = {"type": "number"}
 _ERROR = {"type": ["object", "null"], "additionalProperties": _text(),
           "properties": {key: _text() for key in ERROR_KEYS}}
 # generated/evaluated: a list of ids, or a packed trace (a string); both checked by hand
-_TRACE = {"type": ["array", "string"], "maxItems": MAX_TRACE}
+_TRACE = {"type": ["array", "string"], "maxItems": MAX_TRACE}  # (a string: no maxLength)
 MESSAGE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["event"],
@@ -198,47 +198,53 @@ MESSAGE_SCHEMA: dict[str, Any] = {
 }
 
 
-_KINDS: dict[str, tuple[type, ...]] = {  # a field's allowed types (bool is not a number here)
-    "seq": (int, type(None)), "status": (str,), "function": (str, type(None)),
-    "message": (str,), "stdout": (str,), "stderr": (str,), "error": (dict, type(None)),
-    "trace_truncated": (bool,), "recycle": (bool,), "printed": (int, float),
-    "elapsed": (int, float), "cpu": (int, float), "confinement": (dict,),
-    "generated": (list, str), "evaluated": (list, str), "ids": (list,),
+_JSON_TYPES: dict[str, tuple[type, ...]] = {  # a JSON type's Python types (no bool for numbers)
+    "integer": (int,), "number": (int, float), "string": (str,), "array": (list,),
+    "object": (dict,), "boolean": (bool,), "null": (type(None),),
 }
-_TEXT_LIMITS = {"status": 100, "function": 100}
-_KIND_NAMES = {int: "integer", float: "number", str: "string", list: "array", dict: "object",
-               bool: "boolean", type(None): "null"}
+
+
+def schema_problem(item: Any, rule: dict[str, Any], where: str = "") -> str:
+    """What is wrong with ``item`` under ``rule`` ("" when nothing is), for the part of JSON
+    Schema :data:`MESSAGE_SCHEMA` uses: ``type``, ``enum``, ``required``, ``maxLength``,
+    ``maxItems``, ``properties``, ``additionalProperties`` (list items are not walked)."""
+    place = where or "the message"
+    if "enum" in rule and not any(type(item) is type(allowed) and item == allowed
+                                  for allowed in rule["enum"]):
+        return f"{place}: {str(item)[:100]!r} is not one of {rule['enum']}"
+    names = rule.get("type")
+    if names is not None:
+        names = [names] if isinstance(names, str) else names
+        if not any(type(item) in _JSON_TYPES[name] for name in names):
+            return f"{place}: expected {' or '.join(names)}, got: {type(item).__name__}"
+    if type(item) is str and len(item) > rule.get("maxLength", math.inf):
+        return f"{place}: a string longer than {rule['maxLength']:,} characters"
+    if type(item) is list and len(item) > rule.get("maxItems", math.inf):
+        return f"{place}: a list longer than {rule['maxItems']:,} items"
+    if type(item) is dict:
+        for key in rule.get("required", ()):
+            if key not in item:
+                return f"{place}: {key!r} is required"
+        properties, others = rule.get("properties", {}), rule.get("additionalProperties")
+        for key, value in item.items():
+            inner = properties.get(key, others)
+            if inner is not None:
+                problem = schema_problem(value, inner, f"{where}/{key}" if where else str(key))
+                if problem:
+                    return problem
+    return ""
 
 
 def message_problem(message: Any, trace_cap: int = MAX_TRACE) -> str:
-    """What is wrong with a decoded message ("" when nothing is); the fields of
-    :data:`MESSAGE_SCHEMA`, checked by hand (a schema library costs the parent a validator a
-    message, and its import). A packed trace (module docstring) is unpacked in place, each
-    list at most ``trace_cap`` ids."""
+    """What is wrong with a decoded message ("" when nothing is): :data:`MESSAGE_SCHEMA`,
+    checked by :func:`schema_problem` (a schema library costs the parent a validator a
+    message, and its import), then the ids by hand. A packed trace (module docstring) is
+    unpacked in place, each list at most ``trace_cap`` ids."""
     if not isinstance(message, dict):
         return f"expected a JSON object, got: {type(message).__name__}"
-    if message.get("event") not in MESSAGE_SCHEMA["properties"]["event"]["enum"]:
-        return f"event: {str(message.get('event'))[:100]!r} is not one of the protocol's events"
-    for key, kinds in _KINDS.items():
-        if key not in message:
-            continue
-        item = message[key]
-        if type(item) not in kinds or (type(item) is bool and bool not in kinds):
-            wanted = " or ".join(_KIND_NAMES[kind] for kind in kinds)
-            return f"{key}: expected {wanted}, got: {type(item).__name__}"
-        if type(item) is str and key not in ("generated", "evaluated") \
-                and len(item) > _TEXT_LIMITS.get(key, MAX_TEXT):
-            return f"{key}: a string longer than {_TEXT_LIMITS.get(key, MAX_TEXT):,} characters"
-    for key in ("error", "confinement"):
-        fields = message.get(key)
-        if isinstance(fields, dict):
-            for name, item in fields.items():
-                kinds = (str,) if key == "error" else (int, float)
-                if type(item) not in kinds:
-                    return f"{key}/{name}: expected {_KIND_NAMES[kinds[-1]]}, got: " \
-                           f"{type(item).__name__}"
-                if key == "error" and len(item) > MAX_TEXT:
-                    return f"{key}/{name}: a string longer than {MAX_TEXT:,} characters"
+    problem = schema_problem(message, MESSAGE_SCHEMA)
+    if problem:
+        return problem
     table = message.get("ids")
     if table is not None and (len(table) > 2 * MAX_TRACE or id_list(table) is None):
         return f"ids: expected at most {2 * MAX_TRACE:,} ids, strings of at most " \
