@@ -8,8 +8,11 @@ reference's "own time" is ``reference/`` called directly on the untraced game.
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
 import random
 import statistics
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -27,6 +30,18 @@ from bench.measure import (
 )
 
 CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
+# `grader ARGS` in this process: the grader's own peak and its worker's, apart (MB)
+SPLIT = """
+import json, resource, sys
+from grader.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+peak = {who: resource.getrusage(which).ru_maxrss // 1024 for who, which in
+        (("grader", resource.RUSAGE_SELF), ("worker", resource.RUSAGE_CHILDREN))}
+print(json.dumps(peak))
+"""
 CASE_DIRS = [REPO / "trees" / "public", REPO / "trees" / "hidden"]
 
 
@@ -38,6 +53,10 @@ def grade_all(runs: int, cache: Path) -> dict[str, Any]:
                    "--results", str(Path(scratch) / "results.json")]
         cold = run_measured(command, env=env)  # computes and caches every reference answer
         warm = median_measured(command, runs, env=env)
+        split = subprocess.run([PYTHON, "-c", SPLIT, *command[len(GRADER):]], cwd=REPO,
+                               capture_output=True, text=True, env={**os.environ, **env})
+    split_mb = json.loads(split.stdout.strip().splitlines()[-1]) if split.returncode == 0 \
+        else {"error": split.stderr[-500:]}
     imports = median_measured([PYTHON, "-c", "import grader.cli, grader.report.gradescope, "
                                "grader.scoring.grade, grader.sandbox.client"], runs)
     print(table([["cold answer key", f"{cold['wall']:.2f}", f"{cold['peak_mb']:.0f}"],
@@ -46,7 +65,10 @@ def grade_all(runs: int, cache: Path) -> dict[str, Any]:
                   f"{imports['peak_mb']:.0f}"]],
                 ["grader grade, all cases", "wall s", "peak MB"]))
     print(f"CPU seconds (grader + worker): cold {cold['cpu']:.2f}, warm {warm['cpu']:.2f}")
-    return {"cold": cold, "warm": warm, "interpreter_and_imports": imports, "target_wall": 5.0}
+    print("peak MB is the larger of the grader's and its worker's (RUSAGE_CHILDREN); warm, "
+          f"apart: grader {split_mb.get('grader', '?')}, worker {split_mb.get('worker', '?')}")
+    return {"cold": cold, "warm": warm, "interpreter_and_imports": imports,
+            "warm_peak_mb_apart": split_mb, "target_wall": 5.0, "target_peak_mb": 100}
 
 
 def _import_student(path: Path) -> dict[str, Any]:

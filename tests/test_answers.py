@@ -118,3 +118,23 @@ def test_times_from_another_machine_are_scaled_by_calibration(tmp_path, monkeypa
     other_machine._calibration = 0.03  # three times slower
     scaled = other_machine.reference(case(), "minimax", "inclusive").seconds
     assert scaled == pytest.approx(3 * measured)
+
+
+def test_long_traces_are_stored_packed_and_read_back_exactly(tmp_path):
+    cache = tmp_path / "answer-key.json"
+    long_trace = [f"xo.|s{i % 97:02d}|.ox" for i in range(5_000)]  # 97 boards, repeated
+    short = ["A", "B"]
+    key = AnswerKey(cache=cache)
+    key.extra(case(), "traces", lambda: {"generated": long_trace, "evaluated": short,
+                                         "nested": [{"generated": long_trace[::-1]}]})
+    key.save()
+    text = cache.read_text()
+    assert answers_module.PACKED in text and text.count('"xo.|s05|.ox"') == 2  # once a list
+    assert len(text) < len(json.dumps(long_trace))  # both lists: 4 bytes an entry, not a string
+    again = AnswerKey(cache=cache).extra(case(), "traces", lambda: pytest.fail("not cached"))
+    assert again == {"generated": long_trace, "evaluated": short,
+                     "nested": [{"generated": long_trace[::-1]}]}
+    table = f'"{answers_module.PACKED}":['
+    damaged = text.replace(table + '"xo.|s00|.ox",', table)
+    cache.write_text(damaged)  # an index now past its table: the file is not trusted
+    assert AnswerKey(cache=cache).entries == {}

@@ -739,6 +739,56 @@ def test_a_line_is_checked_before_it_is_decoded_and_against_the_schema():
     assert finite_number(float("inf"), 1.5) == 1.5 and finite_number(True, 0.0) == 0.0
 
 
+def test_a_packed_trace_is_read_back_exactly_and_checked_before_it_is_used():
+    import base64
+    import json
+    import struct
+
+    from grader.sandbox.protocol import Unreadable, items_allowed, pack_trace, parse_message
+
+    def parse(message: dict, **options):
+        data = json.dumps({"event": "reply", **message}).encode()
+        return parse_message(bytearray(data), len(data), **options)
+
+    generated = ["B", "B1", "B2", "B", "C", "é|x", "B1"] * 1000
+    evaluated = ["B1", "Z", "B1"]
+    packed = pack_trace(generated, evaluated)
+    assert packed["ids"] == ["B", "B1", "B2", "C", "é|x", "Z"]  # each id once, first seen first
+    read = parse(packed)
+    assert read["generated"] == generated and read["evaluated"] == evaluated
+    assert read["generated"][0] is read["generated"][3]  # shared strings, not one an entry
+
+    def indexes(*numbers: int) -> str:
+        return base64.b64encode(struct.pack(f"<{len(numbers)}I", *numbers)).decode()
+
+    for bad in [indexes(0, 1, 2),  # past the table of two
+                "not base64!", "QUJD",  # not base64; 3 bytes, not whole indexes
+                "\u00e9AAA",  # not ASCII
+                indexes(*[0] * 40)]:  # more than this request's limit of 31
+        with pytest.raises(Unreadable, match="generated: expected a packed trace"):
+            parse({"ids": ["A", "B"], "generated": bad}, max_items=items_allowed(31))
+    with pytest.raises(Unreadable, match="ids: expected"):
+        parse({"ids": ["A", 3], "generated": indexes(0)})
+    assert parse({"generated": indexes()})["generated"] == []  # no table: only an empty list
+
+
+def test_the_message_schema_is_what_the_parent_checks(monkeypatch):
+    from grader.sandbox import protocol
+
+    assert protocol.message_problem({"event": "reply", "cpu": True}).startswith(
+        "cpu: expected number, got: bool")  # a bool is no number, as in JSON Schema
+    assert "status: a string longer than 100" in protocol.message_problem(
+        {"event": "reply", "status": "x" * 101})
+    assert "'event' is required" in protocol.message_problem({"status": "ok"})
+    # a field added to the schema (a new request type's reply) is checked with no other change
+    properties = {**protocol.MESSAGE_SCHEMA["properties"],
+                  "moves": {"type": "array", "maxItems": 2}}
+    monkeypatch.setitem(protocol.MESSAGE_SCHEMA, "properties", properties)
+    assert protocol.message_problem({"event": "reply", "moves": [1, 2]}) == ""
+    assert "moves: a list longer than 2" in protocol.message_problem(
+        {"event": "reply", "moves": [1, 2, 3]})
+
+
 def test_a_forged_value_decodes_to_plain_data_within_its_caps():
     deep = 1
     for _ in range(100):

@@ -35,9 +35,10 @@ from grader.errors import GraderError
 from grader.files import write_text_atomically
 from grader.paths import PACKAGE_ROOT, REPO_ROOT
 from grader.run.calibration import calibration_seconds
+from grader.run.packing import pack_ids, unpack_ids
 from grader.run.runner import RunResult
 
-KEY_FORMAT = 1
+KEY_FORMAT = 2  # 2: long traces stored packed (grader.run.packing)
 HANDOUT_KEY = REPO_ROOT / "trees" / "public" / ".answer-key.json"
 AUTOGRADER_KEY = REPO_ROOT / "trees" / ".answer-key.json"  # public and hidden; staff-only
 CACHE_KEY = Path(os.environ.get("GRADER_CACHE", REPO_ROOT / ".cache")) / "answer-key.json"
@@ -94,25 +95,58 @@ def _write_atomically(data: dict[str, Any], path: Path) -> None:
     """Compact JSON (a full tic-tac-toe trace is 800,000 ids: no indentation), sorted so the same
     key gives the same bytes. Unlike results.json, a key may hold infinities (a mistaken
     variant's value): Python's JSON reads back what it writes."""
+    data = {**data, "entries": _pack_traces(data.get("entries", {}))}
     write_text_atomically(json.dumps(data, separators=(",", ":"), sort_keys=True), path)
 
 
+PACK_OVER = 1000  # a trace list longer than this is stored packed (grader.run.packing)
+PACKED = "$packed_ids"  # {PACKED: [ids...], "lists": [base64, ...]} in place of a list
+
+
 class _SharedIds:
-    """A ``json.loads`` object hook: the ids of a trace, each kept once. A game's trace repeats
-    its states (full tic-tac-toe: 549,945 ids, 5,478 boards), and a run's ``generated`` and
-    ``evaluated`` lists then cost a pointer an entry instead of a string each (about 60 MB
-    less held for the whole of ``grader grade``)."""
+    """A ``json.loads`` object hook: a stored trace unpacked (:func:`_pack_traces`), and the ids
+    of any other long trace each kept once. A game's trace repeats its states (full
+    tic-tac-toe: 549,945 ids, 5,478 boards), and a run's ``generated`` and ``evaluated`` lists
+    then cost a pointer an entry instead of a string each (about 60 MB less held for the whole
+    of ``grader grade``, and packed, never built as 549,945 strings while the file is read)."""
 
     def __init__(self) -> None:
         self.seen: dict[str, str] = {}
 
-    def __call__(self, data: dict[str, Any]) -> dict[str, Any]:
+    def __call__(self, data: dict[str, Any]) -> Any:
+        if PACKED in data:  # a stored trace (the innermost dict: hooked before its parent's)
+            table = data[PACKED]
+            lists = data.get("lists")
+            if type(table) is not list or type(lists) is not list or len(lists) != 1:
+                raise ValueError("a damaged packed trace")
+            ids = unpack_ids(lists[0], [self.seen.setdefault(i, i) for i in table], len(lists[0]))
+            if ids is None:
+                raise ValueError("a damaged packed trace")  # the file is ignored (_load)
+            return ids
         for name in ("generated", "evaluated"):
             ids = data.get(name)
-            if type(ids) is list and len(ids) > 1000:
+            if type(ids) is list and len(ids) > PACK_OVER:
                 shared = self.seen.setdefault
                 data[name] = [shared(i, i) if type(i) is str else i for i in ids]
         return data
+
+
+def _pack_traces(value: Any) -> Any:
+    """``value`` with every ``generated``/``evaluated`` list of more than :data:`PACK_OVER` ids
+    stored packed: 12 MB of JSON strings for all of tic-tac-toe become 3 MB."""
+    if isinstance(value, dict):
+        packed = {}
+        for key, item in value.items():
+            if (key in ("generated", "evaluated") and isinstance(item, list)
+                    and len(item) > PACK_OVER and all(type(i) is str for i in item)):
+                table, lists = pack_ids(item)
+                packed[key] = {PACKED: table, "lists": lists}
+            else:
+                packed[key] = _pack_traces(item)
+        return packed
+    if isinstance(value, list):
+        return [_pack_traces(item) for item in value]
+    return value
 
 
 class AnswerKey:

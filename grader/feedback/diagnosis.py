@@ -59,9 +59,24 @@ class Hint:
         ]
 
 
+_HASHED: dict[int, tuple[list[str], int, str]] = {}  # id -> (the list, its length, its hash)
+
+
 def trace_hash(generated: list[str]) -> str:
-    """A short, stable hash of a ``generated`` sequence (order and repeats included)."""
-    return hashlib.sha256(json.dumps(list(generated)).encode()).hexdigest()[:24]
+    """A short, stable hash of a ``generated`` sequence (order and repeats included).
+
+    A student's trace is compared with every variant's run (ten or more a case), so the hash of
+    a list is remembered while the list is (the memo holds it: its id is not reused), and
+    recomputed when its length changed."""
+    known = _HASHED.get(id(generated))
+    if known is not None and known[0] is generated and known[1] == len(generated):
+        return known[2]
+    digest = hashlib.sha256(json.dumps(list(generated)).encode()).hexdigest()[:24]
+    if type(generated) is list and len(generated) > 1000:  # worth remembering
+        if len(_HASHED) >= 8:  # a few: each holds its list alive
+            _HASHED.clear()
+        _HASHED[id(generated)] = (generated, len(generated), digest)
+    return digest
 
 
 class _OverBudget(Exception):

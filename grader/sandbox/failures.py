@@ -85,26 +85,48 @@ GUARDED_MODULES = ("__main__", "builtins", "time", "signal", "json", "socket", "
                    "timeout_decorator.timeout_decorator")  # fmt: skip
 
 
-def guarded_objects() -> dict[str, Any]:
+class Snapshot(dict):
+    """:func:`guarded_objects`' names and objects, and where each was found (the live module,
+    class or ``sys.modules`` mapping, and its key), so :func:`tampered` looks each up once
+    instead of walking every module again (a walk a request cost about 1 ms)."""
+
+    places: list[tuple[Any, str, Any, str]]
+
+
+def guarded_objects() -> Snapshot:
     """Every function and class (and class member) of the guarded modules, by qualified name."""
-    seen: dict[str, Any] = {}
-    for name, module in list(sys.modules.items()):
+    seen = Snapshot()
+    places = seen.places = []
+    modules = sys.modules
+    for name, module in list(modules.items()):
         if name not in GUARDED_MODULES and name.split(".")[0] != "grader":
             continue
         seen[f"sys.modules[{name!r}]"] = module
-        for key, value in list(vars(module).items()):
+        places.append((modules, name, module, f"sys.modules[{name!r}]"))
+        names = vars(module)
+        for key, value in list(names.items()):
             if not (callable(value) and not key.startswith("__")):
                 continue
             seen[f"{name}.{key}"] = value
+            places.append((names, key, value, f"{name}.{key}"))
             if isinstance(value, type) and value.__module__ == name:
-                for member, item in list(vars(value).items()):
+                members = vars(value)  # a live view: a member replaced later shows in it
+                for member, item in list(members.items()):
                     if callable(item) or isinstance(item, (staticmethod, classmethod, property)):
                         seen[f"{name}.{key}.{member}"] = item
+                        places.append((members, member, item, f"{name}.{key}.{member}"))
     return seen
 
 
 def tampered(snapshot: dict[str, Any]) -> list[str]:
-    """The names of ``snapshot`` now bound to something else (first few)."""
-    current = guarded_objects()
-    changed = [name for name, value in snapshot.items() if current.get(name) is not value]
+    """The names of ``snapshot`` now bound to something else (first few).
+
+    Each object is looked up where it was found; any change along a name's path (a module in
+    ``sys.modules``, a name in a module, a member of a class) is a change of some place."""
+    places = getattr(snapshot, "places", None)
+    if places is None:  # a plain mapping of names: walk the modules again
+        current = guarded_objects()
+        changed = [name for name, value in snapshot.items() if current.get(name) is not value]
+    else:
+        changed = [name for mapping, key, value, name in places if mapping.get(key) is not value]
     return [name.replace("__main__", "grader.sandbox.worker") for name in changed[:5]]

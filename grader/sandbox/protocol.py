@@ -15,11 +15,17 @@ JSON lines over a private socket (never stdout), in this order::
                the reply's "value" is the list of numbers, one a position, checked by
                :func:`evaluation_values`; "generated"/"evaluated" are empty)
     worker -> {"event": "started", "seq", "function"}  (the student's function is being called)
-    worker -> {"event": "reply", "seq", "status", "value", "generated", "evaluated", "error",
+    worker -> {"event": "reply", "seq", "status", "value", "ids", "generated", "evaluated", "error",
                "stdout", "stderr", "printed", "elapsed", "function", "message", "cpu",
                "trace_truncated", "budget_stop": {"kind", "calls"} (status "budget")}
 
 (``missing_function`` and grader failures are answered with a reply and no ``started``.)
+
+A trace crosses packed (:func:`pack_trace`, the worker's way; :mod:`grader.run.packing`):
+``"ids"`` lists each distinct id once, and ``"generated"`` / ``"evaluated"`` are base64 strings
+of little-endian 4-byte unsigned indexes into ``ids``, in order. A plain JSON list of id
+strings is read too (older workers, and a reply the student's code writes by hand); both forms
+get the same checks and caps.
 
 Everything the worker sends is untrusted: student code can write on the channel (its descriptor
 is in ``sys.argv``). The parent therefore
@@ -28,10 +34,12 @@ is in ``sys.argv``). The parent therefore
   :data:`MAX_MESSAGE_ITEMS` *before* decoding it (:func:`parse_message`: a count of the
   separators bounds what ``json.loads`` could build, so a forged trace of millions of ids never
   becomes millions of objects);
-* checks each message against :data:`MESSAGE_SCHEMA` (types, lengths, list sizes; the ids of a
-  trace are checked by a plain loop, :func:`id_list`, since a schema walk over a million ids
-  is slow), and reads numbers through :func:`finite_number`, which checks an int's size before
-  any float operation;
+* checks each message against :data:`MESSAGE_SCHEMA` (types, lengths, list sizes), by hand
+  (:func:`message_problem`; the ids of a trace by C loops, :func:`id_list`; a packed trace's
+  length before it is decoded and every index against the table,
+  :func:`~grader.run.packing.unpack_ids`), and reads
+  numbers through :func:`finite_number`, which checks an int's size before any float
+  operation;
 * never takes a status the worker sends as the grader's failure: a ``grader_error`` reply is
   the worker's word, and the worker is the student's (:func:`reply_from_message` makes it a
   ``crashed`` reply; the parent checks a case builds before sending it, so a case the grader
@@ -46,6 +54,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from grader.run.packing import pack_ids, unpack_ids
 from grader.sandbox.capture import join_output
 from grader.sandbox.limits import Limits, MiB
 from grader.sandbox.values import decode_value, encode_value
@@ -152,7 +161,7 @@ def parse_message(buffer: bytes | bytearray, end: int, max_items: int = MAX_MESS
         message = json.loads(text)
     except (ValueError, RecursionError):  # bad UTF-8, and a huge int literal, are ValueErrors
         raise Unreadable("wrote something unreadable to the grader's private channel") from None
-    problem = message_problem(message)
+    problem = message_problem(message, max(0, (max_items - 50_000) // 2))
     if problem:
         raise Unreadable(f"sent a malformed message ({problem})")
     return message
@@ -165,7 +174,8 @@ def _text(limit: int = MAX_TEXT) -> dict[str, Any]:
 _NUMBER = {"type": "number"}
 _ERROR = {"type": ["object", "null"], "additionalProperties": _text(),
           "properties": {key: _text() for key in ERROR_KEYS}}
-_TRACE = {"type": "array", "maxItems": MAX_TRACE}  # items: id_list (a schema walk is slow)
+# generated/evaluated: a list of ids, or a packed trace (a string); both checked by hand
+_TRACE = {"type": ["array", "string"], "maxItems": MAX_TRACE}  # (a string: no maxLength)
 MESSAGE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["event"],
@@ -180,6 +190,7 @@ MESSAGE_SCHEMA: dict[str, Any] = {
         "error": _ERROR,
         "generated": _TRACE,
         "evaluated": _TRACE,
+        "ids": {"type": "array", "maxItems": 2 * MAX_TRACE},
         "trace_truncated": {"type": "boolean"},
         "recycle": {"type": "boolean"},
         "printed": _NUMBER,
@@ -191,34 +202,86 @@ MESSAGE_SCHEMA: dict[str, Any] = {
 }
 
 
-def message_problem(message: Any) -> str:
-    """What is wrong with a decoded message ("" when nothing is)."""
-    import jsonschema
+_JSON_TYPES: dict[str, tuple[type, ...]] = {  # a JSON type's Python types (no bool for numbers)
+    "integer": (int,), "number": (int, float), "string": (str,), "array": (list,),
+    "object": (dict,), "boolean": (bool,), "null": (type(None),),
+}
 
+
+def schema_problem(item: Any, rule: dict[str, Any], where: str = "") -> str:
+    """What is wrong with ``item`` under ``rule`` ("" when nothing is), for the part of JSON
+    Schema :data:`MESSAGE_SCHEMA` uses: ``type``, ``enum``, ``required``, ``maxLength``,
+    ``maxItems``, ``properties``, ``additionalProperties`` (list items are not walked)."""
+    place = where or "the message"
+    if "enum" in rule and not any(type(item) is type(allowed) and item == allowed
+                                  for allowed in rule["enum"]):
+        return f"{place}: {str(item)[:100]!r} is not one of {rule['enum']}"
+    names = rule.get("type")
+    if names is not None:
+        names = [names] if isinstance(names, str) else names
+        if not any(type(item) in _JSON_TYPES[name] for name in names):
+            return f"{place}: expected {' or '.join(names)}, got: {type(item).__name__}"
+    if type(item) is str and len(item) > rule.get("maxLength", math.inf):
+        return f"{place}: a string longer than {rule['maxLength']:,} characters"
+    if type(item) is list and len(item) > rule.get("maxItems", math.inf):
+        return f"{place}: a list longer than {rule['maxItems']:,} items"
+    if type(item) is dict:
+        for key in rule.get("required", ()):
+            if key not in item:
+                return f"{place}: {key!r} is required"
+        properties, others = rule.get("properties", {}), rule.get("additionalProperties")
+        for key, value in item.items():
+            inner = properties.get(key, others)
+            if inner is not None:
+                problem = schema_problem(value, inner, f"{where}/{key}" if where else str(key))
+                if problem:
+                    return problem
+    return ""
+
+
+def message_problem(message: Any, trace_cap: int = MAX_TRACE) -> str:
+    """What is wrong with a decoded message ("" when nothing is): :data:`MESSAGE_SCHEMA`,
+    checked by :func:`schema_problem` (a schema library costs the parent a validator a
+    message, and its import), then the ids by hand. A packed trace (module docstring) is
+    unpacked in place, each list at most ``trace_cap`` ids."""
     if not isinstance(message, dict):
         return f"expected a JSON object, got: {type(message).__name__}"
-    light = {key: ([] if key in ("generated", "evaluated") and isinstance(item, list) else item)
-             for key, item in message.items() if key != "value"}
-    validator = jsonschema.Draft202012Validator(MESSAGE_SCHEMA)
-    error = jsonschema.exceptions.best_match(validator.iter_errors(light))
-    if error is not None:
-        where = "/".join(map(str, error.absolute_path)) or "the message"
-        return f"{where}: {error.message[:200]}"
+    problem = schema_problem(message, MESSAGE_SCHEMA)
+    if problem:
+        return problem
+    table = message.get("ids")
+    if table is not None and (len(table) > 2 * MAX_TRACE or id_list(table) is None):
+        return f"ids: expected at most {2 * MAX_TRACE:,} ids, strings of at most " \
+               f"{MAX_ID_LENGTH} characters"
     for key in ("generated", "evaluated"):
         items = message.get(key)
-        if isinstance(items, list) and (len(items) > MAX_TRACE or id_list(items) is None):
+        if type(items) is str:  # entries of the table checked above: nothing more to check
+            message[key] = unpack_ids(items, table or [], trace_cap)
+            if message[key] is None:
+                return f"{key}: expected a packed trace of at most {trace_cap:,} indexes into ids"
+        elif isinstance(items, list) and (len(items) > MAX_TRACE or id_list(items) is None):
             return f"{key}: expected at most {MAX_TRACE:,} ids, strings of at most " \
                    f"{MAX_ID_LENGTH} characters"
     return ""
 
 
+def pack_trace(generated: list[str], evaluated: list[str]) -> dict[str, Any]:
+    """A reply's trace fields, packed (module docstring; :mod:`grader.run.packing`). Run in
+    the worker: 3 MB of base64 instead of 12 MB of JSON strings for all of tic-tac-toe, and no
+    string an entry for the parent to check and hold."""
+    table, (generated_packed, evaluated_packed) = pack_ids(generated, evaluated)
+    return {"ids": table, "generated": generated_packed, "evaluated": evaluated_packed}
+
+
 def id_list(items: Any) -> list[str] | None:
-    """``items`` if it is a list of ids (strings of at most MAX_ID_LENGTH characters), else None."""
+    """``items`` if it is a list of ids (strings of at most MAX_ID_LENGTH characters), else None.
+    (Checked with C loops: a trace may hold 600,000 ids.)"""
     if not isinstance(items, list):
         return None
-    for item in items:
-        if type(item) is not str or len(item) > MAX_ID_LENGTH:
-            return None
+    if not items:
+        return items
+    if set(map(type, items)) != {str} or max(map(len, items)) > MAX_ID_LENGTH:
+        return None
     return items
 
 
@@ -251,7 +314,7 @@ def evaluation_values(value: Any, count: int) -> tuple[list[float], str]:
 def string_list(items: Any) -> list[str]:
     """The ids of a trace list, cut at MAX_TRACE (already checked by :func:`parse_message`)."""
     checked = id_list(items)
-    return list(checked[:MAX_TRACE]) if checked is not None else []
+    return checked[:MAX_TRACE] if checked is not None else []  # a slice: a new list
 
 
 FORGED = ("the worker reported a failure of its own ({what}); the grader built this case "

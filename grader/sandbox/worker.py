@@ -56,7 +56,7 @@ from grader.sandbox.failures import (
     tampered,
 )
 from grader.sandbox.guard import CpuGuard, Tools, WorkerTimeout
-from grader.sandbox.protocol import MAX_TRACE
+from grader.sandbox.protocol import MAX_TRACE, pack_trace
 from grader.sandbox.reply_parts import budget_fields, safe_repr_factory, timeout_message, trace_ids
 from grader.sandbox.values import encode_value
 
@@ -206,9 +206,9 @@ def _serve(request: dict[str, Any], module: Any, path: str, limits: dict[str, An
         guard.disarm()  # the ids of a long trace take time: no SIGXCPU while they are made
         generated, evaluated, truncated = trace_ids(trace, _trace_cap(request))
         tools.send({"event": "reply", "seq": request.get("seq"), "status": "budget",
-                    "recycle": True,
-                    **budget_fields(trace, stop), "generated": generated,
-                    "evaluated": evaluated, "trace_truncated": truncated, "cpu": tools.cpu()})
+                    "recycle": True, **budget_fields(trace, stop),
+                    **pack_trace(generated, evaluated), "trace_truncated": truncated,
+                    "cpu": tools.cpu()})
         tools.exit(0)
 
     if isinstance(request.get("evaluate"), dict):  # the evaluate assignment: a batch of positions
@@ -306,8 +306,7 @@ def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any
                     else "; the code caught the time-out and went on")
         del result, caught, trace
     reply.update(
-        generated=generated,
-        evaluated=evaluated,
+        pack_trace(generated, evaluated),  # each distinct id once (the protocol's packed trace)
         trace_truncated=truncated,
         stdout=output.out.text(),
         stderr=output.err.text(),

@@ -24,9 +24,6 @@ import traceback
 from dataclasses import asdict
 from typing import Any
 
-from hypothesis import HealthCheck, find, settings
-from hypothesis.errors import NoSuchExample
-
 from grader.answers.solve import mcts_settings
 from grader.answers.store import reference_available
 from grader.cases import case_from_dict
@@ -35,7 +32,6 @@ from grader.feedback.failure import wrap
 from grader.feedback.verdict import Diagnosis, Observation, diagnose_submission, summary_markdown
 from grader.files import json_safe
 from grader.run.runner import run_algorithm
-from grader.scoring import random_trees
 from grader.scoring.results import GradingResults, TestResult
 
 
@@ -115,6 +111,12 @@ def telling_tree(algorithm: str, names: list[str], rule: str,
     may be the same search). Deterministic: hypothesis runs derandomized."""
     if not reference_available():
         return None
+    # imported here: hypothesis (through random_trees) is a third of grade's memory, and only
+    # a submission whose mistakes need telling apart gets this far
+    from hypothesis import HealthCheck, find, settings
+    from hypothesis.errors import NoSuchExample
+
+    from grader.scoring import random_trees
     from reference.mistakes import mistakes_for
 
     chosen = [m for m in mistakes_for(algorithm, rule) if m.name in names]

@@ -20,7 +20,6 @@ from typing import Any, TypeVar
 from grader.answers.store import reference_available
 from grader.errors import SubmissionError
 from grader.sandbox.submission import Choice, choose_submission
-from grader.scoring import random_trees as shrink
 from grader.scoring.results import ALGORITHM_NUMBERS, GradingResults, TestResult
 
 # The order tests are numbered and shown in: what students see first, then what they see later.
@@ -62,7 +61,10 @@ def planned_points(rubric: Any, planned: Iterable[tuple[Any, str]], wanted: set[
     """The points of the ``(case, algorithm)`` tests planned and of the random-tree tests that
     would run with them."""
     points = sum(rubric.settings_for(case, algorithm).points for case, algorithm in planned)
-    if reference_available():
+    if reference_available() and any(map(rubric.random_trees.points_for, ALGORITHM_NUMBERS)):
+        # imported only here: random_trees imports hypothesis (a third of grade's memory)
+        from grader.scoring import random_trees as shrink
+
         points += sum(rubric.random_trees.points_for(algorithm) for algorithm in ALGORITHM_NUMBERS
                       if shrink._selected(rubric, algorithm, wanted, name_filter))
     return float(points)

@@ -1,0 +1,69 @@
+"""A trace's ids packed: each distinct id once, and each list entry as a 4-byte index.
+
+A search repeats its states (full tic-tac-toe minimax: 549,945 ids of 5,478 boards), so its
+``generated`` and ``evaluated`` lists, written as JSON strings, cost 12 MB of text and a fresh
+string object an entry when read back. Packed (:func:`pack_ids`): ``ids`` lists each distinct id
+once (those of ``generated`` in first-seen order, then the rest of ``evaluated``'s), and each
+list is a base64 string of little-endian 4-byte unsigned indexes into ``ids``: 3 MB, and
+reading it back (:func:`unpack_ids`) makes one list of shared strings. The sandbox protocol
+sends traces this way (:mod:`grader.sandbox.protocol`) and the answer key stores long ones
+this way (:mod:`grader.answers.store`).
+
+:func:`unpack_ids` takes untrusted input: it checks the size before decoding, the bytes after,
+and every index against the table.
+"""
+
+from __future__ import annotations
+
+import binascii
+import sys
+from array import array
+
+_INDEX = "I" if array("I").itemsize == 4 else "L"  # 4-byte unsigned on every platform here
+
+
+def pack_ids(*lists: list[str]) -> tuple[list[str], list[str]]:
+    """``(ids, packed)``: the distinct ids of ``lists`` (first seen first) and each list packed."""
+    seen: dict[str, None] = {}
+    for ids in lists:
+        seen.update(dict.fromkeys(ids))  # a key already there keeps its place
+    table = list(seen)
+    index = {item: n for n, item in enumerate(table)}
+    return table, [pack(index, ids) for ids in lists]
+
+
+def pack(index: dict[str, int], ids: list[str]) -> str:
+    """``ids`` as base64 of their 4-byte little-endian positions in ``index``."""
+    numbers = array(_INDEX, map(index.__getitem__, ids))
+    if sys.byteorder != "little":
+        numbers.byteswap()
+    return binascii.b2a_base64(numbers.tobytes(), newline=False).decode("ascii")
+
+
+def packed_length(count: int) -> int:
+    """Characters of base64 that ``count`` indexes take."""
+    return 4 * -(-4 * count // 3)
+
+
+def unpack_ids(packed: str, table: list[str], cap: int) -> list[str] | None:
+    """The ids a packed list names, or None when ``packed`` is not one: longer than ``cap``
+    indexes take (checked before decoding), not base64, not whole 4-byte indexes, or an index
+    past ``table``. Entries are ``table``'s own strings (shared, not copies)."""
+    if type(packed) is not str or len(packed) > packed_length(cap):
+        return None
+    try:
+        raw = binascii.a2b_base64(packed, strict_mode=True)
+    except (binascii.Error, ValueError):  # not base64, or not ASCII
+        return None
+    if len(raw) % 4:
+        return None
+    numbers = array(_INDEX)
+    numbers.frombytes(raw)
+    if sys.byteorder != "little":
+        numbers.byteswap()
+    if numbers and max(numbers) >= len(table):
+        return None
+    return list(map(table.__getitem__, numbers))
+
+
+__all__ = ["pack", "pack_ids", "packed_length", "unpack_ids"]
