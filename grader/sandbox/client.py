@@ -322,31 +322,11 @@ class Worker:
         if hasattr(case, "public_dict"):
             case = case.public_dict()
         check_case_builds(case)  # the grader's own failure is raised here, never by the worker
-        self.start()
-        window, most = self.cpu_limits(time_limit, time_multiple, budget)
-        if self._proc is not None and (
-            self._proc.poll() is not None  # it died between requests
-            or self._cpu + most + self.limits.kill_margin + 2 > self.limits.cpu_time
-        ):
-            self.close()  # start afresh
-            self.start()
-            window, most = self.cpu_limits(time_limit, time_multiple, budget)
-        if self._import_failure is not None:
-            failure = self._import_failure
-            return relabel_reply(WorkerReply(
-                failure.status,
-                error=dict(failure.error or {}),
-                stdout=failure.stdout,
-                stderr=failure.stderr,
-                algorithm=algorithm,
-                time_limit=window,
-                message=failure.message,
-            ), self.notebook)
-        # A number the worker cannot guess: lines student code wrote during an earlier call
-        # (a forged reply for the next request) never pass for this one's.
-        self._seq = secrets.randbits(52) + 1
+        window, most, failed = self._prepare(time_limit, time_multiple, budget, algorithm)
+        if failed is not None:
+            return failed
         request = {
-            "seq": self._seq,
+            "seq": self._next_seq(),
             "case": case,
             "algorithm": algorithm,
             "mcts": mcts_dict(mcts),
@@ -355,19 +335,9 @@ class Worker:
             "budget": budget.to_dict() if budget is not None else None,
             "trace_limit": min(int(trace_limit or MAX_TRACE), MAX_TRACE),
         }
-        self._channel.max_items = items_allowed(request["trace_limit"])
-        try:
-            reply = self._exchange(request, window, most)
-        finally:
-            if self._channel is not None:
-                self._channel.max_items = MAX_MESSAGE_ITEMS
+        reply = self._exchange(request, window, most, items_allowed(request["trace_limit"]))
         reply.algorithm, reply.time_limit = algorithm, window
-        if self._import_output != ("", ""):
-            stdout, stderr = self._import_output
-            reply.stdout = join_output(stdout, reply.stdout, self.limits.output)
-            reply.stderr = join_output(stderr, reply.stderr, self.limits.output)
-            self._import_output = ("", "")
-        return relabel_reply(reply, self.notebook)  # a notebook's lines named by cell
+        return self._with_import_output(reply)
 
     def evaluate(self, game: str, params: Mapping[str, Any], ids: list[str], *, calls: int,
                  seed: int, time_limit: float | None = None, time_multiple: float = 0.0
@@ -382,29 +352,14 @@ class Worker:
         if not 0 < len(ids) <= MAX_POSITIONS:
             raise ValueError(f"expected 1 to {MAX_POSITIONS} positions, got: {len(ids)}")
         budget = Budget(result=calls * len(ids), evaluated=len(ids))
-        self.start()
-        window, most = self.cpu_limits(time_limit, time_multiple, budget)
-        if self._proc is not None and (self._proc.poll() is not None or self._cpu + most
-                                       + self.limits.kill_margin + 2 > self.limits.cpu_time):
-            self.close()  # start afresh
-            self.start()
-            window, most = self.cpu_limits(time_limit, time_multiple, budget)
-        if self._import_failure is not None:
-            failure = self._import_failure
-            return relabel_reply(WorkerReply(
-                failure.status, error=dict(failure.error or {}), stdout=failure.stdout,
-                stderr=failure.stderr, algorithm="evaluate", time_limit=window,
-                message=failure.message), self.notebook)
-        self._seq += 1
-        request = {"seq": self._seq, "time_limit": window, "cpu_most": most,
+        window, most, failed = self._prepare(time_limit, time_multiple, budget, "evaluate")
+        if failed is not None:
+            return failed
+        request = {"seq": self._next_seq(), "time_limit": window, "cpu_most": most,
                    "evaluate": {"game": game, "params": dict(params), "ids": list(ids),
                                 "calls": int(calls), "seed": int(seed)}}
-        self._channel.max_items = len(ids) + 50_000  # a reply of more numbers is forged
-        try:
-            reply = self._exchange(request, window, most)
-        finally:
-            if self._channel is not None:
-                self._channel.max_items = MAX_MESSAGE_ITEMS
+        # a reply of more numbers than that is forged
+        reply = self._exchange(request, window, most, max_items=len(ids) + 50_000)
         reply.algorithm, reply.time_limit = "evaluate", window
         if reply.status == "ok":
             values, problem = evaluation_values(reply.value, len(ids))
@@ -417,6 +372,39 @@ class Worker:
                 self.close()
             else:
                 reply.value = values
+        return self._with_import_output(reply)
+
+    def _prepare(self, time_limit: float, time_multiple: float, budget: Budget | None,
+                 algorithm: str) -> tuple[float, float, WorkerReply | None]:
+        """A worker ready for the next request, and the request's CPU window and most: a
+        fresh one when the last died or has too little of its CPU allowance left. The third
+        item is the reply to give instead of sending anything (search.py did not import)."""
+        self.start()
+        window, most = self.cpu_limits(time_limit, time_multiple, budget)
+        if self._proc is not None and (
+            self._proc.poll() is not None  # it died between requests
+            or self._cpu + most + self.limits.kill_margin + 2 > self.limits.cpu_time
+        ):
+            self.close()  # start afresh
+            self.start()
+            window, most = self.cpu_limits(time_limit, time_multiple, budget)
+        if self._import_failure is None:
+            return window, most, None
+        failure = self._import_failure
+        return window, most, relabel_reply(WorkerReply(
+            failure.status, error=dict(failure.error or {}), stdout=failure.stdout,
+            stderr=failure.stderr, algorithm=algorithm, time_limit=window,
+            message=failure.message), self.notebook)
+
+    def _next_seq(self) -> int:
+        # A number the worker cannot guess: lines student code wrote during an earlier call
+        # (a forged reply for the next request) never pass for this one's.
+        self._seq = secrets.randbits(52) + 1
+        return self._seq
+
+    def _with_import_output(self, reply: WorkerReply) -> WorkerReply:
+        """``reply`` with what the import printed before it (once), a notebook's lines named
+        by cell."""
         if self._import_output != ("", ""):
             stdout, stderr = self._import_output
             reply.stdout = join_output(stdout, reply.stdout, self.limits.output)
@@ -424,9 +412,20 @@ class Worker:
             self._import_output = ("", "")
         return relabel_reply(reply, self.notebook)
 
-    def _exchange(self, request: dict[str, Any], window: float, most: float) -> WorkerReply:
+    def _exchange(self, request: dict[str, Any], window: float, most: float,
+                  max_items: int) -> WorkerReply:
         """Send ``request`` and wait for its reply under the parent's own limits, counted from
-        now: the worker's CPU time, CPU idleness and, last resort, the wall clock."""
+        now: the worker's CPU time, CPU idleness and, last resort, the wall clock. A message
+        holding more than ``max_items`` JSON items is forged (counted before decoding)."""
+        self._channel.max_items = max_items
+        try:
+            return self._exchange_within_limits(request, window, most)
+        finally:
+            if self._channel is not None:
+                self._channel.max_items = MAX_MESSAGE_ITEMS
+
+    def _exchange_within_limits(self, request: dict[str, Any], window: float,
+                                most: float) -> WorkerReply:
         seq = request["seq"]
         cpu = most + self.limits.kill_margin
         watch = Watch(self.pid, cpu, max(MIN_IDLE, 2 * window), 3 * cpu + 2 * MIN_IDLE)
