@@ -17,14 +17,14 @@ import time
 from typing import Any
 
 from grader.sandbox.capture import CappedBuffer
-from grader.sandbox.process import Closed, Deadline
+from grader.sandbox.process import Closed
 from grader.sandbox.protocol import (
     MAX_MESSAGE_BYTES,
     MAX_MESSAGE_ITEMS,
     Unreadable,
     parse_message,
 )
-from grader.sandbox.watch import Watch
+from grader.sandbox.watch import Watch, next_wake
 
 
 class Channel:
@@ -64,12 +64,7 @@ class Channel:
                 pass
             except OSError:
                 return  # the worker is gone; the next read says how
-            wake = deadline
-            if watch is not None:
-                watch.check()
-                wake = min(wake, watch.next_check())
-            if time.monotonic() >= deadline:
-                raise Deadline()
+            wake = next_wake(deadline, watch)
             _, writable, _ = select.select(list(self.pipes), [sock], [],
                                            max(wake - time.monotonic(), 0))
             if not writable:
@@ -79,11 +74,15 @@ class Channel:
         """Read what the output pipes hold now, without waiting."""
         readable, _, _ = select.select(list(self.pipes), [], [], 0)
         for fd in readable:
-            chunk = os.read(fd, 1 << 20)
-            if chunk:
-                self.pipes[fd].feed(chunk)
-            else:
-                del self.pipes[fd]
+            self._read_pipe(fd)
+
+    def _read_pipe(self, fd: int) -> None:
+        """Feed what output pipe ``fd`` holds to its capped buffer; forget it at its end."""
+        chunk = os.read(fd, 1 << 20)
+        if chunk:
+            self.pipes[fd].feed(chunk)
+        else:
+            del self.pipes[fd]
 
     def expect(self, event: str, deadline: float, seq: int | None = None,
                watch: Watch | None = None) -> dict[str, Any]:
@@ -120,24 +119,16 @@ class Channel:
             if len(self.inbox) > MAX_MESSAGE_BYTES:
                 raise Closed(f"sent a message longer than the {MAX_MESSAGE_BYTES:,} bytes the "
                              "grader reads")
-            wake = deadline
-            if watch is not None:
-                watch.check()
-                wake = min(wake, watch.next_check())
-            remaining = wake - time.monotonic()
-            if remaining <= 0 and time.monotonic() >= deadline:
-                raise Deadline()
+            remaining = next_wake(deadline, watch) - time.monotonic()
             readable, _, _ = select.select([sock, *self.pipes], [], [], max(remaining, 0))
             for fd in readable:
+                if fd != sock:
+                    self._read_pipe(fd)
+                    continue
                 chunk = os.read(fd, 1 << 20)
-                if fd == sock:
-                    if not chunk:
-                        raise Closed()
-                    self.inbox += chunk
-                elif chunk:
-                    self.pipes[fd].feed(chunk)
-                else:
-                    del self.pipes[fd]
+                if not chunk:
+                    raise Closed()
+                self.inbox += chunk
 
     def drain(self, seconds: float) -> None:
         """Collect what is left in the output pipes, for at most ``seconds``."""
@@ -145,11 +136,7 @@ class Channel:
         while self.pipes and time.monotonic() < deadline:
             readable, _, _ = select.select(list(self.pipes), [], [], deadline - time.monotonic())
             for fd in readable:
-                chunk = os.read(fd, 1 << 20)
-                if chunk:
-                    self.pipes[fd].feed(chunk)
-                else:
-                    del self.pipes[fd]
+                self._read_pipe(fd)
 
     def printed(self) -> int:
         """Bytes the worker wrote to stdout and stderr so far (kept or not)."""

@@ -54,14 +54,14 @@ from grader.sandbox.capture import CappedBuffer
 from grader.sandbox.channel import Channel
 from grader.sandbox.client import Worker
 from grader.sandbox.limits import Limits
-from grader.sandbox.process import Closed, Deadline, prepare_scratch
+from grader.sandbox.process import Closed, prepare_scratch
 from grader.sandbox.protocol import (
     MAX_MESSAGE_BYTES,
     MAX_MESSAGE_ITEMS,
     Unreadable,
     parse_message,
 )
-from grader.sandbox.watch import Watch
+from grader.sandbox.watch import Watch, next_wake
 
 PORTABLE_ENV = "GRADER_PORTABLE"  # "1": always the portable worker; "0": never
 _EOF, _TOO_LONG = object(), object()
@@ -178,12 +178,7 @@ class PortableChannel(Channel):
     def receive(self, deadline: float, watch: Watch | None = None) -> dict[str, Any]:
         """The next message. Raises Deadline or Closed."""
         while True:
-            wake = deadline
-            if watch is not None:
-                watch.check()
-                wake = min(wake, watch.next_check())
-            if time.monotonic() >= deadline:
-                raise Deadline()
+            wake = next_wake(deadline, watch)
             try:
                 item = self._messages.get(timeout=max(wake - time.monotonic(), 0.001))
             except queue.Empty:

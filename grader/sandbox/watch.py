@@ -101,6 +101,18 @@ class Watch:
         return time.monotonic() - self.started
 
 
+def next_wake(deadline: float, watch: Watch | None) -> float:
+    """The monotonic time a wait may last until: ``deadline``, or sooner when ``watch`` must
+    check its limits again. Raises :class:`Deadline` once ``deadline`` or a limit has passed."""
+    wake = deadline
+    if watch is not None:
+        watch.check()
+        wake = min(wake, watch.next_check())
+    if time.monotonic() >= deadline:
+        raise Deadline()
+    return wake
+
+
 def kill_message(watch: Watch, window: float) -> str:
     """What a call killed by the parent did, by the limit it passed."""
     if watch.reason == "idle":
