@@ -159,6 +159,12 @@ def _wrap(game: Game, trace: Trace) -> TracedGame:
         record_generated(child)
         return child
 
+    # A Game's own, maybe fused, recording result. Looked up on the class: a wrapper that
+    # forwards attributes (``__getattr__``) and overrides ``result`` must have its ``result``.
+    recording_result = getattr(type(game), "recording_result", None)
+    if recording_result is not None:
+        result = recording_result(game, generated, most_results, lambda: stop("result"))
+
     def scored_by(inner):
         """``utility`` or ``evaluate``: each scores a leaf, and both count toward one budget."""
         def score(state):

@@ -104,9 +104,16 @@ class Worker:
     resolve_ids = staticmethod(resolve_user)
 
     def __init__(
-        self, submission: Path | str, *, limits: Limits = Limits(), user: str | int | None = None
+        self, submission: Path | str, *, limits: Limits = Limits(), user: str | int | None = None,
+        calibration: float | None = None,
     ) -> None:
+        """``calibration``: this machine's :func:`~grader.run.calibration.calibration_seconds`,
+        when the grader has measured it already (``grader batch``: once for all submissions);
+        the worker then uses it instead of timing the workload again. None: each worker times
+        it when it starts, before any student code runs. Either way it never comes from code
+        the submission could have reached."""
         self.submission = Path(submission)
+        self.given_calibration = None if calibration is None else min(max(float(calibration), 1e-4), 10.0)
         self.limits = limits
         self.user = user
         self.starts = 0  # processes started so far
@@ -170,7 +177,8 @@ class Worker:
                     key: int(finite_number(confinement.get(key), -1)) for key in ("uid", "landlock")
                 }
             calibration = finite_number(importing.get("calibration"), 0.05)  # also before
-            self.calibration = min(max(calibration, 1e-4), 10.0)
+            self.calibration = (min(max(calibration, 1e-4), 10.0) if self.given_calibration
+                                is None else self.given_calibration)
         except (Deadline, Closed) as error:
             detail = self._kill_and_drain(error)
             stderr = self._take_output()[1]
@@ -252,6 +260,7 @@ class Worker:
                 "ids": list(self._ids) if self._ids else None,
                 "limits": asdict(self.limits),
                 "landlock": os.environ.get(LANDLOCK_ENV, "1") != "0",
+                "calibration": self.given_calibration,
             }
         )
 
