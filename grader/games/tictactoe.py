@@ -24,7 +24,7 @@ from typing import Any, Callable, NamedTuple
 
 from grader.games.base import MAX, MIN, Game
 
-MEMO_LIMIT = 200_000  # children remembered by result() before the memo starts over
+MEMO_LIMIT = 200_000  # boards (or children) remembered by a memo before it starts over
 UTILITIES = {"x": 1, "o": -1, "": 0}  # a terminal board's utility, by its winner
 _cells = attrgetter("cells")
 
@@ -106,8 +106,11 @@ class GridGame(Game):
             [itemgetter(*line) for line in self._lines if i in line] for i in range(rows * columns)
         ]
         self._runs = {mark: (mark,) * connect for mark in "xo"}
-        self._memo: dict[tuple[Board, int], Board] = {}  # (board, action) -> child
+        # board -> its children made so far, by action (None: not yet): one lookup a child
+        self._memo: dict[Board, list[Board | None]] = {}
         self._empty: dict[str, tuple[int, ...]] = {}  # cells -> the empty squares, ascending
+        self._movers: dict[str, int] = {}  # cells -> the player to move (counting marks: slow)
+        self._ids: dict[str, str] = {}  # cells -> the board's id (joining rows: slow)
         bound = len(self._lines) * self._window_weight(connect - 1)
         self._scale = 10 ** len(str(bound))  # the power of ten above any |score|
         cells = "." * (rows * columns) if state is None else parse_grid(state, self.NAME)[0]
@@ -141,7 +144,15 @@ class GridGame(Game):
         return self._root
 
     def to_move(self, state: Board) -> int:
-        return MAX if (len(state.cells) - state.cells.count(".")) % 2 == 0 else MIN
+        cells = state.cells
+        if type(cells) is str:  # a board's: remembered (the search asks at every node)
+            mover = self._movers.get(cells)
+            if mover is None:
+                if len(self._movers) >= MEMO_LIMIT:
+                    self._movers.clear()
+                mover = self._movers[cells] = MAX if cells.count(".") % 2 == len(cells) % 2 else MIN
+            return mover
+        return MAX if (len(cells) - cells.count(".")) % 2 == 0 else MIN
 
     def actions(self, state: Board) -> tuple[int, ...]:
         if state.winner:
@@ -167,16 +178,20 @@ class GridGame(Game):
             return super().result(state, action)  # the slow path: raises IllegalActionError
         # Boards repeat across move orders (5,478 tic-tac-toe positions in a 549,945-node tree),
         # so children are remembered; the memo is bounded for the larger Connect Four trees.
-        child = self._memo.get((state, action))
+        children = self._memo.get(state)
+        child = None if children is None else children[action]
         if child is None:
             child = self._remember(state, action)
         return child
 
     def _remember(self, state: Board, action: int) -> Board:
         """The child of a legal action, made and put in the memo."""
-        if len(self._memo) >= MEMO_LIMIT:
-            self._memo.clear()
-        child = self._memo[state, action] = self._result(state, action)
+        children = self._memo.get(state)
+        if children is None:
+            if len(self._memo) * self._width >= MEMO_LIMIT:  # about MEMO_LIMIT slots in all
+                self._memo.clear()
+            children = self._memo[state] = [None] * self._width
+        child = children[action] = self._result(state, action)
         return child
 
     def recording_result(
@@ -195,7 +210,8 @@ class GridGame(Game):
                 stop()
             if type(action) is int and 0 <= action < width and state.cells[action] == "." \
                     and not state.winner:
-                child = memo_get((state, action))
+                children = memo_get(state)
+                child = None if children is None else children[action]
                 if child is None:
                     child = remember(state, action)
             else:
@@ -211,8 +227,10 @@ class GridGame(Game):
         mark = "x" if self.to_move(state) == MAX else "o"
         cells = cells[:square] + mark + cells[square + 1 :]
         run = self._runs[mark]
-        won = any(marks(cells) == run for marks in self._through[square])
-        return Board(cells, state.ply + 1, mark if won else "")
+        for marks in self._through[square]:
+            if marks(cells) == run:
+                return Board(cells, state.ply + 1, mark)
+        return Board(cells, state.ply + 1, "")
 
     def is_terminal(self, state: Board) -> bool:
         return bool(state.winner) or "." not in state.cells
@@ -248,8 +266,20 @@ class GridGame(Game):
         return score / self._scale
 
     def state_id(self, state: Board) -> str:
+        cells = state.cells
+        if type(cells) is not str:
+            return self._joined(cells)
+        found = self._ids.get(cells)  # remembered: traces and play ask for ids over and over
+        if found is None:
+            if len(self._ids) >= MEMO_LIMIT:
+                self._ids.clear()
+            found = self._ids[cells] = self._joined(cells)
+        return found
+
+    def _joined(self, cells: str) -> str:
+        """The rows of ``cells``, top to bottom, joined by ``|``."""
         n = self.columns
-        return "|".join(state.cells[i : i + n] for i in range(0, len(state.cells), n))
+        return "|".join(cells[i : i + n] for i in range(0, len(cells), n))
 
     def state_ids(self, states: list[Board]) -> list[str]:
         """``[state_id(s) for s in states]``, each distinct board's id made once (a trace
@@ -258,9 +288,9 @@ class GridGame(Game):
             ids = {cells: None for cells in map(_cells, states)}
         except (TypeError, AttributeError):  # not boards the game made: one at a time
             return [self.state_id(state) for state in states]
-        n = self.columns
+        known, joined = self._ids.get, self._joined
         for cells in ids:
-            ids[cells] = "|".join(cells[i : i + n] for i in range(0, len(cells), n))
+            ids[cells] = known(cells) or joined(cells)
         return list(map(ids.__getitem__, map(_cells, states)))
 
     def depth_of(self, state: Board) -> int:
