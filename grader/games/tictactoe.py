@@ -19,6 +19,7 @@ from the marks: ``x`` when both have as many, ``o`` when ``x`` has one more.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from operator import attrgetter, itemgetter
 from typing import Any, Callable, NamedTuple
 
@@ -40,6 +41,7 @@ class Board(NamedTuple):
         return f"<board {self.cells}>"
 
 
+@lru_cache(maxsize=64)  # a handful of board shapes, asked for at every staff evaluation in play
 def grid_lines(rows: int, columns: int, connect: int) -> tuple[tuple[int, ...], ...]:
     """Every run of ``connect`` cells in a row, column or diagonal, as cell indexes."""
     lines = []
@@ -106,6 +108,7 @@ class GridGame(Game):
             [itemgetter(*line) for line in self._lines if i in line] for i in range(rows * columns)
         ]
         self._runs = {mark: (mark,) * connect for mark in "xo"}
+        self._line_marks = [itemgetter(*line) for line in self._lines]  # connect >= 2: tuples
         # board -> its children made so far, by action (None: not yet): one lookup a child
         self._memo: dict[Board, list[Board | None]] = {}
         self._empty: dict[str, tuple[int, ...]] = {}  # cells -> the empty squares, ascending
@@ -125,7 +128,16 @@ class GridGame(Game):
                 f"{where}: x moves first, so x has as many marks as o or one more "
                 f"(x has {x}, o has {o})"
             )
-        won = {p for line in self._lines for p in "xo" if all(cells[i] == p for i in line)}
+        # every line's marks read at once (the evaluate assignment rebuilds each position it
+        # is asked about from its id, so this runs thousands of times a submission)
+        x_run, o_run = self._runs["x"], self._runs["o"]
+        won = set()
+        for line_marks in self._line_marks:
+            marks = line_marks(cells)
+            if marks == x_run:
+                won.add("x")
+            elif marks == o_run:
+                won.add("o")
         if len(won) == 2:
             raise ValueError(f"{where}: both x and o have a line")
         last = "x" if x > o else "o"
