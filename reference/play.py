@@ -110,7 +110,7 @@ def _windows(game: Any) -> tuple[tuple[int, ...], ...]:
 
 
 _BASELINE: dict[tuple[int, int, int, str], float] = {}  # (shape, cells) -> value
-BASELINE_MEMO = 200_000  # positions remembered before the memo starts over
+BASELINE_MEMO = 50_000  # positions remembered before the memo starts over
 
 
 def baseline_evaluation(game: Any, state: Any) -> float:

@@ -25,7 +25,8 @@ from typing import Any, Callable, NamedTuple
 
 from grader.games.base import MAX, MIN, Game
 
-MEMO_LIMIT = 200_000  # boards (or children) remembered by a memo before it starts over
+MEMO_LIMIT = 200_000  # children slots remembered by result() before the memo starts over
+POSITION_MEMO = 50_000  # boards whose mover, actions or id a memo keeps before it starts over
 UTILITIES = {"x": 1, "o": -1, "": 0}  # a terminal board's utility, by its winner
 _cells = attrgetter("cells")
 
@@ -160,7 +161,7 @@ class GridGame(Game):
         if type(cells) is str:  # a board's: remembered (the search asks at every node)
             mover = self._movers.get(cells)
             if mover is None:
-                if len(self._movers) >= MEMO_LIMIT:
+                if len(self._movers) >= POSITION_MEMO:
                     self._movers.clear()
                 mover = self._movers[cells] = MAX if cells.count(".") % 2 == len(cells) % 2 else MIN
             return mover
@@ -177,7 +178,7 @@ class GridGame(Game):
         if found is None:
             found = tuple(i for i, mark in enumerate(cells) if mark == ".")
             if type(cells) is str:
-                if len(self._empty) >= MEMO_LIMIT:
+                if len(self._empty) >= POSITION_MEMO:
                     self._empty.clear()
                 self._empty[cells] = found
         return found
@@ -214,7 +215,8 @@ class GridGame(Game):
         children, same errors. A subclass with its own ``result`` gets Game's."""
         if type(self).result is not GridGame.result:
             return super().recording_result(generated, most, stop)
-        record, memo_get, remember, checked = generated.append, self._memo.get, self._remember, self.result
+        record, memo_get = generated.append, self._memo.get
+        remember, checked = self._remember, self.result
         width = self._width
 
         def result(state: Board, action: int) -> Board:
@@ -283,7 +285,7 @@ class GridGame(Game):
             return self._joined(cells)
         found = self._ids.get(cells)  # remembered: traces and play ask for ids over and over
         if found is None:
-            if len(self._ids) >= MEMO_LIMIT:
+            if len(self._ids) >= POSITION_MEMO:
                 self._ids.clear()
             found = self._ids[cells] = self._joined(cells)
         return found

@@ -10,7 +10,10 @@ lists:
 
 The hot path costs one list append per call: the wrapper's methods are closures that append the
 state object itself, and ids are computed once, when the grader asks for them, once per distinct
-state where states repeat (:func:`state_ids`). The wrapped game is not an attribute of the
+state where states repeat (:func:`state_ids`). ``result`` is the game's own
+:meth:`~grader.games.base.Game.recording_result` (looked up on the game's class, so a wrapper
+that forwards attributes keeps its own ``result``): a game may fuse its checks with the
+recording, one Python call a child (tic-tac-toe). The wrapped game is not an attribute of the
 wrapper, so the public interface offers no way around the recording.
 
 Work budget: ``traced(game, budget=Budget(result=R, evaluated=E))`` lets the search make at most

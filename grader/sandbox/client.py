@@ -16,7 +16,9 @@ Defences, innermost first:
   ``cpu_most`` in all, gets :class:`~grader.sandbox.guard.WorkerTimeout`, a ``BaseException``
   that ``except Exception`` does not swallow (returning after it is a time-out too); code that
   never returns to Python meets SIGXCPU a window later. ``time_limit`` is the larger of the
-  given floor and ``time_multiple`` times the calibration workload the worker timed at start;
+  given floor and ``time_multiple`` times the calibration workload, timed before any student
+  code runs (by the grader, once for a batch, when it passes ``calibration``; else by the
+  worker as it starts);
 * the parent's own limits (:mod:`grader.sandbox.watch`), counted from the request: the
   worker's CPU time past ``cpu_most + kill_margin``, no CPU used for a while (a sleep), and,
   last resort, the wall clock; then the whole process group is killed;
@@ -113,7 +115,8 @@ class Worker:
         it when it starts, before any student code runs. Either way it never comes from code
         the submission could have reached."""
         self.submission = Path(submission)
-        self.given_calibration = None if calibration is None else min(max(float(calibration), 1e-4), 10.0)
+        self.given_calibration = (None if calibration is None
+                                  else min(max(float(calibration), 1e-4), 10.0))
         self.limits = limits
         self.user = user
         self.starts = 0  # processes started so far
