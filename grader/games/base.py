@@ -28,7 +28,7 @@ Depth is the number of edges from the root; every edge counts, chance edges incl
 from __future__ import annotations
 
 import copy
-from typing import Any, Hashable, Sequence
+from typing import Any, Callable, Hashable, Sequence
 
 from grader.errors import AboveCutoffError, IllegalActionError, NotChanceNodeError, NotTerminalError
 
@@ -99,6 +99,23 @@ class Game:
                 f"the legal actions are {list(legal)!r}"
             )
         return self._result(state, action)
+
+    def recording_result(
+        self, generated: list[Any], most: float, stop: Callable[[], None]
+    ) -> Callable[[State, Action], State]:
+        """:meth:`result` as the tracing wrapper offers it: each call first calls ``stop()``
+        (which raises) when ``generated`` already holds ``most`` children, then appends the
+        child to ``generated``. A game may override it to fuse the two for speed."""
+        inner, record = self.result, generated.append
+
+        def result(state: State, action: Action) -> State:
+            if len(generated) >= most:
+                stop()
+            child = inner(state, action)
+            record(child)
+            return child
+
+        return result
 
     def utility(self, state: State) -> float | tuple[float, ...]:
         if not self.is_terminal(state):

@@ -19,12 +19,16 @@ from the marks: ``x`` when both have as many, ``o`` when ``x`` has one more.
 
 from __future__ import annotations
 
-from operator import itemgetter
-from typing import Any, NamedTuple
+from functools import lru_cache
+from operator import attrgetter, itemgetter
+from typing import Any, Callable, NamedTuple
 
 from grader.games.base import MAX, MIN, Game
 
-MEMO_LIMIT = 200_000  # children remembered by result() before the memo starts over
+MEMO_LIMIT = 200_000  # children slots remembered by result() before the memo starts over
+POSITION_MEMO = 50_000  # boards whose mover, actions or id a memo keeps before it starts over
+UTILITIES = {"x": 1, "o": -1, "": 0}  # a terminal board's utility, by its winner
+_cells = attrgetter("cells")
 
 
 class Board(NamedTuple):
@@ -38,6 +42,7 @@ class Board(NamedTuple):
         return f"<board {self.cells}>"
 
 
+@lru_cache(maxsize=64)  # a handful of board shapes, asked for at every staff evaluation in play
 def grid_lines(rows: int, columns: int, connect: int) -> tuple[tuple[int, ...], ...]:
     """Every run of ``connect`` cells in a row, column or diagonal, as cell indexes."""
     lines = []
@@ -104,7 +109,12 @@ class GridGame(Game):
             [itemgetter(*line) for line in self._lines if i in line] for i in range(rows * columns)
         ]
         self._runs = {mark: (mark,) * connect for mark in "xo"}
-        self._memo: dict[tuple[Board, int], Board] = {}  # (board, action) -> child
+        self._line_marks = [itemgetter(*line) for line in self._lines]  # connect >= 2: tuples
+        # board -> its children made so far, by action (None: not yet): one lookup a child
+        self._memo: dict[Board, list[Board | None]] = {}
+        self._empty: dict[str, tuple[int, ...]] = {}  # cells -> the empty squares, ascending
+        self._movers: dict[str, int] = {}  # cells -> the player to move (counting marks: slow)
+        self._ids: dict[str, str] = {}  # cells -> the board's id (joining rows: slow)
         bound = len(self._lines) * self._window_weight(connect - 1)
         self._scale = 10 ** len(str(bound))  # the power of ten above any |score|
         cells = "." * (rows * columns) if state is None else parse_grid(state, self.NAME)[0]
@@ -119,7 +129,16 @@ class GridGame(Game):
                 f"{where}: x moves first, so x has as many marks as o or one more "
                 f"(x has {x}, o has {o})"
             )
-        won = {p for line in self._lines for p in "xo" if all(cells[i] == p for i in line)}
+        # every line's marks read at once (the evaluate assignment rebuilds each position it
+        # is asked about from its id, so this runs thousands of times a submission)
+        x_run, o_run = self._runs["x"], self._runs["o"]
+        won = set()
+        for line_marks in self._line_marks:
+            marks = line_marks(cells)
+            if marks == x_run:
+                won.add("x")
+            elif marks == o_run:
+                won.add("o")
         if len(won) == 2:
             raise ValueError(f"{where}: both x and o have a line")
         last = "x" if x > o else "o"
@@ -138,12 +157,31 @@ class GridGame(Game):
         return self._root
 
     def to_move(self, state: Board) -> int:
-        return MAX if (len(state.cells) - state.cells.count(".")) % 2 == 0 else MIN
+        cells = state.cells
+        if type(cells) is str:  # a board's: remembered (the search asks at every node)
+            mover = self._movers.get(cells)
+            if mover is None:
+                if len(self._movers) >= POSITION_MEMO:
+                    self._movers.clear()
+                mover = self._movers[cells] = MAX if cells.count(".") % 2 == len(cells) % 2 else MIN
+            return mover
+        return MAX if (len(cells) - cells.count(".")) % 2 == 0 else MIN
 
     def actions(self, state: Board) -> tuple[int, ...]:
         if state.winner:
             return ()
-        return tuple(i for i, mark in enumerate(state.cells) if mark == ".")
+        cells = state.cells
+        try:  # boards repeat (see result), so each board's empty squares are found once
+            found = self._empty.get(cells)
+        except TypeError:  # not a board's string of cells: found the slow way, as before
+            found = None
+        if found is None:
+            found = tuple(i for i, mark in enumerate(cells) if mark == ".")
+            if type(cells) is str:
+                if len(self._empty) >= POSITION_MEMO:
+                    self._empty.clear()
+                self._empty[cells] = found
+        return found
 
     def result(self, state: Board, action: int) -> Board:
         # Overrides Game.result for speed: an action is legal when nobody has won and it names an
@@ -153,12 +191,49 @@ class GridGame(Game):
             return super().result(state, action)  # the slow path: raises IllegalActionError
         # Boards repeat across move orders (5,478 tic-tac-toe positions in a 549,945-node tree),
         # so children are remembered; the memo is bounded for the larger Connect Four trees.
-        child = self._memo.get((state, action))
+        children = self._memo.get(state)
+        child = None if children is None else children[action]
         if child is None:
-            if len(self._memo) >= MEMO_LIMIT:
-                self._memo.clear()
-            child = self._memo[state, action] = self._result(state, action)
+            child = self._remember(state, action)
         return child
+
+    def _remember(self, state: Board, action: int) -> Board:
+        """The child of a legal action, made and put in the memo."""
+        children = self._memo.get(state)
+        if children is None:
+            if len(self._memo) * self._width >= MEMO_LIMIT:  # about MEMO_LIMIT slots in all
+                self._memo.clear()
+            children = self._memo[state] = [None] * self._width
+        child = children[action] = self._result(state, action)
+        return child
+
+    def recording_result(
+        self, generated: list[Any], most: float, stop: Callable[[], None]
+    ) -> Callable[[Board, int], Board]:
+        """:meth:`Game.recording_result` with :meth:`result`'s fast path inlined: one Python
+        call a child instead of two (the tracing wrapper's hottest call). Same checks, same
+        children, same errors. A subclass with its own ``result`` gets Game's."""
+        if type(self).result is not GridGame.result:
+            return super().recording_result(generated, most, stop)
+        record, memo_get = generated.append, self._memo.get
+        remember, checked = self._remember, self.result
+        width = self._width
+
+        def result(state: Board, action: int) -> Board:
+            if len(generated) >= most:
+                stop()
+            if type(action) is int and 0 <= action < width and state.cells[action] == "." \
+                    and not state.winner:
+                children = memo_get(state)
+                child = None if children is None else children[action]
+                if child is None:
+                    child = remember(state, action)
+            else:
+                child = checked(state, action)  # the slow path: raises IllegalActionError
+            record(child)
+            return child
+
+        return result
 
     def _result(self, state: Board, action: int) -> Board:
         cells = state.cells
@@ -166,14 +241,33 @@ class GridGame(Game):
         mark = "x" if self.to_move(state) == MAX else "o"
         cells = cells[:square] + mark + cells[square + 1 :]
         run = self._runs[mark]
-        won = any(marks(cells) == run for marks in self._through[square])
-        return Board(cells, state.ply + 1, mark if won else "")
+        for marks in self._through[square]:
+            if marks(cells) == run:
+                return Board(cells, state.ply + 1, mark)
+        return Board(cells, state.ply + 1, "")
 
     def is_terminal(self, state: Board) -> bool:
         return bool(state.winner) or "." not in state.cells
 
+    # is_cutoff, utility and evaluate: Game's, with is_terminal inlined (they run at every node
+    # a search visits); the non-terminal cases go to Game's for its checks and messages.
+    def is_cutoff(self, state: Board, depth: int) -> bool:
+        if state.winner or "." not in state.cells:
+            return True
+        return self.depth_limit is not None and depth >= self.depth_limit
+
+    def utility(self, state: Board) -> int:
+        if state.winner or "." not in state.cells:
+            return UTILITIES[state.winner]
+        return super().utility(state)  # raises NotTerminalError
+
+    def evaluate(self, state: Board) -> float:
+        if state.winner or "." not in state.cells:
+            return UTILITIES[state.winner]
+        return super().evaluate(state)
+
     def _utility(self, state: Board) -> int:
-        return {"x": 1, "o": -1, "": 0}[state.winner]
+        return UTILITIES[state.winner]
 
     def _heuristic(self, state: Board) -> float:
         score = 0
@@ -186,8 +280,32 @@ class GridGame(Game):
         return score / self._scale
 
     def state_id(self, state: Board) -> str:
+        cells = state.cells
+        if type(cells) is not str:
+            return self._joined(cells)
+        found = self._ids.get(cells)  # remembered: traces and play ask for ids over and over
+        if found is None:
+            if len(self._ids) >= POSITION_MEMO:
+                self._ids.clear()
+            found = self._ids[cells] = self._joined(cells)
+        return found
+
+    def _joined(self, cells: str) -> str:
+        """The rows of ``cells``, top to bottom, joined by ``|``."""
         n = self.columns
-        return "|".join(state.cells[i : i + n] for i in range(0, len(state.cells), n))
+        return "|".join(cells[i : i + n] for i in range(0, len(cells), n))
+
+    def state_ids(self, states: list[Board]) -> list[str]:
+        """``[state_id(s) for s in states]``, each distinct board's id made once (a trace
+        repeats boards: 5,478 positions in a 549,945-child tic-tac-toe search)."""
+        try:
+            ids = {cells: None for cells in map(_cells, states)}
+        except (TypeError, AttributeError):  # not boards the game made: one at a time
+            return [self.state_id(state) for state in states]
+        known, joined = self._ids.get, self._joined
+        for cells in ids:
+            ids[cells] = known(cells) or joined(cells)
+        return list(map(ids.__getitem__, map(_cells, states)))
 
     def depth_of(self, state: Board) -> int:
         return state.ply

@@ -10,7 +10,10 @@ lists:
 
 The hot path costs one list append per call: the wrapper's methods are closures that append the
 state object itself, and ids are computed once, when the grader asks for them, once per distinct
-state where states repeat (:func:`state_ids`). The wrapped game is not an attribute of the
+state where states repeat (:func:`state_ids`). ``result`` is the game's own
+:meth:`~grader.games.base.Game.recording_result` (looked up on the game's class, so a wrapper
+that forwards attributes keeps its own ``result``): a game may fuse its checks with the
+recording, one Python call a child (tic-tac-toe). The wrapped game is not an attribute of the
 wrapper, so the public interface offers no way around the recording.
 
 Work budget: ``traced(game, budget=Budget(result=R, evaluated=E))`` lets the search make at most
@@ -158,6 +161,12 @@ def _wrap(game: Game, trace: Trace) -> TracedGame:
         child = inner_result(state, action)
         record_generated(child)
         return child
+
+    # A Game's own, maybe fused, recording result. Looked up on the class: a wrapper that
+    # forwards attributes (``__getattr__``) and overrides ``result`` must have its ``result``.
+    recording_result = getattr(type(game), "recording_result", None)
+    if recording_result is not None:
+        result = recording_result(game, generated, most_results, lambda: stop("result"))
 
     def scored_by(inner):
         """``utility`` or ``evaluate``: each scores a leaf, and both count toward one budget."""

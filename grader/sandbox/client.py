@@ -16,7 +16,9 @@ Defences, innermost first:
   ``cpu_most`` in all, gets :class:`~grader.sandbox.guard.WorkerTimeout`, a ``BaseException``
   that ``except Exception`` does not swallow (returning after it is a time-out too); code that
   never returns to Python meets SIGXCPU a window later. ``time_limit`` is the larger of the
-  given floor and ``time_multiple`` times the calibration workload the worker timed at start;
+  given floor and ``time_multiple`` times the calibration workload, timed before any student
+  code runs (by the grader, once for a batch, when it passes ``calibration``; else by the
+  worker as it starts);
 * the parent's own limits (:mod:`grader.sandbox.watch`), counted from the request: the
   worker's CPU time past ``cpu_most + kill_margin``, no CPU used for a while (a sleep), and,
   last resort, the wall clock; then the whole process group is killed;
@@ -104,9 +106,17 @@ class Worker:
     resolve_ids = staticmethod(resolve_user)
 
     def __init__(
-        self, submission: Path | str, *, limits: Limits = Limits(), user: str | int | None = None
+        self, submission: Path | str, *, limits: Limits = Limits(), user: str | int | None = None,
+        calibration: float | None = None,
     ) -> None:
+        """``calibration``: this machine's :func:`~grader.run.calibration.calibration_seconds`,
+        when the grader has measured it already (``grader batch``: once for all submissions);
+        the worker then uses it instead of timing the workload again. None: each worker times
+        it when it starts, before any student code runs. Either way it never comes from code
+        the submission could have reached."""
         self.submission = Path(submission)
+        self.given_calibration = (None if calibration is None
+                                  else min(max(float(calibration), 1e-4), 10.0))
         self.limits = limits
         self.user = user
         self.starts = 0  # processes started so far
@@ -170,7 +180,8 @@ class Worker:
                     key: int(finite_number(confinement.get(key), -1)) for key in ("uid", "landlock")
                 }
             calibration = finite_number(importing.get("calibration"), 0.05)  # also before
-            self.calibration = min(max(calibration, 1e-4), 10.0)
+            self.calibration = (min(max(calibration, 1e-4), 10.0) if self.given_calibration
+                                is None else self.given_calibration)
         except (Deadline, Closed) as error:
             detail = self._kill_and_drain(error)
             stderr = self._take_output()[1]
@@ -252,6 +263,7 @@ class Worker:
                 "ids": list(self._ids) if self._ids else None,
                 "limits": asdict(self.limits),
                 "landlock": os.environ.get(LANDLOCK_ENV, "1") != "0",
+                "calibration": self.given_calibration,
             }
         )
 

@@ -94,11 +94,13 @@ def require_sandbox(command: str) -> None:
         )
 
 
-def open_worker(submission: Path | str, *, limits: Limits = Limits()) -> Worker:
-    """The worker for this machine: the sandboxed one, or :class:`PortableWorker`."""
+def open_worker(submission: Path | str, *, limits: Limits = Limits(),
+                calibration: float | None = None) -> Worker:
+    """The worker for this machine: the sandboxed one, or :class:`PortableWorker`
+    (``calibration``: see :class:`Worker`)."""
     if portable_reason() is None:
-        return Worker(submission, limits=limits)
-    return PortableWorker(submission, limits=limits)
+        return Worker(submission, limits=limits, calibration=calibration)
+    return PortableWorker(submission, limits=limits, calibration=calibration)
 
 
 def portable_environment(scratch: Path) -> dict[str, str]:
@@ -247,7 +249,8 @@ class PortableWorker(Worker):
         self._channel = PortableChannel(proc, self.limits.output)
         self._finalizer = weakref.finalize(self, _kill_and_clean, proc, scratch)
         self._channel.send({"submission": str(target), "scratch": str(scratch),
-                            "limits": asdict(self.limits)})
+                            "limits": asdict(self.limits),
+                            "calibration": self.given_calibration})
 
     @staticmethod
     def _has_exited(proc: subprocess.Popen) -> bool:

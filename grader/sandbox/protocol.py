@@ -2,7 +2,8 @@
 
 JSON lines over a private socket (never stdout), in this order::
 
-    parent -> {"submission", "scratch", "ids": [uid, gid] | null, "limits": {...}}
+    parent -> {"submission", "scratch", "ids": [uid, gid] | null, "limits": {...},
+               "calibration": CPU seconds | null (the parent's measure; null: time it here)}
     worker -> {"event": "importing", "confinement": {"uid", "landlock": ABI or 0},
                "calibration": CPU seconds of grader.run.calibration's workload}
                                                       (set up; about to run student code)

@@ -199,7 +199,9 @@ def grade(
             progress(test)
 
     observed: list[tuple[TestResult, Observation]] = []
-    with open_worker(submission, limits=limits or Limits()) as worker:
+    # the grader's own measure of this machine (batch: once for all), so the worker need not
+    with open_worker(submission, limits=limits or Limits(),
+                     calibration=answers.calibration()) as worker:
         for case, algorithm, number in upload.numbered(shown, counters):
             record(_grade_safely(case, algorithm, number, rubric, worker, answers, results,
                                  observed))

@@ -44,6 +44,7 @@ from grader.scoring.results import PASSED, TestResult
 EVALUATION_SEED = 0  # the student's random is seeded "<EVALUATION_SEED>:<position id>"
 SAMPLE_POSITIONS = 12  # positions the handout's check evaluates
 _CACHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # worker -> {game key: {id: v}}
+_GAMES: dict[str, Any] = {}  # a play case's data -> its game, kept for the next submission
 
 
 class EvaluationFailed(Exception):
@@ -86,7 +87,7 @@ def play_case(case: Case, rubric: Rubric, evaluate: Any) -> list[Any]:
     matches = settings.matches or rubric.play.matches
     depth = settings.depth or rubric.play.depth
     opening = rubric.play.opening if settings.opening is None else settings.opening
-    game = case.build_game()
+    game = _game(case)
     running = {i: play.play_match(game, i, settings.seed, settings.opponent, depth, opening)
                for i in range(matches)}
     records: list[Any] = [None] * matches
@@ -101,6 +102,18 @@ def play_case(case: Case, rubric: Rubric, evaluate: Any) -> list[Any]:
             got = [values[game.state_id(p)] for p in positions]
             _advance(index, running[index], got, waiting, records, running)
     return records
+
+
+def _game(case: Case) -> Any:
+    """The case's game, built once a process: a built-in game only remembers what its rules
+    give (children, ids), so the next submission's matches reuse what this one's computed."""
+    key = json.dumps(case.data, sort_keys=True, default=repr)
+    game = _GAMES.get(key)
+    if game is None:
+        if len(_GAMES) >= 16:
+            _GAMES.clear()
+        game = _GAMES[key] = case.build_game()
+    return game
 
 
 def _advance(index: int, match: Any, send: Any, waiting: dict, records: list, running: dict
