@@ -8,7 +8,8 @@ grading time against the reference's own time; worker start-up), ``tracing`` (tr
 untraced search), ``big`` (loading a 10^6-node case file; the deepest tree that loads),
 ``batch`` (``grader batch`` on 50 mixed submissions, hostile ones included, 2 jobs),
 ``batch_issue`` (the same on issue 19's mix: correct, never-prunes, strict-pruning,
-chance-as-min), ``autograder`` (``run_autograder`` in a fresh /autograder-like tree: the first
+chance-as-min), ``batch_issue_traces`` (that mix on every case but the ``evaluate`` ones,
+which are graded by play: the cases issue 19 measured), ``autograder`` (``run_autograder`` in a fresh /autograder-like tree: the first
 submission against a warm one, bench/autograder.py).
 
 The answer cache is a fresh temporary folder (``GRADER_CACHE``): the ``grade`` section's first
@@ -40,7 +41,8 @@ except ImportError:  # run with a Python outside the project's venv: use the ven
 from bench import autograder, scale, sections  # noqa: E402
 from bench.measure import load_average  # noqa: E402
 
-SECTIONS = ("grade", "cases", "tracing", "big", "batch", "batch_issue", "autograder")
+SECTIONS = ("grade", "cases", "tracing", "big", "batch", "batch_issue", "batch_issue_traces",
+            "autograder")
 RESULTS = REPO / "bench" / "results.json"
 
 
@@ -73,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
                 else {"correct": 15, "wrong": 20, "hostile": 15}, args.jobs, cache),
             "autograder": lambda: autograder.first_submission(runs, cache),
             "batch_issue": lambda: scale.batch(scale.ISSUE_MIX, args.jobs, cache),
+            "batch_issue_traces": lambda: scale.batch(scale.ISSUE_MIX, args.jobs, cache,
+                                                      scale.trace_cases()),
         }
         if "cases" in args.only and "grade" not in args.only:
             _warm(cache)

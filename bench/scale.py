@@ -136,10 +136,12 @@ prepare_key(find_cases([REPO_ROOT / "trees" / "public", REPO_ROOT / "trees" / "h
 ISSUE_MIX = {"correct": 20, "never_prunes": 10, "strict_pruning": 10, "chance_as_min": 10}
 
 
-def batch(mix: dict[str, int], jobs: int, cache: Path) -> dict[str, Any]:
-    """``grader batch`` on an export of correct, wrong and hostile submissions (bundled cases);
-    a ``mix`` naming variants (``ISSUE_MIX``: issue 19's, a fifth each of correct, never-prunes,
-    strict-pruning, chance-as-min, correct) takes that many of each named variant."""
+def batch(mix: dict[str, int], jobs: int, cache: Path,
+          cases: list[Path] | None = None) -> dict[str, Any]:
+    """``grader batch`` on an export of correct, wrong and hostile submissions (bundled cases,
+    or ``cases``); a ``mix`` naming variants (``ISSUE_MIX``: issue 19's, a fifth each of
+    correct, never-prunes, strict-pruning, chance-as-min, correct) takes that many of each
+    named variant."""
     correct = REPO / "tests" / "submissions" / "correct" / "search.py"
     with tempfile.TemporaryDirectory() as scratch_name:
         scratch = Path(scratch_name)
@@ -171,8 +173,9 @@ def batch(mix: dict[str, int], jobs: int, cache: Path) -> dict[str, Any]:
         # computes once; a rerun, or the next batch, reads them)
         prepared = run_measured([PYTHON, "-c", PREPARE, str(scratch / "key.json")],
                                 env={"GRADER_CACHE": str(cache)}, timeout=3600)
+        chosen = ["--cases", *map(str, cases)] if cases else []
         figures = run_measured([*GRADER, "batch", str(export), "--out", str(out),
-                                "--jobs", str(jobs)], env={"GRADER_CACHE": str(cache)},
+                                "--jobs", str(jobs), *chosen], env={"GRADER_CACHE": str(cache)},
                                timeout=3600)
         if not (out / "scores.csv").exists():
             raise RuntimeError(f"grader batch failed ({figures['code']}):\n{figures['stderr']}")
@@ -202,3 +205,12 @@ def batch(mix: dict[str, int], jobs: int, cache: Path) -> dict[str, Any]:
             "cpu_per_submission": figures["cpu"] / total, "cpu_bound_per_minute": cpu_rate,
             "per_kind": per_kind, "slowest": sorted(slowest, reverse=True)[:10],
             "target_per_minute": 60}
+
+
+def trace_cases() -> list[Path]:
+    """Every bundled case (public and hidden) but the ``evaluate`` ones, which are graded by
+    play: the case set issue 19 measured, before play grading existed."""
+    from grader.cases import find_cases, load_case
+
+    paths = find_cases([REPO / "trees" / "public", REPO / "trees" / "hidden"])
+    return [path for path in paths if load_case(path).algorithms != ["evaluate"]]
