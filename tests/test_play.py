@@ -175,6 +175,26 @@ def test_the_worker_evaluates_a_batch_in_order_and_the_same_position_alike(tmp_p
     assert all(isinstance(v, float) for v in reply.value)
 
 
+@pytest.mark.parametrize("body", [
+    GOOD,
+    "def evaluate(game, state):\n    while True:\n        for a in game.actions(state):\n"
+    "            game.result(state, a)",
+], ids=["values", "budget"])
+def test_the_portable_worker_evaluates_as_the_sandboxed_one(tmp_path, body):
+    """A Windows or macOS student's check (the portable worker) gets the same values, and the
+    same failure, as the sandbox."""
+    from grader.sandbox.portable import PortableWorker
+
+    game = builtin_game("connect4", None, C4)
+    ids = [game.state_id(p) for p in play.cutoff_positions(game, game.state_from_id(MID), 1)]
+    source = write(tmp_path, body)
+    with Worker(source, limits=FAST) as sandboxed, PortableWorker(source, limits=FAST) as portable:
+        expected = sandboxed.evaluate("connect4", C4, ids, calls=10, seed=0)
+        got = portable.evaluate("connect4", C4, ids, calls=10, seed=0)
+    assert got.status == expected.status and got.value == expected.value
+    assert got.message == expected.message
+
+
 @pytest.mark.parametrize("body, status, message", [
     ("def evaluate(game, state):\n    raise KeyError('oops')", "error",
      r"KeyError: 'oops' \(at position '"),

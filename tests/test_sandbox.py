@@ -639,11 +639,12 @@ def test_the_scratch_folder_is_bounded_and_removed_however_deep(worker_for, monk
             os.chmod("closed", 0)
             return 1
     """)
-    import grader.sandbox.client as client
+    import grader.sandbox.lifecycle as lifecycle
 
     made = []
-    prepare = client.prepare_scratch
-    monkeypatch.setattr(client, "prepare_scratch", lambda *a: made.append(prepare(*a)) or made[-1])
+    prepare = lifecycle.prepare_scratch
+    monkeypatch.setattr(lifecycle, "prepare_scratch",
+                        lambda *a: made.append(prepare(*a)) or made[-1])
     reply = worker.run(CASE, "minimax", time_limit=20)
     assert reply.status == "error" and reply.error["type"] == "ScratchLimitExceeded", reply
     assert "more than 1,000 files and folders" in reply.message

@@ -3,7 +3,7 @@
 Owns: finding the submission (:mod:`.submission`; a notebook's code cells turned into
 ``search.py`` by :mod:`.notebook`, in the parent, nothing executed), the parent's side of the
 worker (:mod:`.client`: :class:`~.client.Worker`, :class:`~.client.Limits`,
-:class:`~.client.WorkerReply`; its private channel, :mod:`.channel`, checked as hostile input,
+:class:`~.client.WorkerReply`; the process's start and end, :mod:`.lifecycle`; its private channel, :mod:`.channel`, checked as hostile input,
 :mod:`.protocol`; its own limits on the worker, :mod:`.watch`; the worker's private folders,
 :mod:`.private`; its scratch folder measured and removed, :mod:`.process`), the worker process
 itself (:mod:`.worker`, run as ``python -m grader.sandbox.worker``; its CPU-time backstop

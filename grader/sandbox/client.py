@@ -1,10 +1,10 @@
 """Run the student's ``search.py`` in a worker process, never in the grader's.
 
 :class:`Worker` starts ``python -m grader.sandbox.worker`` (:mod:`grader.sandbox.worker`) in a
-session of its own and talks to it over a private socket (JSON lines, one message a line, never
-stdout); the worker's stdout and stderr are pipes the parent drains and caps. One worker serves many
-requests; after a time-out, a crash or a memory error the next :meth:`Worker.run` starts a
-fresh one.
+session of its own (the process's start and end: :mod:`grader.sandbox.lifecycle`) and talks to
+it over a private socket (JSON lines, one message a line, never stdout); the worker's stdout and
+stderr are pipes the parent drains and caps. One worker serves many requests; after a time-out,
+a crash or a memory error the next :meth:`Worker.run` starts a fresh one.
 
 Defences, innermost first:
 
@@ -43,41 +43,18 @@ the channel :mod:`grader.sandbox.channel`, values cross as :mod:`grader.sandbox.
 from __future__ import annotations
 
 import math
-import os
 import secrets
 import signal
-import socket
-import subprocess
-import sys
-import time
-import weakref
 from collections.abc import Mapping
-from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
-from grader.errors import GraderError, SubmissionError
 from grader.run.evaluation import MAX_POSITIONS
 from grader.run.tracing import Budget
 from grader.sandbox.capture import join_output
-from grader.sandbox.channel import Channel
-from grader.sandbox.limits import LANDLOCK_ENV, Limits, resolve_user
-from grader.sandbox.notebook import ConvertedNotebook, relabel_reply
-from grader.sandbox.private import isolator
-from grader.sandbox.process import (
-    Closed,
-    Deadline,
-    describe_exit,
-    has_exited,
-    kill_and_clean,
-    kill_group,
-    prepare_scratch,
-    remove_tree,
-    scratch_problem,
-    worker_environment,
-)
+from grader.sandbox.lifecycle import WorkerProcess
+from grader.sandbox.notebook import relabel_reply
+from grader.sandbox.process import Closed, Deadline, scratch_problem
 from grader.sandbox.protocol import (
-    ERROR_KEYS,
     MAX_MESSAGE_ITEMS,
     MAX_TRACE,
     STATUSES,
@@ -92,7 +69,7 @@ from grader.sandbox.protocol import (
 from grader.sandbox.watch import MIN_IDLE, Watch, cpu_limits, kill_message
 
 
-class Worker:
+class Worker(WorkerProcess):
     """The student's ``search.py`` in a worker process. Use as a context manager.
 
     ``submission`` is a ``search.py``, or a folder or zip holding one (copied into a scratch
@@ -101,204 +78,6 @@ class Worker:
     failures of the grader's own side (the worker cannot start, a case the parent cannot build)
     raise :class:`~grader.errors.GraderError`; nothing the worker sends ever does.
     """
-
-    # (uid, gid) the worker drops to, or None: resolve_user (a subclass may run no user drop)
-    resolve_ids = staticmethod(resolve_user)
-
-    def __init__(
-        self, submission: Path | str, *, limits: Limits = Limits(), user: str | int | None = None,
-        calibration: float | None = None,
-    ) -> None:
-        """``calibration``: this machine's :func:`~grader.run.calibration.calibration_seconds`,
-        when the grader has measured it already (``grader batch``: once for all submissions);
-        the worker then uses it instead of timing the workload again. None: each worker times
-        it when it starts, before any student code runs. Either way it never comes from code
-        the submission could have reached."""
-        self.submission = Path(submission)
-        self.given_calibration = (None if calibration is None
-                                  else min(max(float(calibration), 1e-4), 10.0))
-        self.limits = limits
-        self.user = user
-        self.starts = 0  # processes started so far
-        self.startup_seconds: float | None = None  # the last start, until the import was done
-        self._ids = self.resolve_ids(user)
-        self._proc: subprocess.Popen | None = None
-        self._channel: Channel | None = None
-        self._scratch: Path | None = None
-        self._seq = 0
-        self._cpu = 0.0
-        self._import_failure: WorkerReply | None = None
-        self._import_output = ("", "")
-        self._finalizer: weakref.finalize | None = None
-        # how the last worker was confined: {"uid": its uid, "landlock": ABI applied, 0 = none}
-        self.confinement: dict[str, int] = {}
-        # CPU seconds of the calibration workload, timed by the last worker before any student
-        # code ran (None: not started)
-        self.calibration: float | None = None
-        self.notebook: ConvertedNotebook | None = None  # a notebook submission, once converted
-
-    # --- lifecycle ------------------------------------------------------------------------
-    def __enter__(self) -> Worker:  # noqa: PYI034
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    @property
-    def pid(self) -> int | None:
-        """The running worker's pid (its process group id too), or None."""
-        return self._proc.pid if self._proc is not None else None
-
-    def close(self) -> None:
-        """Kill the worker's process group and remove its scratch folder. Idempotent."""
-        if self._finalizer is not None:
-            self._finalizer()
-            self._finalizer = None
-        if self._channel is not None:
-            self._channel.close()
-        self._proc, self._channel, self._scratch = None, None, None
-
-    @property
-    def _streams(self) -> dict:
-        return self._channel.streams if self._channel is not None else {}
-
-    def start(self) -> None:
-        """Start the worker and import the submission (:meth:`run` does this when needed)."""
-        if self._proc is not None or self._import_failure is not None:
-            return
-        started = time.perf_counter()
-        try:
-            self._spawn()
-        except SubmissionError as error:
-            self._import_failure = self._import_error("SubmissionError", str(error))
-            return
-        try:
-            importing = self._channel.expect("importing", time.monotonic() + self.limits.setup_time)
-            confinement = importing.get("confinement")  # sent before any student code ran
-            if isinstance(confinement, dict):
-                self.confinement = {
-                    key: int(finite_number(confinement.get(key), -1)) for key in ("uid", "landlock")
-                }
-            calibration = finite_number(importing.get("calibration"), 0.05)  # also before
-            self.calibration = (min(max(calibration, 1e-4), 10.0) if self.given_calibration
-                                is None else self.given_calibration)
-        except (Deadline, Closed) as error:
-            detail = self._kill_and_drain(error)
-            stderr = self._take_output()[1]
-            self.close()
-            raise GraderError(
-                f"the sandbox worker did not start: it {detail}; stderr:\n{stderr}"
-            ) from None
-        try:
-            seconds = self.limits.import_time + self.limits.kill_margin
-            watch = Watch(self.pid, seconds, max(MIN_IDLE, seconds), 3 * seconds + MIN_IDLE)
-            ready = self._channel.expect("ready", watch.wall_deadline, watch=watch)
-        except (Deadline, Closed) as error:
-            detail = self._kill_and_drain(error)
-            if isinstance(error, Deadline):
-                message = (
-                    f"importing search.py took longer than {self.limits.import_time:g} s "
-                    "and ignored the time-out (a loop at the top level of the file?)"
-                    if watch.reason != "idle" else f"importing search.py used no CPU time for "
-                    f"{watch.idle:.1f} s (sleeping, or waiting for something?)"
-                )
-            else:
-                message = f"the process importing search.py {detail}"
-            self._import_failure = self._import_error("ImportFailed", message, *self._take_output())
-            self.close()
-            return
-        self.startup_seconds = time.perf_counter() - started
-        self._cpu = finite_number(ready.get("cpu"), 0.0)
-        stdout, stderr = self._take_output()
-        stdout = join_output(str(ready.get("stdout", "")), stdout, self.limits.output)
-        stderr = join_output(str(ready.get("stderr", "")), stderr, self.limits.output)
-        if ready.get("status") != "ok":
-            error = {k: str((ready.get("error") or {}).get(k, "")) for k in ERROR_KEYS}
-            message = f"search.py could not be imported: {error['type']}: {error['message']}"
-            self._import_failure = WorkerReply(
-                "import_error", error=error, stdout=stdout, stderr=stderr, message=message
-            )
-            self.close()
-            return
-        self._import_output = (stdout, stderr)  # shown with the next reply
-
-    @staticmethod
-    def _import_error(kind: str, message: str, stdout: str = "", stderr: str = "") -> WorkerReply:
-        error = {"type": kind, "message": message, "traceback": ""}
-        return WorkerReply("import_error", error=error, stdout=stdout, stderr=stderr, message=message)
-
-    def _spawn(self) -> None:
-        scratch, target, self.notebook = prepare_scratch(self.submission, self._ids)
-        env = worker_environment(scratch)
-        parent_end, child_end = socket.socketpair()
-        command = [sys.executable, "-s", "-B", "-m", "grader.sandbox.worker", str(child_end.fileno())]
-        try:
-            proc = subprocess.Popen(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                pass_fds=(child_end.fileno(),),
-                cwd="/",
-                env=env,
-                start_new_session=True,
-                # its own /tmp, /var/tmp, /dev/shm and a size-bounded scratch, where it can be
-                preexec_fn=isolator(scratch, target.read_bytes(), self._ids, self.limits),
-            )
-        except BaseException:
-            parent_end.close()
-            remove_tree(scratch)
-            raise
-        finally:
-            child_end.close()
-        self.starts += 1
-        self._proc, self._scratch = proc, scratch
-        pipes = {"stdout": proc.stdout.fileno(), "stderr": proc.stderr.fileno()}
-        self._channel = Channel(parent_end, pipes, self.limits.output)
-        self._finalizer = weakref.finalize(self, kill_and_clean, proc, scratch)
-        self._channel.send(
-            {
-                "submission": str(target),
-                "scratch": str(scratch),
-                "ids": list(self._ids) if self._ids else None,
-                "limits": asdict(self.limits),
-                "landlock": os.environ.get(LANDLOCK_ENV, "1") != "0",
-                "calibration": self.given_calibration,
-            }
-        )
-
-    # --- ending a worker -------------------------------------------------------------
-    @staticmethod
-    def _has_exited(proc: subprocess.Popen) -> bool:
-        return has_exited(proc)  # without reaping it
-
-    @staticmethod
-    def _kill(proc: subprocess.Popen) -> None:
-        kill_group(proc)  # before reaping: while the leader is a zombie, the group id stays ours
-
-    def _kill_and_drain(self, error: Exception) -> str:
-        """Kill the group, collect the remaining output, and say how the worker ended."""
-        proc = self._proc
-        assert proc is not None
-        exited = False
-        if isinstance(error, Closed) and not error.args:  # EOF: the worker is probably exiting
-            deadline = time.monotonic() + 1.0
-            while not (exited := self._has_exited(proc)) and time.monotonic() < deadline:
-                time.sleep(0.005)
-        self._kill(proc)
-        code = proc.wait()
-        if exited:
-            detail = describe_exit(code)
-        elif isinstance(error, Closed):
-            detail = str(error.args[0]) if error.args else "closed the grader's private channel"
-        else:
-            detail = "stopped answering"
-        self._channel.drain(0.5)
-        return detail
-
-    def _take_output(self) -> tuple[str, str]:
-        """fd-level output (os.write, C code, fatal errors) captured so far."""
-        return self._channel.take_output() if self._channel is not None else ("", "")
 
     # --- requests -------------------------------------------------------------------------
     def cpu_limits(self, time_limit: float, time_multiple: float = 0.0,
