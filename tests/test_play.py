@@ -292,6 +292,9 @@ def test_the_variants_lose_points_and_get_their_hint(graded):
     for name, hint in hints.items():
         lost = [test for test in graded[name].tests if test.score < test.max_score]
         assert lost and any(hint in test.output for test in lost), name  # where evidence is clear
+        for other, other_hint in hints.items():  # and no other mistake gets this one's hint
+            assert other == name or all(other_hint not in test.output
+                                        for test in graded[name].tests), (name, other)
     assert all("Likely mistake" not in test.output for test in graded["correct"].tests)
 
 
