@@ -18,6 +18,8 @@ import json
 import math
 import os
 import tempfile
+import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +99,22 @@ def json_text(data: Any) -> str:
 def write_json_atomically(data: Any, path: Path) -> None:
     """:func:`json_text`, written so readers never see half a file."""
     write_text_atomically(json_text(data), path)
+
+
+def write_results_file(path: Path, render: Callable[[], Any],
+                       fallback: Callable[[str, str], Any]) -> Any:
+    """Write what ``render()`` gives (a dict as JSON, a str as text) to ``path`` atomically, and
+    return it. When ``render`` raises, the grader failed, never the student: write
+    ``fallback(message, traceback)`` instead, so the file is always there and valid."""
+    try:
+        data = render()
+    except Exception as error:  # noqa: BLE001 - any failure of ours still leaves a valid file
+        data = fallback(f"writing results failed: {error!r}", traceback.format_exc())
+    if isinstance(data, str):
+        write_text_atomically(data, Path(path))
+    else:
+        write_json_atomically(data, Path(path))
+    return data
 
 
 def json_safe(value: Any) -> Any:

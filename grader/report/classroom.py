@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from grader.files import write_json_atomically
+from grader.files import write_results_file
 from grader.scoring.results import GRADER_ERROR, NEUTRAL_GRADER_ERROR, GradingResults, TestResult
 
 MAX_MESSAGE = 500
@@ -67,9 +67,4 @@ def error_results(message: str, detail: str = "") -> dict[str, Any]:
 
 def write_results(results: GradingResults, path: Path) -> dict[str, Any]:
     """Write ``results`` to ``path``; on any failure write :func:`error_results` instead."""
-    try:
-        data = results_dict(results)
-    except Exception as error:  # the grader failed, never the student: keep the file valid
-        data = error_results(f"writing results failed: {error!r}")
-    write_json_atomically(data, Path(path))
-    return data
+    return write_results_file(path, lambda: results_dict(results), error_results)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import io
 import json
-import traceback
 import unittest
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ from gradescope_utils.autograder_utils.decorators import number, partial_credit,
 from gradescope_utils.autograder_utils.json_test_runner import JSONTestRunner
 
 from grader.feedback.markdown import fenced
-from grader.files import json_safe, write_json_atomically
+from grader.files import json_safe, write_results_file
 from grader.scoring.results import GradingResults, TestResult, clean_data
 
 # What a student reads when no part of the submission could be graded (run_autograder's own
@@ -116,11 +115,6 @@ def error_results(message: str, detail: str = "") -> dict[str, Any]:
 
 def write_results(results: GradingResults, path: Path) -> dict[str, Any]:
     """Write ``results`` to ``path``; on any failure write :func:`error_results` instead."""
-    try:
-        data = results_dict(results)
-    except Exception as error:  # the grader failed, never the student: keep the file valid
-        data = error_results(f"writing results failed: {error!r}", traceback.format_exc())
-    write_json_atomically(data, path)
-    return data
+    return write_results_file(path, lambda: results_dict(results), error_results)
 
 

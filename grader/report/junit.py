@@ -20,7 +20,7 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from grader.files import write_text_atomically
+from grader.files import write_results_file
 from grader.scoring.results import GRADER_ERROR, NEUTRAL_GRADER_ERROR, GradingResults, TestResult
 
 SUITES_NAME = "adversarial-search"
@@ -98,9 +98,4 @@ def error_xml(message: str, detail: str = "") -> str:
 
 def write_results(results: GradingResults, path: Path) -> str:
     """Write ``results`` to ``path``; on any failure write :func:`error_xml` instead."""
-    try:
-        text = results_xml(results)
-    except Exception as error:  # the grader failed, never the student: keep the file valid
-        text = error_xml(f"writing results failed: {error!r}")
-    write_text_atomically(text, Path(path))
-    return text
+    return write_results_file(path, lambda: results_xml(results), error_xml)

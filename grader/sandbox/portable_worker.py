@@ -13,21 +13,18 @@ timer: the parent's wall-clock kill is the time backstop). No privilege drop, no
 
 from __future__ import annotations
 
-import faulthandler
-import json
 import os
 import random
 import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
-from grader.run import runner
 from grader.run.calibration import calibration_seconds
 from grader.sandbox.failures import grader_error_reply, guarded_objects
 from grader.sandbox.guard import Tools
-from grader.sandbox.worker import _import_submission, _preload, _serve, _Stash
+from grader.sandbox.worker import _import_submission, _serve, json_lines, prepare_process
 
 
 @dataclass(frozen=True)
@@ -95,23 +92,12 @@ def main() -> int:
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    write, readline, dumps, loads = replies.write, requests.readline, json.dumps, json.loads
-
-    def send(message: dict[str, Any]) -> None:
-        write(dumps(message, allow_nan=False).encode() + b"\n")
-
-    def receive() -> dict[str, Any] | None:
-        line = readline()
-        return loads(line) if line else None
-
+    send, receive = json_lines(replies.write, requests.readline)
     config = receive()
     if config is None:
         return 0
     limits, path = config["limits"], config["submission"]
-    faulthandler.enable(sys.__stderr__)
-    runner.traced = _Stash.traced  # as the sandboxed worker does: a failed call keeps its trace
-    _preload()
-    os.chdir(config["scratch"])
+    prepare_process(config)  # as the sandboxed worker does
     tools = PortableTools(
         seed=random.seed, perf_counter=time.perf_counter, getrusage=None, getrlimit=None,
         setrlimit=None, setitimer=None, set_handler=None, send=send, receive=receive,

@@ -37,6 +37,7 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from grader.games import BUILTIN_GAMES
@@ -319,6 +320,33 @@ def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any
 # --- main -----------------------------------------------------------------------------------
 
 
+def json_lines(write: Callable[[bytes], Any], readline: Callable[[], bytes]
+               ) -> tuple[Callable[[dict[str, Any]], None], Callable[[], dict[str, Any] | None]]:
+    """(send, receive) of JSON lines over ``write`` and ``readline`` (receive: None at the end)."""
+    dumps, loads = json.dumps, json.loads
+
+    def send(message: dict[str, Any]) -> None:
+        write(dumps(message, allow_nan=False).encode() + b"\n")
+
+    def receive() -> dict[str, Any] | None:
+        line = readline()
+        return loads(line) if line else None
+
+    return send, receive
+
+
+def prepare_process(config: dict[str, Any]) -> None:
+    """What both workers do before any limit that needs the OS: tracebacks of a crash on
+    stderr, the trace kept for failed calls, the grader's modules imported, the scratch
+    folder as the working directory."""
+    faulthandler.enable(sys.__stderr__)  # a segfault leaves a traceback on the worker's stderr
+    # Keep a handle on each run's trace, so a failed call still reports what it generated;
+    # run_algorithm stays the one calling convention. (In the worker process only.)
+    runner.traced = _Stash.traced
+    _preload()
+    os.chdir(config["scratch"])
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1 or not argv[0].isdigit():
@@ -330,26 +358,12 @@ def main(argv: list[str] | None = None) -> int:
     if sys.path and sys.path[0] in ("", os.getcwd()):
         del sys.path[0]  # never import from the working directory
     channel = socket.socket(fileno=int(argv[0]))
-    reader = channel.makefile("rb")
-    sendall, readline, dumps, loads = channel.sendall, reader.readline, json.dumps, json.loads
-
-    def send(message: dict[str, Any]) -> None:
-        sendall(dumps(message, allow_nan=False).encode() + b"\n")
-
-    def receive() -> dict[str, Any] | None:
-        line = readline()
-        return loads(line) if line else None
-
+    send, receive = json_lines(channel.sendall, channel.makefile("rb").readline)
     config = receive()
     if config is None:
         return 0
     limits, path = config["limits"], config["submission"]
-    faulthandler.enable(sys.__stderr__)  # a segfault leaves a traceback on the worker's stderr
-    # Keep a handle on each run's trace, so a failed call still reports what it generated;
-    # run_algorithm stays the one calling convention. (In the worker process only.)
-    runner.traced = _Stash.traced
-    _preload()
-    os.chdir(config["scratch"])
+    prepare_process(config)
     drop_privileges(config["ids"])
     die_with_parent()
     landlock = confine(config["scratch"]) if config.get("landlock", True) else 0

@@ -34,7 +34,7 @@ def _match_html(match: dict[str, Any]) -> list[str]:
         frames.append(f'<figure class="play-frame" data-step="{number}">'
                       f"<pre>{esc(_board(str(position)))}</pre>"
                       f"<figcaption>{esc(caption)}</figcaption></figure>")
-    return [f'<div class="play-replay">',
+    return ['<div class="play-replay">',
             f"<h3>Match {int(match.get('index', 0)) + 1} (you: {esc(side)}), lost</h3>",
             (f'<input type="range" class="play-step" min="0" max="{max(len(frames) - 1, 0)}" '
              f'value="{max(len(frames) - 1, 0)}" aria-label="move of the match"/>'),
