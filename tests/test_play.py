@@ -211,26 +211,9 @@ def test_a_failing_evaluation_says_how_and_where(tmp_path, body, status, message
     assert pytest.importorskip("re").search(message, reply.message), reply.message
 
 
-FORGED = {
-    "too_few": '{"event": "reply", "seq": %d, "status": "ok", "value": [1.0]}',
-    "strings": '{"event": "reply", "seq": %d, "status": "ok", "value": ["1", "2", "3"]}',
-    "nan": '{"event": "reply", "seq": %d, "status": "ok", "value": [1, {"$float": "nan"}, 3]}',
-    "huge_int": '{"event": "reply", "seq": %d, "status": "ok", "value": [1, 2, ' + "9" * 400 + "]}",
-    "not_a_list": '{"event": "reply", "seq": %d, "status": "ok", "value": {"$dict": []}}',
-    "oversized": None,  # 200,000 numbers for 3 positions: refused before it is decoded
-}
-
-
-@pytest.mark.parametrize("name", list(FORGED))
+@pytest.mark.parametrize("name", list(attacks.EVALUATE_FORGERIES))
 def test_a_forged_evaluate_reply_is_a_crash_never_values(tmp_path, name):
-    text = FORGED[name]
-    if text is None:
-        forge = ('head = (\'{"event": "reply", "seq": %d, "status": "ok", "value": [\' '
-                 '% _request()["seq"]).encode()\n'
-                 '    _forge(head, [b"1," * 200_000], b"1]}\\n")')
-    else:
-        forge = f"_forge(({text!r} % _request()['seq']).encode(), tail=b'\\n')"
-    body = attacks.REQUEST + f"\n\ndef evaluate(game, state):\n    {forge}\n    return 0\n"
+    body = attacks.forged_evaluate_source(name)
     with Worker(write(tmp_path, body), limits=FAST) as worker:
         reply = worker.evaluate("connect4", C4, [MID, MID, MID], calls=10, seed=0)
         assert reply.status == "crashed" and reply.value is None, (reply.status, reply.value)

@@ -680,6 +680,31 @@ def write_all(out: Path, base: Path = CORRECT) -> list[Path]:
     return [write_submission(attack, Path(out) / attack.name, base) for attack in ATTACKS]
 
 
+# Forged replies to the evaluate assignment's request (a batch of positions, one reply of
+# numbers): each must be a crash of the worker, never values (tests/test_play.py runs them).
+EVALUATE_FORGERIES = {
+    "too_few": '{"event": "reply", "seq": %d, "status": "ok", "value": [1.0]}',
+    "strings": '{"event": "reply", "seq": %d, "status": "ok", "value": ["1", "2", "3"]}',
+    "nan": '{"event": "reply", "seq": %d, "status": "ok", "value": [1, {"$float": "nan"}, 3]}',
+    "huge_int": '{"event": "reply", "seq": %d, "status": "ok", "value": [1, 2, ' + "9" * 400 + "]}",
+    "not_a_list": '{"event": "reply", "seq": %d, "status": "ok", "value": {"$dict": []}}',
+    "oversized": None,  # 200,000 numbers for 3 positions: refused before it is decoded
+}
+
+
+def forged_evaluate_source(name: str) -> str:
+    """A search.py whose ``evaluate`` writes forgery ``name`` (:data:`EVALUATE_FORGERIES`) on
+    the worker's channel for the request being served."""
+    text = EVALUATE_FORGERIES[name]
+    if text is None:
+        forge = ('head = (\'{"event": "reply", "seq": %d, "status": "ok", "value": [\' '
+                 '% _request()["seq"]).encode()\n'
+                 '    _forge(head, [b"1," * 200_000], b"1]}\\n")')
+    else:
+        forge = f"_forge(({text!r} % _request()['seq']).encode(), tail=b'\\n')"
+    return REQUEST + f"\n\ndef evaluate(game, state):\n    {forge}\n    return 0\n"
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: python tests/hostile/attacks.py OUT_DIR", file=sys.stderr)
