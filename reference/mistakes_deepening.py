@@ -46,6 +46,13 @@ def _deepen(game: Any, state: Any, max_depth: int, strict: bool, *, reorder: boo
     return value, decision
 
 
+def _switched(**mistake_flag: bool):
+    """The search of :func:`_deepen` with one mistake switched on (the variants' signature)."""
+    def search(game: Any, state: Any, max_depth: int, *, strict: bool = False) -> tuple:
+        return _deepen(game, state, max_depth, strict, **mistake_flag)
+    return search
+
+
 mistake(
     "no_ordering", "iterative_deepening", title="never reorders the root",
     does="every iteration of your search takes the root's children in `game.actions` order, "
@@ -53,8 +60,7 @@ mistake(
     departs="move ordering by iterative deepening: " + THE_RULE,
     fix="keep each root child's value from the iteration just finished and sort the actions "
         "by it before the next iteration",
-)(lambda game, state, max_depth, *, strict=False: _deepen(game, state, max_depth, strict,
-                                                          reorder=False))
+)(_switched(reorder=False))
 
 mistake(
     "descending_at_min", "iterative_deepening", title="orders a MIN root highest first",
@@ -62,8 +68,7 @@ mistake(
          "root the best child for the mover is the lowest",
     departs="move ordering by iterative deepening: " + THE_RULE,
     fix="sort ascending (lowest first) when `game.to_move(state) == MIN`, descending for MAX",
-)(lambda game, state, max_depth, *, strict=False: _deepen(game, state, max_depth, strict,
-                                                          descending=True))
+)(_switched(descending=True))
 
 mistake(
     "worst_first", "iterative_deepening", title="orders the root worst first",
@@ -72,8 +77,7 @@ mistake(
     departs="move ordering by iterative deepening: " + THE_RULE,
     fix="sort with the best child for the mover first: `reverse=True` (highest first) at a MAX "
         "root, ascending at a MIN root",
-)(lambda game, state, max_depth, *, strict=False: _deepen(game, state, max_depth, strict,
-                                                          worst_first=True))
+)(_switched(worst_first=True))
 
 mistake(
     "ties_in_previous_order", "iterative_deepening",
@@ -83,8 +87,7 @@ mistake(
     departs="move ordering by iterative deepening: " + THE_RULE,
     fix="sort `list(game.actions(state))` itself each time (Python's sort is stable, so equal "
         "values then keep actions order)",
-)(lambda game, state, max_depth, *, strict=False: _deepen(game, state, max_depth, strict,
-                                                          previous_order_ties=True))
+)(_switched(previous_order_ties=True))
 
 mistake(
     "window_not_reset", "iterative_deepening", title="keeps the window between iterations",
@@ -95,8 +98,7 @@ mistake(
             "`alpha = -infinity, beta = +infinity` (AIMA Fig. 5.7)",
     fix="set `alpha, beta = -math.inf, math.inf` (and the best value so far) at the start of "
         "every iteration, inside the loop over depths",
-)(lambda game, state, max_depth, *, strict=False: _deepen(game, state, max_depth, strict,
-                                                          keep_window=True))
+)(_switched(keep_window=True))
 
 mistake(
     "best_not_reset", "iterative_deepening", title="keeps the best value between iterations",
@@ -107,8 +109,7 @@ mistake(
             "starts with `v = -infinity` (MAX) or `+infinity` (MIN) and no best move",
     fix="reset `v` and the best action at the start of every iteration and return those of "
         "the last one",
-)(lambda game, state, max_depth, *, strict=False: _deepen(game, state, max_depth, strict,
-                                                          keep_best=True))
+)(_switched(keep_best=True))
 
 
 @mistake(
