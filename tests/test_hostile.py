@@ -473,9 +473,9 @@ def test_the_corpus_writes_one_submission_per_attack(tmp_path):
 def test_results_are_written_by_the_parent_after_every_worker_process_is_gone(
     tmp_path, monkeypatch
 ):
+    from grader import files
     from grader.answers import store as answers
     from grader.commands.grade import grade_main
-    from grader.report import gradescope
     from grader.sandbox import client as sandbox
 
     monkeypatch.setattr(answers, "CACHE_KEY", tmp_path / "answer-key.json")
@@ -495,14 +495,14 @@ def test_results_are_written_by_the_parent_after_every_worker_process_is_gone(
             return False
 
     checks: list[tuple[str, list[int]]] = []
-    write = gradescope.write_json_atomically
+    write = files.write_json_atomically  # where every results writer writes its file
 
     def checking_write(data, path):
         checks.append((Path(path).name, [group for group in groups if alive(group)]))
         write(data, path)
 
     monkeypatch.setattr(sandbox.Worker, "start", recording_start)
-    monkeypatch.setattr(gradescope, "write_json_atomically", checking_write)
+    monkeypatch.setattr(files, "write_json_atomically", checking_write)
     submission = attacks.write_submission(attacks.BY_NAME["os_exit"], tmp_path / "submission")
     cases = [REPO / "trees/public" / name for name in (PUBLIC[0], "aima-fig-5-4-three-player.json")]
     code = grade_main(submission, cases, results_path=tmp_path / "results.json")

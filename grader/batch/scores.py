@@ -75,7 +75,8 @@ def previous_summary(results_path: Path, inputs_changed: float) -> dict[str, Any
 
 def record_failure(results_path: Path, error: str, detail: str = "") -> dict[str, Any]:
     """Gradescope's error results for a submission the grader could not grade; its summary."""
-    from grader.report.gradescope import error_results, write_json_atomically
+    from grader.files import write_json_atomically
+    from grader.report.gradescope import error_results
 
     data = {**error_results(error, detail), "extra_data": {"batch_error": error}}
     write_json_atomically(data, results_path)
