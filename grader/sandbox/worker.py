@@ -372,6 +372,7 @@ def main(argv: list[str] | None = None) -> int:
         seed=random.seed, perf_counter=time.perf_counter, getrusage=resource.getrusage,
         getrlimit=resource.getrlimit, setrlimit=resource.setrlimit, setitimer=signal.setitimer,
         set_handler=signal.signal, send=send, receive=receive, exit=os._exit,
+        raise_signal=signal.raise_signal,
     )
     guard = CpuGuard(tools, float(limits["kill_margin"]))
     # this machine's speed: the parent's measure when it sent one, else timed here; either
