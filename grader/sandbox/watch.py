@@ -6,7 +6,8 @@ the worker's CPU time from ``/proc/<pid>/stat`` and gives up (kills the process 
 
 * ``cpu``: the worker has used more CPU time than the request allows (and the kill margin);
 * ``asleep``: it has been asleep (``/proc`` state ``S`` or ``T``: neither running nor waiting
-  for a CPU) at every check for :data:`ASLEEP` wall seconds, without CPU use: ``time.sleep``,
+  for a CPU) at every check for :data:`ASLEEP` wall seconds, without CPU use and without
+  writing to the parent or reading from it (:meth:`Watch.heard`): ``time.sleep``,
   or a wait for something that will not come. Code that computes is running or runnable
   (``R``) however loaded the machine, so load never makes it look asleep; the short wait keeps
   a submission that sleeps in every test from costing two seconds a test;
@@ -116,6 +117,11 @@ class Watch:
             self._stop("idle")
         if self.asleep:
             self._check_asleep(now, cpu, state)
+
+    def heard(self) -> None:
+        """The worker wrote to the parent or read from it: whatever its state at the checks
+        (blocked on a full socket while the parent reads a long reply), it is not asleep."""
+        self._asleep_since, self._asleep_checks = None, 0
 
     def _check_asleep(self, now: float, cpu: float, state: str) -> None:
         moved, self._sample_cpu = cpu != self._sample_cpu, cpu
