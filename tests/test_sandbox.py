@@ -915,12 +915,14 @@ def test_the_parent_sees_a_sleeping_or_stopped_process_asleep_and_a_busy_one_nev
     from grader.sandbox.process import Deadline
     from grader.sandbox.watch import Watch
 
-    def watched(pid: int, seconds: float) -> str:
+    def watched(pid: int, seconds: float, talking: bool = False) -> str:
         watch = Watch(pid, cpu=1e9, idle=1e9, wall=1e9, asleep=True)
         end = time.monotonic() + seconds
         try:
             while time.monotonic() < end:
                 watch.check()
+                if talking:  # what the channel says when the worker writes or reads
+                    watch.heard()
                 time.sleep(0.05)
         except Deadline:
             return watch.reason
@@ -930,6 +932,7 @@ def test_the_parent_sees_a_sleeping_or_stopped_process_asleep_and_a_busy_one_nev
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     busy = [subprocess.Popen(spin) for _ in range(2 * (os.cpu_count() or 1) + 1)]
     try:
+        assert watched(sleeper.pid, 2, talking=True) == ""  # blocked on the channel: awake
         assert watched(sleeper.pid, 5) == "asleep"
         assert watched(busy[0].pid, 2) == ""  # computing under load: never asleep
         busy[0].send_signal(__import__("signal").SIGSTOP)
