@@ -92,7 +92,7 @@ class CpuGuard:
                 self._end_process()
             return
         used = self.tools.cpu() - self._start
-        now = self._progress()
+        now = max(self._progress(), 0)  # -1 (the trace not made yet) is no call either
         self._idle = self._idle + 1 if now == self._last else 0
         self._last = now
         if used > self._most:
@@ -121,7 +121,9 @@ class CpuGuard:
 
     def arm(self, window: float, most: float, progress: Callable[[], int],
             settled: Callable[[str], None] | None = None) -> None:
-        self.reason, self._progress, self._last, self._idle = "", progress, None, 0
+        # counted from the call's start: code that never calls the game is stopped a window
+        # in, not a tick later
+        self.reason, self._progress, self._last, self._idle = "", progress, 0, 0
         self._raised = False
         self.settled = settled
         self._window, self._most = window, most
