@@ -111,10 +111,14 @@ def test_mcts_gets_the_settings_and_a_seeded_rng(worker_for):
 
 
 def test_infinite_loop_times_out_and_the_next_request_gets_a_fresh_worker(worker_for):
+    from grader.run.tracing import Budget
+
     worker = worker_for(MINIMAX + "\ndef alpha_beta(*args):\n    while True:\n        pass\n")
-    reply = worker.run(CASE, "alpha_beta", time_limit=0.3)
+    # a small budget: the call's whole-CPU limit is barely above the window
+    reply = worker.run(CASE, "alpha_beta", time_limit=0.3, budget=Budget(result=10, evaluated=10))
     assert reply.status == "timeout" and reply.function == "alpha_beta"
-    assert "0.30 s" in reply.message
+    # the reason is the right one: stopped a window in, never "calling the game only slowly"
+    assert "0.30 s of CPU time without calling the game" in reply.message
     after = worker.run(CASE, "minimax")
     assert after.status == "ok" and after.value == 3
     assert worker.starts == 2
