@@ -95,10 +95,10 @@ class CpuGuard:
         now = max(self._progress(), 0)  # -1 (the trace not made yet) is no call either
         self._idle = self._idle + 1 if now == self._last else 0
         self._last = now
-        if used > self._most:
-            self.reason = "most"
-        elif self._idle >= self.TICKS:
+        if self._idle >= self.TICKS:  # first: when both hold, the more telling reason
             self.reason = "idle"
+        elif used > self._most:
+            self.reason = "most"
         else:
             self.tools.allow_cpu(self._window + self.margin)
             return
