@@ -197,6 +197,19 @@ ATTACKS: list[Attack] = [
                     except BaseException:
                         pass
             """), message=TIMEOUT + r"[\s\S]*did not stop at the time-out", slow=True),
+    _attack("swallow_blocking_sigxcpu", "runaway",
+            "SIGXCPU blocked (a pending signal is never delivered), then a loop catching the "
+            "time-out: the parent's CPU limit ends it",
+            _ab("""
+                import signal
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGXCPU})
+                while True:
+                    try:
+                        while True:
+                            pass
+                    except BaseException:
+                        pass
+            """), message=TIMEOUT + r"[\s\S]*ignored the time-out", slow=True),
     _attack("ignore_cpu_signals", "runaway",
             "the CPU-time signals (SIGPROF, SIGXCPU) and SIGALRM ignored, then a loop",
             _ab("""
