@@ -8,13 +8,13 @@ the reference must get none. The submissions run here, in-process (their functio
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 import types
 from pathlib import Path
 
 import pytest
+import suite_modules
 
 from grader.answers.solve import mcts_settings, solve
 from grader.answers.store import AnswerKey
@@ -42,10 +42,7 @@ STUBS = ("max_value", "min_value", "alpha_beta", "expectimax", "maxn", "mcts",
 RUBRIC = load_rubric()
 CASES = [case for case in map(load_case, find_cases(CASE_FOLDERS)) if case.name not in SLOW_CASES]
 
-spec = importlib.util.spec_from_file_location("feedback_variants", SUBMISSIONS / "variants.py")
-variants = importlib.util.module_from_spec(spec)
-sys.modules["feedback_variants"] = variants
-spec.loader.exec_module(variants)
+variants = suite_modules.load("submissions/variants.py")
 
 # Each known-wrong submission: the title of the hint it must get, and words of its advice.
 EXPECTED_HINTS = {

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import hashlib
-import importlib.util
 import json
 import os
 import pwd
@@ -42,6 +41,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+import suite_modules
 
 from grader.sandbox.confine import landlock_abi
 from grader.sandbox.limits import LANDLOCK_ENV, Limits
@@ -50,10 +50,7 @@ from grader.scoring.results import NEUTRAL_GRADER_ERROR
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((REPO / "tests" / "gradescope_results.schema.json").read_text())
-_spec = importlib.util.spec_from_file_location("hostile_attacks", REPO / "tests/hostile/attacks.py")
-attacks = importlib.util.module_from_spec(_spec)
-sys.modules["hostile_attacks"] = attacks  # dataclasses looks the module up by name
-_spec.loader.exec_module(attacks)
+attacks = suite_modules.load("hostile/attacks.py")
 
 PUBLIC = ("aima-fig-5-2.json",)  # minimax, alpha_beta
 HIDDEN = ("three-player-takeaway-shallow.json",)  # maxn, hidden: graded first (sorted paths)

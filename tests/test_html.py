@@ -5,7 +5,6 @@ The browser's side (the script, the slider, the console) is tests/test_html_brow
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
@@ -14,6 +13,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import suite_modules
 
 from grader.answers.solve import solve
 from grader.answers.store import AnswerKey
@@ -33,12 +33,7 @@ pytestmark = pytest.mark.local_check  # run again in the portable worker: tests/
 
 
 def variants():
-    path = REPO / "tests" / "submissions" / "variants.py"
-    spec = importlib.util.spec_from_file_location("variants", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("variants", module)
-    spec.loader.exec_module(module)
-    return module
+    return suite_modules.load("submissions/variants.py")
 
 
 @pytest.fixture(scope="module")

@@ -14,11 +14,11 @@ README's picture, so the picture comes from this test's code path.
 from __future__ import annotations
 
 import importlib.util
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+import suite_modules
 
 REPO = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.local_check  # run again in the portable worker: tests/test_portable.py
@@ -40,12 +40,7 @@ def missing_browser() -> str | None:
 
 
 def variants():
-    spec = importlib.util.spec_from_file_location(
-        "variants", REPO / "tests" / "submissions" / "variants.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("variants", module)
-    spec.loader.exec_module(module)
-    return module
+    return suite_modules.load("submissions/variants.py")
 
 
 def make_report(name: str, out: Path, *, strict_course: bool = False) -> Path:

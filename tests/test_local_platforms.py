@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import suite_modules
 
 ROOT = Path(__file__).resolve().parent.parent
 CORRECT = ROOT / "tests" / "submissions" / "correct" / "search.py"
@@ -70,14 +71,7 @@ def test_check_output_and_errors_fit_a_cp1252_console(tmp_path):
 
 
 def _load_variants():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "submission_variants_local", ROOT / "tests" / "submissions" / "variants.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return suite_modules.load("submissions/variants.py")
 
 
 WITHOUT_POSIX = """

@@ -3,13 +3,13 @@ lines dropped with a note, errors named by cell and line, hostile notebooks refu
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import zipfile
 from pathlib import Path
 
 import nbformat
 import pytest
+import suite_modules
 
 from grader.errors import SubmissionError
 from grader.sandbox.notebook import convert_notebook, read_notebook
@@ -19,10 +19,7 @@ from grader.scoring.grade import grade
 REPO = Path(__file__).resolve().parent.parent
 CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
 CASE = REPO / "trees" / "public" / "aima-fig-5-2.json"
-_spec = importlib.util.spec_from_file_location("hostile_notebooks",
-                                               REPO / "tests" / "hostile" / "notebooks.py")
-hostile = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(hostile)
+hostile = suite_modules.load("hostile/notebooks.py")
 
 
 def make_notebook(*cells: tuple[str, str]) -> bytes:

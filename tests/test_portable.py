@@ -4,7 +4,6 @@ sandbox's verdicts, and ``grader grade`` refuses to run with it. Forced here wit
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import suite_modules
 
 from grader.cases import load_case
 from grader.cli import main
@@ -36,12 +36,7 @@ CORRECT = ROOT / "tests" / "submissions" / "correct" / "search.py"
 
 
 def _variants():
-    spec = importlib.util.spec_from_file_location(
-        "submission_variants_portable", ROOT / "tests" / "submissions" / "variants.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return suite_modules.load("submissions/variants.py")
 
 
 VARIANTS = _variants()

@@ -111,10 +111,14 @@ def test_mcts_gets_the_settings_and_a_seeded_rng(worker_for):
 
 
 def test_infinite_loop_times_out_and_the_next_request_gets_a_fresh_worker(worker_for):
+    from grader.run.tracing import Budget
+
     worker = worker_for(MINIMAX + "\ndef alpha_beta(*args):\n    while True:\n        pass\n")
-    reply = worker.run(CASE, "alpha_beta", time_limit=0.3)
+    # a small budget: the call's whole-CPU limit is barely above the window
+    reply = worker.run(CASE, "alpha_beta", time_limit=0.3, budget=Budget(result=10, evaluated=10))
     assert reply.status == "timeout" and reply.function == "alpha_beta"
-    assert "0.30 s" in reply.message
+    # the reason is the right one: stopped a window in, never "calling the game only slowly"
+    assert "0.30 s of CPU time without calling the game" in reply.message
     after = worker.run(CASE, "minimax")
     assert after.status == "ok" and after.value == 3
     assert worker.starts == 2
@@ -133,6 +137,24 @@ def test_swallowing_every_exception_is_still_a_timeout(worker_for):
     reply = worker.run(CASE, "minimax", time_limit=0.3)
     assert reply.status == "killed_timeout"
     assert "killed" in reply.message and "0.30 s" in reply.message
+    # ended by the guard's next tick (SIGXCPU), not by the parent's CPU limit a second later
+    assert "did not stop at the time-out" in reply.message
+
+
+def test_swallowing_the_time_out_with_sigxcpu_ignored_still_ends_at_the_next_tick(worker_for):
+    worker = worker_for("""
+        import signal
+        def max_value(game, state, depth=0):
+            signal.signal(signal.SIGXCPU, signal.SIG_IGN)
+            while True:
+                try:
+                    while True:
+                        pass
+                except BaseException:
+                    pass
+    """)
+    reply = worker.run(CASE, "minimax", time_limit=0.3)
+    assert reply.status == "killed_timeout" and "did not stop at the time-out" in reply.message
 
 
 def test_a_c_level_loop_is_killed(worker_for):
@@ -881,8 +903,48 @@ def test_a_sleeping_search_is_killed_once_it_stops_using_the_cpu(worker_for):
     """)
     started = time.monotonic()
     reply = worker.run(CASE, "minimax", time_limit=0.3)
-    assert reply.status == "killed_timeout" and "used no CPU time" in reply.message
+    assert reply.status == "killed_timeout" and "slept for 0.5 s" in reply.message
     assert time.monotonic() - started < 10
+
+
+def test_the_parent_sees_a_sleeping_or_stopped_process_asleep_and_a_busy_one_never():
+    """The parent's ``asleep`` limit reads the process state: a process in time.sleep or
+    stopped (SIGSTOP) is asleep; one that computes is running or runnable, and stays awake
+    even with every core busy twice over (load never makes computing look like sleeping)."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from grader.sandbox.process import Deadline
+    from grader.sandbox.watch import Watch
+
+    def watched(pid: int, seconds: float, talking: bool = False) -> str:
+        watch = Watch(pid, cpu=1e9, idle=1e9, wall=1e9, asleep=True)
+        end = time.monotonic() + seconds
+        try:
+            while time.monotonic() < end:
+                watch.check()
+                if talking:  # what the channel says when the worker writes or reads
+                    watch.heard()
+                time.sleep(0.05)
+        except Deadline:
+            return watch.reason
+        return ""
+
+    spin = [sys.executable, "-c", "while True: pass"]
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    busy = [subprocess.Popen(spin) for _ in range(2 * (os.cpu_count() or 1) + 1)]
+    try:
+        assert watched(sleeper.pid, 2, talking=True) == ""  # blocked on the channel: awake
+        assert watched(sleeper.pid, 5) == "asleep"
+        assert watched(busy[0].pid, 2) == ""  # computing under load: never asleep
+        busy[0].send_signal(__import__("signal").SIGSTOP)
+        assert watched(busy[0].pid, 5) == "asleep"
+    finally:
+        for process in [sleeper, *busy]:
+            process.kill()
+            process.wait()
 
 
 def test_ignoring_the_cpu_signals_still_ends_at_the_parents_cpu_limit(worker_for):

@@ -6,15 +6,14 @@ which is what the sandbox would answer; the wiring tests use the real sandboxed 
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+import suite_modules
 from hypothesis import given, settings
 
 from grader.answers.solve import mcts_settings, solve
@@ -29,10 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SUBMISSIONS = ROOT / "tests" / "submissions"
 STUBS = ("max_value", "min_value", "alpha_beta", "expectimax", "maxn", "mcts")
 
-spec = importlib.util.spec_from_file_location("shrink_variants", SUBMISSIONS / "variants.py")
-variants = importlib.util.module_from_spec(spec)
-sys.modules["shrink_variants"] = variants
-spec.loader.exec_module(variants)
+variants = suite_modules.load("submissions/variants.py")
 
 
 @dataclass

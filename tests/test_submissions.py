@@ -19,13 +19,13 @@ import ast
 import importlib.util
 import json
 import math
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
 import pytest
+import suite_modules
 
 from grader.answers.store import AnswerKey
 from grader.cases import find_cases, load_case
@@ -47,15 +47,7 @@ SLOW_CASES = {"tictactoe-empty-board", "tictactoe-empty-board-minimax"}
 SCHEMA = json.loads((Path(__file__).parent / "gradescope_results.schema.json").read_text())
 
 
-def _load(module_name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-variants = _load("submission_variants", SUBMISSIONS / "variants.py")
+variants = suite_modules.load("submissions/variants.py")
 VARIANTS = variants.VARIANTS
 RUBRIC = load_rubric()
 CASES = [load_case(path) for path in find_cases(CASE_FOLDERS)]

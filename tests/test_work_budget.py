@@ -20,12 +20,10 @@ import sys
 from pathlib import Path
 
 import pytest
+import suite_modules
 
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("variants", ROOT / "tests/submissions/variants.py")
-variants = importlib.util.module_from_spec(_spec)
-sys.modules["variants"] = variants
-_spec.loader.exec_module(variants)
+variants = suite_modules.load("submissions/variants.py")
 
 CASES = [ROOT / "trees/public" / name for name in (
     "tictactoe-empty-board.json", "aima-fig-5-2.json", "prune-equal-depth-2.json",

@@ -59,6 +59,8 @@ class Channel:
         while data:
             try:
                 data = data[self.sock.send(data, socket.MSG_DONTWAIT):]
+                if watch is not None:
+                    watch.heard()  # the worker reads: it is not asleep
                 continue
             except (BlockingIOError, InterruptedError):
                 pass
@@ -121,6 +123,8 @@ class Channel:
                              "grader reads")
             remaining = next_wake(deadline, watch) - time.monotonic()
             readable, _, _ = select.select([sock, *self.pipes], [], [], max(remaining, 0))
+            if readable and watch is not None:
+                watch.heard()  # a worker writing (a long reply, output) is not asleep
             for fd in readable:
                 if fd != sock:
                     self._read_pipe(fd)

@@ -42,6 +42,7 @@ class Tools:
     send: Callable[[dict[str, Any]], None]
     receive: Callable[[], Any]
     exit: Callable[[int], Any]
+    raise_signal: Callable[[int], Any] | None = None  # signal.raise_signal (None: portable)
 
     def cpu(self) -> float:
         usage = self.getrusage(resource.RUSAGE_SELF)
@@ -65,7 +66,9 @@ class CpuGuard:
     for four ticks (a whole window of CPU time without a game call) or the call has used
     ``most`` CPU seconds in all, it raises :class:`WorkerTimeout`. Each tick also moves the soft
     ``RLIMIT_CPU`` to a window (and ``margin``) ahead, so code that never returns to Python is
-    ended by SIGXCPU. Armed with captured functions only (:class:`Tools`).
+    ended by SIGXCPU. A tick after the time-out, the call still running, means the code caught
+    it and went on: the process ends with SIGXCPU then and there (a quarter window later, not
+    the limit's second or two). Armed with captured functions only (:class:`Tools`).
     """
 
     TICKS = 4
@@ -77,6 +80,7 @@ class CpuGuard:
         self._window = self._most = self._start = 0.0
         self._last: int | None = None
         self._idle = 0
+        self._raised = False  # the call's time-out was raised (a later tick means it was caught)
         # Called (with the reason) instead of raising, when set: a call whose outcome is already
         # decided (a budget stop) answers from here, without waiting for code that swallows the
         # time-out; it does not return.
@@ -84,15 +88,17 @@ class CpuGuard:
 
     def _tick(self, signum: int, frame: Any) -> None:
         if self._window <= 0:
+            if self._raised:  # a tick after the time-out: the code caught it and still runs
+                self._end_process()
             return
         used = self.tools.cpu() - self._start
-        now = self._progress()
+        now = max(self._progress(), 0)  # -1 (the trace not made yet) is no call either
         self._idle = self._idle + 1 if now == self._last else 0
         self._last = now
-        if used > self._most:
-            self.reason = "most"
-        elif self._idle >= self.TICKS:
+        if self._idle >= self.TICKS:  # first: when both hold, the more telling reason
             self.reason = "idle"
+        elif used > self._most:
+            self.reason = "most"
         else:
             self.tools.allow_cpu(self._window + self.margin)
             return
@@ -100,11 +106,25 @@ class CpuGuard:
         self.tools.allow_cpu(self.margin)  # code that swallows it meets SIGXCPU soon after
         if self.settled is not None:
             self.settled(self.reason)
+        self._raised = True
         raise WorkerTimeout(self.reason)
+
+    def _end_process(self) -> None:
+        """End the process as the soft CPU limit would (SIGXCPU), without waiting the second or
+        two the limit's whole-second granularity leaves: the call's outcome (a time-out the code
+        did not stop at) is already decided, and each such test would otherwise cost that much
+        more CPU. The submission may have set SIGXCPU's handler: the default is put back first."""
+        if self.tools.raise_signal is None:
+            return
+        self.tools.set_handler(signal.SIGXCPU, signal.SIG_DFL)
+        self.tools.raise_signal(signal.SIGXCPU)
 
     def arm(self, window: float, most: float, progress: Callable[[], int],
             settled: Callable[[str], None] | None = None) -> None:
-        self.reason, self._progress, self._last, self._idle = "", progress, None, 0
+        # counted from the call's start: code that never calls the game is stopped a window
+        # in, not a tick later
+        self.reason, self._progress, self._last, self._idle = "", progress, 0, 0
+        self._raised = False
         self.settled = settled
         self._window, self._most = window, most
         self._start = self.tools.cpu()
@@ -118,6 +138,7 @@ class CpuGuard:
         call, a long trace's ids, must not meet it; the parent's limits still hold)."""
         self._window, self.settled = 0.0, None
         self.tools.setitimer(signal.ITIMER_PROF, 0)
+        self._raised = False
         _, hard = self.tools.getrlimit(resource.RLIMIT_CPU)
         self.tools.setrlimit(resource.RLIMIT_CPU, (hard, hard))
 

@@ -21,10 +21,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from grader.run.calibration import calibration_seconds
-from grader.sandbox.failures import grader_error_reply, guarded_objects
 from grader.sandbox.guard import Tools
-from grader.sandbox.worker import _import_submission, _serve, json_lines, prepare_process
+from grader.sandbox.worker import json_lines, prepare_process, serve
 
 
 @dataclass(frozen=True)
@@ -96,7 +94,6 @@ def main() -> int:
     config = receive()
     if config is None:
         return 0
-    limits, path = config["limits"], config["submission"]
     prepare_process(config)  # as the sandboxed worker does
     tools = PortableTools(
         seed=random.seed, perf_counter=time.perf_counter, getrusage=None, getrlimit=None,
@@ -104,26 +101,7 @@ def main() -> int:
         exit=os._exit, process_time=time.process_time,
     )
     guard = PortableGuard(tools)
-    # this machine's speed: the parent's measure when it sent one, else timed here; either
-    # way before any student code
-    calibration = config.get("calibration") or calibration_seconds()
-    snapshot = guarded_objects()
-    send({"event": "importing", "confinement": {"uid": -1, "landlock": 0},
-          "calibration": calibration})
-    module, ready = _import_submission(path, limits, guard)
-    tools.send(ready)
-    while True:
-        request = tools.receive()
-        if request is None:
-            return 0
-        if module is None:
-            reply = {**ready, "event": "reply"}
-        else:
-            try:
-                reply = _serve(request, module, path, limits, tools, guard, snapshot)
-            except Exception as exc:  # noqa: BLE001 - a worker bug: the grader's failure
-                reply = grader_error_reply(exc)
-        tools.send({**reply, "seq": request.get("seq")})
+    return serve(config, tools, guard, {"uid": -1, "landlock": 0})
 
 
 if __name__ == "__main__":

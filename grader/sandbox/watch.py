@@ -5,8 +5,14 @@ code and may have lost it; the parent does not wait on it. While it waits for a 
 the worker's CPU time from ``/proc/<pid>/stat`` and gives up (kills the process group) when:
 
 * ``cpu``: the worker has used more CPU time than the request allows (and the kill margin);
-* ``idle``: its CPU time has not moved for ``idle`` wall seconds: it sleeps, or waits for
-  something that will not come (CPU-bound code under any load still gets some CPU in that
+* ``asleep``: it has been asleep (``/proc`` state ``S`` or ``T``: neither running nor waiting
+  for a CPU) at every check for :data:`ASLEEP` wall seconds, without CPU use and without
+  writing to the parent or reading from it (:meth:`Watch.heard`): ``time.sleep``,
+  or a wait for something that will not come. Code that computes is running or runnable
+  (``R``) however loaded the machine, so load never makes it look asleep; the short wait keeps
+  a submission that sleeps in every test from costing two seconds a test;
+* ``idle``: its CPU time has not moved for ``idle`` wall seconds, whatever its state (a
+  process stuck in the kernel; CPU-bound code under any load still gets some CPU in that
   time);
 * ``wall``: the last resort, where ``/proc`` cannot be read (not Linux) or a worker is starved.
 
@@ -24,6 +30,9 @@ from grader.sandbox.process import Deadline
 
 IDLE_CPU = 0.02  # CPU seconds: less than this in the idle time is "not running"
 MIN_IDLE = 2.0  # wall seconds without CPU use before the parent kills a waiting worker
+ASLEEP = 0.5  # wall seconds asleep (state S or T, no CPU used) before it kills it
+ASLEEP_CHECKS = 4  # and at least this many checks saw it asleep (a starved parent checks less)
+SLEEPING_STATES = frozenset("ST")  # /proc/<pid>/stat states of a process that waits by choice
 CALL_MULTIPLE = 20  # CPU allowed a budgeted game call: this many times a calibration call's
 NO_BUDGET_WINDOWS = 10  # a call without a budget may use this many windows of CPU in all
 
@@ -49,25 +58,38 @@ def cpu_limits(calibration: float | None, time_limit: float, time_multiple: floa
 
 def process_cpu(pid: int) -> float | None:
     """User + system CPU seconds of process ``pid``; None where that cannot be read."""
+    sample = process_sample(pid)
+    return None if sample is None else sample[0]
+
+
+def process_sample(pid: int) -> tuple[float, str] | None:
+    """(user + system CPU seconds, state letter) of process ``pid``; None where that cannot be
+    read (no ``/proc``: not Linux; or the process is gone)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as stat:
             text = stat.read()
         fields = text[text.rindex(b")") + 2 :].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return cpu, fields[0].decode("ascii", "replace")
     except (OSError, ValueError, IndexError, AttributeError):  # no /proc, no sysconf: Windows
         return None
 
 
 class Watch:
     """Limits of one wait: ``cpu`` seconds of the worker's CPU, ``idle`` wall seconds without
-    CPU use, ``wall`` seconds in all (see the module docstring). Counted from creation."""
+    CPU use, ``wall`` seconds in all, and with ``asleep`` set, :data:`ASLEEP` seconds asleep
+    (see the module docstring). Counted from creation."""
 
-    def __init__(self, pid: int | None, cpu: float, idle: float, wall: float) -> None:
-        self.pid, self.cpu, self.idle = pid, cpu, idle
+    def __init__(self, pid: int | None, cpu: float, idle: float, wall: float,
+                 asleep: bool = False) -> None:
+        self.pid, self.cpu, self.idle, self.asleep = pid, cpu, idle, asleep
         self.started = time.monotonic()
         self.wall_deadline = self.started + wall
         self.cpu_start = process_cpu(pid) if pid is not None else None
         self._last_cpu, self._last_change = self.cpu_start, self.started
+        self._sample_cpu = self.cpu_start
+        self._asleep_since: float | None = None  # when the checks began to see it asleep
+        self._asleep_checks = 0
         self.reason = ""
         self.cpu_used = 0.0
 
@@ -82,9 +104,10 @@ class Watch:
             self._stop("wall")
         if self.cpu_start is None or self.pid is None:
             return
-        cpu = process_cpu(self.pid)
-        if cpu is None:
+        sample = process_sample(self.pid)
+        if sample is None:
             return  # gone: the next read of the channel says how
+        cpu, state = sample
         self.cpu_used = cpu - self.cpu_start
         if self.cpu_used > self.cpu:
             self._stop("cpu")
@@ -92,6 +115,24 @@ class Watch:
             self._last_cpu, self._last_change = cpu, now
         elif now - self._last_change > self.idle:
             self._stop("idle")
+        if self.asleep:
+            self._check_asleep(now, cpu, state)
+
+    def heard(self) -> None:
+        """The worker wrote to the parent or read from it: whatever its state at the checks
+        (blocked on a full socket while the parent reads a long reply), it is not asleep."""
+        self._asleep_since, self._asleep_checks = None, 0
+
+    def _check_asleep(self, now: float, cpu: float, state: str) -> None:
+        moved, self._sample_cpu = cpu != self._sample_cpu, cpu
+        if moved or state not in SLEEPING_STATES:
+            self._asleep_since, self._asleep_checks = None, 0
+            return
+        if self._asleep_since is None:
+            self._asleep_since = now
+        self._asleep_checks += 1
+        if self._asleep_checks > ASLEEP_CHECKS and now - self._asleep_since >= ASLEEP:
+            self._stop("asleep")
 
     def _stop(self, reason: str) -> None:
         self.reason = reason
@@ -115,6 +156,9 @@ def next_wake(deadline: float, watch: Watch | None) -> float:
 
 def kill_message(watch: Watch, window: float) -> str:
     """What a call killed by the parent did, by the limit it passed."""
+    if watch.reason == "asleep":
+        return (f"slept for {ASLEEP:.1f} s without using CPU time (time.sleep, or waiting for "
+                "something that does not come?); the process was killed")
     if watch.reason == "idle":
         return (f"used no CPU time for {watch.idle:.1f} s (sleeping, or waiting for "
                 "something that does not come?); the process was killed")

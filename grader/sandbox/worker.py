@@ -362,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
     config = receive()
     if config is None:
         return 0
-    limits, path = config["limits"], config["submission"]
+    limits = config["limits"]
     prepare_process(config)
     drop_privileges(config["ids"])
     die_with_parent()
@@ -372,14 +372,21 @@ def main(argv: list[str] | None = None) -> int:
         seed=random.seed, perf_counter=time.perf_counter, getrusage=resource.getrusage,
         getrlimit=resource.getrlimit, setrlimit=resource.setrlimit, setitimer=signal.setitimer,
         set_handler=signal.signal, send=send, receive=receive, exit=os._exit,
+        raise_signal=signal.raise_signal,
     )
     guard = CpuGuard(tools, float(limits["kill_margin"]))
+    return serve(config, tools, guard, {"uid": os.getuid(), "landlock": landlock})
+
+
+def serve(config: dict[str, Any], tools: Tools, guard: Any, confinement: dict[str, int]) -> int:
+    """Import the submission under ``guard`` and answer requests until the channel closes
+    (both workers: this one and :mod:`grader.sandbox.portable_worker`)."""
+    limits, path = config["limits"], config["submission"]
     # this machine's speed: the parent's measure when it sent one, else timed here; either
     # way before any student code
     calibration = config.get("calibration") or calibration_seconds()
     snapshot = guarded_objects()
-    send({"event": "importing", "confinement": {"uid": os.getuid(), "landlock": landlock},
-          "calibration": calibration})
+    tools.send({"event": "importing", "confinement": confinement, "calibration": calibration})
     module, ready = _import_submission(path, limits, guard)
     tools.send(ready)
     while True:

@@ -172,6 +172,44 @@ ATTACKS: list[Attack] = [
             """), message=r"printed [\d,]+ bytes in one call"),
     _attack("sleep_past_limit", "runaway", "time.sleep far past the limit",
             _ab("import time\ntime.sleep(3600)\nreturn 3"), message=TIMEOUT, slow=True),
+    _attack("deadlock", "runaway", "a lock acquired twice: asleep for ever, not in time.sleep",
+            _ab("""
+                import threading
+                lock = threading.Lock()
+                lock.acquire()
+                lock.acquire()
+            """), message=TIMEOUT + r"[\s\S]*slept for", slow=True),
+    _attack("stop_self", "runaway", "SIGSTOP sent to itself: stopped, using no CPU",
+            _ab("""
+                import os, signal
+                os.kill(os.getpid(), signal.SIGSTOP)
+                return 3
+            """), message=TIMEOUT + r"[\s\S]*slept for", slow=True),
+    _attack("swallow_ignoring_sigxcpu", "runaway",
+            "SIGXCPU ignored, then a loop catching every exception, the time-out too",
+            _ab("""
+                import signal
+                signal.signal(signal.SIGXCPU, signal.SIG_IGN)
+                while True:
+                    try:
+                        while True:
+                            pass
+                    except BaseException:
+                        pass
+            """), message=TIMEOUT + r"[\s\S]*did not stop at the time-out", slow=True),
+    _attack("swallow_blocking_sigxcpu", "runaway",
+            "SIGXCPU blocked (a pending signal is never delivered), then a loop catching the "
+            "time-out: the parent's CPU limit ends it",
+            _ab("""
+                import signal
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGXCPU})
+                while True:
+                    try:
+                        while True:
+                            pass
+                    except BaseException:
+                        pass
+            """), message=TIMEOUT + r"[\s\S]*ignored the time-out", slow=True),
     _attack("ignore_cpu_signals", "runaway",
             "the CPU-time signals (SIGPROF, SIGXCPU) and SIGALRM ignored, then a loop",
             _ab("""
