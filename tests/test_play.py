@@ -224,6 +224,10 @@ def test_the_staff_search_makes_minimax_s_move_asking_each_position_once(depth, 
     assert set(asked) <= {game.state_id(p) for p in play.cutoff_positions(game, state, depth)}
     if depth == 1:
         assert not decision.pruned
+    windows = [[game.board(state)[i // game.columns][i % game.columns] for i in window]
+               for window in play._windows(game)]  # the baseline orders moves: its definition
+    assert play.baseline_evaluation(game, state) == sum(
+        ("o" not in w) * w.count("x") - ("x" not in w) * w.count("o") for w in windows)
 
 
 def test_the_staff_search_evaluates_a_fraction_of_a_midgame_s_cutoff():
