@@ -10,26 +10,26 @@ Convention (the student stub ``evaluate`` states what a student needs of it):
   evaluation whatever its scale: a win for MAX at depth ``d`` is ``(1, -d)`` (sooner is
   better), a loss ``(-1, d)`` (later is better), a draw ``(0, 0.0)`` and an evaluated position
   ``(0, v)``. MAX takes the largest pair, MIN the smallest.
-* The search (:func:`search`) is alpha-beta at the root, in two rounds, so it evaluates only
+* The search (:func:`search`) is alpha-beta at the root in two rounds, so it evaluates only
   some of the positions at the cutoff. To search a position *in full* is to evaluate every
-  non-terminal position at depth ``depth`` below it and back the values up. Depth 1: every
-  child is searched in full (one round). Deeper:
+  non-terminal position of its subtree at depth ``depth`` (itself, if it is at that depth) and
+  back the values up. At depth 1 every child is searched in full, in one round. Deeper:
 
-  - Round 1: the *favourite* child ``f``, the one the staff's :func:`baseline_evaluation`
+  - Round 1: the *favourite* child ``f``, the one :func:`baseline_evaluation` (the staff's)
     likes best for the player to move (a terminal child by its outcome; the first in actions
     order among equals), is searched in full, and so is, for every other non-terminal child
-    ``c``, its *refutation*: the child of ``c`` the baseline likes best for ``c``'s mover (the
-    same rule). A refutation's value bounds ``c``'s: ``c``'s is at most it when ``c`` is a
-    MIN position, at least it when MAX.
-  - Round 2: every child is searched in full except those pruned: a child after ``f`` in
+    ``c``, its *refutation*: the child of ``c`` the baseline likes best for ``c``'s mover, by
+    the same rule. Its value bounds ``c``'s: ``c``'s is at most it when ``c`` is a MIN
+    position, at least it when MAX.
+  - Round 2: every other child is searched in full but those pruned: a child after ``f`` in
     actions order is pruned when its bound is no better than ``f``'s value for the player to
-    move, a child before ``f`` only when strictly worse. A pruned child's value is then no
-    better than ``f``'s, and strictly worse when it comes first, so the first action among
-    the children searched in full with the best value is minimax's move.
+    move, a child before ``f`` only when strictly worse. A pruned child's value is thus no
+    better than ``f``'s, and worse when it comes first, so the first action with the best
+    value among the children searched in full is minimax's move.
 
-  Each round asks for its positions in one go: distinct, none asked before in this search,
-  in search order (round 1: ``f``'s then the refutations' in actions order; round 2: the
-  children's in actions order; within each, depth first, children in actions order).
+  A round asks for its positions in one go (none: no request): distinct, none asked before in
+  this search, in search order (round 1: ``f``'s, then the refutations' in actions order;
+  round 2: the children's in actions order; each depth first, children in actions order).
 * Opponents (``OPPONENTS``): ``random`` (uniform over ``actions``, from the match's seeded
   ``random.Random``); ``greedy`` (a move that wins at once, the first in actions order; else,
   when some moves let the opponent win at once and others do not, a random one of those that
@@ -156,7 +156,9 @@ def search(game: Any, state: Any, depth: int) -> Search:
     children = {action: game.result(state, action) for action in game.actions(state)}
     values: dict[str, float] = {}
 
-    def evaluate_below(roots: list[tuple[Any, int]]) -> Generator[list[Any], Sequence[float], None]:
+    def in_full(roots: list[tuple[Any, int]]) -> Generator[list[Any], Sequence[float], None]:
+        """Search each ``(node, depth of node)`` in full: ask (one yield) for the positions
+        that needs and no earlier round asked for."""
         found: dict[str, Any] = {}
         for node, level in roots:
             _collect(game, node, level, depth, found)
@@ -167,33 +169,28 @@ def search(game: Any, state: Any, depth: int) -> Search:
 
     pruned: dict[Any, Value] = {}
     if depth < 2:
-        yield from evaluate_below([(child, 1) for child in children.values()])
+        yield from in_full([(child, 1) for child in children.values()])
     else:
         favourite = _liked_best(game, state, 0)
         refutations = {action: game.result(child, _liked_best(game, child, 1))
                        for action, child in children.items()
                        if action != favourite and not game.is_terminal(child)}
-        yield from evaluate_below([(children[favourite], 1)]
-                                  + [(grandchild, 2) for grandchild in refutations.values()])
+        yield from in_full([(children[favourite], 1)]
+                           + [(grandchild, 2) for grandchild in refutations.values()])
         kept = backed_up(game, children[favourite], 1, depth, values)
-        first = list(children).index(favourite)
-        for place, action in enumerate(children):
+        for_max = game.to_move(state) == MAX
+        after = False  # past the favourite in actions order, where a tie with it loses to it
+        for action in children:
+            after |= action == favourite
             if action in refutations:
                 bound = backed_up(game, refutations[action], 2, depth, values)
-                if _no_better(bound, kept, game.to_move(state) == MAX, strictly=place < first):
+                if (bound < kept if for_max else bound > kept) or (after and bound == kept):
                     pruned[action] = bound
-        yield from evaluate_below([(child, 1) for action, child in children.items()
-                                   if action != favourite and action not in pruned])
+        yield from in_full([(child, 1) for action, child in children.items()
+                            if action != favourite and action not in pruned])
     exact = {action: backed_up(game, child, 1, depth, values)
              for action, child in children.items() if action not in pruned}
     return Decision(game.state_id(state), exact, best_action(game, state, exact), pruned)
-
-
-def _no_better(bound: Value, kept: Value, for_max: bool, strictly: bool) -> bool:
-    """Whether a child bounded by ``bound`` can be pruned against the kept value."""
-    if strictly:
-        return bound < kept if for_max else bound > kept
-    return bound <= kept if for_max else bound >= kept
 
 
 def search_move(game: Any, state: Any, depth: int, evaluation: Evaluation) -> Any:
