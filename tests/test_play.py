@@ -36,6 +36,7 @@ from grader.run.evaluation import (
 from grader.run.tracing import BudgetExceeded
 from grader.sandbox.client import Worker
 from grader.sandbox.limits import Limits
+from grader.sandbox.protocol import WorkerReply
 from grader.scoring import play as scoring_play
 from grader.scoring.grade import grade
 from reference import play
@@ -411,8 +412,39 @@ def test_a_losing_choice_shows_exact_values_for_the_moves_the_search_pruned(grad
                 assert [(move.split()[0], mine) for move, mine in rows] == [
                     (str(a), play_feedback.value_text(v)) for a, v in values.items()]
                 pruned_there += bool(searched(game, state, SMALL.play.depth, evaluation)[0].pruned)
+                assert "(pruned)" not in test.output
                 shown += 1
     assert pruned_there, (shown, pruned_there)  # (the search had pruned some of those)
+
+
+def test_a_failure_filling_in_the_pruned_values_leaves_the_bounds_and_the_score(
+        graded, tmp_path, monkeypatch):
+    """Once the matches are played, an evaluation failing on a pruned move's positions costs
+    nothing: the report shows those moves' bounds."""
+    name = "evaluate_constant"  # whose losing decisions shown had moves pruned
+    played = []  # this case's matches are over
+    real_play_case, real_evaluate_ids = scoring_play.play_case, scoring_play.evaluate_ids
+
+    def play_case(*args):
+        played.clear()
+        records = real_play_case(*args)
+        played.append(True)
+        return records
+
+    def evaluate_ids(worker, case, ids, rubric):
+        if played:
+            raise scoring_play.EvaluationFailed(WorkerReply("error", message="ValueError"))
+        return real_evaluate_ids(worker, case, ids, rubric)
+
+    monkeypatch.setattr(scoring_play, "play_case", play_case)
+    monkeypatch.setattr(scoring_play, "evaluate_ids", evaluate_ids)
+    paths = [case_file(tmp_path, data) for data in PLAY_CASES]
+    results = grade(variants.materialize(name, tmp_path / name), paths, rubric=SMALL)
+    assert [t.score for t in results.tests] == [t.score for t in graded[name].tests]
+    assert [t.extra_data["play"] for t in results.tests] == [
+        t.extra_data["play"] for t in graded[name].tests]
+    assert any(" (pruned) |" in t.output for t in results.tests)
+    assert all("(pruned)" not in t.output for t in graded[name].tests)
 
 
 def test_a_pruned_move_shows_its_bound_when_its_values_could_not_be_had():
