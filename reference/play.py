@@ -2,15 +2,34 @@
 
 Convention (the student stub ``evaluate`` states what a student needs of it):
 
-* The player under test moves by a depth-limited minimax search of ``depth`` plies from the
-  position to move in (the root at depth 0). A terminal position is scored by its outcome; a
-  non-terminal position at depth ``depth`` by the evaluation, a number for MAX (``x``). Nothing
-  else is evaluated, and each distinct position of one move's search is evaluated once.
+* The player under test moves as a depth-limited minimax search of ``depth`` plies from the
+  position to move in (the root, at depth 0) would: a terminal position is scored by its
+  outcome, a non-terminal one at depth ``depth`` by the evaluation, a number for MAX (``x``),
+  and the move is the first action in ``game.actions`` order among those of the best value.
 * Values are pairs compared in order, so that an outcome the search sees outranks every
   evaluation whatever its scale: a win for MAX at depth ``d`` is ``(1, -d)`` (sooner is
   better), a loss ``(-1, d)`` (later is better), a draw ``(0, 0.0)`` and an evaluated position
   ``(0, v)``. MAX takes the largest pair, MIN the smallest.
-* Ties: the first action in ``game.actions`` order among the best.
+* The search (:func:`search`) is alpha-beta at the root in two rounds, so it evaluates only
+  some of the positions at the cutoff. To search a position *in full* is to evaluate every
+  non-terminal position of its subtree at depth ``depth`` (itself, if it is at that depth) and
+  back the values up. At depth 1 every child is searched in full, in one round. Deeper:
+
+  - Round 1: the *favourite* child ``f``, the one :func:`baseline_evaluation` (the staff's)
+    likes best for the player to move (a terminal child by its outcome; the first in actions
+    order among equals), is searched in full, and so is, for every other non-terminal child
+    ``c``, its *refutation*: the child of ``c`` the baseline likes best for ``c``'s mover, by
+    the same rule. Its value bounds ``c``'s: ``c``'s is at most it when ``c`` is a MIN
+    position, at least it when MAX.
+  - Round 2: every other child is searched in full but those pruned: a child after ``f`` in
+    actions order is pruned when its bound is no better than ``f``'s value for the player to
+    move, a child before ``f`` only when strictly worse. A pruned child's value is thus no
+    better than ``f``'s, and worse when it comes first, so the first action with the best
+    value among the children searched in full is minimax's move.
+
+  A round asks for its positions in one go (none: no request): distinct, none asked before in
+  this search, in search order (round 1: ``f``'s, then the refutations' in actions order;
+  round 2: the children's in actions order; each depth first, children in actions order).
 * Opponents (``OPPONENTS``): ``random`` (uniform over ``actions``, from the match's seeded
   ``random.Random``); ``greedy`` (a move that wins at once, the first in actions order; else,
   when some moves let the opponent win at once and others do not, a random one of those that
@@ -20,9 +39,10 @@ Convention (the student stub ``evaluate`` states what a student needs of it):
   matches of a case start from different positions), then the two players alternately until
   the game ends. Match ``i`` of a case uses seed ``case seed * 1000 + i``; the player under
   test is ``x`` in even matches and ``o`` in odd ones.
-* :func:`play_match` is a generator: it yields the positions the player under test needs
-  evaluated (states, distinct, in search order) and is sent their values back, so the grader
-  can evaluate the positions of many matches in one request to the sandbox worker.
+* :func:`play_match` is a generator: for each round of the player under test's search it
+  yields the positions to evaluate (a non-empty list of states) and is sent their values back,
+  so the grader can evaluate the positions of many matches in one request to the sandbox
+  worker.
 
 The search lives here, never in the handout: ``grader/`` holds no search of its own.
 """
@@ -32,6 +52,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import product
+from operator import itemgetter
 from typing import Any
 
 from grader.games.base import MAX
@@ -40,26 +63,41 @@ from grader.games.tictactoe import grid_lines
 OPPONENTS = ("random", "greedy", "baseline")
 Value = tuple[int, float]
 Evaluation = Callable[[Any, Any], float]
+Search = Generator[list[Any], Sequence[float], "Decision"]
 
 
 # --- the search -----------------------------------------------------------------------------
 
 
+@dataclass
+class Decision:
+    """One move of a search: the position, the move made, the root values of the children
+    searched in full (in actions order; terminal children included), and the bounds of those
+    pruned (at most the bound when ``x`` is to move, at least it when ``o`` is)."""
+
+    position: str
+    values: dict[Any, Value]
+    action: Any
+    pruned: dict[Any, Value] = field(default_factory=dict)
+
+
+def _collect(game: Any, node: Any, level: int, depth: int, found: dict[str, Any]) -> None:
+    """Add the non-terminal positions at depth ``depth`` below ``node`` (at depth ``level``)
+    to ``found`` (by id, first met first), depth first, children in ``actions`` order."""
+    if game.is_terminal(node):
+        return
+    if level == depth:
+        found.setdefault(game.state_id(node), node)
+        return
+    for action in game.actions(node):
+        _collect(game, game.result(node, action), level + 1, depth, found)
+
+
 def cutoff_positions(game: Any, state: Any, depth: int) -> list[Any]:
     """The distinct non-terminal positions at depth ``depth`` below ``state``, in search order
-    (depth first, children in ``actions`` order)."""
+    (depth first, children in ``actions`` order): what a search in full evaluates."""
     found: dict[str, Any] = {}
-
-    def walk(node: Any, level: int) -> None:
-        if game.is_terminal(node):
-            return
-        if level == depth:
-            found.setdefault(game.state_id(node), node)
-            return
-        for action in game.actions(node):
-            walk(game.result(node, action), level + 1)
-
-    walk(state, 0)
+    _collect(game, state, 0, depth, found)
     return list(found.values())
 
 
@@ -72,33 +110,98 @@ def outcome_value(game: Any, state: Any, level: int) -> Value:
     return (0, 0.0)
 
 
+def backed_up(game: Any, node: Any, level: int, depth: int, values: dict[str, float]) -> Value:
+    """The minimax value of ``node`` (at depth ``level``) searched in full, ``values`` the
+    evaluations by position id."""
+    if game.is_terminal(node):
+        return outcome_value(game, node, level)
+    if level == depth:
+        return (0, values[game.state_id(node)])
+    children = [backed_up(game, game.result(node, a), level + 1, depth, values)
+                for a in game.actions(node)]
+    return max(children) if game.to_move(node) == MAX else min(children)
+
+
 def search_values(game: Any, state: Any, depth: int, values: dict[str, float]
                   ) -> dict[Any, Value]:
-    """``{action: backed-up value}`` at the root, ``values`` the evaluations by position id."""
-
-    def value(node: Any, level: int) -> Value:
-        if game.is_terminal(node):
-            return outcome_value(game, node, level)
-        if level == depth:
-            return (0, values[game.state_id(node)])
-        children = [value(game.result(node, a), level + 1) for a in game.actions(node)]
-        return max(children) if game.to_move(node) == MAX else min(children)
-
-    return {action: value(game.result(state, action), 1) for action in game.actions(state)}
+    """``{action: minimax value}`` at the root, every child searched in full."""
+    return {action: backed_up(game, game.result(state, action), 1, depth, values)
+            for action in game.actions(state)}
 
 
 def best_action(game: Any, state: Any, by_action: dict[Any, Value]) -> Any:
-    """The first action in ``actions`` order whose value is the best for the player to move."""
+    """The first action of ``by_action`` (in actions order) whose value is the best for the
+    player to move."""
     pick = max if game.to_move(state) == MAX else min
     best = pick(by_action.values())
-    return next(action for action in game.actions(state) if by_action[action] == best)
+    return next(action for action, value in by_action.items() if value == best)
+
+
+def _liked_best(game: Any, node: Any, level: int) -> Any:
+    """The action of ``node`` (at depth ``level``) to the child the baseline likes best for
+    ``node``'s mover, a terminal child by its outcome; the first in actions order of those."""
+
+    def liking(action: Any) -> Value:
+        child = game.result(node, action)
+        if game.is_terminal(child):
+            return outcome_value(game, child, level + 1)
+        return (0, baseline_evaluation(game, child))
+
+    return (max if game.to_move(node) == MAX else min)(game.actions(node), key=liking)
+
+
+def search(game: Any, state: Any, depth: int) -> Search:
+    """One move's search (module docstring): yields each round's positions, is sent their
+    evaluations (numbers, in the same order), returns the :class:`Decision`."""
+    children = {action: game.result(state, action) for action in game.actions(state)}
+    values: dict[str, float] = {}
+
+    def in_full(roots: list[tuple[Any, int]]) -> Generator[list[Any], Sequence[float], None]:
+        """Search each ``(node, depth of node)`` in full: ask (one yield) for the positions
+        that needs and no earlier round asked for."""
+        found: dict[str, Any] = {}
+        for node, level in roots:
+            _collect(game, node, level, depth, found)
+        asked = [(key, node) for key, node in found.items() if key not in values]
+        if asked:
+            got = yield [node for _, node in asked]
+            values.update(zip((key for key, _ in asked), map(float, got), strict=True))
+
+    pruned: dict[Any, Value] = {}
+    if depth < 2:
+        yield from in_full([(child, 1) for child in children.values()])
+    else:
+        favourite = _liked_best(game, state, 0)
+        refutations = {action: game.result(child, _liked_best(game, child, 1))
+                       for action, child in children.items()
+                       if action != favourite and not game.is_terminal(child)}
+        yield from in_full([(children[favourite], 1)]
+                           + [(grandchild, 2) for grandchild in refutations.values()])
+        kept = backed_up(game, children[favourite], 1, depth, values)
+        for_max = game.to_move(state) == MAX
+        after = False  # past the favourite in actions order, where a tie with it loses to it
+        for action in children:
+            after |= action == favourite
+            if action in refutations:
+                bound = backed_up(game, refutations[action], 2, depth, values)
+                if (bound < kept if for_max else bound > kept) or (after and bound == kept):
+                    pruned[action] = bound
+        yield from in_full([(child, 1) for action, child in children.items()
+                            if action != favourite and action not in pruned])
+    exact = {action: backed_up(game, child, 1, depth, values)
+             for action, child in children.items() if action not in pruned}
+    return Decision(game.state_id(state), exact, best_action(game, state, exact), pruned)
 
 
 def search_move(game: Any, state: Any, depth: int, evaluation: Evaluation) -> Any:
     """The search's move with an evaluation computed here (the baseline opponent, the referee)."""
-    positions = cutoff_positions(game, state, depth)
-    values = {game.state_id(p): float(evaluation(game, p)) for p in positions}
-    return best_action(game, state, search_values(game, state, depth, values))
+    rounds = search(game, state, depth)
+    try:
+        positions = next(rounds)
+        while True:
+            positions = rounds.send([float(evaluation(game, p)) for p in positions])
+    except StopIteration as stop:
+        return stop.value.action
 
 
 # --- the staff's evaluations ----------------------------------------------------------------
@@ -129,14 +232,20 @@ def baseline_evaluation(game: Any, state: Any) -> float:
 
 
 def _baseline(game: Any, cells: str) -> float:
-    score = 0
-    for window in _windows(game):
-        marks = [cells[i] for i in window]
-        if "o" not in marks:
-            score += marks.count("x")
-        if "x" not in marks:
-            score -= marks.count("o")
-    return float(score)
+    readers, worth = _baseline_tables(game.rows, game.columns, game.connect)
+    return float(sum([worth[read(cells)] for read in readers]))
+
+
+@lru_cache(maxsize=16)
+def _baseline_tables(rows: int, columns: int, connect: int
+                     ) -> tuple[tuple[itemgetter, ...], dict[tuple[str, ...], int]]:
+    """The windows' readers (an itemgetter of each window's cells: a tuple, as ``connect`` >= 2)
+    and each window's worth by its marks (the search orders moves by this: it is worth being
+    quick)."""
+    readers = tuple(itemgetter(*window) for window in grid_lines(rows, columns, connect))
+    worth = {marks: ("o" not in marks) * marks.count("x") - ("x" not in marks) * marks.count("o")
+             for marks in product("xo.", repeat=connect)}
+    return readers, worth
 
 
 def reference_evaluation(game: Any, state: Any) -> float:
@@ -200,15 +309,6 @@ def opponent_move(kind: str, game: Any, state: Any, rng: random.Random, depth: i
 
 
 @dataclass
-class Decision:
-    """One move of the player under test: the position, its root values, the move made."""
-
-    position: str
-    values: dict[Any, Value]
-    action: Any
-
-
-@dataclass
 class MatchRecord:
     """A finished match, as the grader reports it."""
 
@@ -220,7 +320,7 @@ class MatchRecord:
     moves: list[tuple[str, Any]] = field(default_factory=list)  # (mark, action), opening first
     opening: int = 0  # how many of ``moves`` were the random opening
     decisions: list[Decision] = field(default_factory=list)
-    positions: list[str] = field(default_factory=list)  # the position before each move, then the end
+    positions: list[str] = field(default_factory=list)  # before each move, then the end
     final: str = ""
     outcome: str = ""  # "win", "draw" or "loss" for the player under test
 
@@ -231,7 +331,8 @@ def match_seed(case_seed: int, index: int) -> int:
 
 def play_match(game: Any, index: int, case_seed: int, opponent: str, depth: int, opening: int
                ) -> Generator[list[Any], Sequence[float], MatchRecord]:
-    """Play match ``index`` (module docstring); yields positions to evaluate, gets their values."""
+    """Play match ``index`` (module docstring); yields positions to evaluate, gets their values,
+    returns the :class:`MatchRecord`."""
     seed = match_seed(case_seed, index)
     rng = random.Random(seed)
     side = "x" if index % 2 == 0 else "o"
@@ -250,12 +351,9 @@ def play_match(game: Any, index: int, case_seed: int, opponent: str, depth: int,
     while not game.is_terminal(state):
         record.positions.append(game.state_id(state))
         if game.to_move(state) == mover:
-            positions = cutoff_positions(game, state, depth)
-            got = yield positions if positions else []
-            values = {game.state_id(p): float(v) for p, v in zip(positions, got or [])}
-            by_action = search_values(game, state, depth, values)
-            action = best_action(game, state, by_action)
-            record.decisions.append(Decision(game.state_id(state), by_action, action))
+            decision = yield from search(game, state, depth)
+            record.decisions.append(decision)
+            action = decision.action
         else:
             action = opponent_move(opponent, game, state, rng, depth)
         record.moves.append((_mark(game, state), action))
@@ -270,7 +368,8 @@ def _mark(game: Any, state: Any) -> str:
     return "x" if game.to_move(state) == MAX else "o"
 
 
-def losing_choice(game: Any, record: MatchRecord, depth: int) -> tuple[Decision, dict[Any, Value]] | None:
+def losing_choice(game: Any, record: MatchRecord, depth: int
+                  ) -> tuple[Decision, dict[Any, Value]] | None:
     """The last move of a lost match where the search with :func:`reference_evaluation` would
     have moved elsewhere: that decision and the staff search's values of every move there."""
     for decision in reversed(record.decisions):

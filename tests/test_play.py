@@ -11,17 +11,22 @@ from __future__ import annotations
 import importlib.util
 import json
 import random
+import re
 import sys
 import textwrap
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from grader.cases import case_from_dict, load_case
 from grader.cases.rubric import RubricError, load_rubric, rubric_from_dict
 from grader.errors import CaseError
+from grader.feedback import play as play_feedback
 from grader.games import builtin_game
+from grader.games.base import MAX
 from grader.run.evaluation import (
     Counter,
     EvaluationError,
@@ -31,6 +36,7 @@ from grader.run.evaluation import (
 from grader.run.tracing import BudgetExceeded
 from grader.sandbox.client import Worker
 from grader.sandbox.limits import Limits
+from grader.sandbox.protocol import WorkerReply
 from grader.scoring import play as scoring_play
 from grader.scoring.grade import grade
 from reference import play
@@ -142,6 +148,99 @@ def test_a_win_the_search_sees_outranks_any_evaluation_and_ties_go_to_the_first_
     block = game.state_from_id(".......|.......|.......|.......|x......|ooo.xx.")  # o threatens 3
     assert play.search_move(game, block, 2, lambda g, s: 0.0) == 3
     assert play.search_move(game, game.initial_state(), 2, lambda g, s: 0.0) == 0
+
+
+def plain_minimax(game, state, depth, evaluation) -> tuple[object, dict]:
+    """Depth-limited minimax evaluating every cutoff position: (the move, the root values)."""
+
+    def value(node, level):
+        if game.is_terminal(node):
+            payoff = game.utility(node)
+            return (1, -level) if payoff > 0 else (-1, level) if payoff < 0 else (0, 0.0)
+        if level == depth:
+            return (0, float(evaluation(game, node)))
+        below = [value(game.result(node, a), level + 1) for a in game.actions(node)]
+        return max(below) if game.to_move(node) == MAX else min(below)
+
+    values = {a: value(game.result(state, a), 1) for a in game.actions(state)}
+    best = (max if game.to_move(state) == MAX else min)(values.values())
+    return next(a for a, v in values.items() if v == best), values
+
+
+def searched(game, state, depth, evaluation) -> tuple[play.Decision, list[list[str]]]:
+    """The staff search's decision and the position ids of each round it asked for."""
+    rounds: list[list[str]] = []
+    search = play.search(game, state, depth)
+    try:
+        positions = next(search)
+        while True:
+            rounds.append([game.state_id(p) for p in positions])
+            positions = search.send([float(evaluation(game, p)) for p in positions])
+    except StopIteration as stop:
+        return stop.value, rounds
+
+
+@st.composite
+def midgames(draw, depth: int):
+    """A non-terminal Connect Four or 5,5,4 position with the chosen player to move (small
+    enough at depth 3: at most 12 empty squares), and an evaluation by position drawn from at
+    most three values, so that many moves tie."""
+    name = draw(st.sampled_from(["connect4", "mnk"]))
+    game = builtin_game(name, None, C4 if name == "connect4" else {})
+    fewest = 13 if name == "mnk" and depth == 3 else 0
+    plies = draw(st.integers(fewest, fewest + 10))
+    plies += plies % 2 != draw(st.sampled_from([0, 1]))  # 0: x to move, 1: o to move
+    rng = random.Random(draw(st.integers(0, 2 ** 32)))
+    state = game.initial_state()
+    for _ in range(plies):
+        assume(not game.is_terminal(state))
+        state = game.result(state, rng.choice(list(game.actions(state))))
+    assume(not game.is_terminal(state))
+    palette = draw(st.lists(st.sampled_from([-3.0, -1.0, 0.0, 0.5, 2.0]), min_size=1,
+                            max_size=3))
+    salt = draw(st.integers(0, 999))
+
+    def evaluation(g, s):
+        return palette[random.Random(f"{salt}:{g.state_id(s)}").randrange(len(palette))]
+
+    return game, state, evaluation
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+@settings(max_examples=40, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(data=st.data())
+def test_the_staff_search_makes_minimax_s_move_asking_each_position_once(depth, data):
+    game, state, evaluation = data.draw(midgames(depth))
+    move, values = plain_minimax(game, state, depth, evaluation)
+    decision, rounds = searched(game, state, depth, evaluation)
+    assert decision.action == move == play.search_move(game, state, depth, evaluation)
+    assert set(decision.values) | set(decision.pruned) == set(values)
+    assert all(decision.values[a] == values[a] for a in decision.values)  # exact, and
+    x_to_move = game.to_move(state) == MAX
+    for action, bound in decision.pruned.items():  # a pruned move's bound holds
+        assert values[action] <= bound if x_to_move else values[action] >= bound
+    asked = [i for positions in rounds for i in positions]
+    assert len(asked) == len(set(asked)) and all(rounds) and len(rounds) <= min(depth, 2)
+    assert set(asked) <= {game.state_id(p) for p in play.cutoff_positions(game, state, depth)}
+    if depth == 1:
+        assert not decision.pruned
+    windows = [[game.board(state)[i // game.columns][i % game.columns] for i in window]
+               for window in play._windows(game)]  # the baseline orders moves: its definition
+    assert play.baseline_evaluation(game, state) == sum(
+        ("o" not in w) * w.count("x") - ("x" not in w) * w.count("o") for w in windows)
+
+
+def test_the_staff_search_evaluates_a_fraction_of_a_midgame_s_cutoff():
+    midgames = [("connect4", C4, MID, 3), ("mnk", {}, ".....|.x...|..o..|...x.|..o..", 7)]
+    for name, params, position, move in midgames:
+        game = builtin_game(name, None, params)
+        state = game.state_from_id(position)
+        decision, rounds = searched(game, state, 2, play.reference_evaluation)
+        asked = sum(len(positions) for positions in rounds)
+        full = len(play.cutoff_positions(game, state, 2))
+        assert decision.action == move and decision.pruned and 1 <= len(rounds) <= 2
+        assert asked * 3 < full, (position, asked, full)  # 13 of 49, 59 of 420
 
 
 def test_the_greedy_opponent_takes_a_win_and_blocks_a_single_threat():
@@ -286,6 +385,80 @@ def test_a_lost_match_is_written_out_with_the_board_and_the_losing_choice(graded
     assert "| you play | wins | draws | losses |" in test.output
     assert "Final board:" in test.output and "Where your choice lost" in test.output
     assert "| move | your search's value | with the staff's evaluation |" in test.output
+
+
+def test_a_losing_choice_shows_exact_values_for_the_moves_the_search_pruned(graded):
+    """The report asks the worker for the rest of the losing position's cutoff: every move's
+    value is the student's evaluation backed up in full, as plain minimax gives it."""
+    shown = pruned_there = 0
+    for name in variants.PLAY_VARIANTS:
+        namespace: dict = {}
+        exec(compile(variants.source(name), name, "exec"), namespace)  # noqa: S102
+        tests = {test.case_name: test for test in graded[name].tests}
+        for data in PLAY_CASES:
+            test, game = tests[data["name"]], case_from_dict(data).build_game()
+
+            def evaluation(g, s, game=game, evaluate=namespace["evaluate"]):
+                return evaluate_positions(evaluate, game, [g.state_id(s)], SMALL.play.calls,
+                                          scoring_play.EVALUATION_SEED, random.seed)[0]
+
+            matches = {m["index"]: m for m in test.extra_data["play"]}
+            for index, before, table in re.findall(
+                    r"\*\*Match (\d+) .*?before move (\d+),.*?\| --- \| --- \| --- \|\n(.*?)\n\n",
+                    test.output, re.S):
+                state = game.state_from_id(matches[int(index) - 1]["positions"][int(before) - 1])
+                _, values = plain_minimax(game, state, SMALL.play.depth, evaluation)
+                rows = [row.split(" | ")[:2] for row in table.strip("| ").split(" |\n| ")]
+                assert [(move.split()[0], mine) for move, mine in rows] == [
+                    (str(a), play_feedback.value_text(v)) for a, v in values.items()]
+                pruned_there += bool(searched(game, state, SMALL.play.depth, evaluation)[0].pruned)
+                assert "(pruned)" not in test.output
+                shown += 1
+    assert pruned_there, (shown, pruned_there)  # (the search had pruned some of those)
+
+
+def test_a_failure_filling_in_the_pruned_values_leaves_the_bounds_and_the_score(
+        graded, tmp_path, monkeypatch):
+    """Once the matches are played, an evaluation failing on a pruned move's positions costs
+    nothing: the report shows those moves' bounds."""
+    name = "evaluate_constant"  # whose losing decisions shown had moves pruned
+    played = []  # this case's matches are over
+    real_play_case, real_evaluate_ids = scoring_play.play_case, scoring_play.evaluate_ids
+
+    def play_case(*args):
+        played.clear()
+        records = real_play_case(*args)
+        played.append(True)
+        return records
+
+    def evaluate_ids(worker, case, ids, rubric):
+        if played:
+            raise scoring_play.EvaluationFailed(WorkerReply("error", message="ValueError"))
+        return real_evaluate_ids(worker, case, ids, rubric)
+
+    monkeypatch.setattr(scoring_play, "play_case", play_case)
+    monkeypatch.setattr(scoring_play, "evaluate_ids", evaluate_ids)
+    paths = [case_file(tmp_path, data) for data in PLAY_CASES]
+    results = grade(variants.materialize(name, tmp_path / name), paths, rubric=SMALL)
+    assert [t.score for t in results.tests] == [t.score for t in graded[name].tests]
+    assert [t.extra_data["play"] for t in results.tests] == [
+        t.extra_data["play"] for t in graded[name].tests]
+    assert any(" (pruned) |" in t.output for t in results.tests)
+    assert all("(pruned)" not in t.output for t in graded[name].tests)
+
+
+def test_a_pruned_move_shows_its_bound_when_its_values_could_not_be_had():
+    game = builtin_game("connect4", None, C4)
+    decision, _ = searched(game, game.state_from_id(MID), 2, play.reference_evaluation)
+    staff = play.search_values(game, game.state_from_id(MID), 2,
+                               {game.state_id(p): play.reference_evaluation(game, p)
+                                for p in play.cutoff_positions(game, game.state_from_id(MID), 2)})
+    record = play.MatchRecord(0, 0, "x", "greedy", MID, positions=[MID], final=MID,
+                              outcome="loss", decisions=[decision])
+    _, output = play_feedback.report(game, "greedy", [record], 0, [1], 0.5,
+                                     {0: (decision, {**staff, 0: (0, 99.0)})})
+    assert "| 0 | at most -52.5 (pruned) | 99 |" in output
+    assert "| 3 (yours) | -7 | -7 |" in output and "a pruned move is one" in output
 
 
 def test_the_same_submission_plays_the_same_matches(tmp_path):

@@ -3,7 +3,9 @@ final board, and the move where the student's search went wrong, with both evalu
 values of every move there.
 
 Reads the match records ``reference/play.py`` makes (plain fields: ``index``, ``side``,
-``moves``, ``opening``, ``decisions``, ``final``, ``outcome``), without importing it.
+``moves``, ``opening``, ``decisions``, ``final``, ``outcome``), without importing it. A losing
+decision's values are exact for every move when the grader could complete the moves the search
+pruned; otherwise a pruned move shows its bound.
 """
 
 from __future__ import annotations
@@ -65,12 +67,20 @@ def _choice(game: Any, record: Any, found: Any) -> list[str]:
              "", "```", draw_board(game, decision.position), "```", "",
              "| move | your search's value | with the staff's evaluation |",
              "| --- | --- | --- |"]
-    for action, value in decision.values.items():
+    x_to_move = decision.position.count("x") == decision.position.count("o")
+    for action, staff_value in staff.items():
         mark = " (yours)" if action == decision.action else ""
-        lines.append(f"| {action}{mark} | {value_text(value)} | {value_text(staff[action])} |")
+        if action in decision.values:
+            mine = value_text(decision.values[action])
+        else:  # the grader could not complete it: the bound the search pruned it by
+            mine = (f"{'at most' if x_to_move else 'at least'} "
+                    f"{value_text(decision.pruned[action])} (pruned)")
+        lines.append(f"| {action}{mark} | {mine} | {value_text(staff_value)} |")
     lines.append("")
     lines.append("(values are for x: your evaluation's at the search's cutoff, backed up; "
-                 "an outcome the search sees outranks any evaluation)")
+                 "an outcome the search sees outranks any evaluation"
+                 + ("; a pruned move is one the search saw could not beat the move it kept, "
+                    "without evaluating all of it)" if decision.pruned else ")"))
     return lines
 
 

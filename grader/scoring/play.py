@@ -1,13 +1,16 @@
 """An ``evaluate`` test: the student's evaluation function graded by playing matches.
 
-The grader's search (``reference/play.py``: depth-limited minimax, outcomes ranked above every
-evaluation, ties in ``actions`` order) decides every move of the player under test; the
-student's ``evaluate(game, state)`` is asked only for the positions at its depth cutoff. All
-the case's matches are played in lockstep: each round, the positions every match waiting on the
-student needs go to the sandbox worker in one request (:meth:`Worker.evaluate`), the values
-come back checked, and each match backs them up itself. Values are cached by position for the
-submission (the worker seeds ``random`` by position, so a value is a function of the position),
-so a position met again is never sent again.
+The grader's search (``reference/play.py``: depth-limited minimax's move, outcomes ranked
+above every evaluation, ties in ``actions`` order, found by alpha-beta at the root in two
+rounds) decides every move of the player under test; the student's ``evaluate(game, state)`` is
+asked only for positions at its depth cutoff, those the search does not prune. All the case's
+matches are played in lockstep: each round, the positions every match waiting on the student
+needs go to the sandbox worker in one request (:meth:`Worker.evaluate`), the values come back
+checked, and each match backs them up itself (a move of the player under test takes two
+rounds). Values are cached by position for the submission (the worker seeds ``random`` by
+position, so a value is a function of the position), so a position met again is never sent
+again. The lost matches the report shows get exact values for the moves the search pruned at
+the losing decision (:func:`_fill_in_pruned`).
 
 Deterministic: the opponents and openings are seeded per case and match
 (``reference.play.match_seed``), the student's ``random`` per position, and every evaluation
@@ -171,10 +174,12 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
     result.score = round(result.max_score * (earned / full if full else 0.0), 6)
     result.outcome = PASSED if result.score >= result.max_score else "wrong_value"
     game = case.build_game()
+    depth = case.play.depth or rubric.play.depth
     result.extra_data = {}
+    losing = _losing_choices(game, records, depth)
+    _fill_in_pruned(worker, case, rubric, game, losing.values(), depth)
     result.summary, result.output = play_feedback.report(
-        game, case.play.opponent, records, value, thresholds, rubric.play.draw_weight,
-        _losing_choices(game, records, case.play.depth or rubric.play.depth))
+        game, case.play.opponent, records, value, thresholds, rubric.play.draw_weight, losing)
     if result.score < result.max_score:
         hint = likely_mistake(game, seen)
         if hint:
@@ -224,14 +229,35 @@ def likely_mistake(game: Any, values: dict[str, float]) -> str:
 
 
 def _losing_choices(game: Any, records: list[Any], depth: int) -> dict[int, Any]:
-    """For each lost match, the move the staff's search would have made otherwise."""
+    """For each lost match the report writes out (the first ``MAX_LOST_SHOWN``), the move the
+    staff's search would have made otherwise."""
     from reference import play
 
-    found = {}
-    for record in records:
-        if record.outcome == "loss":
-            found[record.index] = play.losing_choice(game, record, depth)
-    return found
+    lost = [record for record in records if record.outcome == "loss"]
+    return {record.index: play.losing_choice(game, record, depth)
+            for record in lost[:play_feedback.MAX_LOST_SHOWN]}
+
+
+def _fill_in_pruned(worker: Worker, case: Case, rubric: Rubric, game: Any, choices: Any,
+                    depth: int) -> None:
+    """Exact values for the moves the search pruned at the decisions the report shows: the
+    student's values of the rest of those positions' cutoff (a request as any other: cached,
+    checked), backed up in full. The matches are already scored: should ``evaluate`` fail on
+    those positions, the report shows the pruned moves' bounds instead."""
+    from reference import play
+
+    for found in choices:
+        if found is None or not found[0].pruned:
+            continue
+        decision = found[0]
+        state = game.state_from_id(decision.position)
+        ids = [game.state_id(p) for p in play.cutoff_positions(game, state, depth)]
+        try:
+            values = evaluate_ids(worker, case, ids, rubric)
+        except EvaluationFailed:
+            continue
+        decision.values = play.search_values(game, state, depth, values)
+        decision.pruned = {}
 
 
 def _sample_check(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -> TestResult:
