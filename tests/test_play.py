@@ -12,12 +12,12 @@ import importlib.util
 import json
 import random
 import re
-import sys
 import textwrap
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import suite_modules
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -48,16 +48,8 @@ C4 = {"rows": 6, "columns": 7, "connect": 4}
 MID = ".......|.......|.......|..o....|..xo...|.xxo..."
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-variants = _load("play_variants", SUBMISSIONS / "variants.py")
-attacks = _load("play_attacks", ROOT / "tests" / "hostile" / "attacks.py")
+variants = suite_modules.load("submissions/variants.py")
+attacks = suite_modules.load("hostile/attacks.py")
 
 
 def write(tmp_path: Path, body: str, name: str = "search.py") -> Path:
