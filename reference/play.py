@@ -10,26 +10,29 @@ Convention (the student stub ``evaluate`` states what a student needs of it):
   evaluation whatever its scale: a win for MAX at depth ``d`` is ``(1, -d)`` (sooner is
   better), a loss ``(-1, d)`` (later is better), a draw ``(0, 0.0)`` and an evaluated position
   ``(0, v)``. MAX takes the largest pair, MIN the smallest.
-* The search (:func:`search`) is alpha-beta at the root in two rounds, so it evaluates only
+* The search (:func:`search`) is alpha-beta at the root in three rounds, so it evaluates only
   some of the positions at the cutoff. To search a position *in full* is to evaluate every
   non-terminal position of its subtree at depth ``depth`` (itself, if it is at that depth) and
   back the values up. At depth 1 every child is searched in full, in one round. Deeper:
 
   - Round 1: the *favourite* child ``f``, the one :func:`baseline_evaluation` (the staff's)
     likes best for the player to move (a terminal child by its outcome; the first in actions
-    order among equals), is searched in full, and so is, for every other non-terminal child
-    ``c``, its *refutation*: the child of ``c`` the baseline likes best for ``c``'s mover, by
-    the same rule. Its value bounds ``c``'s: ``c``'s is at most it when ``c`` is a MIN
-    position, at least it when MAX.
-  - Round 2: every other child is searched in full but those pruned: a child after ``f`` in
+    order among equals), is searched in full. Its best reply by those values (the first in
+    actions order among the best for ``f``'s mover) is the *killer*.
+  - Round 2: for every other non-terminal child ``c``, its *refutation* is searched in full:
+    ``c``'s child by the killer when the killer is one of ``c``'s actions, else by ``c``'s
+    first action (a reply that refutes the favourite often refutes its siblings, and the
+    student's own values chose it). Its value bounds ``c``'s: ``c``'s is at most it when ``c``
+    is a MIN position, at least it when MAX.
+  - Round 3: every other child is searched in full but those pruned: a child after ``f`` in
     actions order is pruned when its bound is no better than ``f``'s value for the player to
     move, a child before ``f`` only when strictly worse. A pruned child's value is thus no
     better than ``f``'s, and worse when it comes first, so the first action with the best
     value among the children searched in full is minimax's move.
 
   A round asks for its positions in one go (none: no request): distinct, none asked before in
-  this search, in search order (round 1: ``f``'s, then the refutations' in actions order;
-  round 2: the children's in actions order; each depth first, children in actions order).
+  this search, in search order (round 2: the refutations' in actions order; round 3: the
+  children's in actions order; each depth first, children in actions order).
 * Opponents (``OPPONENTS``): ``random`` (uniform over ``actions``, from the match's seeded
   ``random.Random``); ``greedy`` (a move that wins at once, the first in actions order; else,
   when some moves let the opponent win at once and others do not, a random one of those that
@@ -150,6 +153,22 @@ def _liked_best(game: Any, node: Any, level: int) -> Any:
     return (max if game.to_move(node) == MAX else min)(game.actions(node), key=liking)
 
 
+def _best_reply(game: Any, node: Any, depth: int, values: dict[str, float]) -> Any:
+    """The reply to ``node`` (at depth 1, searched in full: ``values`` holds its evaluations)
+    best for its mover, the first in actions order among equals; None when it is terminal."""
+    if game.is_terminal(node):
+        return None
+    replies = {action: backed_up(game, game.result(node, action), 2, depth, values)
+               for action in game.actions(node)}
+    return best_action(game, node, replies)
+
+
+def _refutation(game: Any, node: Any, killer: Any) -> Any:
+    """The reply to try first against ``node``: ``killer`` where it is legal, else the first."""
+    actions = list(game.actions(node))
+    return killer if killer in actions else actions[0]
+
+
 def search(game: Any, state: Any, depth: int) -> Search:
     """One move's search (module docstring): yields each round's positions, is sent their
     evaluations (numbers, in the same order), returns the :class:`Decision`."""
@@ -172,11 +191,12 @@ def search(game: Any, state: Any, depth: int) -> Search:
         yield from in_full([(child, 1) for child in children.values()])
     else:
         favourite = _liked_best(game, state, 0)
-        refutations = {action: game.result(child, _liked_best(game, child, 1))
+        yield from in_full([(children[favourite], 1)])
+        killer = _best_reply(game, children[favourite], depth, values)
+        refutations = {action: game.result(child, _refutation(game, child, killer))
                        for action, child in children.items()
                        if action != favourite and not game.is_terminal(child)}
-        yield from in_full([(children[favourite], 1)]
-                           + [(grandchild, 2) for grandchild in refutations.values()])
+        yield from in_full([(grandchild, 2) for grandchild in refutations.values()])
         kept = backed_up(game, children[favourite], 1, depth, values)
         for_max = game.to_move(state) == MAX
         after = False  # past the favourite in actions order, where a tie with it loses to it

@@ -1,13 +1,13 @@
 """An ``evaluate`` test: the student's evaluation function graded by playing matches.
 
 The grader's search (``reference/play.py``: depth-limited minimax's move, outcomes ranked
-above every evaluation, ties in ``actions`` order, found by alpha-beta at the root in two
+above every evaluation, ties in ``actions`` order, found by alpha-beta at the root in three
 rounds) decides every move of the player under test; the student's ``evaluate(game, state)`` is
 asked only for positions at its depth cutoff, those the search does not prune. All the case's
 matches are played in lockstep: each round, the positions every match waiting on the student
 needs go to the sandbox worker in one request (:meth:`Worker.evaluate`), the values come back
-checked, and each match backs them up itself (a move of the player under test takes two
-rounds). Values are cached by position for the submission (the worker seeds ``random`` by
+checked, and each match backs them up itself (a move of the player under test takes up to
+three rounds). Values are cached by position for the submission (the worker seeds ``random`` by
 position, so a value is a function of the position), so a position met again is never sent
 again. The lost matches the report shows get exact values for the moves the search pruned at
 the losing decision (:func:`_fill_in_pruned`).
@@ -150,15 +150,8 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
 
     if importlib.util.find_spec("reference") is None:
         return _sample_check(case, result, rubric, worker)
-    seen: dict[str, float] = {}  # the positions this case's matches evaluated, for the hint
-
-    def evaluate(ids: list[str]) -> dict[str, float]:
-        values = evaluate_ids(worker, case, ids, rubric)
-        seen.update(values)
-        return values
-
     try:
-        records = play_case(case, rubric, evaluate)
+        records = play_case(case, rubric, lambda ids: evaluate_ids(worker, case, ids, rubric))
     except EvaluationFailed as failed:
         reply = failed.reply
         result.outcome, message = _failure_outcome(reply)
@@ -181,12 +174,24 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
     result.summary, result.output = play_feedback.report(
         game, case.play.opponent, records, value, thresholds, rubric.play.draw_weight, losing)
     if result.score < result.max_score:
-        hint = likely_mistake(game, seen)
+        hint = likely_mistake(game, _match_values(worker, case, rubric, records))
         if hint:
             result.output += "\n\nLikely mistake: " + hint
             result.extra_data["hint"] = hint
     result.extra_data["play"] = play_feedback.records_data(records)
     return result
+
+
+def _match_values(worker: Worker, case: Case, rubric: Rubric, records: list[Any]
+                  ) -> dict[str, float]:
+    """The student's values of the positions its matches went through (before each move), the
+    hint's evidence: the same whatever positions the search pruned (most were evaluated at
+    the search's cutoff already, and are cached). Empty when ``evaluate`` fails on them."""
+    ids = [i for record in records for i in record.positions]
+    try:
+        return evaluate_ids(worker, case, list(dict.fromkeys(ids))[:HINT_POSITIONS], rubric)
+    except EvaluationFailed:
+        return {}
 
 
 MIN_EVIDENCE = 10  # positions a hint needs, of each kind it compares
@@ -207,7 +212,6 @@ def likely_mistake(game: Any, values: dict[str, float]) -> str:
                 "move in `actions` order.")
     agree: dict[bool, list[bool]] = {True: [], False: []}  # x to move?
     staff_negative = 0
-    values = dict(list(values.items())[:HINT_POSITIONS])  # the first ones met: plenty
     for state_id, mine in values.items():
         staff = reference_evaluation(game, game.state_from_id(state_id))
         staff_negative += staff < 0
