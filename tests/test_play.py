@@ -39,7 +39,7 @@ from grader.sandbox.limits import Limits
 from grader.sandbox.protocol import WorkerReply
 from grader.scoring import play as scoring_play
 from grader.scoring.grade import grade
-from reference import play
+from reference import evaluations, play
 
 ROOT = Path(__file__).resolve().parent.parent
 SUBMISSIONS = ROOT / "tests" / "submissions"
@@ -218,7 +218,7 @@ def test_the_staff_search_makes_minimax_s_move_asking_each_position_once(depth, 
     if depth == 1:
         assert not decision.pruned
     windows = [[game.board(state)[i // game.columns][i % game.columns] for i in window]
-               for window in play._windows(game)]  # the baseline orders moves: its definition
+               for window in evaluations._windows(game)]  # the baseline orders moves: its definition
     assert play.baseline_evaluation(game, state) == sum(
         ("o" not in w) * w.count("x") - ("x" not in w) * w.count("o") for w in windows)
 
