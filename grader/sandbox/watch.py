@@ -33,8 +33,9 @@ from grader.sandbox.process import Deadline
 
 IDLE_CPU = 0.02  # CPU seconds: less than this in the idle time is "not running"
 MIN_IDLE = 2.0  # wall seconds without CPU use before the parent kills a waiting worker
-ASLEEP = 0.5  # wall seconds asleep (state S or T, no CPU used) before it kills it
-ASLEEP_CHECKS = 4  # and at least this many checks saw it asleep (a starved parent checks less)
+ASLEEP = 0.5  # wall seconds asleep in all (state S or T, no CPU used) before it kills it
+ASLEEP_CHECKS = 4  # and at least this many pairs of checks saw it asleep (a starved parent
+#                    checks less)
 SLEEPING_STATES = frozenset("ST")  # /proc/<pid>/stat states of a process that waits by choice
 CALL_MULTIPLE = 20  # CPU allowed a budgeted game call: this many times a calibration call's
 NO_BUDGET_WINDOWS = 10  # a call without a budget may use this many windows of CPU in all
