@@ -439,6 +439,36 @@ def test_a_failure_filling_in_the_pruned_values_leaves_the_bounds_and_the_score(
     assert all("(pruned)" not in t.output for t in graded[name].tests)
 
 
+def test_after_a_failing_follow_up_request_no_more_is_made(tmp_path, monkeypatch):
+    """Once the matches are scored, the pruned moves' values and the hint's cannot change the
+    score: an ``evaluate`` that times out on each of those requests (an attack on the grader's
+    time, each a worker restart, for free) gets one, then none; the score stands."""
+    name = "evaluate_constant"  # lost matches whose decisions shown had moves pruned, a hint
+    played, follow_ups = [], []
+    real_play_case, real_evaluate_ids = scoring_play.play_case, scoring_play.evaluate_ids
+
+    def play_case(*args):
+        played.clear()
+        follow_ups.append(0)
+        records = real_play_case(*args)
+        played.append(True)
+        return records
+
+    def evaluate_ids(worker, case, ids, rubric):
+        if played:
+            follow_ups[-1] += 1
+            raise scoring_play.EvaluationFailed(WorkerReply("timeout", message="stalled"))
+        return real_evaluate_ids(worker, case, ids, rubric)
+
+    monkeypatch.setattr(scoring_play, "play_case", play_case)
+    monkeypatch.setattr(scoring_play, "evaluate_ids", evaluate_ids)
+    paths = [case_file(tmp_path, data) for data in PLAY_CASES]
+    results = grade(variants.materialize(name, tmp_path / name), paths, rubric=SMALL)
+    assert any(t.score < t.max_score for t in results.tests)
+    assert follow_ups and max(follow_ups) == 1, follow_ups
+    assert all("hint" not in t.extra_data for t in results.tests)
+
+
 def test_a_pruned_move_shows_its_bound_when_its_values_could_not_be_had():
     game = builtin_game("connect4", None, C4)
     decision, _ = searched(game, game.state_from_id(MID), 2, play.reference_evaluation)

@@ -909,7 +909,7 @@ def test_a_sleeping_search_is_killed_once_it_stops_using_the_cpu(worker_for):
 
 def test_the_parent_sees_a_sleeping_or_stopped_process_asleep_and_a_busy_one_never():
     """The parent's ``asleep`` limit reads the process state: a process in time.sleep or
-    stopped (SIGSTOP) is asleep; one that computes is running or runnable, and stays awake
+    stopped (SIGSTOP) is asleep, and one that sleeps in bursts with a little CPU between them; one that computes is running or runnable, and stays awake
     even with every core busy twice over (load never makes computing look like sleeping)."""
     import os
     import subprocess
@@ -934,15 +934,20 @@ def test_the_parent_sees_a_sleeping_or_stopped_process_asleep_and_a_busy_one_nev
 
     spin = [sys.executable, "-c", "while True: pass"]
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    # asleep in bursts, a little CPU between them (the CPU time moves at most checks' pairs)
+    bursts = subprocess.Popen([sys.executable, "-c", (
+        "import time\nwhile True:\n    time.sleep(0.3)\n    t = time.process_time()\n"
+        "    while time.process_time() - t < 0.015: pass")])
     busy = [subprocess.Popen(spin) for _ in range(2 * (os.cpu_count() or 1) + 1)]
     try:
         assert watched(sleeper.pid, 2, talking=True) == ""  # blocked on the channel: awake
         assert watched(sleeper.pid, 5) == "asleep"
+        assert watched(bursts.pid, 5) == "asleep"  # 0.5 s asleep in all, not at a stretch
         assert watched(busy[0].pid, 2) == ""  # computing under load: never asleep
         busy[0].send_signal(__import__("signal").SIGSTOP)
         assert watched(busy[0].pid, 5) == "asleep"
     finally:
-        for process in [sleeper, *busy]:
+        for process in [sleeper, bursts, *busy]:
             process.kill()
             process.wait()
 

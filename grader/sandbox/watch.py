@@ -5,12 +5,15 @@ code and may have lost it; the parent does not wait on it. While it waits for a 
 the worker's CPU time from ``/proc/<pid>/stat`` and gives up (kills the process group) when:
 
 * ``cpu``: the worker has used more CPU time than the request allows (and the kill margin);
-* ``asleep``: it has been asleep (``/proc`` state ``S`` or ``T``: neither running nor waiting
-  for a CPU) at every check for :data:`ASLEEP` wall seconds, without CPU use and without
-  writing to the parent or reading from it (:meth:`Watch.heard`): ``time.sleep``,
-  or a wait for something that will not come. Code that computes is running or runnable
-  (``R``) however loaded the machine, so load never makes it look asleep; the short wait keeps
-  a submission that sleeps in every test from costing two seconds a test;
+* ``asleep``: it has been asleep for :data:`ASLEEP` wall seconds in all, counted between
+  checks that both saw it asleep (``/proc`` state ``S`` or ``T``: neither running nor waiting
+  for a CPU), its CPU time not moving and nothing heard in between (it did not write to the
+  parent or read from it, :meth:`Watch.heard`): ``time.sleep``, or a wait for something that
+  will not come. In all, not at a stretch: code that sleeps in short bursts with a little CPU
+  between them (0.3 s asleep, 10 ms of CPU, again) is asleep almost all the time and met the
+  wall-clock limit instead, 20 times later. Code that computes is running or runnable (``R``)
+  however loaded the machine, so load never makes it look asleep; the short wait keeps a
+  submission that sleeps in every test from costing two seconds a test;
 * ``idle``: its CPU time has not moved for ``idle`` wall seconds, whatever its state (a
   process stuck in the kernel; CPU-bound code under any load still gets some CPU in that
   time);
@@ -30,8 +33,9 @@ from grader.sandbox.process import Deadline
 
 IDLE_CPU = 0.02  # CPU seconds: less than this in the idle time is "not running"
 MIN_IDLE = 2.0  # wall seconds without CPU use before the parent kills a waiting worker
-ASLEEP = 0.5  # wall seconds asleep (state S or T, no CPU used) before it kills it
-ASLEEP_CHECKS = 4  # and at least this many checks saw it asleep (a starved parent checks less)
+ASLEEP = 0.5  # wall seconds asleep in all (state S or T, no CPU used) before it kills it
+ASLEEP_CHECKS = 4  # and at least this many pairs of checks saw it asleep (a starved parent
+#                    checks less)
 SLEEPING_STATES = frozenset("ST")  # /proc/<pid>/stat states of a process that waits by choice
 CALL_MULTIPLE = 20  # CPU allowed a budgeted game call: this many times a calibration call's
 NO_BUDGET_WINDOWS = 10  # a call without a budget may use this many windows of CPU in all
@@ -88,8 +92,10 @@ class Watch:
         self.cpu_start = process_cpu(pid) if pid is not None else None
         self._last_cpu, self._last_change = self.cpu_start, self.started
         self._sample_cpu = self.cpu_start
-        self._asleep_since: float | None = None  # when the checks began to see it asleep
-        self._asleep_checks = 0
+        self._asleep_total = 0.0  # wall seconds between two checks that both saw it asleep
+        self._asleep_checks = 0  # such pairs of checks
+        self._asleep_at: float | None = None  # the last check, when it saw the worker asleep
+        self._heard = False  # since the last check
         self.reason = ""
         self.cpu_used = 0.0
 
@@ -120,18 +126,18 @@ class Watch:
 
     def heard(self) -> None:
         """The worker wrote to the parent or read from it: whatever its state at the checks
-        (blocked on a full socket while the parent reads a long reply), it is not asleep."""
-        self._asleep_since, self._asleep_checks = None, 0
+        (blocked on a full socket while the parent reads a long reply), it was not asleep since
+        the last check."""
+        self._heard = True
 
     def _check_asleep(self, now: float, cpu: float, state: str) -> None:
         moved, self._sample_cpu = cpu != self._sample_cpu, cpu
-        if moved or state not in SLEEPING_STATES:
-            self._asleep_since, self._asleep_checks = None, 0
-            return
-        if self._asleep_since is None:
-            self._asleep_since = now
-        self._asleep_checks += 1
-        if self._asleep_checks > ASLEEP_CHECKS and now - self._asleep_since >= ASLEEP:
+        asleep = not moved and not self._heard and state in SLEEPING_STATES
+        if asleep and self._asleep_at is not None:
+            self._asleep_total += now - self._asleep_at
+            self._asleep_checks += 1
+        self._asleep_at, self._heard = (now if asleep else None), False
+        if self._asleep_checks >= ASLEEP_CHECKS and self._asleep_total >= ASLEEP:
             self._stop("asleep")
 
     def _stop(self, reason: str) -> None:

@@ -170,10 +170,13 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
     depth = case.play.depth or rubric.play.depth
     result.extra_data = {}
     losing = _losing_choices(game, records, depth)
-    _fill_in_pruned(worker, case, rubric, game, losing.values(), depth)
+    # The follow-up requests (the pruned moves' values, the hint's) cannot change the score,
+    # so a failure costs the submission nothing: after the first, none is made (a submission
+    # that times out on each would take the grader's time for free, a worker restart each).
+    answered = _fill_in_pruned(worker, case, rubric, game, losing.values(), depth)
     result.summary, result.output = play_feedback.report(
         game, case.play.opponent, records, value, thresholds, rubric.play.draw_weight, losing)
-    if result.score < result.max_score:
+    if result.score < result.max_score and answered:
         hint = likely_mistake(game, _match_values(worker, case, rubric, records))
         if hint:
             result.output += "\n\nLikely mistake: " + hint
@@ -243,11 +246,12 @@ def _losing_choices(game: Any, records: list[Any], depth: int) -> dict[int, Any]
 
 
 def _fill_in_pruned(worker: Worker, case: Case, rubric: Rubric, game: Any, choices: Any,
-                    depth: int) -> None:
+                    depth: int) -> bool:
     """Exact values for the moves the search pruned at the decisions the report shows: the
     student's values of the rest of those positions' cutoff (a request as any other: cached,
     checked), backed up in full. The matches are already scored: should ``evaluate`` fail on
-    those positions, the report shows the pruned moves' bounds instead."""
+    those positions, the report shows the pruned moves' bounds instead, and no more is asked
+    (False is returned; True when every request was answered)."""
     from reference import play
 
     for found in choices:
@@ -259,9 +263,10 @@ def _fill_in_pruned(worker: Worker, case: Case, rubric: Rubric, game: Any, choic
         try:
             values = evaluate_ids(worker, case, ids, rubric)
         except EvaluationFailed:
-            continue
+            return False
         decision.values = play.search_values(game, state, depth, values)
         decision.pruned = {}
+    return True
 
 
 def _sample_check(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -> TestResult:

@@ -185,6 +185,17 @@ ATTACKS: list[Attack] = [
                 os.kill(os.getpid(), signal.SIGSTOP)
                 return 3
             """), message=TIMEOUT + r"[\s\S]*slept for", slow=True),
+    _attack("sleep_in_bursts", "runaway",
+            "asleep in 0.3 s bursts, 12 ms of CPU between them: never 0.5 s asleep at a stretch, "
+            "never 2 s without CPU use (it held each test to the wall-clock limit, 10 s)",
+            _ab("""
+                import time
+                while True:
+                    time.sleep(0.3)
+                    started = time.process_time()
+                    while time.process_time() - started < 0.012:
+                        pass
+            """), message=TIMEOUT + r"[\s\S]*slept for", slow=True),
     _attack("swallow_ignoring_sigxcpu", "runaway",
             "SIGXCPU ignored, then a loop catching every exception, the time-out too",
             _ab("""
