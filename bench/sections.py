@@ -110,6 +110,8 @@ def per_case(runs: int, cache: Path) -> dict[str, Any]:
         for case in cases:
             game = case.build_game()
             for algorithm in case.algorithms:
+                if algorithm == "evaluate":
+                    continue  # graded by play, not against a reference run: bench/play.py
                 settings = rubric.settings_for(case, algorithm)
                 seeds = [case.mcts.seed]
                 if algorithm == "mcts" and case.mcts.check == "outcome":
