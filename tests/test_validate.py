@@ -415,3 +415,20 @@ def test_players_is_needed_only_when_the_game_has_another_count(tmp_path):
     assert len(errors) == 1 and 'set "players": 3' in errors[0].message
     docs = (ROOT / "docs" / "cases.md").read_text()
     assert "the two-player games need no `players`" in docs
+
+
+def test_a_top_level_warning_is_located_without_scanning_the_whole_tree(tmp_path, monkeypatch):
+    """A `$schema` that leads nowhere is reported at its line, found by a pass over the top
+    level only: a warning about a big case's header must not walk its whole tree (seconds and
+    a gigabyte at 10^6 nodes)."""
+    from grader.cases import text
+
+    leaves = ", ".join(f'{{"id": "L{i}", "value": {i}}}' for i in range(50))
+    case = tmp_path / "big.json"
+    case.write_text('{\n  "$schema": "nowhere.json",\n  "name": "big", "description": "x",\n'
+                    '  "algorithms": ["minimax"],\n'
+                    f'  "tree": {{"id": "R", "player": "max", "children": [{leaves}]}}\n}}\n')
+    monkeypatch.setattr(text, "_scan", lambda *args: pytest.fail("scanned the whole tree"))
+    warnings: list = []
+    assert validate_paths([case], warnings=warnings) == []
+    assert [(w.line, w.column) for w in warnings] == [(2, 3)]

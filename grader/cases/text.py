@@ -70,35 +70,57 @@ class Positions(Mapping):
     """Where each JSON path starts in a text known to be JSON, as (line, column), 1-based.
 
     Computed on first use: finding every value's place is a Python scan of the whole text
-    (seconds for a 10^6-node case), and it is only needed when an error is reported.
+    (seconds for a 10^6-node case), and it is only needed when an error is reported. The root
+    and its members (``$schema``, ``name``, ...) are found without it: a pass over the top
+    level, each member's value skipped by the C decoder (a warning about ``$schema`` must not
+    scan a whole tree).
     """
 
     def __init__(self, text: str) -> None:
         self._text = text
         self._places: dict[JsonPath, tuple[int, int]] | None = None
+        self._top: dict[JsonPath, tuple[int, int]] | None = None
         self.problems: list[tuple[JsonPath, tuple[int, int], str]] = []  # keys twice, NaN
+
+    def _where(self, offsets: Iterable[tuple[Any, int]]) -> dict[Any, tuple[int, int]]:
+        """``{key: (line, column)}`` of ``(key, offset)`` pairs."""
+        line_starts = [0] + [m.end() for m in re.finditer("\n", self._text)]
+        found = {}
+        for key, offset in offsets:
+            line = bisect.bisect_right(line_starts, offset)
+            found[key] = (line, offset - line_starts[line - 1] + 1)
+        return found
 
     def _computed(self) -> dict[JsonPath, tuple[int, int]]:
         if self._places is None:
-            text = self._text
-            line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
-
-            def where(offset: int) -> tuple[int, int]:
-                line = bisect.bisect_right(line_starts, offset)
-                return line, offset - line_starts[line - 1] + 1
-
             offsets: dict[JsonPath, int] = {}
             problems: list[tuple[JsonPath, int, str]] = []
-            _scan(text, offsets, problems)
-            self._places = {parts: where(offset) for parts, offset in offsets.items()}
-            self.problems = [(parts, where(offset), message) for parts, offset, message in problems]
+            _scan(self._text, offsets, problems)
+            self._places = self._where(offsets.items())
+            places = self._where((i, offset) for i, (_, offset, _) in enumerate(problems))
+            self.problems = [(parts, places[i], message)
+                             for i, (parts, _, message) in enumerate(problems)]
         return self._places
 
+    def _top_level(self) -> dict[JsonPath, tuple[int, int]]:
+        if self._places is not None:
+            return self._places
+        if self._top is None:
+            top = _scan_top(self._text)
+            if top is None:
+                return self._computed()
+            self._top = self._where(top.items())
+        return self._top
+
+    def _table(self, parts: object) -> dict[JsonPath, tuple[int, int]]:
+        shallow = isinstance(parts, tuple) and len(parts) <= 1
+        return self._top_level() if shallow else self._computed()
+
     def __getitem__(self, parts: JsonPath) -> tuple[int, int]:
-        return self._computed()[parts]
+        return self._table(parts)[parts]
 
     def __contains__(self, parts: object) -> bool:
-        return parts in self._computed()
+        return parts in self._table(parts)
 
     def __iter__(self) -> Iterator[JsonPath]:
         return iter(self._computed())
@@ -167,6 +189,26 @@ def parse_case_text(text: str, file: str | None = None) -> ParsedText:
         for parts, (line, column), message in positions.problems:
             parsed.errors.append(place(case_error(message, parts, file), line, column))
     return parsed
+
+
+def _scan_top(text: str) -> dict[JsonPath, int] | None:
+    """Where the root and each of its members start (text already known to be JSON; None when
+    the root is not an object); the members' values are skipped by the C decoder, not walked."""
+    skip = _WHITESPACE.match
+    decode = json.JSONDecoder().raw_decode
+    i = skip(text, 0).end()
+    if text[i] != "{":
+        return None  # not an object: the full scan has every place
+    offsets: dict[JsonPath, int] = {(): i}
+    i = skip(text, i + 1).end()
+    while text[i] != "}":
+        key, end = json.decoder.scanstring(text, i + 1)
+        offsets[(key,)] = i  # a key given twice: the last, as the full scan and JSON
+        i = skip(text, end).end() + 1  # past ":"
+        i = skip(text, decode(text, skip(text, i).end())[1]).end()
+        if text[i] == ",":
+            i = skip(text, i + 1).end()
+    return offsets
 
 
 def _scan(text: str, offsets: dict[JsonPath, int], problems: list) -> None:
