@@ -409,27 +409,36 @@ def test_a_losing_choice_shows_exact_values_for_the_moves_the_search_pruned(grad
     assert pruned_there, (shown, pruned_there)  # (the search had pruned some of those)
 
 
-def test_a_failure_filling_in_the_pruned_values_leaves_the_bounds_and_the_score(
-        graded, tmp_path, monkeypatch):
-    """Once the matches are played, an evaluation failing on a pruned move's positions costs
-    nothing: the report shows those moves' bounds."""
-    name = "evaluate_constant"  # whose losing decisions shown had moves pruned
-    played = []  # this case's matches are over
+def fail_after_the_matches(monkeypatch, reply: WorkerReply) -> list[int]:
+    """Every ``evaluate`` request made after a case's matches are played fails with ``reply``;
+    the list returned counts those requests, an entry a case."""
+    played, follow_ups = [], []  # this case's matches are over; the requests since
     real_play_case, real_evaluate_ids = scoring_play.play_case, scoring_play.evaluate_ids
 
     def play_case(*args):
         played.clear()
+        follow_ups.append(0)
         records = real_play_case(*args)
         played.append(True)
         return records
 
     def evaluate_ids(worker, case, ids, rubric):
         if played:
-            raise scoring_play.EvaluationFailed(WorkerReply("error", message="ValueError"))
+            follow_ups[-1] += 1
+            raise scoring_play.EvaluationFailed(reply)
         return real_evaluate_ids(worker, case, ids, rubric)
 
     monkeypatch.setattr(scoring_play, "play_case", play_case)
     monkeypatch.setattr(scoring_play, "evaluate_ids", evaluate_ids)
+    return follow_ups
+
+
+def test_a_failure_filling_in_the_pruned_values_leaves_the_bounds_and_the_score(
+        graded, tmp_path, monkeypatch):
+    """Once the matches are played, an evaluation failing on a pruned move's positions costs
+    nothing: the report shows those moves' bounds."""
+    name = "evaluate_constant"  # whose losing decisions shown had moves pruned
+    fail_after_the_matches(monkeypatch, WorkerReply("error", message="ValueError"))
     paths = [case_file(tmp_path, data) for data in PLAY_CASES]
     results = grade(variants.materialize(name, tmp_path / name), paths, rubric=SMALL)
     assert [t.score for t in results.tests] == [t.score for t in graded[name].tests]
@@ -444,24 +453,7 @@ def test_after_a_failing_follow_up_request_no_more_is_made(tmp_path, monkeypatch
     score: an ``evaluate`` that times out on each of those requests (an attack on the grader's
     time, each a worker restart, for free) gets one, then none; the score stands."""
     name = "evaluate_constant"  # lost matches whose decisions shown had moves pruned, a hint
-    played, follow_ups = [], []
-    real_play_case, real_evaluate_ids = scoring_play.play_case, scoring_play.evaluate_ids
-
-    def play_case(*args):
-        played.clear()
-        follow_ups.append(0)
-        records = real_play_case(*args)
-        played.append(True)
-        return records
-
-    def evaluate_ids(worker, case, ids, rubric):
-        if played:
-            follow_ups[-1] += 1
-            raise scoring_play.EvaluationFailed(WorkerReply("timeout", message="stalled"))
-        return real_evaluate_ids(worker, case, ids, rubric)
-
-    monkeypatch.setattr(scoring_play, "play_case", play_case)
-    monkeypatch.setattr(scoring_play, "evaluate_ids", evaluate_ids)
+    follow_ups = fail_after_the_matches(monkeypatch, WorkerReply("timeout", message="stalled"))
     paths = [case_file(tmp_path, data) for data in PLAY_CASES]
     results = grade(variants.materialize(name, tmp_path / name), paths, rubric=SMALL)
     assert any(t.score < t.max_score for t in results.tests)
