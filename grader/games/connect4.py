@@ -44,25 +44,9 @@ class ConnectFour(GridGame):
         **options: Any,
     ) -> None:
         """``options``: ``depth_limit``, ``value_bounds``, ``max_sum`` (see :class:`Game`)."""
+        rows, columns = self.grid_shape(state, rows, columns, connect, default=4)
         if state is not None:
-            cells, shape_rows, shape_columns = parse_grid(state, self.NAME)
-            if rows not in (None, shape_rows) or columns not in (None, shape_columns):
-                raise ValueError(
-                    f"{self.NAME} position {state!r} has {shape_rows} rows of {shape_columns}, "
-                    f"but params ask for rows={rows!r}, columns={columns!r}"
-                )
-            rows, columns = shape_rows, shape_columns
-            self._check_gravity(state, cells, columns)
-        rows = 4 if rows is None else rows
-        columns = 4 if columns is None else columns
-        for name, value in (("rows", rows), ("columns", columns), ("connect", connect)):
-            if type(value) is not int or value < 1:
-                raise ValueError(f"{self.NAME}: {name} must be a positive integer, got {value!r}")
-        if not 2 <= connect <= max(rows, columns):
-            raise ValueError(
-                f"{self.NAME}: connect must be between 2 and max(rows, columns) = "
-                f"{max(rows, columns)}, got {connect!r}"
-            )
+            self._check_gravity(state, parse_grid(state, self.NAME)[0], columns)
         super().__init__(state, rows, columns, connect, **options)
         self._width = columns  # actions are columns; column c's top cell is cell c
 

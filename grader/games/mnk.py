@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from grader.games.tictactoe import GridGame, parse_grid
+from grader.games.tictactoe import GridGame
 
 
 class MNKGame(GridGame):
@@ -32,21 +32,7 @@ class MNKGame(GridGame):
     def __init__(self, state: Any = None, *, rows: int | None = None, columns: int | None = None,
                  connect: int = 4, **options: Any) -> None:
         """``options``: ``depth_limit``, ``value_bounds``, ``max_sum`` (see :class:`Game`)."""
-        if state is not None:
-            _, shape_rows, shape_columns = parse_grid(state, self.NAME)
-            if rows not in (None, shape_rows) or columns not in (None, shape_columns):
-                raise ValueError(
-                    f"{self.NAME} position {state!r} has {shape_rows} rows of {shape_columns}, "
-                    f"but params ask for rows={rows!r}, columns={columns!r}")
-            rows, columns = shape_rows, shape_columns
-        rows = 5 if rows is None else rows
-        columns = 5 if columns is None else columns
-        for name, value in (("rows", rows), ("columns", columns), ("connect", connect)):
-            if type(value) is not int or value < 1:
-                raise ValueError(f"{self.NAME}: {name} must be a positive integer, got {value!r}")
-        if not 2 <= connect <= max(rows, columns):
-            raise ValueError(f"{self.NAME}: connect must be between 2 and max(rows, columns) = "
-                             f"{max(rows, columns)}, got {connect!r}")
+        rows, columns = self.grid_shape(state, rows, columns, connect, default=5)
         super().__init__(state, rows, columns, connect, **options)
 
     def _window_weight(self, marks: int) -> int:

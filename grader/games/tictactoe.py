@@ -120,6 +120,29 @@ class GridGame(Game):
         cells = "." * (rows * columns) if state is None else parse_grid(state, self.NAME)[0]
         self._root = Board(cells, 0, self._check_position(cells, state))
 
+    @classmethod
+    def grid_shape(cls, state: Any, rows: int | None, columns: int | None, connect: int,
+                   default: int) -> tuple[int, int]:
+        """(rows, columns) of a game built from ``state`` (a position, or None) and the params:
+        the position's shape, which given params must match; else the params, ``default`` for
+        each one missing. ValueError names what is wrong (a shape, a size, ``connect``)."""
+        if state is not None:
+            _, shape_rows, shape_columns = parse_grid(state, cls.NAME)
+            if rows not in (None, shape_rows) or columns not in (None, shape_columns):
+                raise ValueError(
+                    f"{cls.NAME} position {state!r} has {shape_rows} rows of {shape_columns}, "
+                    f"but params ask for rows={rows!r}, columns={columns!r}")
+            rows, columns = shape_rows, shape_columns
+        rows = default if rows is None else rows
+        columns = default if columns is None else columns
+        for name, value in (("rows", rows), ("columns", columns), ("connect", connect)):
+            if type(value) is not int or value < 1:
+                raise ValueError(f"{cls.NAME}: {name} must be a positive integer, got {value!r}")
+        if not 2 <= connect <= max(rows, columns):
+            raise ValueError(f"{cls.NAME}: connect must be between 2 and max(rows, columns) = "
+                             f"{max(rows, columns)}, got {connect!r}")
+        return rows, columns
+
     def _check_position(self, cells: str, state: Any) -> str:
         """The winner of a given position; ValueError if it cannot arise in play."""
         where = f"{self.NAME} position {state!r} is impossible"
