@@ -15,12 +15,6 @@ from typing import Any
 
 from grader.games.tictactoe import grid_lines
 
-
-def _windows(game: Any) -> tuple[tuple[int, ...], ...]:
-    """Every run of ``connect`` cells in a line, as indexes into the joined board."""
-    return grid_lines(game.rows, game.columns, game.connect)
-
-
 _BASELINE: dict[tuple[int, int, int, str], float] = {}  # (shape, cells) -> value
 BASELINE_MEMO = 50_000  # positions remembered before the memo starts over
 
@@ -36,25 +30,8 @@ def baseline_evaluation(game: Any, state: Any) -> float:
     if found is None:
         if len(_BASELINE) >= BASELINE_MEMO:
             _BASELINE.clear()
-        found = _BASELINE[key] = _baseline(game, cells)
+        found = _BASELINE[key] = float(_windows_worth(game, cells, "baseline"))
     return found
-
-
-def _baseline(game: Any, cells: str) -> float:
-    readers, worth = _baseline_tables(game.rows, game.columns, game.connect)
-    return float(sum([worth[read(cells)] for read in readers]))
-
-
-@lru_cache(maxsize=16)
-def _baseline_tables(rows: int, columns: int, connect: int
-                     ) -> tuple[tuple[itemgetter, ...], dict[tuple[str, ...], int]]:
-    """The windows' readers (an itemgetter of each window's cells: a tuple, as ``connect`` >= 2)
-    and each window's worth by its marks (the search orders moves by this: it is worth being
-    quick)."""
-    readers = tuple(itemgetter(*window) for window in grid_lines(rows, columns, connect))
-    worth = {marks: ("o" not in marks) * marks.count("x") - ("x" not in marks) * marks.count("o")
-             for marks in product("xo.", repeat=connect)}
-    return readers, worth
 
 
 def reference_evaluation(game: Any, state: Any) -> float:
@@ -62,17 +39,34 @@ def reference_evaluation(game: Any, state: Any) -> float:
     player only, weighted steeply by their marks (1, 4, 16, ...: a window one mark short of a
     line is worth far more than two with fewer), plus a mark in the middle column(s)."""
     board = game.board(state)
-    cells = "".join(board)
-    score = 0.0
-    for window in _windows(game):
-        marks = [cells[i] for i in window]
-        x, o = marks.count("x"), marks.count("o")
-        if x and not o:
-            score += 4.0 ** (x - 1)
-        elif o and not x:
-            score -= 4.0 ** (o - 1)
+    score = _windows_worth(game, "".join(board), "reference")
     middle = {game.columns // 2, (game.columns - 1) // 2}
     for row in board:
         for c in middle:
             score += {"x": 0.5, "o": -0.5}.get(row[c], 0.0)
     return score
+
+
+def _windows_worth(game: Any, cells: str, weights: str) -> float:
+    """The sum over the board's windows of each one's worth by its marks, in ``weights``."""
+    readers, worth = _tables(game.rows, game.columns, game.connect, weights)
+    return sum([worth[read(cells)] for read in readers])
+
+
+@lru_cache(maxsize=32)
+def _tables(rows: int, columns: int, connect: int, weights: str
+            ) -> tuple[tuple[itemgetter, ...], dict[tuple[str, ...], float]]:
+    """The windows' readers (an itemgetter of each window's cells: a tuple, as ``connect`` >= 2)
+    and each window's worth by its marks: ``baseline`` (x marks of a window without an o, minus
+    o marks of a window without an x) or ``reference`` (4 ** (marks - 1) for a window one player
+    holds alone, for x; minus that for o). Tables, as the search orders moves by the baseline:
+    it is worth being quick."""
+    readers = tuple(itemgetter(*window) for window in grid_lines(rows, columns, connect))
+    worth: dict[tuple[str, ...], float] = {}
+    for marks in product("xo.", repeat=connect):
+        x, o = marks.count("x"), marks.count("o")
+        if weights == "baseline":
+            worth[marks] = (not o) * x - (not x) * o
+        else:
+            worth[marks] = 4.0 ** (x - 1) if x and not o else -4.0 ** (o - 1) if o and not x else 0.0
+    return readers, worth

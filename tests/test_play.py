@@ -27,6 +27,7 @@ from grader.errors import CaseError
 from grader.feedback import play as play_feedback
 from grader.games import builtin_game
 from grader.games.base import MAX
+from grader.games.tictactoe import grid_lines
 from grader.run.evaluation import (
     Counter,
     EvaluationError,
@@ -39,7 +40,7 @@ from grader.sandbox.limits import Limits
 from grader.sandbox.protocol import WorkerReply
 from grader.scoring import play as scoring_play
 from grader.scoring.grade import grade
-from reference import evaluations, play
+from reference import play
 
 ROOT = Path(__file__).resolve().parent.parent
 SUBMISSIONS = ROOT / "tests" / "submissions"
@@ -218,7 +219,7 @@ def test_the_staff_search_makes_minimax_s_move_asking_each_position_once(depth, 
     if depth == 1:
         assert not decision.pruned
     windows = [[game.board(state)[i // game.columns][i % game.columns] for i in window]
-               for window in evaluations._windows(game)]  # the baseline orders moves: its definition
+               for window in grid_lines(game.rows, game.columns, game.connect)]  # the baseline orders moves: its definition
     assert play.baseline_evaluation(game, state) == sum(
         ("o" not in w) * w.count("x") - ("x" not in w) * w.count("o") for w in windows)
 
