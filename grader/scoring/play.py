@@ -166,7 +166,7 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
     full = len(thresholds) * rubric.play.threshold_points
     result.score = round(result.max_score * (earned / full if full else 0.0), 6)
     result.outcome = PASSED if result.score >= result.max_score else "wrong_value"
-    game = case.build_game()
+    game = _game(case)  # the one the matches used: its positions are remembered already
     depth = case.play.depth or rubric.play.depth
     result.extra_data = {}
     losing = _losing_choices(game, records, depth)
