@@ -10,7 +10,8 @@ untraced search), ``big`` (loading a 10^6-node case file; the deepest tree that 
 ``batch_issue`` (the same on issue 19's mix: correct, never-prunes, strict-pruning,
 chance-as-min), ``batch_issue_traces`` (that mix on every case but the ``evaluate`` ones,
 which are graded by play: the cases issue 19 measured), ``autograder`` (``run_autograder`` in a fresh /autograder-like tree: the first
-submission against a warm one, bench/autograder.py).
+submission against a warm one, bench/autograder.py). ``--rubric FILE``: the batch sections
+under a course's own rubric (what a lower ``time_floor`` or fewer ``[play] matches`` buy).
 
 The answer cache is a fresh temporary folder (``GRADER_CACHE``): the ``grade`` section's first
 run computes it (the "cold" figure), every later run reads it.
@@ -52,7 +53,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", choices=SECTIONS, default=list(SECTIONS))
     parser.add_argument("--out", type=Path, default=RESULTS, help="the JSON file to write")
     parser.add_argument("--jobs", type=int, default=2, help="grader batch --jobs (default 2)")
+    parser.add_argument("--rubric", type=Path, default=None,
+                        help="the batch sections' rubric (default trees/rubric.toml): what a "
+                        "course's own time_floor or [play] matches cost")
     args = parser.parse_args(argv)
+    if args.rubric is not None:
+        args.rubric = args.rubric.resolve()  # the batch runs from the repository's root
     quick = args.quick
     runs = 3 if quick else 5
     figures: dict = {
@@ -72,11 +78,13 @@ def main(argv: list[str] | None = None) -> int:
                 [(10**5, 1)] if quick else [(10**5, 3), (10**6, 1)], timeout=900),
             "batch": lambda: scale.batch(
                 {"correct": 4, "wrong": 3, "hostile": 3} if quick
-                else {"correct": 15, "wrong": 20, "hostile": 15}, args.jobs, cache),
+                else {"correct": 15, "wrong": 20, "hostile": 15}, args.jobs, cache,
+                rubric=args.rubric),
             "autograder": lambda: autograder.first_submission(runs, cache),
-            "batch_issue": lambda: scale.batch(scale.ISSUE_MIX, args.jobs, cache),
+            "batch_issue": lambda: scale.batch(scale.ISSUE_MIX, args.jobs, cache,
+                                               rubric=args.rubric),
             "batch_issue_traces": lambda: scale.batch(scale.ISSUE_MIX, args.jobs, cache,
-                                                      scale.trace_cases()),
+                                                      scale.trace_cases(), rubric=args.rubric),
         }
         if "cases" in args.only and "grade" not in args.only:
             _warm(cache)

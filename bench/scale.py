@@ -144,18 +144,18 @@ from pathlib import Path
 from grader.batch.pool import prepare_key
 from grader.cases import find_cases
 from grader.paths import REPO_ROOT
-prepare_key(find_cases([REPO_ROOT / "trees" / "public", REPO_ROOT / "trees" / "hidden"]), None,
-            Path(sys.argv[1]))
+prepare_key(find_cases([REPO_ROOT / "trees" / "public", REPO_ROOT / "trees" / "hidden"]),
+            Path(sys.argv[2]) if len(sys.argv) > 2 else None, Path(sys.argv[1]))
 """
 ISSUE_MIX = {"correct": 20, "never_prunes": 10, "strict_pruning": 10, "chance_as_min": 10}
 
 
 def batch(mix: dict[str, int], jobs: int, cache: Path,
-          cases: list[Path] | None = None) -> dict[str, Any]:
+          cases: list[Path] | None = None, rubric: Path | None = None) -> dict[str, Any]:
     """``grader batch`` on an export of correct, wrong and hostile submissions (bundled cases,
-    or ``cases``); a ``mix`` naming variants (``ISSUE_MIX``: issue 19's, a fifth each of
-    correct, never-prunes, strict-pruning, chance-as-min, correct) takes that many of each
-    named variant."""
+    or ``cases``; under ``rubric``, default trees/rubric.toml); a ``mix`` naming variants
+    (``ISSUE_MIX``: issue 19's, a fifth each of correct, never-prunes, strict-pruning,
+    chance-as-min, correct) takes that many of each named variant."""
     correct = REPO / "tests" / "submissions" / "correct" / "search.py"
     with tempfile.TemporaryDirectory() as scratch_name:
         scratch = Path(scratch_name)
@@ -184,9 +184,11 @@ def batch(mix: dict[str, int], jobs: int, cache: Path,
         # The staff cache filled first, measured apart: every reference answer, the known
         # mistakes' runs and windows of every case (what the first batch on a case set
         # computes once; a rerun, or the next batch, reads them)
-        prepared = run_measured([PYTHON, "-c", PREPARE, str(scratch / "key.json")],
+        chosen = ["--rubric", str(rubric)] if rubric else []
+        prepared = run_measured([PYTHON, "-c", PREPARE, str(scratch / "key.json"),
+                                 *([str(rubric)] if rubric else [])],
                                 env={"GRADER_CACHE": str(cache)}, timeout=3600)
-        chosen = ["--cases", *map(str, cases)] if cases else []
+        chosen += ["--cases", *map(str, cases)] if cases else []
         figures = run_measured([*GRADER, "batch", str(export), "--out", str(out),
                                 "--jobs", str(jobs), *chosen], env={"GRADER_CACHE": str(cache)},
                                timeout=3600)
@@ -213,7 +215,8 @@ def batch(mix: dict[str, int], jobs: int, cache: Path,
           f"{cpu_rate:.1f} a minute on {cores} otherwise idle cores")
     print(f"before it, once per case set: the staff cache filled in {prepared['wall']:.1f} s wall, "
           f"{prepared['cpu']:.1f} CPU s (not in the figures above)")
-    return {"submissions": total, "jobs": jobs, **figures, "per_minute": rate,
+    return {"submissions": total, "jobs": jobs, "rubric": str(rubric or "trees/rubric.toml"),
+            **figures, "per_minute": rate,
             "cache_prepared": {k: prepared[k] for k in ("wall", "cpu", "peak_mb", "code")},
             "cpu_per_submission": figures["cpu"] / total, "cpu_bound_per_minute": cpu_rate,
             "per_kind": per_kind, "slowest": sorted(slowest, reverse=True)[:10],

@@ -60,7 +60,6 @@ def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey) -
         for algorithm in case.algorithms:
             if algorithm in PLAY_ALGORITHMS:  # graded by play: no reference answers
                 continue
-            settings = rubric.settings_for(case, algorithm)
             if algorithm == "mcts" and case.mcts is not None and case.mcts.check == "outcome":
                 answers.optimal_actions(case)
                 answers.reference(case, "mcts", "inclusive", seed=case.mcts.seed)
