@@ -77,6 +77,27 @@ WRONG = "\n".join(f"def {name}(*args, **kwargs):\n    return 0\n" for name in ("
 # --- the layout -------------------------------------------------------------------------------
 
 
+def _tree(root: Path) -> list[Path]:
+    """``root`` and everything below it, links not followed, in sorted order. Iterative:
+    ``rglob`` recurses once a level, and an upload may hold 1,500 nested folders."""
+    found, pending = [], [root]
+    while pending:
+        path = pending.pop()
+        found.append(path)
+        if path.is_dir() and not path.is_symlink():
+            pending.extend(sorted(path.iterdir(), reverse=True))
+    return sorted(found)
+
+
+def _remove(root: Path) -> None:
+    """Delete ``root`` and all below it, deepest first (``shutil.rmtree`` recurses too)."""
+    for path in reversed(_tree(root)):
+        try:
+            path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
+        except OSError:
+            pass
+
+
 def _copy_source(target: Path) -> None:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".answer-key.json")
     for name in ("grader", "reference", "trees"):
@@ -88,20 +109,20 @@ def _copy_source(target: Path) -> None:
 
 def _secure(root: Path) -> None:
     """The permissions docker/setup.sh gives /autograder: secrets closed to others."""
-    for path in [root, *root.rglob("*")]:
+    for path in _tree(root):
         path.chmod(0o755 if path.is_dir() else 0o644)
     for secret in ("source/reference", "source/trees/hidden", "source/.cache", "results"):
         folder = root / secret
         folder.mkdir(parents=True, exist_ok=True)
-        for path in [folder, *folder.rglob("*")]:
+        for path in _tree(folder):
             path.chmod(path.stat().st_mode & ~0o007)
 
 
-def _command(python: str, root: Path) -> list[str]:
+def _command(python: str, root: Path, submission: Path) -> list[str]:
     cases = [root / "source/trees/public" / name for name in PUBLIC]
     cases += [root / "source/trees/hidden" / name for name in HIDDEN]
     return [
-        python, "-m", "grader", "grade", "--submission", str(root / "submission"),
+        python, "-m", "grader", "grade", "--submission", str(submission),
         "--cases", *map(str, cases), "--results", str(root / "results/results.json"),
         "--rubric", str(root / "source/rubric.toml"),
     ]  # fmt: skip
@@ -120,7 +141,7 @@ def _environment(root: Path) -> dict[str, str]:
 def _snapshot(root: Path) -> dict[str, tuple]:
     """Every file and folder under ``root``: mode, owner, and content hash or listing."""
     state = {}
-    for path in sorted([root, *root.rglob("*")]):
+    for path in _tree(root):
         info = path.lstat()
         if path.is_dir():
             detail: Any = tuple(sorted(p.name for p in path.iterdir()))
@@ -232,10 +253,12 @@ def _run(variant: Variant, attack: Any, template: Path, workdir: Path) -> Run:
     if attack.link:  # the upload is a link to one of the layout's files
         written.unlink()
         written.symlink_to(root / attack.link)
+    # the upload as Gradescope gives it (a folder), or what the attack's maker wrote (a zip)
+    submission = written if attack.upload and written.is_file() else root / "submission"
     (root / "tmp").mkdir()
     _secure(root)
     if variant.user is not None:
-        for path in [root, *root.rglob("*")]:
+        for path in _tree(root):
             os.lchown(path, variant.user.pw_uid, variant.user.pw_gid)
     before = _snapshot(root)
     started = time.monotonic()
@@ -244,7 +267,7 @@ def _run(variant: Variant, attack: Any, template: Path, workdir: Path) -> Run:
         ids = {"user": variant.user.pw_uid, "group": variant.user.pw_gid, "extra_groups": []}
     try:
         done = subprocess.run(
-            _command(variant.python, root), cwd=root / "source", capture_output=True, text=True,
+            _command(variant.python, root, submission), cwd=root / "source", capture_output=True, text=True,
             env={**_environment(root), **variant.env}, timeout=2 * TIME_BOUND, **ids,
             start_new_session=True,  # as on Gradescope: no other run shares its process group
         )  # fmt: skip
@@ -332,7 +355,7 @@ def hostile_runs(request):
         keys = sorted(cache["entries"])  # "<case hash>:<algorithm>:<rule>:<seed>": secret too
         yield variants, runs, warm_run, keys
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        _remove(workdir)
 
 
 # --- what must hold ---------------------------------------------------------------------------
