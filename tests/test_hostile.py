@@ -63,6 +63,9 @@ LIMITS = Limits()
 # are CPU time, so on a loaded machine a runaway test takes longer than its CPU seconds; for
 # these small cases a call's CPU limit is under two windows of TIME_FLOOR.
 TIME_BOUND = 10.0 + TESTS * (3 * (2 * TIME_FLOOR + LIMITS.kill_margin) + 2 * MIN_IDLE)
+# Bytes of results.json for these few tests, whatever the submission sends: outputs are cut at
+# 10 kB, values, traces and their replay are bounded (the Gradescope file must stay small).
+RESULTS_BOUND = 500_000
 CANARY = f"canary-{secrets.token_hex(8)}"  # in the grader's environment; must never leak
 PARALLEL = 4
 
@@ -417,6 +420,8 @@ def test_hostile_submission_is_graded_and_contained(hostile_runs, variant, attac
     assert run.returncode == 0, f"the grader did not exit cleanly ({run.returncode}); {context}"
     assert run.elapsed < TIME_BOUND, f"took {run.elapsed:.1f} s, over {TIME_BOUND:.1f} s"
     assert not run.results_error, run.results_error
+    size = len(json.dumps(run.results))
+    assert size < RESULTS_BOUND, f"results.json of {size:,} bytes for {TESTS} tests"
     tests = run.results["tests"]
     if entry.scope == "module" and len(tests) == 1 and "could be graded" in tests[0]["name"]:
         # nothing in the upload can be graded (a link, not a file): one test, one message

@@ -213,11 +213,16 @@ def _grade_budget_stop(case: Case, algorithm: str, result: TestResult, reply: Wo
 
 
 MAX_REPLAY_IDS = 2000  # traces longer than this are not kept for the HTML report
+# characters of both traces' ids: 2,000 Connect Four boards a side fit; a forged trace of 2,000
+# ids of 1,000 characters (2 MB in results.json, a test) does not
+MAX_REPLAY_CHARS = 2 * MAX_REPLAY_IDS * 64
 
 
 def _replay_data(case: Case, reference: Reference, got: RunResult) -> dict[str, Any] | None:
     """What the HTML report needs to replay a failing test (staff-only ``extra_data``)."""
     if max(len(reference.run.generated), len(got.generated)) > MAX_REPLAY_IDS:
+        return None
+    if sum(map(len, reference.run.generated)) + sum(map(len, got.generated)) > MAX_REPLAY_CHARS:
         return None
     return {
         "case": str(case.path) if case.path else None,

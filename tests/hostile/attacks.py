@@ -711,6 +711,22 @@ ATTACKS: list[Attack] = [
                 return 3
             """, prelude=REQUEST),
             message=r"sent a malformed message \(generated: expected a packed"),
+    _attack("huge_strings", "forgery",
+            "a list of 9,000 strings of 2,000 characters (18 MB, within the channel's caps): "
+            "kept whole in the grader's memory and in results.json, once a test",
+            _ab('return ["<b>" + "x" * 2000] * 9000'),
+            message=r"expected a number[^\n]*got \(\\<a string of 2,003 characters"),
+    _attack("forged_long_ids", "forgery",
+            "a forged reply with the right value and 1,900 trace ids of 1,000 characters: "
+            "2 MB of results.json a test (the HTML report's replay kept them)",
+            _ab("""
+                import json
+                ids = ["%04d" % i + "x" * 996 for i in range(1900)]
+                forged = {"event": "reply", "seq": _request()["seq"], "status": "ok",
+                          "value": 3, "generated": ids, "evaluated": ids}
+                _forge(json.dumps(forged).encode(), tail=b"\\n")
+                return 3
+            """, prelude=REQUEST), score=0.5, message=r"generated"),
     _attack("huge_int", "forgery", "2**5000: float() of it raises OverflowError",
             _ab("return 2**5000"), message=r"expected a number[^\n]*int of 5001 bits"),
     _attack("huge_int_in_vector", "forgery", "max^n's vector holding 2**5000 and NaN",
