@@ -193,6 +193,15 @@ def convert_notebook(data: bytes, name: str = "search.ipynb") -> ConvertedNotebo
                 f"{quoted(name)}, cell {number}: expected the cell's source as text, "
                 f"got: {type(source).__name__}"
             )
+        try:  # JSON may escape what no text holds: a lone surrogate ("\\ud800") made the grader fail
+            source.encode("utf-8")
+        except UnicodeEncodeError as error:
+            line_number = source.count("\n", 0, error.start) + 1
+            raise SubmissionError(
+                f"{quoted(name)}, cell {number}, line {line_number}: holds the character "
+                f"U+{ord(source[error.start]):04X}, half of a UTF-16 pair, which is not text; "
+                "delete it and submit again"
+            ) from None
         lines = _python_lines(source.replace("\r\n", "\n").replace("\r", "\n"), number, converted)
         if not lines:
             continue

@@ -195,6 +195,16 @@ def _notebook(folder: Path, text: str) -> Path:
     return folder
 
 
+def _notebook_surrogate(folder: Path, text: str) -> Path:
+    """``search.ipynb``: the submission, then a cell holding a lone surrogate (JSON escapes it;
+    UTF-8 cannot hold it)."""
+    cells = [{"cell_type": "code", "metadata": {}, "source": source, "outputs": [],
+              "execution_count": None} for source in (text, "NOTE = '\ud800'\n")]
+    (folder / "search.ipynb").write_text(json.dumps(
+        {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}))
+    return folder
+
+
 UPLOADS: dict[str, Callable[[Path, str], Path]] = {
     "zip_unsupported_method": lambda f, t: _patched_zip(f, t, _unsupported_method),
     "zip_encrypted": lambda f, t: _patched_zip(f, t, _encrypted),
@@ -202,6 +212,7 @@ UPLOADS: dict[str, Callable[[Path, str], Path]] = {
     "zip_overlapping_members": _overlapping_members,
     "nested_folders": _nested_folders,
     "notebook": _notebook,
+    "notebook_surrogate": _notebook_surrogate,
 }
 
 
@@ -804,6 +815,12 @@ ATTACKS: list[Attack] = [
             "", upload="notebook", scope="none",
             output=r"cell 2, line 1: `` %time 1 ` <img src=x onerror=alert\(1\)> "
                    r"\*\*full marks\*\* ` ``"),
+    _attack("notebook_surrogate", "forgery",
+            "a notebook cell holding a lone surrogate (JSON escapes it, UTF-8 cannot hold it): "
+            "every test was a 'problem on the course staff's side' (and in PrairieLearn a "
+            "submission not counted: an attempt for free)",
+            "", upload="notebook_surrogate", scope="module",
+            message=r"cell 2, line 1: holds the character U\+D800"),
     # --- accidents ------------------------------------------------------------------------
     _attack("syntax_error", "accident", "a syntax error: nothing in the file can run",
             "def alpha_beta(game, state:\n    return 3\n", scope="module",
