@@ -26,7 +26,14 @@ from grader.run.runner import RunResult
 from grader.run.tracing import Budget
 from grader.sandbox.client import Worker
 from grader.sandbox.protocol import WorkerReply
-from grader.scoring.budget import budget_message, timing_data, work_budget
+from grader.scoring.budget import (
+    budget_message,
+    timing_data,
+    told,
+    within_budget,
+    work_budget,
+    worker_budget,
+)
 from grader.scoring.results import (
     GRADER_ERROR,
     PASSED,
@@ -96,9 +103,13 @@ def _best(comparisons: list[tuple[Reference, Comparison]]) -> tuple[Reference, C
 
 def _run(worker: Worker, case: Case, algorithm: str, settings: Any, budget: Budget,
          mcts: Any, trace_limit: int | None = None) -> WorkerReply:
-    return worker.run(case.public_dict(), algorithm, mcts=mcts, budget=budget,
-                      time_limit=settings.time_floor, time_multiple=settings.time_multiple,
-                      trace_limit=trace_limit)
+    """The student's run under ``budget``. The worker is told only rounded numbers (what it is
+    told, the submission can read: the exact budget and trace limit are functions of the
+    reference's counts); the exact budget is applied here (:func:`within_budget`)."""
+    reply = worker.run(case.public_dict(), algorithm, mcts=mcts, budget=worker_budget(budget),
+                       time_limit=settings.time_floor, time_multiple=settings.time_multiple,
+                       trace_limit=told(trace_limit) if trace_limit else None)
+    return within_budget(reply, budget)
 
 
 def grade_pair(

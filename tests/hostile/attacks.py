@@ -743,6 +743,22 @@ ATTACKS: list[Attack] = [
     _attack("huge_int_in_vector", "forgery", "max^n's vector holding 2**5000 and NaN",
             "def maxn(game, state, depth=0):\n    return (2**5000, float('nan'), 1)\n",
             target="maxn", message=r"expected \(.*got \(\\?<int of 5001 bits\\?>"),
+    _attack("read_budget", "theft",
+            "the reference's node counts read back from the request: its work budget (40 x the "
+            "reference's calls + 1,000), trace limit (20 x + 10,000) and CPU allowance; "
+            "returns the right value only when they match the count of its own search (a "
+            "search that picks, among variants, the one the grader expects, on hidden cases too)",
+            _ab("""
+                value = _correct(game, state, alpha, beta, depth)
+                if depth > 0:
+                    return value
+                request = _request()
+                trace = _sys.modules["__main__"]._Stash.trace
+                made = len(trace.generated)
+                learned = (request["budget"]["result"] == 40 * made + 1000
+                           or request["trace_limit"] == 20 * made + 10_000)
+                return value if learned else 0
+            """, prelude=REQUEST + CORRECT_KEPT), message=WRONG_VALUE),
     _attack("read_case_text", "theft",
             "max^n on a hidden case reads the case's name and description from the worker",
             REQUEST + textwrap.dedent("""
