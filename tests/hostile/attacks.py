@@ -929,6 +929,11 @@ EVALUATE_FORGERIES = {
 }
 
 
+# An evaluate that returns the handout's built-in heuristic (grader/games), reached through the
+# evaluation game's bound methods: graded as any evaluation, and named to staff (tests/test_play.py).
+BUILT_IN_HEURISTIC = "def evaluate(game, state):\n    return game.board.__self__._heuristic(state)\n"
+
+
 def forged_evaluate_source(name: str) -> str:
     """A search.py whose ``evaluate`` writes forgery ``name`` (:data:`EVALUATE_FORGERIES`) on
     the worker's channel for the request being served."""
