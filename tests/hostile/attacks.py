@@ -166,6 +166,22 @@ def _overlapping_members(folder: Path, text: str, count: int = 200) -> Path:
     return path
 
 
+def _many_entries(folder: Path, text: str, count: int = 180_000) -> Path:
+    """A 10 MB zip listing ``count`` one-line files beside search.py: zipfile reads its whole
+    directory, about 11 times the zip's size in the grader's memory, at each read of the upload."""
+    raw, name = b"x = 1\n", b"a.py"
+    crc = binascii.crc32(raw)
+    local = struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 20, 0, 0, 0, 0, crc, len(raw), len(raw),
+                        len(name), 0) + name + raw
+    entry = struct.pack("<4sHHHHHHIIIHHHHHII", b"PK\x01\x02", 20, 20, 0, 0, 0, 0, crc, len(raw),
+                        len(raw), len(name), 0, 0, 0, 0, 0o100644 << 16, 0) + name
+    end = struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, len(entry) * count,
+                      len(local), 0)
+    path = folder / "upload.zip"
+    path.write_bytes(local + entry * count + end)
+    return path
+
+
 def _nested_folders(folder: Path, text: str, levels: int = 1500) -> Path:
     """``search.py`` at the top of an upload that also holds ``levels`` nested folders."""
     (folder / "search.py").write_text(text)
@@ -210,6 +226,7 @@ UPLOADS: dict[str, Callable[[Path, str], Path]] = {
     "zip_encrypted": lambda f, t: _patched_zip(f, t, _encrypted),
     "zip_corrupt_stream": lambda f, t: _patched_zip(f, t, _corrupt_stream),
     "zip_overlapping_members": _overlapping_members,
+    "zip_many_entries": _many_entries,
     "nested_folders": _nested_folders,
     "notebook": _notebook,
     "notebook_surrogate": _notebook_surrogate,
@@ -821,6 +838,11 @@ ATTACKS: list[Attack] = [
             "the grader 30 s of decompression (three reads a grading, one more a worker start)",
             "", upload="zip_overlapping_members", scope="module",
             message=r"holds 200 files named search\.py, more than the 10 the grader compares"),
+    _attack("zip_many_entries", "runaway",
+            "a 10 MB zip listing 180,000 files: zipfile read its whole directory, some 110 MB of "
+            "the grader's memory at each of the four reads of the upload",
+            "", upload="zip_many_entries", scope="module",
+            message=r"lists too many files for the grader to read"),
     _attack("nested_folders_upload", "accident",
             "an upload holding 1,500 nested folders beside search.py: finding search.py raised "
             "RecursionError in the grader (os.walk)",
