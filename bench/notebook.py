@@ -3,7 +3,8 @@
 Prints the median time and the peak memory of :func:`grader.sandbox.notebook.read_notebook` on
 the correct solution as a notebook (one cell a function, a setup cell of IPython lines), the
 same with 15 MB of outputs (plots) in it, and the largest notebooks the caps let through (1 MB
-of code; 50,000 shell lines in one cell). Figures only; nothing is asserted.
+of code; 50,000 shell lines in one cell; 4,000 cells of 60 small outputs each, 18 MB; a line of
+20,000 spaces). Figures only; nothing is asserted.
 """
 
 from __future__ import annotations
@@ -35,12 +36,15 @@ def notebooks() -> dict[str, dict]:
     cells += [_cell("def " + body) for body in functions]
     plot = {"output_type": "display_data", "metadata": {},
             "data": {"image/png": "iVBORw0KGgo" * 100_000}}  # about 1.1 MB of base64 each
+    stream = {"output_type": "stream", "name": "stdout", "text": "x\n"}
     base = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}}
     return {
         "correct solution": {**base, "cells": cells},
         "with 15 MB of outputs": {**base, "cells": cells + [_cell("show()", [plot] * 14)]},
         "1 MB of code": {**base, "cells": [_cell("x = 1\n" * (MAX_SOURCE_BYTES // 6 - 10))]},
         "50,000 shell lines": {**base, "cells": [_cell("!echo hi\n" * 50_000)]},
+        "4,000 cells of outputs": {**base, "cells": [_cell("x = 1", [stream] * 60)] * 4_000},
+        "20,000 spaces a line": {**base, "cells": [_cell(" " * 20_000 + "# far\nx = 1")]},
     }
 
 

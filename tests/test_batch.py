@@ -329,3 +329,19 @@ def test_a_submission_cannot_kill_another_slots_worker(tmp_path, monkeypatch):
     table = {row["submission"]: row for row in rows(out)}
     assert table["submission_2"]["score"] == table["submission_2"]["max_score"], table
     assert table["submission_2"]["error"] == ""
+
+
+def test_a_name_that_starts_like_a_formula_reaches_scores_csv_as_text(tmp_path):
+    # a student chooses their own name in the LMS; staff open scores.csv in a spreadsheet
+    from grader.batch.export import Submission
+    from grader.batch.scores import write_scores
+
+    evil = "=HYPERLINK(\"https://example.com\",\"regrade\")"
+    submission = Submission("-1+1", tmp_path, [{"name": evil, "email": "@x", "sid": "+1"}])
+    found = {"score": 1.0, "max_score": 2.0, "error": "=cmd", "tests": [("1.1", "minimax: a", 1.0, 1.0)]}
+    path = tmp_path / "scores.csv"
+    write_scores(path, [submission], {"-1+1": found})
+    (row,) = csv.DictReader(io.StringIO(path.read_text()))
+    assert (row["submission"], row["names"], row["emails"], row["sids"], row["error"]) == (
+        "'-1+1", "'" + evil, "'@x", "'+1", "'=cmd")
+    assert (row["score"], row["max_score"], row["minimax: a"]) == ("1", "2", "1")

@@ -63,6 +63,9 @@ LIMITS = Limits()
 # are CPU time, so on a loaded machine a runaway test takes longer than its CPU seconds; for
 # these small cases a call's CPU limit is under two windows of TIME_FLOOR.
 TIME_BOUND = 10.0 + TESTS * (3 * (2 * TIME_FLOOR + LIMITS.kill_margin) + 2 * MIN_IDLE)
+# Bytes of results.json for these few tests, whatever the submission sends: outputs are cut at
+# 10 kB, values, traces and their replay are bounded (the Gradescope file must stay small).
+RESULTS_BOUND = 500_000
 CANARY = f"canary-{secrets.token_hex(8)}"  # in the grader's environment; must never leak
 PARALLEL = 4
 
@@ -77,6 +80,27 @@ WRONG = "\n".join(f"def {name}(*args, **kwargs):\n    return 0\n" for name in ("
 # --- the layout -------------------------------------------------------------------------------
 
 
+def _tree(root: Path) -> list[Path]:
+    """``root`` and everything below it, links not followed, in sorted order. Iterative:
+    ``rglob`` recurses once a level, and an upload may hold 1,500 nested folders."""
+    found, pending = [], [root]
+    while pending:
+        path = pending.pop()
+        found.append(path)
+        if path.is_dir() and not path.is_symlink():
+            pending.extend(sorted(path.iterdir(), reverse=True))
+    return sorted(found)
+
+
+def _remove(root: Path) -> None:
+    """Delete ``root`` and all below it, deepest first (``shutil.rmtree`` recurses too)."""
+    for path in reversed(_tree(root)):
+        try:
+            path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
+        except OSError:
+            pass
+
+
 def _copy_source(target: Path) -> None:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".answer-key.json")
     for name in ("grader", "reference", "trees"):
@@ -88,20 +112,20 @@ def _copy_source(target: Path) -> None:
 
 def _secure(root: Path) -> None:
     """The permissions docker/setup.sh gives /autograder: secrets closed to others."""
-    for path in [root, *root.rglob("*")]:
+    for path in _tree(root):
         path.chmod(0o755 if path.is_dir() else 0o644)
     for secret in ("source/reference", "source/trees/hidden", "source/.cache", "results"):
         folder = root / secret
         folder.mkdir(parents=True, exist_ok=True)
-        for path in [folder, *folder.rglob("*")]:
+        for path in _tree(folder):
             path.chmod(path.stat().st_mode & ~0o007)
 
 
-def _command(python: str, root: Path) -> list[str]:
+def _command(python: str, root: Path, submission: Path) -> list[str]:
     cases = [root / "source/trees/public" / name for name in PUBLIC]
     cases += [root / "source/trees/hidden" / name for name in HIDDEN]
     return [
-        python, "-m", "grader", "grade", "--submission", str(root / "submission"),
+        python, "-m", "grader", "grade", "--submission", str(submission),
         "--cases", *map(str, cases), "--results", str(root / "results/results.json"),
         "--rubric", str(root / "source/rubric.toml"),
     ]  # fmt: skip
@@ -120,7 +144,7 @@ def _environment(root: Path) -> dict[str, str]:
 def _snapshot(root: Path) -> dict[str, tuple]:
     """Every file and folder under ``root``: mode, owner, and content hash or listing."""
     state = {}
-    for path in sorted([root, *root.rglob("*")]):
+    for path in _tree(root):
         info = path.lstat()
         if path.is_dir():
             detail: Any = tuple(sorted(p.name for p in path.iterdir()))
@@ -232,10 +256,12 @@ def _run(variant: Variant, attack: Any, template: Path, workdir: Path) -> Run:
     if attack.link:  # the upload is a link to one of the layout's files
         written.unlink()
         written.symlink_to(root / attack.link)
+    # the upload as Gradescope gives it (a folder), or what the attack's maker wrote (a zip)
+    submission = written if attack.upload and written.is_file() else root / "submission"
     (root / "tmp").mkdir()
     _secure(root)
     if variant.user is not None:
-        for path in [root, *root.rglob("*")]:
+        for path in _tree(root):
             os.lchown(path, variant.user.pw_uid, variant.user.pw_gid)
     before = _snapshot(root)
     started = time.monotonic()
@@ -244,7 +270,7 @@ def _run(variant: Variant, attack: Any, template: Path, workdir: Path) -> Run:
         ids = {"user": variant.user.pw_uid, "group": variant.user.pw_gid, "extra_groups": []}
     try:
         done = subprocess.run(
-            _command(variant.python, root), cwd=root / "source", capture_output=True, text=True,
+            _command(variant.python, root, submission), cwd=root / "source", capture_output=True, text=True,
             env={**_environment(root), **variant.env}, timeout=2 * TIME_BOUND, **ids,
             start_new_session=True,  # as on Gradescope: no other run shares its process group
         )  # fmt: skip
@@ -332,7 +358,7 @@ def hostile_runs(request):
         keys = sorted(cache["entries"])  # "<case hash>:<algorithm>:<rule>:<seed>": secret too
         yield variants, runs, warm_run, keys
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        _remove(workdir)
 
 
 # --- what must hold ---------------------------------------------------------------------------
@@ -394,6 +420,8 @@ def test_hostile_submission_is_graded_and_contained(hostile_runs, variant, attac
     assert run.returncode == 0, f"the grader did not exit cleanly ({run.returncode}); {context}"
     assert run.elapsed < TIME_BOUND, f"took {run.elapsed:.1f} s, over {TIME_BOUND:.1f} s"
     assert not run.results_error, run.results_error
+    size = len(json.dumps(run.results))
+    assert size < RESULTS_BOUND, f"results.json of {size:,} bytes for {TESTS} tests"
     tests = run.results["tests"]
     if entry.scope == "module" and len(tests) == 1 and "could be graded" in tests[0]["name"]:
         # nothing in the upload can be graded (a link, not a file): one test, one message
@@ -456,8 +484,9 @@ def test_attacks_are_audited_for_staff_and_never_shown_to_students(hostile_runs)
 
 def test_the_corpus_writes_one_submission_per_attack(tmp_path):
     paths = attacks.write_all(tmp_path)
-    assert len(paths) == len(attacks.ATTACKS) >= 35
-    assert {path.relative_to(tmp_path).parts[0] for path in paths} == set(attacks.BY_NAME)
+    written = {a.name for a in attacks.ATTACKS if a.upload not in attacks.NOT_WRITTEN_BY_WRITE_ALL}
+    assert len(paths) == len(written) >= 35
+    assert {path.relative_to(tmp_path).parts[0] for path in paths} == written
     text = (tmp_path / "infinite_loop" / "search.py").read_text()
     assert text.startswith(attacks.CORRECT.read_text().rstrip())
     assert text.rstrip().endswith("pass")
@@ -554,3 +583,9 @@ def test_the_audit_of_a_submission_never_raises(tmp_path):
     report = audit_submission(attack.parent)
     assert report["note"].startswith("audit (not a deduction): search.py line ")
     assert {"import", "call"} <= {finding["kind"] for finding in report["findings"]}
+    # a large file is not parsed (about 400 times its size in the grader's memory): said so
+    big = tmp_path / "big"
+    big.mkdir()
+    (big / "search.py").write_text("import os\n" + "x = 1\n" * 40_000)
+    assert audit_submission(big) == {
+        "findings": [], "note": "audit: search.py is over 200,000 bytes; not audited"}

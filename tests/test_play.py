@@ -571,3 +571,17 @@ def test_the_hint_weighs_the_positions_the_matches_went_through(monkeypatch, tmp
     for test, values in zip(lost, seen):
         went_through = [p for match in test.extra_data["play"] for p in match["positions"][:-1]]
         assert list(values) == list(dict.fromkeys(went_through))[:scoring_play.HINT_POSITIONS]
+
+
+def test_an_evaluate_returning_the_built_in_heuristic_is_named_to_staff(tmp_path, graded):
+    # the handout ships the built-in games' heuristic, the baseline opponent's evaluation; a
+    # one-line evaluate reaching it through the view's bound methods plays as the baseline
+    # does: graded as any evaluation, and staff are told (never the student)
+    data = PLAY_CASES[2]
+    submission = write(tmp_path, attacks.CORRECT.read_text() + "\n\n" + attacks.BUILT_IN_HEURISTIC)
+    test = grade(submission, [case_file(tmp_path, data)], rubric=SMALL).tests[0]
+    assert test.outcome != "error", test.output
+    assert test.staff_output.startswith("evaluate returned the built-in game's own heuristic")
+    assert "heuristic" not in test.output
+    correct = next(t for t in graded["correct"].tests if t.case_name == data["name"])
+    assert "built-in" not in correct.staff_output

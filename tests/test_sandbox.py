@@ -820,6 +820,14 @@ def test_a_forged_value_decodes_to_plain_data_within_its_caps():
     assert decode_value([1] * 20_000).count(1) < 20_000
     assert decode_value({"$float": "1e400"}) == OpaqueValue("?", "<a malformed value>")
     assert decode_value(2**5000) == OpaqueValue("int", "<int of 5001 bits>")
+    assert decode_value(["a3", ("x" * 999)]) == ["a3", "x" * 999]  # an action, an id: as is
+    long = decode_value("y" * 1001)
+    assert isinstance(long, OpaqueValue) and "1,001 characters" in long.repr
+    many = decode_value(["z" * 900] * 9000 + [{"$dict": [["k" * 900, 1]] * 9000}])
+    assert len(repr(many)) < 2 * 100_000  # the strings kept stop at MAX_TEXT
+    assert many[-1] == OpaqueValue("?", "<value too large to show>")
+    objects = decode_value([{"$object": "T" * 500, "repr": "r" * 500}] * 9000)
+    assert len(objects) < 300 and objects[-1] == OpaqueValue("?", "<value too large to show>")
 
 
 

@@ -30,7 +30,8 @@ class ScriptedWorker:
     def run(self, case, algorithm, *, mcts=None, time_limit=None, time_multiple=0.0, budget=None,
             trace_limit=None):
         self.requests.append({"case": case, "algorithm": algorithm, "time_limit": time_limit,
-                              "time_multiple": time_multiple, "budget": budget})
+                              "time_multiple": time_multiple, "budget": budget,
+                              "trace_limit": trace_limit})
         reply = self.replies.pop(0)
         reply.function, reply.algorithm, reply.time_limit = "alpha_beta", algorithm, time_limit
         return reply
@@ -84,15 +85,26 @@ def test_timeouts_name_the_limit_and_never_guess_at_pruning(answers):
 def test_the_budget_is_a_multiple_of_the_references_calls_plus_the_floor(answers):
     test, worker = grade(WorkerReply("ok", 3, RIGHT_GENERATED, RIGHT_EVALUATED), answers)
     budget = worker.requests[0]["budget"]
-    # the reference makes 10 result and 7 utility calls on the 3-12-8 tree
-    assert (budget.result, budget.evaluated) == (40 * 10 + 1000, 40 * 7 + 1000)
+    # the reference makes 10 result and 7 utility calls on the 3-12-8 tree: the budget is
+    # 40 x 10 + 1000 and 40 x 7 + 1000, and the worker (the student's to read) is told each
+    # rounded up to a power of two, so it cannot tell the reference's counts from it
+    assert (budget.result, budget.evaluated) == (2048, 2048)
+    assert worker.requests[0]["trace_limit"] == 16384  # 20 x 10 + 10,000, rounded up
     from grader.cases.rubric import rubric_from_dict
     from grader.scoring.pair import grade_pair as pair
 
     tight = rubric_from_dict({"defaults": {"work_multiple": 2, "work_floor": 0}})
     worker = ScriptedWorker(WorkerReply("ok", 3, RIGHT_GENERATED, RIGHT_EVALUATED))
-    pair(case_from_dict(AIMA), "alpha_beta", "2.1", tight, worker, answers)
-    assert (worker.requests[0]["budget"].result, worker.requests[0]["budget"].evaluated) == (20, 14)
+    test = pair(case_from_dict(AIMA), "alpha_beta", "2.1", tight, worker, answers)
+    assert (worker.requests[0]["budget"].result, worker.requests[0]["budget"].evaluated) == (32, 16)
+    assert test.passed
+    # the exact budget (20, 14) is the parent's: a search that passed it is stopped there,
+    # whatever the worker, told 32 and 16, let it do
+    longer = RIGHT_GENERATED * 3  # 21 result calls
+    worker = ScriptedWorker(WorkerReply("ok", 3, longer, RIGHT_EVALUATED))
+    test = pair(case_from_dict(AIMA), "alpha_beta", "2.1", tight, worker, answers)
+    assert (test.outcome, test.score) == ("budget", 0)
+    assert "stopped after 20 `result` calls" in test.output
 
 
 def test_a_budget_stop_scores_nothing_and_compares_the_trace_so_far(answers):

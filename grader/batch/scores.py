@@ -39,6 +39,17 @@ def _column(test: tuple[str, str, float, float]) -> str:
     return test[1].split(" (", 1)[0]  # "minimax: aima-fig-5-2 (description)" -> without it
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def inert_cell(text: str) -> str:
+    """``text`` as a spreadsheet shows it, never as a formula: a student's name in the export
+    (theirs to choose) or an upload's name in the error that starts like ``=HYPERLINK(...)``
+    gets a leading ``'`` (OWASP's advice on CSV injection)."""
+    text = str(text)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
 def write_scores(path: Path, submissions: list[Submission], summaries: dict[str, dict]) -> None:
     """scores.csv: submission, names, emails, sids, score, max_score, error, one column a test."""
     numbered: dict[str, tuple[int, ...]] = {}
@@ -57,9 +68,9 @@ def write_scores(path: Path, submissions: list[Submission], summaries: dict[str,
             continue
         people = [[p.get(key, "") for p in submission.submitters] for key in PEOPLE_KEYS]
         scores = {_column(test): f"{test[2]:g}" for test in found["tests"]}
-        writer.writerow([submission.id, *("; ".join(v) for v in people), f"{found['score']:g}",
-                         f"{found['max_score']:g}", found["error"],
-                         *(scores.get(name, "") for name in columns)])
+        writer.writerow([inert_cell(submission.id), *(inert_cell("; ".join(v)) for v in people),
+                         f"{found['score']:g}", f"{found['max_score']:g}",
+                         inert_cell(found["error"]), *(scores.get(name, "") for name in columns)])
     write_text_atomically(buffer.getvalue(), path)
 
 

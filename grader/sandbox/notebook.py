@@ -20,12 +20,15 @@ Conventions (:func:`convert_notebook`):
 * :meth:`ConvertedNotebook.relabel` turns the worker's ``search.py, line N`` into
   ``search.ipynb, cell C, line L`` in error messages and tracebacks.
 * What a refusal quotes (the file's name, nbformat's error, which may quote the file) is made
-  inert in Markdown (:func:`~grader.sandbox.submission.quoted`, ``inert``): it reaches the
-  results' top-level output as text, never as HTML.
+  inert in Markdown (:func:`~grader.sandbox.submission.quoted`, ``inert``), and the note's file
+  name and dropped lines are code spans no backtick inside can close
+  (:func:`~grader.sandbox.submission.code`): they reach the results' top-level output as text,
+  never as HTML.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import tokenize
 import warnings
@@ -33,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.errors import SubmissionError
-from grader.sandbox.submission import inert, quoted
+from grader.sandbox.submission import code, inert, quoted
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024  # outputs (plots) make notebooks large; the code is small
 MAX_CELLS = 5_000
@@ -41,10 +44,25 @@ MAX_SOURCE_BYTES = 1024 * 1024  # the joined code: a handout's search.py is kilo
 MAX_NOTES = 20  # dropped lines listed one by one; the rest counted
 PYTHON_CELL_MAGICS = ("time", "timeit", "capture", "prun")  # %%name whose body is Python
 
-# `%magic`, `!cmd`, `x = !cmd`, `x, y = %magic`, `name?`, `name??`, `?name`
-_IPYTHON_LINE = re.compile(
-    r"^\s*(?:[%!?]|[\w.\[\]'\", ]+\s*=\s*[%!]|[\w.]+\s*\?{1,2}\s*$)"
-)
+# `x = !cmd`, `x, y = %magic`: what stands before the `=` (stripped); `name?`, `name??`
+_ASSIGNED_TO = re.compile(r"[\w.\[\]'\", ]+")
+_HELP = re.compile(r"[\w.]+\s*\?{1,2}")
+
+
+def _ipython_line(text: str) -> bool:
+    """Whether ``text`` is a line of IPython syntax: ``%magic``, ``!cmd``, ``?name``,
+    ``x = !cmd``, ``x, y = %magic``, ``name?``, ``name??``. In linear time: the one regular
+    expression this replaced backtracked cubically on a line of spaces (4,000 of them took
+    75 s of the grader's own time, each time the notebook was read)."""
+    stripped = text.strip()
+    if stripped[:1] in ("%", "!", "?") and stripped:
+        return True
+    before, equals, after = text.partition("=")
+    if equals and after.lstrip()[:1] in ("%", "!"):
+        target = before.strip()
+        if _ASSIGNED_TO.fullmatch(target) if target else " " in before:
+            return True
+    return _HELP.fullmatch(stripped) is not None
 # The tokens after which the next line starts a new statement (COMMENT: only at bracket depth 0).
 _CLOSING = (tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT)
 _LINE_REFERENCES = (
@@ -103,7 +121,7 @@ class ConvertedNotebook:
     def note(self) -> str:
         """Markdown for the student: what was graded, and which lines were left out."""
         cells = len(self.spans)
-        graded = (f"`{self.name}` was graded as the Python of its {cells} code "
+        graded = (f"{code(self.name)} was graded as the Python of its {cells} code "
                   f"cell{'s' if cells != 1 else ''}, joined in order into `search.py`; errors "
                   "name the cell (counting every cell from the top) and the line in it.")
         if not self.dropped:
@@ -143,6 +161,7 @@ def convert_notebook(data: bytes, name: str = "search.ipynb") -> ConvertedNotebo
             f"{quoted(name)} is not a notebook: expected UTF-8 JSON text, "
             f"got a byte {data[error.start]:#x} at offset {error.start}"
         ) from None
+    text = _without_outputs(text, name)
     try:
         with warnings.catch_warnings():  # a missing cell id and the like: not the student's concern
             warnings.simplefilter("ignore")
@@ -176,6 +195,15 @@ def convert_notebook(data: bytes, name: str = "search.ipynb") -> ConvertedNotebo
                 f"{quoted(name)}, cell {number}: expected the cell's source as text, "
                 f"got: {type(source).__name__}"
             )
+        try:  # JSON may escape what no text holds: a lone surrogate ("\\ud800") made the grader fail
+            source.encode("utf-8")
+        except UnicodeEncodeError as error:
+            line_number = source.count("\n", 0, error.start) + 1
+            raise SubmissionError(
+                f"{quoted(name)}, cell {number}, line {line_number}: holds the character "
+                f"U+{ord(source[error.start]):04X}, half of a UTF-16 pair, which is not text; "
+                "delete it and submit again"
+            ) from None
         lines = _python_lines(source.replace("\r\n", "\n").replace("\r", "\n"), number, converted)
         if not lines:
             continue
@@ -191,6 +219,31 @@ def convert_notebook(data: bytes, name: str = "search.ipynb") -> ConvertedNotebo
     return converted
 
 
+def _without_outputs(text: str, name: str) -> str:
+    """``text`` with the cells' outputs and attachments emptied, and its cells counted, before
+    nbformat reads it: nbformat validates every output it is given (a notebook of 5,000 cells
+    of small outputs took 8 s of the grader's time, at each worker start), and none is ever
+    used. Text that is not a JSON notebook of version 4 is left for nbformat to refuse."""
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise SubmissionError(f"{quoted(name)} is not a notebook: its JSON nests too deeply") from None
+    except ValueError:
+        return text  # nbformat says what is wrong
+    cells = data.get("cells") if isinstance(data, dict) else None
+    if not isinstance(cells, list):
+        return text
+    if len(cells) > MAX_CELLS:
+        raise SubmissionError(
+            f"{quoted(name)} has {len(cells)} cells; the grader reads at most {MAX_CELLS}")
+    for cell in cells:
+        if isinstance(cell, dict):
+            if "outputs" in cell:
+                cell["outputs"] = []
+            cell.pop("attachments", None)
+    return json.dumps(data)
+
+
 def _python_lines(source: str, cell: int, converted: ConvertedNotebook) -> list[str]:
     """The cell's lines with IPython syntax dropped (each one noted in ``converted.dropped``)."""
     lines = source.split("\n")
@@ -202,7 +255,7 @@ def _python_lines(source: str, cell: int, converted: ConvertedNotebook) -> list[
     def drop(index: int, whole: str = "") -> None:
         shown = lines[index].strip()
         shown = shown if len(shown) <= 80 else shown[:77] + "..."
-        converted.dropped.append(f"cell {cell}, line {index + 1}: `{shown}`{whole}")
+        converted.dropped.append(f"cell {cell}, line {index + 1}: {code(shown)}{whole}")
 
     first = lines[0].strip()
     if first.startswith("%%"):
@@ -212,7 +265,7 @@ def _python_lines(source: str, cell: int, converted: ConvertedNotebook) -> list[
             return ["pass"] + ["" for _ in lines[1:]]
         drop(0)
         lines[0] = "pass"
-    candidates = {i for i, text in enumerate(lines) if _IPYTHON_LINE.match(text) and not
+    candidates = {i for i, text in enumerate(lines) if _ipython_line(text) and not
                   text.strip().startswith("%%")}
     if not candidates:
         return lines

@@ -18,7 +18,9 @@ JSON lines over a private socket (never stdout), in this order::
     worker -> {"event": "started", "seq", "function"}  (the student's function is being called)
     worker -> {"event": "reply", "seq", "status", "value", "ids", "generated", "evaluated", "error",
                "stdout", "stderr", "printed", "elapsed", "function", "message", "cpu",
-               "trace_truncated", "budget_stop": {"kind", "calls"} (status "budget")}
+               "trace_truncated", "budget_stop": {"kind", "calls"} (status "budget"),
+               "calls": {"result", "evaluated"} (the game calls the search made, before the
+               trace was cut: the parent applies the exact work budget to them)}
 
 (``missing_function`` and grader failures are answered with a reply and no ``started``.)
 
@@ -109,6 +111,7 @@ class WorkerReply:
     message: str = ""
     trace_truncated: bool = False  # a list passed MAX_TRACE ids and was cut
     budget_stop: dict[str, Any] | None = None  # status "budget": {"kind", "calls"}
+    calls: dict[str, int] | None = None  # {"result", "evaluated"}: the calls made (the worker's word)
 
     @property
     def ok(self) -> bool:
@@ -193,6 +196,7 @@ MESSAGE_SCHEMA: dict[str, Any] = {
         "evaluated": _TRACE,
         "ids": {"type": "array", "maxItems": 2 * MAX_TRACE},
         "trace_truncated": {"type": "boolean"},
+        "calls": {"type": "object", "additionalProperties": _NUMBER},
         "recycle": {"type": "boolean"},
         "printed": _NUMBER,
         "elapsed": _NUMBER,
@@ -332,6 +336,15 @@ def budget_stop(message: dict[str, Any]) -> dict[str, Any]:
     return {"kind": kind, "calls": int(min(max(calls, 0), 1e12))}
 
 
+def call_counts(message: dict[str, Any]) -> dict[str, int] | None:
+    """A reply's ``{"result", "evaluated"}`` counts, checked (None when it sent none)."""
+    given = message.get("calls")
+    if not isinstance(given, dict):
+        return None
+    return {kind: int(min(max(finite_number(given.get(kind), 0.0), 0.0), 1e12))
+            for kind in BUDGET_KINDS}
+
+
 def reply_from_message(message: dict[str, Any], function: str | None, *, stdout: str, stderr: str,
                        printed: int, limits: Limits) -> WorkerReply:
     """A :class:`WorkerReply` from a worker's reply (checked by :func:`parse_message`).
@@ -367,6 +380,7 @@ def reply_from_message(message: dict[str, Any], function: str | None, *, stdout:
         message=str(message.get("message", "")),
         trace_truncated=bool(message.get("trace_truncated")),
         budget_stop=budget_stop(message) if status == "budget" else None,
+        calls=call_counts(message),
     )
     if printed > limits.flood and status in ("ok", "error"):
         text = (

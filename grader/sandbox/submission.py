@@ -39,6 +39,7 @@ import errno
 import os
 import re
 import stat
+import struct
 import tempfile
 import zipfile
 from dataclasses import dataclass
@@ -54,6 +55,14 @@ MAX_SOURCE_BYTES = MAX_ZIP_BYTES  # the most read of a search.py, wherever it co
 NOT_REGULAR = ("{what} is {kind}, not a regular file: upload the file itself (a link could point "
                "at anything, the course's own solution included)")
 MAX_LISTED = 10  # files named in a "nothing to grade" message
+# search.py files one upload may hold: identical copies are read and compared, and in a zip
+# (before Python 3.12) many directory entries may name one member of 20 MB: 200 of them in a
+# 30 kB zip cost 30 s of the grader's time each time the upload was read
+MAX_CANDIDATES = 10
+# Bytes of a zip's directory (the list of its files), read from its end record before zipfile
+# reads the directory: each entry of it costs the grader about 11 times its size (a 15 MB zip
+# of 300,000 empty files: 164 MB and 3 s a read); 8 MiB lists some 80,000 files
+MAX_ZIP_DIRECTORY = 8 * 1024 * 1024
 SKIPPED_PARTS = ("__MACOSX", "__pycache__")
 
 
@@ -134,12 +143,29 @@ def _regular(path: Path) -> bool:
 
 
 def _walk_files(root: Path):
-    """Every entry under ``root`` (files, links, others; no folder reached through a link)."""
-    for folder, folders, files in os.walk(root, followlinks=False):
-        base = Path(folder)
-        folders[:] = sorted(name for name in folders if name != "__MACOSX")
-        links = [name for name in folders if (base / name).is_symlink()]
-        yield from (base / name for name in sorted(files) + links)
+    """Every entry under ``root`` (files, links, others; no folder reached through a link),
+    folder by folder in sorted order. Iterative: an upload of 1,500 nested folders made
+    ``os.walk`` (recursive before Python 3.12) raise RecursionError in the grader."""
+    pending = [Path(root)]
+    while pending:
+        base = pending.pop()
+        try:
+            with os.scandir(base) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError:  # unreadable, or a path too long: nothing there is graded
+            continue
+        folders = []
+        for entry in entries:
+            try:
+                is_folder = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_folder = False
+            if is_folder:
+                if entry.name != "__MACOSX":
+                    folders.append(base / entry.name)
+            else:
+                yield base / entry.name
+        pending.extend(reversed(folders))  # the first folder is walked first
 
 
 def _skipped(parts: tuple[str, ...]) -> bool:
@@ -163,8 +189,18 @@ def folder_candidates(folder: Path) -> list[Candidate]:
             found.append(Candidate(inside.as_posix(), match.lstat().st_size,
                                    lambda match=match: read_submission(match, folder), match))
         if found:
-            return found
+            return _few(found, "your upload")
     return []
+
+
+def _few(candidates: list[Candidate], where: str) -> list[Candidate]:
+    """``candidates``, when there are at most :data:`MAX_CANDIDATES` of them."""
+    if len(candidates) > MAX_CANDIDATES:
+        name = PurePosixPath(candidates[0].name).name
+        raise SubmissionError(
+            f"{where} holds {len(candidates):,} files named {name}, more than the "
+            f"{MAX_CANDIDATES} the grader compares: upload only the one to grade")
+    return candidates
 
 
 def zip_candidates(archive: zipfile.ZipFile) -> list[Candidate]:
@@ -183,7 +219,8 @@ def zip_candidates(archive: zipfile.ZipFile) -> list[Candidate]:
             found.append(Candidate(member.filename, member.file_size,
                                    lambda member=member: archive.read(member)))
         if found:
-            return sorted(found, key=lambda candidate: candidate.name)
+            where = f"the zip {quoted(Path(str(archive.filename)).name)}"
+            return _few(sorted(found, key=lambda candidate: candidate.name), where)
     return []
 
 
@@ -257,9 +294,31 @@ def _nothing_found(folder: Path) -> str:
     return f"no {FILENAME} in your upload; the files submitted were: {shown}. {advice}."
 
 
+def zip_directory_size(path: Path) -> int | None:
+    """The size in bytes of the directory of the zip at ``path``, as zipfile will read it (its
+    end record, or the zip64 one that overrides it); None when it cannot be told (zipfile
+    then says what is wrong). Uses zipfile's own reader of the end record, a private function
+    (in every Python from 2.6 to 3.13): without it, None."""
+    find = getattr(zipfile, "_EndRecData", None)
+    if find is None:
+        return None
+    try:
+        with open(path, "rb") as stream:
+            record = find(stream)
+    except (OSError, ValueError, struct.error, zipfile.BadZipFile):
+        return None
+    return int(record[zipfile._ECD_SIZE]) if record else None
+
+
 def _from_zip(path: Path, scratch: Path | None) -> Choice:
     target = Path(scratch or tempfile.mkdtemp(prefix="submission-"))
     target.mkdir(parents=True, exist_ok=True)
+    directory = zip_directory_size(path)
+    if directory is not None and directory > MAX_ZIP_DIRECTORY:
+        raise SubmissionError(
+            f"the zip {quoted(path.name)} lists too many files for the grader to read (a "
+            f"directory of {directory:,} bytes, more than {MAX_ZIP_DIRECTORY:,}): upload "
+            f"{FILENAME} itself")
     try:
         with zipfile.ZipFile(path) as archive:
             candidates = zip_candidates(archive)
@@ -271,11 +330,20 @@ def _from_zip(path: Path, scratch: Path | None) -> Choice:
                 raise SubmissionError(
                     f"{quoted(big.name)} in {quoted(path.name)} is {big.size} bytes; too large")
             candidate, reason = choose(candidates, f"the zip {quoted(path.name)}")
-            destination = target / PurePosixPath(candidate.name).name  # search.py or .ipynb
-            destination.write_bytes(candidate.read())
-            return Choice(destination, f"{path.name}/{candidate.name}", reason)
-    except zipfile.BadZipFile as error:
-        raise SubmissionError(f"{quoted(path.name)} is not a readable zip file: {error}") from None
+            data = candidate.read()
+    except SubmissionError:
+        raise
+    except Exception as error:  # noqa: BLE001 - reading untrusted bytes: the upload's fault
+        # BadZipFile, and what a member's stream raises: a corrupt one (zlib.error, EOFError,
+        # OSError), a compression method this Python lacks (NotImplementedError), a password
+        # (RuntimeError); never the grader's failure
+        detail = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
+        raise SubmissionError(
+            f"{quoted(path.name)} is not a readable zip file: {inert(detail)}; zip the folder "
+            f"again (without a password), or upload {FILENAME} itself") from None
+    destination = target / PurePosixPath(candidate.name).name  # search.py or .ipynb
+    destination.write_bytes(data)
+    return Choice(destination, f"{path.name}/{candidate.name}", reason)
 
 
 def read_submission(path: Path, root: Path | None = None) -> bytes:

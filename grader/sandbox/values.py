@@ -31,6 +31,12 @@ MAX_DEPTH = 32
 MAX_REPR = 200
 MAX_INT_BITS = 10_000
 MAX_FLOAT_INT_BITS = 1_000  # the parent decodes a larger int as opaque: float() of it raises
+# Characters of one string, and of all a value's strings, the parent keeps: no answer (a number,
+# an action, a vector) comes near, and a reply of 9,000 strings of 2,000 characters (18 MB,
+# within the channel's caps) was kept whole, in memory and in results.json, once a test
+MAX_STRING = 1_000
+MAX_TEXT = 100_000
+TOO_LARGE = OpaqueValue("?", "<value too large to show>")
 
 
 def _float(value: float) -> Any:
@@ -106,35 +112,60 @@ def decode_value(data: Any) -> Any:
     ``data`` came from the worker, so it is read as untrusted: past MAX_ITEMS elements or
     MAX_DEPTH levels, or at a malformed tag, what is left becomes an :class:`OpaqueValue`
     saying so; so does an int of more than MAX_FLOAT_INT_BITS bits (no float holds it: the
-    comparison, the drawing and the report could not use it). Never raises for JSON data.
+    comparison, the drawing and the report could not use it), and a string of more than
+    MAX_STRING characters (only its start is kept). Past MAX_TEXT characters of strings and
+    opaque objects in all, a list, tuple or dict ends with one :class:`OpaqueValue` saying so.
+    Never raises for JSON data.
     """
     budget = [MAX_ITEMS]
+    text = [MAX_TEXT]
 
     def decode(item: Any, depth: int) -> Any:
         budget[0] -= 1
         if budget[0] < 0 or depth > MAX_DEPTH:
-            return OpaqueValue("?", "<value too large to show>")
+            return TOO_LARGE
         if type(item) is int and item.bit_length() > MAX_FLOAT_INT_BITS:
             return OpaqueValue("int", f"<int of {item.bit_length()} bits>")
+        if type(item) is str:
+            text[0] -= len(item)
+            if len(item) > MAX_STRING:
+                return OpaqueValue("str", f"<a string of {len(item):,} characters: "
+                                          f"{item[:60]!r}...>")
+            return item
         if isinstance(item, list):
-            return [decode(x, depth + 1) for x in item]
+            return list(items(item, depth))
         if not isinstance(item, dict):
             return item if item is None or type(item) in (bool, int, float, str) else \
                 OpaqueValue("?", "<not a value>")
         if len(item) == 1 and item.get(FLOAT_TAG) in ("nan", "inf", "-inf"):
             return float(item[FLOAT_TAG])
         if len(item) == 1 and isinstance(item.get(TUPLE_TAG), list):
-            return tuple(decode(x, depth + 1) for x in item[TUPLE_TAG])
+            return tuple(items(item[TUPLE_TAG], depth))
         if len(item) == 1 and isinstance(item.get(DICT_TAG), list):
             pairs = item[DICT_TAG]
             if all(isinstance(pair, list) and len(pair) == 2 for pair in pairs):
-                decoded = [(decode(k, depth + 1), decode(v, depth + 1)) for k, v in pairs]
+                decoded = []
+                for key, value in pairs:
+                    if budget[0] <= 0 or text[0] <= 0:
+                        decoded.append((TOO_LARGE, TOO_LARGE))
+                        break
+                    decoded.append((decode(key, depth + 1), decode(value, depth + 1)))
                 try:
                     return dict(decoded)
                 except TypeError:  # an unhashable key (a list): keep the pairs
                     return OpaqueValue("dict", repr(decoded)[:MAX_REPR])
         if isinstance(item.get(OBJECT_TAG), str) and isinstance(item.get("repr", ""), str):
-            return OpaqueValue(item[OBJECT_TAG][:MAX_REPR], str(item.get("repr", ""))[:MAX_REPR])
+            kind, shown = item[OBJECT_TAG][:MAX_REPR], str(item.get("repr", ""))[:MAX_REPR]
+            text[0] -= len(kind) + len(shown)
+            return OpaqueValue(kind, shown)
         return OpaqueValue("?", "<a malformed value>")
+
+    def items(sequence: list[Any], depth: int) -> Any:
+        """The decoded items of ``sequence``; once the budgets are spent, one TOO_LARGE."""
+        for item in sequence:
+            if budget[0] <= 0 or text[0] <= 0:
+                yield TOO_LARGE
+                return
+            yield decode(item, depth + 1)
 
     return decode(data, 0)

@@ -58,7 +58,13 @@ from grader.sandbox.failures import (
 )
 from grader.sandbox.guard import CpuGuard, Tools, WorkerTimeout
 from grader.sandbox.protocol import MAX_TRACE, pack_trace
-from grader.sandbox.reply_parts import budget_fields, safe_repr_factory, timeout_message, trace_ids
+from grader.sandbox.reply_parts import (
+    budget_fields,
+    call_counts,
+    safe_repr_factory,
+    timeout_message,
+    trace_ids,
+)
 from grader.sandbox.values import encode_value
 
 # Imported for the student's code before the privilege drop: the standard library may be
@@ -209,7 +215,7 @@ def _serve(request: dict[str, Any], module: Any, path: str, limits: dict[str, An
         tools.send({"event": "reply", "seq": request.get("seq"), "status": "budget",
                     "recycle": True, **budget_fields(trace, stop),
                     **pack_trace(generated, evaluated), "trace_truncated": truncated,
-                    "cpu": tools.cpu()})
+                    "calls": call_counts(trace), "cpu": tools.cpu()})
         tools.exit(0)
 
     if isinstance(request.get("evaluate"), dict):  # the evaluate assignment: a batch of positions
@@ -287,11 +293,13 @@ def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any
                 status="ok", value=encode_value(result.value, safe_repr_factory(repr_seconds))
             )
             generated, evaluated = result.generated, result.evaluated
+            calls = {"result": len(generated), "evaluated": len(evaluated)}
             cap = _trace_cap(request)
             truncated = len(generated) > cap or len(evaluated) > cap
             generated, evaluated = generated[:cap], evaluated[:cap]
         else:
             generated, evaluated, truncated = trace_ids(trace, _trace_cap(request))
+            calls = call_counts(trace)
             if caught == "budget":
                 reply.update(status="budget", **budget_fields(trace, stop))
             elif isinstance(caught, BaseException):
@@ -309,6 +317,7 @@ def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any
     reply.update(
         pack_trace(generated, evaluated),  # each distinct id once (the protocol's packed trace)
         trace_truncated=truncated,
+        calls=calls,
         stdout=output.out.text(),
         stderr=output.err.text(),
         printed=output.out.total + output.err.total,

@@ -28,6 +28,45 @@ def work_budget(settings: Any, references: list[Reference]) -> Budget:
                   evaluated=most(max(len(ref.run.evaluated) for ref in references)))
 
 
+def told(count: int) -> int:
+    """``count`` rounded up to a power of two: what the worker is told of a budget or a trace
+    limit (:func:`worker_budget`)."""
+    return 1 << max(count - 1, 0).bit_length()
+
+
+def worker_budget(budget: Budget) -> Budget:
+    """The budget the worker enforces: each count of ``budget`` rounded up to a power of two.
+
+    The worker runs the student's code, so what it is told, the submission can read (the
+    request is in its frames). The exact budget, ``work_multiple`` times the reference's calls
+    plus ``work_floor``, would tell a search how many nodes the reference generates and scores
+    on the case, a hidden one too (enough to pick, among variants tried on a copy of the tree,
+    the one the grader expects). Rounded, it tells that count within a factor of two; the
+    parent applies the exact budget to the reply (:func:`within_budget`), so the scores are the
+    exact budget's."""
+    return Budget(result=told(budget.result), evaluated=told(budget.evaluated))
+
+
+def within_budget(reply: WorkerReply, budget: Budget) -> WorkerReply:
+    """``reply`` as the exact ``budget`` leaves it: a search that made more calls of a kind than
+    it allows (by the counts the worker reports, else by its trace) is stopped there, whatever
+    it did next (returned, raised, timed out, was stopped by the worker's rounder budget): no
+    value, its trace cut at the budget. When both kinds passed, the ``result`` calls are named
+    (the order of the two kinds' calls does not cross)."""
+    calls = reply.calls or {"result": len(reply.generated), "evaluated": len(reply.evaluated)}
+    passed = [kind for kind in ("result", "evaluated") if calls.get(kind, 0) > getattr(budget, kind)]
+    if not passed:
+        return reply
+    kind = passed[0]
+    limit = getattr(budget, kind)
+    reply.status, reply.value, reply.error = "budget", None, None
+    reply.budget_stop = {"kind": kind, "calls": limit}
+    reply.message = f"stopped after {limit:,} {STOP_NAMES[kind]} calls (the work budget)"
+    reply.generated = reply.generated[:budget.result]
+    reply.evaluated = reply.evaluated[:budget.evaluated]
+    return reply
+
+
 def budget_message(reply: WorkerReply, references: list[Reference]) -> str:
     """"stopped after N `result` calls, K times what the reference needed"."""
     stop = reply.budget_stop or {"kind": "result", "calls": 0}

@@ -26,7 +26,14 @@ from grader.run.runner import RunResult
 from grader.run.tracing import Budget
 from grader.sandbox.client import Worker
 from grader.sandbox.protocol import WorkerReply
-from grader.scoring.budget import budget_message, timing_data, work_budget
+from grader.scoring.budget import (
+    budget_message,
+    timing_data,
+    told,
+    within_budget,
+    work_budget,
+    worker_budget,
+)
 from grader.scoring.results import (
     GRADER_ERROR,
     PASSED,
@@ -96,9 +103,13 @@ def _best(comparisons: list[tuple[Reference, Comparison]]) -> tuple[Reference, C
 
 def _run(worker: Worker, case: Case, algorithm: str, settings: Any, budget: Budget,
          mcts: Any, trace_limit: int | None = None) -> WorkerReply:
-    return worker.run(case.public_dict(), algorithm, mcts=mcts, budget=budget,
-                      time_limit=settings.time_floor, time_multiple=settings.time_multiple,
-                      trace_limit=trace_limit)
+    """The student's run under ``budget``. The worker is told only rounded numbers (what it is
+    told, the submission can read: the exact budget and trace limit are functions of the
+    reference's counts); the exact budget is applied here (:func:`within_budget`)."""
+    reply = worker.run(case.public_dict(), algorithm, mcts=mcts, budget=worker_budget(budget),
+                       time_limit=settings.time_floor, time_multiple=settings.time_multiple,
+                       trace_limit=told(trace_limit) if trace_limit else None)
+    return within_budget(reply, budget)
 
 
 def grade_pair(
@@ -213,11 +224,16 @@ def _grade_budget_stop(case: Case, algorithm: str, result: TestResult, reply: Wo
 
 
 MAX_REPLAY_IDS = 2000  # traces longer than this are not kept for the HTML report
+# characters of both traces' ids: 2,000 Connect Four boards a side fit; a forged trace of 2,000
+# ids of 1,000 characters (2 MB in results.json, a test) does not
+MAX_REPLAY_CHARS = 2 * MAX_REPLAY_IDS * 64
 
 
 def _replay_data(case: Case, reference: Reference, got: RunResult) -> dict[str, Any] | None:
     """What the HTML report needs to replay a failing test (staff-only ``extra_data``)."""
     if max(len(reference.run.generated), len(got.generated)) > MAX_REPLAY_IDS:
+        return None
+    if sum(map(len, reference.run.generated)) + sum(map(len, got.generated)) > MAX_REPLAY_CHARS:
         return None
     return {
         "case": str(case.path) if case.path else None,

@@ -182,7 +182,33 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
             result.output += "\n\nLikely mistake: " + hint
             result.extra_data["hint"] = hint
     result.extra_data["play"] = play_feedback.records_data(records)
+    result.staff_output = built_in_heuristic(game, _cache(worker, case))
     return result
+
+
+def built_in_heuristic(game: Any, values: dict[str, float]) -> str:
+    """A note for staff (never a deduction) when the student's values are the built-in
+    game's own heuristic, up to a positive scale and shift, on every position evaluated (at
+    least :data:`MIN_EVIDENCE`, not all alike); "" otherwise. The handout ships that heuristic
+    in ``grader/games`` (and ``game.board.__self__._heuristic`` reaches it from ``evaluate``:
+    nothing in the worker is out of the submission's reach), and it is the baseline opponent's
+    evaluation: a one-line ``evaluate`` returning it earned 10 of 12 points on four evaluate
+    cases, the hidden baseline one in full."""
+    heuristic = getattr(game, "_heuristic", None)
+    if heuristic is None or len(values) < MIN_EVIDENCE:
+        return ""
+    pairs = [(float(heuristic(game.state_from_id(state_id))), value)
+             for state_id, value in values.items()]
+    low, high = min(pairs), max(pairs)
+    if high[0] == low[0] or high[1] <= low[1]:
+        return ""
+    scale = (high[1] - low[1]) / (high[0] - low[0])
+    if not all(abs(low[1] + scale * (h - low[0]) - v) <= 1e-9 * max(1.0, abs(v))
+               for h, v in pairs):
+        return ""
+    return (f"evaluate returned the built-in game's own heuristic (scaled by {scale:g}) on all "
+            f"{len(pairs)} positions it was asked for: the handout's grader/games heuristic, "
+            "the baseline opponent's evaluation, not the student's own (not a deduction)")
 
 
 def _match_values(worker: Worker, case: Case, rubric: Rubric, records: list[Any]

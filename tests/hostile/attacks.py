@@ -17,15 +17,22 @@ expression the target's test output matches; ``score`` is the fraction of its po
 keeps (0 for every attack). ``link`` makes the submitted ``search.py`` a symbolic link to a file of
 the layout (the source appended is then never read). ``folder`` puts ``search.py`` in a folder of
 that name inside the upload; ``output`` is a regular expression the results' top-level output
-matches.
+matches. ``upload`` names a maker of :data:`UPLOADS`: the submission is uploaded its way (a
+zip given to the grader, a notebook, a folder of many levels) instead of as ``search.py``.
 """
 
 from __future__ import annotations
 
+import binascii
+import json
+import struct
 import sys
 import textwrap
+import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 CORRECT = Path(__file__).resolve().parent.parent / "submissions" / "correct" / "search.py"
 CATEGORIES = ("runaway", "escape", "forgery", "theft", "accident")
@@ -65,6 +72,7 @@ class Attack:
     link: str = ""  # the submitted search.py is a symbolic link to this file of the layout
     folder: str = ""  # search.py is uploaded in a folder of this name
     output: str = ""  # regex the results' top-level output matches
+    upload: str = ""  # a maker of UPLOADS: how the submission is uploaded (default: search.py)
 
 
 def _attack(name: str, category: str, description: str, source: str, **expect) -> Attack:
@@ -99,6 +107,131 @@ def _forge(head, body_chunks=(), tail=b"}\\n"):
         while view:
             view = view[os.write(fd, view):]
 """
+
+
+# --- uploads that are not a plain search.py ----------------------------------------------------
+# Each maker writes the submission's text (the correct solution, the attack appended) into
+# ``folder`` its way and returns the path the grader is given (``--submission``).
+
+
+def _zip_bytes(text: str) -> bytearray:
+    """``text`` as the one member ``search.py`` of a deflated zip."""
+    from io import BytesIO
+
+    buffer = BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("search.py", text)
+    return bytearray(buffer.getvalue())
+
+
+def _patched_zip(folder: Path, text: str, patch: Callable[[bytearray, int, int], None]) -> Path:
+    """A zip of ``text`` whose bytes ``patch(data, local, central)`` changes (the offsets of the
+    member's local and central headers), as a damaged or hand-made archive would be."""
+    data = _zip_bytes(text)
+    patch(data, data.find(b"PK\x03\x04"), data.find(b"PK\x01\x02"))
+    path = folder / "upload.zip"
+    path.write_bytes(bytes(data))
+    return path
+
+
+def _unsupported_method(data: bytearray, local: int, central: int) -> None:
+    data[local + 8:local + 10] = data[central + 10:central + 12] = struct.pack("<H", 99)
+
+
+def _encrypted(data: bytearray, local: int, central: int) -> None:
+    data[local + 6:local + 8] = data[central + 8:central + 10] = struct.pack("<H", 1)
+
+
+def _corrupt_stream(data: bytearray, local: int, central: int) -> None:
+    name, extra = struct.unpack("<HH", data[local + 26:local + 30])
+    start = local + 30 + name + extra
+    data[start:start + 40] = bytes(byte ^ 0x55 for byte in data[start:start + 40])
+
+
+def _overlapping_members(folder: Path, text: str, count: int = 200) -> Path:
+    """A 30 kB zip whose central directory names one 20 MB member ``count`` times: zipfile
+    before Python 3.12 reads each entry as a search.py of its own (David Fifield's overlap)."""
+    raw = (text + "\n#" + " " * 20_000_000)[:20_000_000].encode()
+    squeeze = zlib.compressobj(9, zlib.DEFLATED, -15)
+    packed = squeeze.compress(raw) + squeeze.flush()
+    crc, name = binascii.crc32(raw), b"search.py"
+    local = struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 20, 0, 8, 0, 0, crc, len(packed),
+                        len(raw), len(name), 0) + name + packed
+    entry = struct.pack("<4sHHHHHHIIIHHHHHII", b"PK\x01\x02", 20, 20, 0, 8, 0, 0, crc,
+                        len(packed), len(raw), len(name), 0, 0, 0, 0, 0o100644 << 16, 0) + name
+    end = struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, count, count, len(entry) * count,
+                      len(local), 0)
+    path = folder / "upload.zip"
+    path.write_bytes(local + entry * count + end)
+    return path
+
+
+def _many_entries(folder: Path, text: str, count: int = 180_000) -> Path:
+    """A 10 MB zip listing ``count`` one-line files beside search.py: zipfile reads its whole
+    directory, about 11 times the zip's size in the grader's memory, at each read of the upload."""
+    raw, name = b"x = 1\n", b"a.py"
+    crc = binascii.crc32(raw)
+    local = struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 20, 0, 0, 0, 0, crc, len(raw), len(raw),
+                        len(name), 0) + name + raw
+    entry = struct.pack("<4sHHHHHHIIIHHHHHII", b"PK\x01\x02", 20, 20, 0, 0, 0, 0, crc, len(raw),
+                        len(raw), len(name), 0, 0, 0, 0, 0o100644 << 16, 0) + name
+    end = struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, len(entry) * count,
+                      len(local), 0)
+    path = folder / "upload.zip"
+    path.write_bytes(local + entry * count + end)
+    return path
+
+
+def _nested_folders(folder: Path, text: str, levels: int = 1500) -> Path:
+    """``search.py`` at the top of an upload that also holds ``levels`` nested folders."""
+    (folder / "search.py").write_text(text)
+    path = folder
+    for _ in range(levels):  # one level at a time: mkdir(parents=True) recurses
+        path = path / "a"
+        path.mkdir()
+    return folder
+
+
+NOTEBOOK_MARKUP = "%time 1 ` <img src=x onerror=alert(1)> **full marks** `"
+
+
+def _notebook(folder: Path, text: str) -> Path:
+    """``search.ipynb``: the submission in one code cell, then a cell of an IPython line the
+    grader drops and lists in the results' output, quoting HTML in backticks, and a comment
+    after 20,000 spaces (the old IPython-line pattern backtracked cubically on it: hours of
+    the grader's own time)."""
+    def cell(source: str) -> dict:
+        return {"cell_type": "code", "metadata": {}, "source": source, "outputs": [],
+                "execution_count": None}
+
+    hostile = NOTEBOOK_MARKUP + "\n" + " " * 20_000 + "# a comment, far to the right\n"
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                "cells": [cell(text), cell(hostile)]}
+    (folder / "search.ipynb").write_text(json.dumps(notebook))
+    return folder
+
+
+def _notebook_surrogate(folder: Path, text: str) -> Path:
+    """``search.ipynb``: the submission, then a cell holding a lone surrogate (JSON escapes it;
+    UTF-8 cannot hold it)."""
+    cells = [{"cell_type": "code", "metadata": {}, "source": source, "outputs": [],
+              "execution_count": None} for source in (text, "NOTE = '\ud800'\n")]
+    (folder / "search.ipynb").write_text(json.dumps(
+        {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}))
+    return folder
+
+
+UPLOADS: dict[str, Callable[[Path, str], Path]] = {
+    "zip_unsupported_method": lambda f, t: _patched_zip(f, t, _unsupported_method),
+    "zip_encrypted": lambda f, t: _patched_zip(f, t, _encrypted),
+    "zip_corrupt_stream": lambda f, t: _patched_zip(f, t, _corrupt_stream),
+    "zip_overlapping_members": _overlapping_members,
+    "zip_many_entries": _many_entries,
+    "nested_folders": _nested_folders,
+    "notebook": _notebook,
+    "notebook_surrogate": _notebook_surrogate,
+}
+
 
 ATTACKS: list[Attack] = [
     # --- runaway --------------------------------------------------------------------------
@@ -606,11 +739,44 @@ ATTACKS: list[Attack] = [
                 return 3
             """, prelude=REQUEST),
             message=r"sent a malformed message \(generated: expected a packed"),
+    _attack("huge_strings", "forgery",
+            "a list of 9,000 strings of 2,000 characters (18 MB, within the channel's caps): "
+            "kept whole in the grader's memory and in results.json, once a test",
+            _ab('return ["<b>" + "x" * 2000] * 9000'),
+            message=r"expected a number[^\n]*got \(\\<a string of 2,003 characters"),
+    _attack("forged_long_ids", "forgery",
+            "a forged reply with the right value and 1,900 trace ids of 1,000 characters: "
+            "2 MB of results.json a test (the HTML report's replay kept them)",
+            _ab("""
+                import json
+                ids = ["%04d" % i + "x" * 996 for i in range(1900)]
+                forged = {"event": "reply", "seq": _request()["seq"], "status": "ok",
+                          "value": 3, "generated": ids, "evaluated": ids}
+                _forge(json.dumps(forged).encode(), tail=b"\\n")
+                return 3
+            """, prelude=REQUEST),  # (more ids than the work budget allows: a budget stop)
+            message=r"stopped after 1,400 `result` calls"),
     _attack("huge_int", "forgery", "2**5000: float() of it raises OverflowError",
             _ab("return 2**5000"), message=r"expected a number[^\n]*int of 5001 bits"),
     _attack("huge_int_in_vector", "forgery", "max^n's vector holding 2**5000 and NaN",
             "def maxn(game, state, depth=0):\n    return (2**5000, float('nan'), 1)\n",
             target="maxn", message=r"expected \(.*got \(\\?<int of 5001 bits\\?>"),
+    _attack("read_budget", "theft",
+            "the reference's node counts read back from the request: its work budget (40 x the "
+            "reference's calls + 1,000), trace limit (20 x + 10,000) and CPU allowance; "
+            "returns the right value only when they match the count of its own search (a "
+            "search that picks, among variants, the one the grader expects, on hidden cases too)",
+            _ab("""
+                value = _correct(game, state, alpha, beta, depth)
+                if depth > 0:
+                    return value
+                request = _request()
+                trace = _sys.modules["__main__"]._Stash.trace
+                made = len(trace.generated)
+                learned = (request["budget"]["result"] == 40 * made + 1000
+                           or request["trace_limit"] == 20 * made + 10_000)
+                return value if learned else 0
+            """, prelude=REQUEST + CORRECT_KEPT), message=WRONG_VALUE),
     _attack("read_case_text", "theft",
             "max^n on a hidden case reads the case's name and description from the worker",
             REQUEST + textwrap.dedent("""
@@ -653,6 +819,47 @@ ATTACKS: list[Attack] = [
                         out.write(b"\\0" * 1_000_000)
                 return 3
             """), message=REFUSED, fenced=True),
+    # --- uploads: read by the grader's own process, before any worker -----------------------
+    _attack("zip_unsupported_method", "accident",
+            "a zip whose search.py is stored by a compression method Python lacks: it made "
+            "the grader fail (NotImplementedError), a 'problem on the course staff's side'",
+            "", upload="zip_unsupported_method", scope="module",
+            message=r"not a readable zip file: That compression method is not supported"),
+    _attack("zip_encrypted", "accident",
+            "a zip with a password: it made the grader fail (RuntimeError)",
+            "", upload="zip_encrypted", scope="module",
+            message=r"not a readable zip file: .*password required"),
+    _attack("zip_corrupt_stream", "accident",
+            "a zip whose deflated search.py is damaged: it made the grader fail (zlib.error)",
+            "", upload="zip_corrupt_stream", scope="module",
+            message=r"not a readable zip file: Error -3 while decompressing"),
+    _attack("zip_overlapping_members", "runaway",
+            "a 30 kB zip naming one 20 MB search.py 200 times: each read of the upload cost "
+            "the grader 30 s of decompression (three reads a grading, one more a worker start)",
+            "", upload="zip_overlapping_members", scope="module",
+            message=r"holds 200 files named search\.py, more than the 10 the grader compares"),
+    _attack("zip_many_entries", "runaway",
+            "a 10 MB zip listing 180,000 files: zipfile read its whole directory, some 110 MB of "
+            "the grader's memory at each of the four reads of the upload",
+            "", upload="zip_many_entries", scope="module",
+            message=r"lists too many files for the grader to read"),
+    _attack("nested_folders_upload", "accident",
+            "an upload holding 1,500 nested folders beside search.py: finding search.py raised "
+            "RecursionError in the grader (os.walk)",
+            "", upload="nested_folders", scope="none"),
+    _attack("notebook_markup", "forgery",
+            "a notebook whose dropped IPython line closes its code span and writes HTML and "
+            "bold text into the results' output, and a comment after 20,000 spaces on which "
+            "the grader's IPython-line pattern backtracked for hours",
+            "", upload="notebook", scope="none",
+            output=r"cell 2, line 1: `` %time 1 ` <img src=x onerror=alert\(1\)> "
+                   r"\*\*full marks\*\* ` ``"),
+    _attack("notebook_surrogate", "forgery",
+            "a notebook cell holding a lone surrogate (JSON escapes it, UTF-8 cannot hold it): "
+            "every test was a 'problem on the course staff's side' (and in PrairieLearn a "
+            "submission not counted: an attempt for free)",
+            "", upload="notebook_surrogate", scope="module",
+            message=r"cell 2, line 1: holds the character U\+D800"),
     # --- accidents ------------------------------------------------------------------------
     _attack("syntax_error", "accident", "a syntax error: nothing in the file can run",
             "def alpha_beta(game, state:\n    return 3\n", scope="module",
@@ -716,17 +923,28 @@ def submission_text(attack: Attack, base: Path = CORRECT) -> str:
 
 
 def write_submission(attack: Attack, folder: Path, base: Path = CORRECT) -> Path:
-    """Write ``folder/search.py`` for ``attack``; returns its path."""
+    """Write ``folder/search.py`` for ``attack``; returns its path (with ``upload``: what its
+    maker wrote into ``folder``, the path to give the grader)."""
     folder = folder / attack.folder if attack.folder else folder
     folder.mkdir(parents=True, exist_ok=True)
+    if attack.upload:
+        return UPLOADS[attack.upload](folder, submission_text(attack, base))
     path = folder / "search.py"
     path.write_text(submission_text(attack, base))
     return path
 
 
+# Left out by write_all: 1,500 nested folders break whatever removes the folder afterwards
+# with shutil.rmtree or TemporaryDirectory (they recurse before Python 3.12); only
+# tests/test_hostile.py writes it, and removes it itself.
+NOT_WRITTEN_BY_WRITE_ALL = ("nested_folders",)
+
+
 def write_all(out: Path, base: Path = CORRECT) -> list[Path]:
-    """``out/<name>/search.py`` for every attack."""
-    return [write_submission(attack, Path(out) / attack.name, base) for attack in ATTACKS]
+    """``out/<name>/search.py`` (or what its upload maker writes) for every attack but those
+    of :data:`NOT_WRITTEN_BY_WRITE_ALL`."""
+    return [write_submission(attack, Path(out) / attack.name, base) for attack in ATTACKS
+            if attack.upload not in NOT_WRITTEN_BY_WRITE_ALL]
 
 
 # Forged replies to the evaluate assignment's request (a batch of positions, one reply of
@@ -739,6 +957,11 @@ EVALUATE_FORGERIES = {
     "not_a_list": '{"event": "reply", "seq": %d, "status": "ok", "value": {"$dict": []}}',
     "oversized": None,  # 200,000 numbers for 3 positions: refused before it is decoded
 }
+
+
+# An evaluate that returns the handout's built-in heuristic (grader/games), reached through the
+# evaluation game's bound methods: graded as any evaluation, and named to staff (tests/test_play.py).
+BUILT_IN_HEURISTIC = "def evaluate(game, state):\n    return game.board.__self__._heuristic(state)\n"
 
 
 def forged_evaluate_source(name: str) -> str:

@@ -44,6 +44,16 @@ HOSTILE_NOTEBOOKS: list[tuple[str, bytes, str | None]] = [
     ("markup_in_error", json.dumps({"nbformat": "<img src=x onerror=alert(1)>\n# Full marks",
                                     "cells": []}).encode(),
      r"Unsupported nbformat version \\<img src=x onerror=alert\(1\)\\>$"),
+    # a lone surrogate, which JSON can escape and UTF-8 cannot hold: it made every test a
+    # grader error (the joined code could not be written for the worker)
+    ("lone_surrogate", _notebook([_code("x = 1"), _code("y = 2\nNOTE = '\ud800'\n")]),
+     r"cell 2, line 2: holds the character U\+D800"),
+    # 4,000 cells of 60 small outputs each (18 MB): nbformat validated every output, 8 s at
+    # each worker start; the outputs are emptied first (python -m bench.notebook times it)
+    ("many_outputs", _notebook([{**_code("x = 1"), "outputs": [
+        {"output_type": "stream", "name": "stdout", "text": "x\n"}] * 60}] * 4_000), None),
+    # a line of 20,000 spaces: the old IPython-line pattern backtracked on it for hours
+    ("backtracking_line", _notebook([_code(" " * 20_000 + "# far to the right\nx = 1")]), None),
     # many IPython lines in one cell: converted in one pass, never re-tokenized per line
     ("many_magics", _notebook([_code("!echo hi\n" * 50_000)]), None),
     # code in an output, a markdown cell and a raw cell: never graded, never run
