@@ -787,6 +787,8 @@ def test_a_packed_trace_is_read_back_exactly_and_checked_before_it_is_used():
     for bad in [indexes(0, 1, 2),  # past the table of two
                 "not base64!", "QUJD",  # not base64; 3 bytes, not whole indexes
                 "\u00e9AAA",  # not ASCII
+                # two indexes (AAAAAAAAAAA=), not as pack() writes them
+                "AAAA AAAAAAA=", "AAAAAAAAAAA=\n", "AAAAAAAAAAB=", "AAAAAAAA=AAA",
                 indexes(*[0] * 40)]:  # more than this request's limit of 31
         with pytest.raises(Unreadable, match="generated: expected a packed trace"):
             parse({"ids": ["A", "B"], "generated": bad}, max_items=items_allowed(31))
