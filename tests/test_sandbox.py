@@ -970,3 +970,31 @@ def test_ignoring_the_cpu_signals_still_ends_at_the_parents_cpu_limit(worker_for
     assert reply.status == "killed_timeout", reply
     assert "ignored the time-out" in reply.message and "killed" in reply.message
     assert time.monotonic() - started < 20
+
+
+def test_a_recursion_error_shows_the_same_traceback_however_deep_the_stack_was():
+    """How many frames fit under the recursion limit differs between Python versions (and
+    with the grader's own frames below): the student sees the first frames and a fixed line,
+    never a count of repeats that changes from 3.10 to 3.12."""
+    import sys
+
+    from grader.sandbox.failures import RECURSION_FRAMES, error_data
+
+    source = "def down(n):\n    return down(n + 1)\n"
+    namespace: dict = {}
+    exec(compile(source, "search.py", "exec"), namespace)  # noqa: S102
+    texts = []
+    old_limit = sys.getrecursionlimit()
+    for limit in (300, 450):  # two depths, as two Python versions would give
+        sys.setrecursionlimit(limit)
+        try:
+            namespace["down"](0)
+        except RecursionError as error:
+            texts.append(error_data(error, "search.py")["traceback"])
+        finally:
+            sys.setrecursionlimit(old_limit)
+    assert texts[0] == texts[1]
+    assert texts[0].count('File "search.py", line 2, in down') == 3  # then Python's collapse
+    assert f"[Previous line repeated {RECURSION_FRAMES - 3} more times]" in texts[0]
+    assert "until Python's recursion limit" in texts[0]
+    assert texts[0].endswith("RecursionError: maximum recursion depth exceeded\n")
