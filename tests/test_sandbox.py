@@ -998,3 +998,29 @@ def test_a_recursion_error_shows_the_same_traceback_however_deep_the_stack_was()
     assert f"[Previous line repeated {RECURSION_FRAMES - 3} more times]" in texts[0]
     assert "until Python's recursion limit" in texts[0]
     assert texts[0].endswith("RecursionError: maximum recursion depth exceeded\n")
+
+
+def test_the_worker_preloads_what_seeding_with_a_string_needs():
+    """``evaluate``'s calls are seeded with a string (run/evaluation.py), which random hashes
+    with sha512; since Python 3.13 random imports it on the first such seed, which after the
+    privilege drop cannot read the standard library. ``_preload`` must have made it."""
+    import subprocess
+    import sys
+
+    script = textwrap.dedent("""
+        import random, sys
+        from grader.sandbox import worker
+        worker._preload()
+
+        class NoMoreImports:  # the confined worker: nothing more can be read
+            def find_spec(self, name, path=None, target=None):
+                raise ImportError(f"cannot read {name}")
+
+        sys.meta_path.insert(0, NoMoreImports())
+        random.seed("1000:some-state")
+        print(random.random())
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 0, done.stderr
+    assert float(done.stdout) == 0.5650165300994126  # seeded by sha512: any Python, any OS

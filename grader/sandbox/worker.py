@@ -84,6 +84,9 @@ def _preload() -> None:
     """Import what requests will need while the files are still readable."""
     for module_name in PRELOADED:
         importlib.import_module(module_name)
+    # a str seed (evaluate's, run/evaluation.py) hashes with sha512, which random imports on
+    # its first such seed since Python 3.13: after the drop that import would fail
+    random.Random("warm-up")
     for module_name, _ in BUILTIN_GAMES.values():
         try:
             importlib.import_module(module_name)
