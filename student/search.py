@@ -36,6 +36,9 @@ Rules every function follows (the grader checks the value AND the order of your 
 * At a state where ``game.is_cutoff(state, depth)`` is True, return ``game.evaluate(state)``
   (at a terminal it is the utility); do not evaluate any other state.
 * Ties keep the first child: a later child replaces the best one only if strictly better.
+* Let no set choose an order (``for a in set(...)``, ``s.pop()``): a set of strings iterates in
+  an order that changes with the Python version (Gradescope runs 3.10), so such code can pass
+  on your machine and fail there. Keep actions in lists.
 """
 
 import math

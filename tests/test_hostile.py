@@ -448,6 +448,10 @@ def test_hostile_submission_is_graded_and_contained(hostile_runs, variant, attac
     view = _student_view(run.results)
     leaked = [secret for secret in SECRETS + cache_keys if secret in view]
     assert leaked == [], f"students would see: {leaked}"
+    # the scratch folder's random name differs each run: no traceback, crash or warning names
+    # it (printing its own environment or working directory, the code shows it itself)
+    if attack != "environment":
+        assert "grader-worker-" not in view, "students would see the scratch folder's path"
     if attack == "syntax_error":  # a file that does not parse is not audited
         assert "audit" not in run.results.get("extra_data", {})
 

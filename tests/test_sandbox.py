@@ -787,6 +787,8 @@ def test_a_packed_trace_is_read_back_exactly_and_checked_before_it_is_used():
     for bad in [indexes(0, 1, 2),  # past the table of two
                 "not base64!", "QUJD",  # not base64; 3 bytes, not whole indexes
                 "\u00e9AAA",  # not ASCII
+                # two indexes (AAAAAAAAAAA=), not as pack() writes them
+                "AAAA AAAAAAA=", "AAAAAAAAAAA=\n", "AAAAAAAAAAB=", "AAAAAAAA=AAA",
                 indexes(*[0] * 40)]:  # more than this request's limit of 31
         with pytest.raises(Unreadable, match="generated: expected a packed trace"):
             parse({"ids": ["A", "B"], "generated": bad}, max_items=items_allowed(31))
@@ -976,3 +978,57 @@ def test_ignoring_the_cpu_signals_still_ends_at_the_parents_cpu_limit(worker_for
     assert reply.status == "killed_timeout", reply
     assert "ignored the time-out" in reply.message and "killed" in reply.message
     assert time.monotonic() - started < 20
+
+
+def test_a_recursion_error_shows_the_same_traceback_however_deep_the_stack_was():
+    """How many frames fit under the recursion limit differs between Python versions (and
+    with the grader's own frames below): the student sees the first frames and a fixed line,
+    never a count of repeats that changes from 3.10 to 3.12."""
+    import sys
+
+    from grader.sandbox.failures import RECURSION_FRAMES, error_data
+
+    source = "def down(n):\n    return down(n + 1)\n"
+    namespace: dict = {}
+    exec(compile(source, "search.py", "exec"), namespace)  # noqa: S102
+    texts = []
+    old_limit = sys.getrecursionlimit()
+    for limit in (300, 450):  # two depths, as two Python versions would give
+        sys.setrecursionlimit(limit)
+        try:
+            namespace["down"](0)
+        except RecursionError as error:
+            texts.append(error_data(error, "search.py")["traceback"])
+        finally:
+            sys.setrecursionlimit(old_limit)
+    assert texts[0] == texts[1]
+    assert texts[0].count('File "search.py", line 2, in down') == 3  # then Python's collapse
+    assert f"[Previous line repeated {RECURSION_FRAMES - 3} more times]" in texts[0]
+    assert "until Python's recursion limit" in texts[0]
+    assert texts[0].endswith("RecursionError: maximum recursion depth exceeded\n")
+
+
+def test_the_worker_preloads_what_seeding_with_a_string_needs():
+    """``evaluate``'s calls are seeded with a string (run/evaluation.py), which random hashes
+    with sha512; since Python 3.13 random imports it on the first such seed, which after the
+    privilege drop cannot read the standard library. ``_preload`` must have made it."""
+    import subprocess
+    import sys
+
+    script = textwrap.dedent("""
+        import random, sys
+        from grader.sandbox import worker
+        worker._preload()
+
+        class NoMoreImports:  # the confined worker: nothing more can be read
+            def find_spec(self, name, path=None, target=None):
+                raise ImportError(f"cannot read {name}")
+
+        sys.meta_path.insert(0, NoMoreImports())
+        random.seed("1000:some-state")
+        print(random.random())
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 0, done.stderr
+    assert float(done.stdout) == 0.5650165300994126  # seeded by sha512: any Python, any OS

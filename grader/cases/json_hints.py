@@ -34,9 +34,24 @@ def _open_brackets(text: str) -> list[tuple[str, int]]:
     return stack
 
 
+def _as_before_3_13(error: json.JSONDecodeError) -> json.JSONDecodeError:
+    """Python 3.13's parser says "Illegal trailing comma before end of object" at the comma;
+    earlier ones say what they expected at the closing bracket. Their words and offset, so a
+    TA gets the same message on every Python."""
+    if not error.msg.startswith("Illegal trailing comma"):
+        return error
+    after = error.pos + 1
+    while after < len(error.doc) and error.doc[after] in " \t\n\r":  # JSON's whitespace
+        after += 1
+    expected = ("Expecting property name enclosed in double quotes"
+                if error.msg.endswith("object") else "Expecting value")
+    return json.JSONDecodeError(expected, error.doc, after)
+
+
 def syntax_message(error: json.JSONDecodeError) -> tuple[str, int]:
     """What to tell a TA about a JSON syntax error, and the offset to point at (the error's,
     or where the missing bracket belongs)."""
+    error = _as_before_3_13(error)
     hint, offset = _hint(error)
     if hint.startswith("; "):  # a hint to the parser's own words
         return error.msg + hint, offset

@@ -13,6 +13,9 @@ import traceback
 from typing import Any
 
 
+RECURSION_FRAMES = 12  # a RecursionError's traceback: its first frames of search.py only
+
+
 class SandboxViolation(Exception):
     """Student code changed the grader's code inside the worker (reported, never raised)."""
 
@@ -44,11 +47,18 @@ def error_data(exc: BaseException, path: str) -> dict[str, str]:
         for frame in traceback.extract_tb(tb)
         if frame.filename == path
     ]
+    if isinstance(exc, RecursionError) and len(frames) > RECURSION_FRAMES:
+        # how many frames fit under the limit differs between Python versions (3.12 counts
+        # them differently), so a fixed number is shown: the same text on every version
+        frames = frames[:RECURSION_FRAMES]
+        cut = "  ... (the calls went on like this until Python's recursion limit)\n"
+    else:
+        cut = ""
     if isinstance(exc, SyntaxError) and exc.filename == path:
         exc.filename = "search.py"
         text = "".join(traceback.format_exception_only(type(exc), exc))
     else:
-        text = "".join(traceback.format_list(frames))
+        text = "".join(traceback.format_list(frames)) + cut
         text = (
             "Traceback (most recent call last):\n" + text if text else ""
         ) + f"{kind}: {message}\n"

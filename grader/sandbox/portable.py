@@ -111,7 +111,7 @@ def portable_environment(scratch: Path) -> dict[str, str]:
     env.update(
         PYTHONPATH=str(REPO_ROOT),
         PYTHONDONTWRITEBYTECODE="1",
-        PYTHONHASHSEED="0",  # set and dict-of-str orders are the same in every run
+        PYTHONHASHSEED="0",  # a set of str: one order every run (of one Python: 3.10 differs)
         PYTHONNOUSERSITE="1",
         PYTHONIOENCODING="utf-8",
         PYTHONUTF8="1",

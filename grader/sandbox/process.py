@@ -287,7 +287,7 @@ def worker_environment(scratch: Path) -> dict[str, str]:
         "LC_ALL": "C.UTF-8",
         "PYTHONPATH": str(REPO_ROOT),  # where grader/ is
         "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONHASHSEED": "0",  # set and dict-of-str orders are the same in every run
+        "PYTHONHASHSEED": "0",  # a set of str: one order every run (of one Python: 3.10 differs)
         "PYTHONNOUSERSITE": "1",
         "PYTHONIOENCODING": "utf-8",
         "HOME": str(scratch),

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import faulthandler
 import importlib
+import importlib.machinery
 import importlib.util
 import json
 import os
@@ -89,6 +90,9 @@ def _preload() -> None:
     """Import what requests will need while the files are still readable."""
     for module_name in PRELOADED:
         importlib.import_module(module_name)
+    # a str seed (evaluate's, run/evaluation.py) hashes with sha512, which random imports on
+    # its first such seed since Python 3.13: after the drop that import would fail
+    random.Random("warm-up")
     for module_name, _ in BUILTIN_GAMES.values():
         try:
             importlib.import_module(module_name)
@@ -111,9 +115,10 @@ def _import_submission(path: str, limits: dict[str, Any], guard: CpuGuard) -> tu
     seconds = float(limits["import_time"])
     with Captured(int(limits["output"])) as output:
         try:
-            spec = importlib.util.spec_from_file_location("search", path)
-            if spec is None or spec.loader is None:
-                raise ImportError(f"cannot import {path!r}")
+            # a spec made by hand: spec_from_file_location would make ``path`` absolute
+            spec = importlib.machinery.ModuleSpec(
+                "search", importlib.machinery.SourceFileLoader("search", path), origin=path)
+            spec.has_location = True  # __file__ is set
             module = importlib.util.module_from_spec(spec)
             sys.modules["search"] = module
             guard.arm(seconds, seconds, lambda: 0)
@@ -390,7 +395,11 @@ def main(argv: list[str] | None = None) -> int:
 def serve(config: dict[str, Any], tools: Tools, guard: Any, confinement: dict[str, int]) -> int:
     """Import the submission under ``guard`` and answer requests until the channel closes
     (both workers: this one and :mod:`grader.sandbox.portable_worker`)."""
-    limits, path = config["limits"], config["submission"]
+    limits = config["limits"]
+    # Imported by its name in the working directory (the scratch folder, prepare_process), so
+    # the file name Python records, and tracebacks, faulthandler and warnings print, is
+    # "search.py" in every run, not the scratch folder's random name.
+    path = os.path.relpath(config["submission"], config["scratch"])
     # this machine's speed: the parent's measure when it sent one, else timed here; either
     # way before any student code
     calibration = config.get("calibration") or calibration_seconds()

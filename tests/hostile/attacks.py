@@ -255,7 +255,7 @@ ATTACKS: list[Attack] = [
                     return max(map(down, [n + 1]))
 
                 return down(0)
-            """), message=r"died: was killed by SIGSEGV"),
+            """), message=r"died: was killed by SIGSEGV|RecursionError"),  # the latter: 3.12+
     _attack("recursion_limit", "runaway", "unbounded recursion into the default limit",
             _ab("return alpha_beta(game, state, alpha, beta, depth)"), message=r"RecursionError"),
     _attack("memory_bomb", "runaway", "a list of 100 MB blocks growing without end",

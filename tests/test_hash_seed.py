@@ -1,0 +1,64 @@
+"""The grader's own process runs with Python's random hash seed (only the sandbox worker pins
+``PYTHONHASHSEED=0``): nothing it writes may depend on it.
+
+The correct solution and two known-wrong variants (their feedback: the tree drawn, the first
+difference, the named mistake, an MCTS iteration explained) are graded on the public cases by
+the real ``grader grade`` under two hash seeds, each with an answer cache of its own (so the
+reference answers are computed under each seed too), and the results must be the same apart
+from the fields that are timings by nature (docs/staff.md, "Reproducible"). A set or a
+frozenset of strings iterated where the output's order comes from, a ``hash()`` used as a key
+order or a seed, fails here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import suite_modules
+
+ROOT = Path(__file__).resolve().parent.parent
+variants = suite_modules.load("submissions/variants.py")
+
+SUBMISSIONS = ("correct", "strict_pruning", "ucb_log10")
+SEEDS = ("1", "2")  # two seeds under which sets of strings iterate in different orders
+
+
+def _without_timings(results: dict) -> dict:
+    """``results`` minus ``execution_time`` and each test's ``extra_data.timing``."""
+    data = {key: value for key, value in results.items() if key != "execution_time"}
+    data["tests"] = [{**test, "extra_data": {key: value for key, value in
+                                             (test.get("extra_data") or {}).items()
+                                             if key != "timing"}}
+                     for test in results["tests"]]
+    return data
+
+
+def _grade(submission: Path, out: Path, seed: str, cache: Path) -> dict:
+    env = {**os.environ, "PYTHONHASHSEED": seed, "GRADER_CACHE": str(cache), "NO_COLOR": "1"}
+    done = subprocess.run([sys.executable, "-m", "grader", "grade", "--submission",
+                           str(submission), "--results", str(out)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(out.read_text())
+
+
+def test_the_grader_gives_the_same_results_under_any_hash_seed(tmp_path):
+    sets_differ = [subprocess.run(
+        [sys.executable, "-c", "print(list({'alpha', 'beta', 'gamma', 'delta', 'epsilon'}))"],
+        env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True, text=True).stdout
+        for seed in SEEDS]
+    assert sets_differ[0] != sets_differ[1], "the seeds must give sets of strings two orders"
+    for name in SUBMISSIONS:
+        submission = variants.materialize(name, tmp_path / name)
+        runs = [_grade(submission, tmp_path / f"{name}-{seed}.json", seed,
+                       tmp_path / f"cache-{seed}") for seed in SEEDS]
+        failed = [t for t in runs[0]["tests"] if t["score"] < t["max_score"]]
+        assert runs[0]["tests"] and bool(failed) == (name != "correct"), name  # feedback compared
+        first, second = map(_without_timings, runs)
+        for one, other in zip(first["tests"], second["tests"]):
+            assert one == other, (name, one["name"])
+        assert first == second, name
