@@ -182,3 +182,27 @@ def test_every_known_wrong_variant_that_terminates_finishes_inside_the_default_b
                 except Exception:  # noqa: BLE001, S112 - a variant that raises is not stopped
                     continue
     assert checked > 100 and stopped == []
+
+
+def test_the_parent_applies_the_exact_budget_to_what_the_worker_says_and_to_its_trace():
+    """The worker is told a budget rounded up to a power of two (what it is told, the submission
+    can read); the parent applies the exact one, to the larger of the calls the worker reports
+    and the trace it sent: a forged low count cannot hide a trace past the budget."""
+    from grader.run.tracing import Budget
+    from grader.sandbox.protocol import WorkerReply
+    from grader.scoring.budget import within_budget, worker_budget
+
+    exact = Budget(result=1_040, evaluated=1_700)
+    assert worker_budget(exact) == Budget(result=2_048, evaluated=2_048)
+    ids = [f"n{i}" for i in range(1_500)]
+    inside = WorkerReply(status="ok", value=3, generated=ids[:1_040], evaluated=ids[:1_000],
+                         calls={"result": 1_040, "evaluated": 1_000})
+    assert within_budget(inside, exact).status == "ok"
+    for calls in ({"result": 1_500, "evaluated": 10}, {"result": 0, "evaluated": 0}, None):
+        reply = within_budget(WorkerReply(status="ok", value=3, generated=list(ids),
+                                          evaluated=ids[:10], calls=calls), exact)
+        assert (reply.status, reply.value, len(reply.generated)) == ("budget", None, 1_040), calls
+        assert reply.budget_stop == {"kind": "result", "calls": 1_040}
+    past = WorkerReply(status="timeout", generated=ids[:20], evaluated=ids[:20],
+                       calls={"result": 20, "evaluated": 1_701})
+    assert within_budget(past, exact).budget_stop == {"kind": "evaluated", "calls": 1_700}

@@ -49,12 +49,15 @@ def worker_budget(budget: Budget) -> Budget:
 
 def within_budget(reply: WorkerReply, budget: Budget) -> WorkerReply:
     """``reply`` as the exact ``budget`` leaves it: a search that made more calls of a kind than
-    it allows (by the counts the worker reports, else by its trace) is stopped there, whatever
-    it did next (returned, raised, timed out, was stopped by the worker's rounder budget): no
-    value, its trace cut at the budget. When both kinds passed, the ``result`` calls are named
-    (the order of the two kinds' calls does not cross)."""
-    calls = reply.calls or {"result": len(reply.generated), "evaluated": len(reply.evaluated)}
-    passed = [kind for kind in ("result", "evaluated") if calls.get(kind, 0) > getattr(budget, kind)]
+    it allows (by the counts the worker reports, or its trace's when longer) is stopped there,
+    whatever it did next (returned, raised, timed out, was stopped by the worker's rounder
+    budget): no value, its trace cut at the budget. When both kinds passed, the ``result``
+    calls are named (the order of the two kinds' calls does not cross)."""
+    # the worker's counts, never below its trace's (a forged count cannot hide a long trace)
+    reported = reply.calls or {}
+    calls = {"result": max(reported.get("result", 0), len(reply.generated)),
+             "evaluated": max(reported.get("evaluated", 0), len(reply.evaluated))}
+    passed = [kind for kind in ("result", "evaluated") if calls[kind] > getattr(budget, kind)]
     if not passed:
         return reply
     kind = passed[0]
