@@ -756,6 +756,20 @@ ATTACKS: list[Attack] = [
                 return 3
             """, prelude=REQUEST),  # (more ids than the work budget allows: a budget stop)
             message=r"stopped after 1,400 `result` calls"),
+    _attack("forged_low_calls", "forgery",
+            "a forged reply with the right value, 1,900 trace ids (past the work budget, within "
+            "the rounded one the worker is told) and a count of 0 calls: graded on the value "
+            "with a wrong trace (partial credit) if the parent believed the count",
+            _ab("""
+                import json
+                ids = ["n%04d" % i for i in range(1900)]
+                forged = {"event": "reply", "seq": _request()["seq"], "status": "ok",
+                          "value": 3, "generated": ids, "evaluated": ids,
+                          "calls": {"result": 0, "evaluated": 0}}
+                _forge(json.dumps(forged).encode(), tail=b"\\n")
+                return 3
+            """, prelude=REQUEST),
+            message=r"stopped after 1,400 `result` calls"),
     _attack("huge_int", "forgery", "2**5000: float() of it raises OverflowError",
             _ab("return 2**5000"), message=r"expected a number[^\n]*int of 5001 bits"),
     _attack("huge_int_in_vector", "forgery", "max^n's vector holding 2**5000 and NaN",
