@@ -111,7 +111,7 @@ class WorkerReply:
     message: str = ""
     trace_truncated: bool = False  # a list passed MAX_TRACE ids and was cut
     budget_stop: dict[str, Any] | None = None  # status "budget": {"kind", "calls"}
-    calls: dict[str, int] | None = None  # {"result", "evaluated"}: the calls made (the worker's word)
+    calls: dict[str, int] | None = None  # {"result", "evaluated"}: the worker's word
 
     @property
     def ok(self) -> bool:
@@ -336,7 +336,7 @@ def budget_stop(message: dict[str, Any]) -> dict[str, Any]:
     return {"kind": kind, "calls": int(min(max(calls, 0), 1e12))}
 
 
-def call_counts(message: dict[str, Any]) -> dict[str, int] | None:
+def reported_calls(message: dict[str, Any]) -> dict[str, int] | None:
     """A reply's ``{"result", "evaluated"}`` counts, checked (None when it sent none)."""
     given = message.get("calls")
     if not isinstance(given, dict):
@@ -380,7 +380,7 @@ def reply_from_message(message: dict[str, Any], function: str | None, *, stdout:
         message=str(message.get("message", "")),
         trace_truncated=bool(message.get("trace_truncated")),
         budget_stop=budget_stop(message) if status == "budget" else None,
-        calls=call_counts(message),
+        calls=reported_calls(message),
     )
     if printed > limits.flood and status in ("ok", "error"):
         text = (

@@ -39,8 +39,9 @@ def trace_ids(trace: Any, cap: int = MAX_TRACE) -> tuple[list[str], list[str], b
 
 
 def call_counts(trace: Any) -> dict[str, int]:
-    """The game calls ``trace`` recorded, before any cut: the parent applies the test's exact
-    work budget to them (the worker is told a rounder one, :func:`grader.scoring.budget.worker_budget`)."""
+    """The game calls ``trace`` (or a run's result, which holds its lists) recorded, before any
+    cut: the parent applies the test's exact work budget to them (the worker is told a rounder
+    one, :func:`grader.scoring.budget.worker_budget`)."""
     if trace is None:
         return {"result": 0, "evaluated": 0}
     return {"result": len(trace.generated), "evaluated": len(trace.evaluated)}

@@ -298,7 +298,7 @@ def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any
                 status="ok", value=encode_value(result.value, safe_repr_factory(repr_seconds))
             )
             generated, evaluated = result.generated, result.evaluated
-            calls = {"result": len(generated), "evaluated": len(evaluated)}
+            calls = call_counts(result)  # a RunResult holds the trace's lists
             cap = _trace_cap(request)
             truncated = len(generated) > cap or len(evaluated) > cap
             generated, evaluated = generated[:cap], evaluated[:cap]
