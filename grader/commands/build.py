@@ -188,8 +188,8 @@ def answer_key(root: Path, cases: list, cache: Path | None) -> bytes:
     """The reference answers of ``cases``, as a key file: the handout's (the public cases: what
     ``grader check`` reads instead of ``reference/``) or the autograder's (every case).
 
-    Answers and times come through the staff answer cache (``cache``; None: computed afresh), so
-    a second build reuses the first one's measurements and gives the same bytes.
+    Answers come through the staff answer cache (``cache``; None: computed afresh); the key
+    keeps no timings, so any cache (or none) gives the same bytes.
     """
     from grader.answers.store import AnswerKey
     from grader.cases.rubric import load_rubric
@@ -202,7 +202,7 @@ def answer_key(root: Path, cases: list, cache: Path | None) -> bytes:
     key.save()  # new answers (and their times) join the staff cache
     with tempfile.TemporaryDirectory() as folder:
         target = Path(folder) / "key.json"
-        key.save(target, used_only=True)  # these cases' answers alone
+        key.save(target, used_only=True, shipped=True)  # these cases' answers, no timings
         return target.read_bytes()
 
 
@@ -356,9 +356,13 @@ def build_main(target: str, out: Path, *, root: Path = REPO_ROOT,
                              f"got: {target!r}")
         entries = TARGETS[target](root, cache)
         write_zip(entries, Path(out))
-    except (BuildError, CaseError, OSError) as error:
+    except (BuildError, CaseError) as error:
         print(f"grader build {target}: error: {error}\nnothing was written to {out}",
               file=sys.stderr)
         return 1
+    except OSError as error:  # where --out points cannot take the zip: bad input
+        print(f"grader build {target}: {error.filename or out}: {error.strerror}\nnothing was "
+              f"written to {out}", file=sys.stderr)
+        return 2
     print(f"wrote {out}: {len(entries)} files, {Path(out).stat().st_size} bytes")
     return 0
