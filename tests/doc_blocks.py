@@ -130,7 +130,7 @@ def _trim(lines: list[str]) -> list[str]:
 
 
 def _run(command: str, root: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", "-c", command], cwd=root, env=environment(root),
+    return subprocess.run(["bash", "-c", command], cwd=root, env=environment(root), check=False,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                           timeout=COMMAND_TIMEOUT)
 
@@ -207,15 +207,15 @@ def check_json(block: Block) -> list[str]:
     try:
         case_from_dict(case)
     except CaseError as error:
-        return [f"{block.where}: the example does not load as a case: {error.message} "
-                f"(at {error.path})"]
+        return [f"{block.where}: the example does not load as a case: {error.message} (at "
+                + f"{error.path})"]
     return []
 
 
 def check_toml(block: Block) -> list[str]:
-    from grader.cases.rubric import RubricError, load_rubric
-
     import tempfile
+
+    from grader.cases.rubric import RubricError, load_rubric
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "rubric.toml"

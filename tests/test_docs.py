@@ -15,9 +15,8 @@ import re
 import subprocess
 from pathlib import Path
 
-import pytest
-
 import doc_blocks
+import pytest
 from doc_blocks import DOCS, REPO, blocks, check_doc, marked, scratch_repo
 
 TREES = REPO / "trees"
@@ -58,7 +57,7 @@ def trees_readme_problems(text: str, cases: dict[str, dict]) -> list[str]:
             rows[row[1]] = (row[2].strip(), row[3].strip())
     public = sum(name.startswith("public/") for name in cases)
     hidden = sum(name.startswith("hidden/") for name in cases)
-    count = re.search(r"^(\d+) public and (\d+) hidden cases\.$", text, re.M)
+    count = re.search(r"^(\d+) public and (\d+) hidden cases\.$", text, re.MULTILINE)
     if not count or (int(count[1]), int(count[2])) != (public, hidden):
         problems.append(f"trees/README.md: the count line should read "
                         f"'{public} public and {hidden} hidden cases.', got: "
@@ -93,13 +92,30 @@ def test_staff_guide_counts_the_iterative_deepening_and_evaluate_cases():
         assert (int(said[1]), int(said[2])) == found, (pattern, said[0], found)
 
 
+def test_staff_guide_states_the_total_of_the_bundled_cases():
+    """The total a correct solution scores (`grader grade ... --hidden`): every test's points as
+    the rubric and the cases set them, computed without grading."""
+    from grader.cases import find_cases, load_case
+    from grader.cases.rubric import load_rubric
+
+    rubric = load_rubric(TREES / "rubric.toml")
+    cases = [load_case(path) for path in find_cases([TREES / "public", TREES / "hidden"])]
+    total = sum(rubric.settings_for(case, algorithm).points
+                for case in cases for algorithm in case.algorithms)
+    total += sum(rubric.random_trees.points_for(a) for a in
+                 ("minimax", "alpha_beta", "expectimax", "maxn", "mcts"))
+    text = (REPO / "docs" / "staff.md").read_text(encoding="utf-8")
+    said = re.search(r"prints `score ([\d.]+)/([\d.]+)`", text)
+    assert said and float(said[1]) == float(said[2]) == total, (said and said[0], total)
+
+
 def layout_problems(text: str, where: str) -> list[str]:
     """A layout block (README.md, docs/architecture.md) names every folder of the repository it
     covers and every package of grader/."""
     problems = []
     packages = sorted(p.parent.name for p in (REPO / "grader").glob("*/__init__.py"))
     for package in packages:
-        if not re.search(rf"^ +{package}/ ", text, re.M):
+        if not re.search(rf"^ +{package}/ ", text, re.MULTILINE):
             problems.append(f"{where}: the layout does not name grader/{package}/")
     return problems
 
@@ -115,10 +131,11 @@ def test_the_layouts_name_every_package_and_folder():
     problems = layout_problems(readme, "README.md")
     problems += layout_problems(layout_block(REPO / "docs" / "architecture.md", "grader/"),
                                 "docs/architecture.md")
-    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True).stdout
+    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True,
+                             check=True).stdout
     folders = {line.split("/")[0] for line in tracked.splitlines() if "/" in line}
     for folder in sorted(f for f in folders if not f.startswith(".")):
-        if not re.search(rf"^{folder}/ ", readme, re.M):
+        if not re.search(rf"^{folder}/ ", readme, re.MULTILINE):
             problems.append(f"README.md: the layout does not name {folder}/")
     assert not problems, "\n".join(problems)
 
@@ -126,7 +143,7 @@ def test_the_layouts_name_every_package_and_folder():
 def test_the_readme_lists_every_command():
     from grader.cli import build_parser
 
-    commands = build_parser()._subparsers._group_actions[0].choices  # noqa: SLF001
+    commands = build_parser()._subparsers._group_actions[0].choices
     table = (REPO / "README.md").read_text(encoding="utf-8").split("## Commands", 1)[1]
     table = table.split("\n## ", 1)[0]
     missing = [name for name in commands if f"`grader {name}" not in table]
@@ -138,15 +155,15 @@ def test_the_case_format_names_every_algorithm_and_game():
     from grader.games import BUILTIN_GAMES
 
     text = (REPO / "docs" / "cases.md").read_text(encoding="utf-8")
-    field = re.search(r"^\| `algorithms` \|.*$", text, re.M)[0]
+    field = re.search(r"^\| `algorithms` \|.*$", text, re.MULTILINE)[0]
     allows = text.split("### Which algorithms a game allows", 1)[1].split("\n#", 1)[0]
     games = text.split("## Form 4: a built-in game", 1)[1].split("\n## ", 1)[0]
     problems = [f"docs/cases.md: the `algorithms` field does not name {a}"
                 for a in ALGORITHMS if f"`{a}`" not in field]
     problems += [f"docs/cases.md: 'Which algorithms a game allows' has no row for {a}"
-                 for a in ALGORITHMS if not re.search(rf"^\| [^|]*`{a}`", allows, re.M)]
+                 for a in ALGORITHMS if not re.search(rf"^\| [^|]*`{a}`", allows, re.MULTILINE)]
     problems += [f"docs/cases.md: the built-in games table has no row for {g}"
-                 for g in BUILTIN_GAMES if not re.search(rf"^\| `{g}` \|", games, re.M)]
+                 for g in BUILTIN_GAMES if not re.search(rf"^\| `{g}` \|", games, re.MULTILINE)]
     assert not problems, "\n".join(problems)
 
 
@@ -155,7 +172,7 @@ def test_the_case_format_rubric_example_shows_every_key():
 
     from grader.cases.rubric import AlgorithmRubric, PlayRubric, RandomTreesRubric
 
-    toml = [b for b in blocks(REPO / "docs" / "cases.md") if b.language == "toml"][0].text
+    toml = next(b for b in blocks(REPO / "docs" / "cases.md") if b.language == "toml").text
     tables: dict[str, set[str]] = {}
     table = None
     for line in toml.splitlines():
@@ -254,8 +271,8 @@ def test_the_required_packages_are_pyprojects():
     from grader.commands.environment import REQUIRED, REQUIRED_BEFORE_3_11
 
     text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
-    listed = re.search(r"^dependencies = \[(.*?)^\]", text, re.M | re.S)[1]
-    names = re.findall(r'^\s*"([A-Za-z0-9_.-]+)', listed, re.M)
+    listed = re.search(r"^dependencies = \[(.*?)^\]", text, re.MULTILINE | re.DOTALL)[1]
+    names = re.findall(r'^\s*"([A-Za-z0-9_.-]+)', listed, re.MULTILINE)
     assert names == [*REQUIRED.values(), *REQUIRED_BEFORE_3_11.values()]
 
 

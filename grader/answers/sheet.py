@@ -209,12 +209,12 @@ def _play_lines(case: Any, rubric: Any) -> list[str]:
     first = play.seed * 1000
     return [
         "Graded by play, not against a reference answer: no value or trace to check by hand.",
-        f"- Opponent: **{play.opponent}**; {matches} matches (seeds {first}-{first + matches - 1}), "
-        "the student's side x in half of them.",
-        f"- Each match opens with {opening} random plies; the staff's search looks {depth} "
-        "plies ahead and calls the student's `evaluate` at its cutoff.",
-        f"- Points: {fmt(rules.threshold_points)} at each of {thresholds} wins (a draw counts "
-        f"{fmt(rules.draw_weight)}), {fmt(points)} in all.",
+        (f"- Opponent: **{play.opponent}**; {matches} matches (seeds "
+         f"{first}-{first + matches - 1}), the student's side x in half of them."),
+        (f"- Each match opens with {opening} random plies; the staff's search looks {depth} "
+         "plies ahead and calls the student's `evaluate` at its cutoff."),
+        (f"- Points: {fmt(rules.threshold_points)} at each of {thresholds} wins (a draw counts "
+         f"{fmt(rules.draw_weight)}), {fmt(points)} in all."),
     ]
 
 
