@@ -173,3 +173,12 @@ def test_answers_read_from_a_shipped_key_have_no_time(tmp_path):
     built.save(tmp_path / "built.json", used_only=True, shipped=True)
     reference = AnswerKey(files=[tmp_path / "built.json"]).reference(case(), "minimax", "inclusive")
     assert reference.run.value == 3 and reference.seconds is None
+
+
+def test_the_suite_keeps_its_answers_out_of_the_default_cache():
+    """tests/conftest.py points GRADER_CACHE elsewhere: the suite's answers (every variant, every
+    random tree) would otherwise swell the cache every later `grader grade` reads whole."""
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    assert answers_module.CACHE_KEY != repo / ".cache" / "answer-key.json"
