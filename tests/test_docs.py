@@ -277,3 +277,24 @@ def test_the_required_packages_are_pyprojects():
 
 
 assert doc_blocks.MARK == "test"  # the convention docs/testing-docs.md describes
+
+
+def test_make_screenshot_finds_the_browser_tests_helpers():
+    """docs/make_screenshot.py loads tests/test_html_browser.py, which imports its neighbour
+    suite_modules: outside pytest that raised ModuleNotFoundError (issue 31)."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("make_screenshot",
+                                                  REPO / "docs" / "make_screenshot.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    saved, loaded = list(sys.path), sys.modules.pop("suite_modules", None)
+    try:  # as outside pytest: tests/ not on the path, suite_modules not imported
+        sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != REPO / "tests"]
+        helpers = module.browser_test()
+    finally:
+        sys.path[:] = saved
+        if loaded is not None:
+            sys.modules["suite_modules"] = loaded
+    assert callable(helpers.missing_browser)
