@@ -344,6 +344,12 @@ def build_main(target: str, out: Path, *, root: Path = REPO_ROOT,
     go through (:func:`answer_key`). Other platforms' layouts are built by their own modules:
     ``prairielearn`` (a course folder, ``image`` its grading image) and the handout with ``ci``.
     """
+    zip_out = Path(out)
+    if target != "prairielearn" and (zip_out.is_dir() or any(
+            parent.exists() and not parent.is_dir() for parent in zip_out.parents)):
+        print(f"grader build {target}: {out}: cannot write a zip there (a folder, or under a "
+              "file); --out names the zip to write\nnothing was written", file=sys.stderr)
+        return 2  # bad input, said before any case is checked or solved
     if target == "prairielearn" or ci:  # grader/commands/build_prairielearn.py, build_ci.py
         from grader.commands import build_ci, build_prairielearn
 
