@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -194,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     new = commands.add_parser("new", help="TAs: write a schema-valid case skeleton")
     new.add_argument("--algorithm", "-a", required=True, choices=ALGORITHMS)
-    new.add_argument("--shape", default="3x3", help="BRANCHINGxDEPTH, e.g. 3x2")
+    new.add_argument("--shape", default=None, help="BRANCHINGxDEPTH, e.g. 3x2 (default 3x3)")
     new.add_argument("--players", type=int, default=2)
     new.add_argument("--chance", action="store_true", help="chance nodes between the players")
     new.add_argument("--out", type=Path, default=None, help="file to write (default: stdout)")
@@ -209,7 +210,9 @@ def build_parser() -> argparse.ArgumentParser:
     render.set_defaults(run=_render)
 
     generate = commands.add_parser("generate", help="TAs: random exercise trees with answer keys")
-    generate.add_argument("--algorithm", "-a", required=True, choices=ALGORITHMS)
+    generate.add_argument("--algorithm", "-a", required=True, metavar="ALGORITHM",
+                          help="one of " + ", ".join(a for a in ALGORITHMS if a != "evaluate")
+                          + " (evaluate is graded by play: `grader new -a evaluate`)")
     generate.add_argument("--depth", type=int, default=3)
     generate.add_argument("--branching", type=int, default=3)
     generate.add_argument("--seed", type=int, default=0)
@@ -241,7 +244,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.run(args)
+    try:
+        return args.run(args)
+    except BrokenPipeError:  # stdout's reader left (`grader solve ... | head`): nothing to say
+        _silence_stdout()
+        return 141  # what a Unix tool killed by SIGPIPE exits with (128 + 13)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so Python's flush at exit does not raise again (Python's
+    documented recipe for SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor (a test's captured stdout)
+        pass
 
 
 if __name__ == "__main__":

@@ -8,8 +8,24 @@ exactly an algorithm's name is read as that: ``-k minimax``, ``-k "alpha_beta an
 """
 
 import re
+import sys
+from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_sessionstart(session):
+    """A Python without the grader's packages: say which, and how to install them, before any
+    test is graded (every test would otherwise fail as the grader's own problem)."""
+    sys.path.insert(0, str(ROOT))
+    from grader.commands.environment import missing_message, missing_packages
+
+    missing = missing_packages()
+    if missing:
+        print(f"\n{missing_message(missing, ROOT)}\n", file=sys.stderr)
+        pytest.exit("the grader's packages are missing (above)", returncode=2)
 
 ALGORITHMS = ("minimax", "alpha_beta", "expectimax", "maxn", "mcts")
 _WORD = re.compile(r"[\w:+.\[\]\\/-]+")  # one identifier of a -k expression, as pytest reads it

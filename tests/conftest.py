@@ -16,6 +16,13 @@ import pytest
 
 GOLDENS = Path(__file__).resolve().parent / "goldens"
 
+# The suite's reference answers go to a cache of its own, never the repository's default
+# (.cache/answer-key.json): the suite solves every known-wrong variant and random tree, and a
+# default cache that size is read whole by every later `grader grade` (issue 31: 8.6 MB, a
+# grade's peak from 84 to 112 MB). Set before any grader module reads GRADER_CACHE; inherited by
+# the commands the tests start.
+os.environ.setdefault("GRADER_CACHE", str(GOLDENS.parent.parent / ".cache" / "test-suite"))
+
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(

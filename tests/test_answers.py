@@ -138,3 +138,47 @@ def test_long_traces_are_stored_packed_and_read_back_exactly(tmp_path):
     damaged = text.replace(table + '"xo.|s00|.ox",', table)
     cache.write_text(damaged)  # an index now past its table: the file is not trusted
     assert AnswerKey(cache=cache).entries == {}
+
+
+def test_the_key_a_build_ships_is_the_same_bytes_whatever_the_cache(tmp_path):
+    """Issue 31: two staff members building the same commit, each with an answer cache of their
+    own (other timings, another calibration), ship the same key: it holds answers only."""
+    from pathlib import Path
+
+    from grader.cases import load_case
+    from grader.commands.build import answer_key
+
+    repo = Path(__file__).resolve().parent.parent
+    cases = [load_case(repo / "trees" / "public" / name) for name in (
+        "aima-fig-5-2.json", "mcts-tiny-tree.json", "maxn-ties.json", "dice-race.json",
+        "iterative-deepening-intro.json", "evaluate-connect4-greedy.json")]
+    first = answer_key(repo, cases, tmp_path / "alice" / "answer-key.json")
+    alice = json.loads((tmp_path / "alice" / "answer-key.json").read_text())
+    assert any("seconds" in entry for entry in alice["entries"].values())  # the cache keeps them
+    bob_cache = tmp_path / "bob" / "answer-key.json"  # the same answers, another machine's times
+    bob_cache.parent.mkdir()
+    bob_cache.write_text(json.dumps({**alice, "calibration": alice["calibration"] * 3, "entries": {
+        key: {**entry, "seconds": entry["seconds"] * 3} if "seconds" in entry else entry
+        for key, entry in alice["entries"].items()}}))
+    assert answer_key(repo, cases, bob_cache) == first
+    assert answer_key(repo, cases, tmp_path / "carol" / "answer-key.json") == first  # computed anew
+    shipped = json.loads(first)
+    assert "calibration" not in shipped and shipped["entries"]
+    assert not any("seconds" in entry for entry in shipped["entries"].values())
+
+
+def test_answers_read_from_a_shipped_key_have_no_time(tmp_path):
+    built = AnswerKey(cache=None)
+    built.reference(case(), "minimax", "inclusive")
+    built.save(tmp_path / "built.json", used_only=True, shipped=True)
+    reference = AnswerKey(files=[tmp_path / "built.json"]).reference(case(), "minimax", "inclusive")
+    assert reference.run.value == 3 and reference.seconds is None
+
+
+def test_the_suite_keeps_its_answers_out_of_the_default_cache():
+    """tests/conftest.py points GRADER_CACHE elsewhere: the suite's answers (every variant, every
+    random tree) would otherwise swell the cache every later `grader grade` reads whole."""
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    assert answers_module.CACHE_KEY != repo / ".cache" / "answer-key.json"

@@ -32,6 +32,8 @@ SKELETONS = {
     "maxn-3-players": ("maxn", "2x3", 3, False),
     "maxn-2-players": ("maxn", "3x1", 2, False),
     "mcts-2x2": ("mcts", "2x2", 2, False),
+    "mcts-3-players": ("mcts", "2x3", 3, False),  # was a ValueError: judged by minimax
+    "evaluate": ("evaluate", None, 2, False),  # no tree: Connect Four, graded by play
 }
 
 
@@ -105,6 +107,16 @@ def test_case_json_keeps_short_lists_on_one_line():
 
 
 # --- grader solve --key -----------------------------------------------------------------------
+
+
+def test_the_key_of_an_evaluate_case_says_how_it_plays_and_scores():
+    from grader.cases import load_case
+    from grader.cases.rubric import load_rubric
+
+    text = answer_key(load_case(PUBLIC / "evaluate-connect4-greedy.json"), load_rubric())
+    assert "Graded by play" in text and "Opponent: **greedy**; 10 matches (seeds 2000-2009)" in text
+    assert "Points: 1 at each of 1, 5, 10 wins (a draw counts 0.5), 3 in all." in text
+
 
 
 @pytest.fixture(scope="module")

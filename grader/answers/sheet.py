@@ -31,6 +31,7 @@ from grader.answers.tree_walk import (
     staff,
     walk,
 )
+from grader.cases.algorithms import PLAY_ALGORITHMS
 from grader.cases.rubric import rubric_from_dict
 from grader.errors import GraderError
 from grader.games.base import MAX
@@ -196,6 +197,27 @@ def _mcts_lines(case: Any, rubric: Any) -> list[str]:
     return lines
 
 
+def _play_lines(case: Any, rubric: Any) -> list[str]:
+    """How an ``evaluate`` case plays and scores: there is no reference answer to show."""
+    rubric = rubric or rubric_from_dict({})
+    rules, play = rubric.play, case.play
+    matches = play.matches or rules.matches
+    depth = play.depth or rules.depth
+    opening = rules.opening if play.opening is None else play.opening
+    thresholds = ", ".join(fmt(t) for t in rules.thresholds_for(play.opponent))
+    points = rubric.settings_for(case, "evaluate").points
+    first = play.seed * 1000
+    return [
+        "Graded by play, not against a reference answer: no value or trace to check by hand.",
+        (f"- Opponent: **{play.opponent}**; {matches} matches (seeds "
+         f"{first}-{first + matches - 1}), the student's side x in half of them."),
+        (f"- Each match opens with {opening} random plies; the staff's search looks {depth} "
+         "plies ahead and calls the student's `evaluate` at its cutoff."),
+        (f"- Points: {fmt(rules.threshold_points)} at each of {thresholds} wins (a draw counts "
+         f"{fmt(rules.draw_weight)}), {fmt(points)} in all."),
+    ]
+
+
 def answer_key(case: Any, rubric: Any = None) -> str:
     """The case's answer key in Markdown (see the module docstring)."""
     staff(None, "the answer key")  # fail here, clearly, in the handout
@@ -213,6 +235,9 @@ def answer_key(case: Any, rubric: Any = None) -> str:
         lines.append("(A built-in game or a large tree: no node table.)")
     for algorithm in case.algorithms:
         lines += ["", f"## {algorithm}", ""]
+        if algorithm in PLAY_ALGORITHMS:
+            lines += _play_lines(case, rubric)
+            continue
         if algorithm == "alpha_beta":
             graded = ("either" if case.pruning == "either"
                       else resolve_pruning(case, algorithm, None, rubric))

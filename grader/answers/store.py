@@ -16,9 +16,10 @@ on a staff machine the file is ignored and answers are recomputed.
 
 Times: ``seconds`` is the reference's own time on the machine that computed it, for information
 only (reports may show it; no limit and no score depends on it: limits are counted in game
-calls, :mod:`grader.run.tracing`). A key file carries a calibration time
+calls, :mod:`grader.run.tracing`). A cache file carries a calibration time
 (:mod:`grader.run.calibration`); when answers come from another machine's file, their times are
-scaled by this machine's calibration over the file's.
+scaled by this machine's calibration over the file's. The keys ``grader build`` ships keep
+neither (``save(shipped=True)``): a zip's bytes depend on the cases and the code only.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class Reference:
 
     rule: str
     run: RunResult
-    seconds: float
+    seconds: float | None  # None when the answer came from a shipped key (no times kept)
 
 
 def reference_available() -> bool:
@@ -197,19 +198,29 @@ class AnswerKey:
             if foreign and data.get("calibration"):
                 self._scale[key] = data["calibration"]
 
-    def save(self, path: Path | None = None, *, used_only: bool = False) -> None:
+    def save(self, path: Path | None = None, *, used_only: bool = False,
+             shipped: bool = False) -> None:
         """Write the key (to ``path``, or to the cache when answers were added).
 
         ``used_only``: only the answers looked up so far (a key for one set of cases, not the
         whole staff cache; ``grader batch`` ships such a key to its grading processes).
+        ``shipped``: a key that goes into a zip (``grader build``): no calibration and no
+        ``seconds``, so its bytes depend on the cases and the code only, and two staff members
+        building the same commit with their own caches get the same zip.
         """
         target = Path(path) if path else self.cache
         if target is None or (path is None and not self._dirty):
             return
-        data = {"format": KEY_FORMAT, "code_version": self.version,
-                "calibration": self.calibration(), "entries": self.entries}
+        entries = self.entries
         if used_only:
-            data["entries"] = {k: v for k, v in self.entries.items() if k in self.used}
+            entries = {k: v for k, v in entries.items() if k in self.used}
+        data: dict[str, Any] = {"format": KEY_FORMAT, "code_version": self.version,
+                                "entries": entries}
+        if shipped:
+            data["entries"] = {k: {name: item for name, item in v.items() if name != "seconds"}
+                               for k, v in entries.items()}
+        else:
+            data["calibration"] = self.calibration()
         try:
             _write_atomically(data, target)
         except OSError:
@@ -251,8 +262,8 @@ class AnswerKey:
 
         entry = self._lookup(key, compute)
         run = RunResult(**entry["run"])
-        seconds = entry["seconds"]
-        if key in self._scale:  # computed on another machine: scale to this one
+        seconds = entry.get("seconds")  # None: from a shipped key, which keeps no times
+        if seconds is not None and key in self._scale:  # another machine's: scale to this one
             seconds *= self.calibration() / self._scale[key]
         return Reference(rule, run, seconds)
 

@@ -299,7 +299,7 @@ def find_cases(paths: Iterable[str | Path]) -> list[Path]:
         elif path.is_file():
             found.add(path)
         else:
-            raise FileNotFoundError(f"no such case file or folder: {str(path)!r}")
+            raise FileNotFoundError(f"{path}: no such case file or folder")
     return sorted(found)
 
 

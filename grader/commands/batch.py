@@ -47,6 +47,8 @@ def batch_main(submissions: Path, out: Path, *, cases: list[Path], jobs: int | N
     stream = stream or sys.stdout
     out = Path(out)
     try:
+        if jobs is not None and jobs < 1:
+            raise ValueError(f"expected --jobs of at least 1, got {jobs}")
         require_sandbox("grader batch")  # staff grade only in the full sandbox, as on Gradescope
         everyone = find_submissions(Path(submissions), exclude=out)
         share = parse_shard(shard) if shard is not None else None

@@ -188,8 +188,8 @@ def answer_key(root: Path, cases: list, cache: Path | None) -> bytes:
     """The reference answers of ``cases``, as a key file: the handout's (the public cases: what
     ``grader check`` reads instead of ``reference/``) or the autograder's (every case).
 
-    Answers and times come through the staff answer cache (``cache``; None: computed afresh), so
-    a second build reuses the first one's measurements and gives the same bytes.
+    Answers come through the staff answer cache (``cache``; None: computed afresh); the key
+    keeps no timings, so any cache (or none) gives the same bytes.
     """
     from grader.answers.store import AnswerKey
     from grader.cases.rubric import load_rubric
@@ -202,7 +202,7 @@ def answer_key(root: Path, cases: list, cache: Path | None) -> bytes:
     key.save()  # new answers (and their times) join the staff cache
     with tempfile.TemporaryDirectory() as folder:
         target = Path(folder) / "key.json"
-        key.save(target, used_only=True)  # these cases' answers alone
+        key.save(target, used_only=True, shipped=True)  # these cases' answers, no timings
         return target.read_bytes()
 
 
@@ -344,6 +344,12 @@ def build_main(target: str, out: Path, *, root: Path = REPO_ROOT,
     go through (:func:`answer_key`). Other platforms' layouts are built by their own modules:
     ``prairielearn`` (a course folder, ``image`` its grading image) and the handout with ``ci``.
     """
+    zip_out = Path(out)
+    if target != "prairielearn" and (zip_out.is_dir() or any(
+            parent.exists() and not parent.is_dir() for parent in zip_out.parents)):
+        print(f"grader build {target}: {out}: cannot write a zip there (a folder, or under a "
+              "file); --out names the zip to write\nnothing was written", file=sys.stderr)
+        return 2  # bad input, said before any case is checked or solved
     if target == "prairielearn" or ci:  # grader/commands/build_prairielearn.py, build_ci.py
         from grader.commands import build_ci, build_prairielearn
 
@@ -356,9 +362,13 @@ def build_main(target: str, out: Path, *, root: Path = REPO_ROOT,
                              f"got: {target!r}")
         entries = TARGETS[target](root, cache)
         write_zip(entries, Path(out))
-    except (BuildError, CaseError, OSError) as error:
+    except (BuildError, CaseError) as error:
         print(f"grader build {target}: error: {error}\nnothing was written to {out}",
               file=sys.stderr)
         return 1
+    except OSError as error:  # where --out points cannot take the zip: bad input
+        print(f"grader build {target}: {error.filename or out}: {error.strerror}\nnothing was "
+              f"written to {out}", file=sys.stderr)
+        return 2
     print(f"wrote {out}: {len(entries)} files, {Path(out).stat().st_size} bytes")
     return 0

@@ -6,7 +6,9 @@ import sys
 from pathlib import Path
 
 from grader.cases.rubric import load_rubric
-from grader.errors import GraderError
+from grader.commands.environment import missing_message, missing_packages
+from grader.errors import CaseError, GraderError
+from grader.paths import REPO_ROOT
 from grader.report.terminal import print_report
 from grader.scoring.grade import grade
 
@@ -22,6 +24,10 @@ def check_main(
 ) -> int:
     """Exit 0 when every selected test passes, 1 otherwise, 2 when the cases cannot be read."""
     _tolerant_console()
+    missing = missing_packages()
+    if missing:  # the student's machine, not the staff: say what to install
+        print(f"grader check: {missing_message(missing, REPO_ROOT)}", file=sys.stderr)
+        return 2
     try:
         results = grade(
             Path(submission),
@@ -30,7 +36,7 @@ def check_main(
             algorithms=[algorithm] if algorithm else None,
             name_filter=name_filter,
         )
-    except (FileNotFoundError, GraderError) as error:
+    except (FileNotFoundError, GraderError, CaseError) as error:  # CaseError: the rubric's
         print(f"grader check: {error}", file=sys.stderr)
         return 2
     print_report(results, sys.stdout)

@@ -28,7 +28,7 @@ from typing import Any
 from grader.answers.sheet import answer_key
 from grader.answers.tree_walk import ReferenceMissingError, TreeNode, staff, walk
 from grader.cases import case_from_dict, load_case
-from grader.cases.algorithms import ALGORITHMS
+from grader.cases.algorithms import ALGORITHMS, PLAY_ALGORITHMS
 from grader.cases.authoring import (
     AuthoringError,
     case_json,
@@ -41,6 +41,7 @@ from grader.cases.authoring import (
 from grader.errors import CaseError
 from grader.games.base import CHANCE
 
+TREE_ALGORITHMS = tuple(a for a in ALGORITHMS if a not in PLAY_ALGORITHMS)  # evaluate: no tree
 REQUIREMENTS = ("strict-differs", "ties", "deep-cutoff")
 ALPHA_BETA_ONLY = ("strict-differs", "deep-cutoff")
 MIN_DEPTH = {"strict-differs": 2, "ties": 1, "deep-cutoff": 4}
@@ -63,8 +64,13 @@ def _game_fields(algorithm: str) -> tuple[dict[str, Any], int | None]:
 def check_options(algorithm: str, depth: int, branching: int, count: int, require: str | None,
                   low: int, high: int) -> None:
     """Raise :class:`AuthoringError` for options that cannot give what was asked."""
+    if algorithm in PLAY_ALGORITHMS:
+        raise AuthoringError(f"{algorithm} is graded by play on a built-in game: there is no "
+                             "exercise tree to generate; `grader new -a evaluate --out FILE` "
+                             "writes an evaluate case")
     if algorithm not in ALGORITHMS:
-        raise AuthoringError(f"expected an algorithm, one of {ALGORITHMS}, got: {algorithm!r}")
+        raise AuthoringError(f"expected an algorithm, one of {TREE_ALGORITHMS}, got: "
+                             f"{algorithm!r}")
     check_size(branching, depth)
     if count < 1:
         raise AuthoringError(f"expected --count of at least 1, got {count}")
@@ -185,7 +191,11 @@ def generate_main(algorithm: str, *, depth: int = 3, branching: int = 3, seed: i
     except (AuthoringError, RubricError, ReferenceMissingError) as error:
         print(f"grader generate: {error}", file=sys.stderr)
         return 2
-    except (CaseError, OSError) as error:
+    except OSError as error:  # --out is a file, or cannot be written
+        print(f"grader generate: {error.filename or out}: cannot write it: {error.strerror}",
+              file=sys.stderr)
+        return 2
+    except CaseError as error:
         print(f"grader generate: {error}", file=sys.stderr)
         return 1
     errors = validate_paths(written)
@@ -199,5 +209,5 @@ def generate_main(algorithm: str, *, depth: int = 3, branching: int = 3, seed: i
     return 1 if errors else 0
 
 
-__all__ = ["REQUIREMENTS", "check_options", "generate_cases", "generate_main", "has_ties",
+__all__ = ["REQUIREMENTS", "TREE_ALGORITHMS", "check_options", "generate_cases", "generate_main", "has_ties",
            "satisfies"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import traceback
 from pathlib import Path
 
+from grader.errors import CaseError, GraderError
 from grader.files import reserve_space
 from grader.report.formats import get_format, write_error
 
@@ -25,6 +26,7 @@ def grade_main(
     Staff notes and grader errors go to stdout (the job log), never into formats students read
     whole.
     """
+    from grader.cases import find_cases
     from grader.cases.rubric import load_rubric
     from grader.sandbox.portable import require_sandbox
     from grader.scoring.grade import grade
@@ -32,9 +34,16 @@ def grade_main(
     chosen = get_format(format_name)
     results_path = Path(results_path or chosen.default_file)
     reserve_space(results_path)  # a disk the submission fills still takes the results
-    try:
+    try:  # what the command was given: a refusal is said in a line, without a traceback
         require_sandbox("grader grade")  # Gradescope grades only in the full sandbox
-        results = grade(Path(submission), [Path(c) for c in cases], rubric=load_rubric(rubric_path))
+        rubric = load_rubric(rubric_path)
+        find_cases(cases)
+    except (GraderError, CaseError, FileNotFoundError) as error:
+        write_error(f"grading failed: {error}", traceback.format_exc(), results_path, chosen.name)
+        print(f"grading failed: {error}; error results written to {results_path}")
+        return 2
+    try:
+        results = grade(Path(submission), [Path(c) for c in cases], rubric=rubric)
         chosen.write(results, results_path)
         print(f"score {round(results.score, 6):g}/{results.max_score:g}; "
               f"{chosen.name} results written to {results_path}")

@@ -136,9 +136,14 @@ def import_one(test_file: Path, *, solution: Path | None = None, target: Path | 
         outcome.status = "skipped"
         outcome.said.append(f"{shown}: skipped: {str(error).split(': ', 1)[1]}")
         return outcome, None
-    except (Cs188FormatError, OSError) as error:
+    except Cs188FormatError as error:
         outcome.status = 2
         outcome.errors.append(str(error))
+        return outcome, None
+    except OSError as error:  # no such file, a folder, no permission
+        outcome.status = 2
+        outcome.errors.append(f"{error.filename or test_file}: cannot read or write it: "
+                              f"{error.strerror}")
         return outcome, None
     where = f" -> {target}" if target is not None else ""
     if answer is None:
@@ -228,9 +233,9 @@ def import_main(test_file: str | Path, *, solution: str | Path | None = None,
                   "cases go); --solution is for one file (a folder's are found beside each "
                   ".test)", file=sys.stderr)
             return 2
-        if out.exists() and not out.is_dir():
-            print(f"grader import-cs188: {out} is a file; a folder import needs --out FOLDER",
-                  file=sys.stderr)
+        if (out.exists() and not out.is_dir()) or (not out.exists() and out.suffix == ".json"):
+            print(f"grader import-cs188: {out}: a folder import writes one case for each .test "
+                  "file, so --out names a folder, not a file", file=sys.stderr)
             return 2
         return import_folder(source, out, force=force, pruning=pruning)
     if out is not None and out.is_dir():

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.cases import case_from_dict
+from grader.cases.algorithms import PLAY_ALGORITHMS
 from grader.cases.authoring import (
     DESCRIPTION,
     AuthoringError,
@@ -37,11 +38,23 @@ def _interesting(case: Any, algorithm: str, depth: int) -> bool:
     first = game.actions(game.initial_state())[0]
     graded = ("minimax" if algorithm in ("alpha_beta", "mcts", "iterative_deepening")
               else algorithm)
+    if case.vector_values:  # more than two players (mcts too): max^n is the exact answer
+        graded = "maxn"
     if solve(case, graded).action == first:
         return False
-    if algorithm in ("minimax", "alpha_beta", "mcts", "iterative_deepening") and depth >= 2:
+    if graded == "minimax" and depth >= 2:
         return bool(AlphaBetaReplay(game).cuts)
     return True
+
+
+PLAY_GAME = {"game": "connect4", "params": {"rows": 6, "columns": 7, "connect": 4}}
+
+
+def play_skeleton(name: str = "new-case", schema: str | None = None) -> dict:
+    """An ``evaluate`` case: Connect Four 6 x 7 against the greedy opponent (the TA may change
+    the game to ``mnk`` and the opponent to ``random`` or ``baseline``, docs/cases.md)."""
+    return {"$schema": schema or schema_ref(None), "name": name, "description": DESCRIPTION,
+            "algorithms": ["evaluate"], **PLAY_GAME, "play": {"opponent": "greedy", "seed": 0}}
 
 
 def skeleton(algorithm: str, branching: int, depth: int, *, players: int = 2,
@@ -69,17 +82,26 @@ def skeleton(algorithm: str, branching: int, depth: int, *, players: int = 2,
     return data
 
 
-def new_main(algorithm: str, shape: str = "3x3", *, players: int = 2, chance: bool = False,
-             out: str | Path | None = None) -> int:
-    """``grader new``: write (or print) a skeleton; 0, or 2 for options that cannot make one."""
+def new_main(algorithm: str, shape: str | None = None, *, players: int = 2,
+             chance: bool = False, out: str | Path | None = None) -> int:
+    """``grader new``: write (or print) a skeleton; 0, or 2 for options that cannot make one.
+    ``shape`` defaults to 3x3; an ``evaluate`` case (a built-in game) takes no shape, players
+    or chance."""
     try:
         if out is not None and Path(out).exists():
-            raise AuthoringError(f"{str(out)!r} already exists; choose another --out (or "
-                                 "delete it first)")
-        branching, depth = parse_shape(shape)
+            raise AuthoringError(f"{out}: already exists; choose another --out (or delete it "
+                                 "first)")
         name = case_name(Path(out).stem) if out is not None else "new-case"
-        data = skeleton(algorithm, branching, depth, players=players, chance=chance, name=name,
-                        schema=schema_ref(out))
+        if algorithm in PLAY_ALGORITHMS:
+            if shape is not None or players != 2 or chance:
+                raise AuthoringError(f"{algorithm} cases play a built-in game (Connect Four or "
+                                     "the m,n,k-game): --shape, --players and --chance do not "
+                                     "apply; edit the skeleton's game and params instead")
+            data = play_skeleton(name, schema_ref(out))
+        else:
+            branching, depth = parse_shape(shape or "3x3")
+            data = skeleton(algorithm, branching, depth, players=players, chance=chance,
+                            name=name, schema=schema_ref(out))
         case_from_dict(data)  # a skeleton that does not load is this module's bug: say so
     except (AuthoringError, CaseError) as error:
         print(f"grader new: {error}", file=sys.stderr)
@@ -92,8 +114,10 @@ def new_main(algorithm: str, shape: str = "3x3", *, players: int = 2, chance: bo
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         Path(out).write_text(text, encoding="utf-8")
     except OSError as error:
-        print(f"grader new: cannot write {str(out)!r}: {error.strerror}", file=sys.stderr)
+        print(f"grader new: {out}: cannot write it: {error.strerror}", file=sys.stderr)
         return 2
-    print(f"wrote {out}: fill in its description, then preview it with "
-          f"`grader render {out}` and check it with `grader validate {out}`")
+    preview = (f"grader solve {out} --key" if algorithm in PLAY_ALGORITHMS
+               else f"grader render {out}")
+    print(f"wrote {out}: fill in its description, then preview it with `{preview}` and check "
+          f"it with `grader validate {out}`")
     return 0

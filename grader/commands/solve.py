@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from grader.answers.solve import mcts_settings, resolve_pruning, solve
+from grader.cases.algorithms import PLAY_ALGORITHMS
 from grader.errors import CaseError
 from grader.run.runner import MctsSettings, RunResult
 
@@ -60,12 +61,20 @@ def solve_main(
 
     out = out or sys.stdout
     path = Path(case_path)
+    if algorithm in PLAY_ALGORITHMS:
+        print(f"grader solve: {path}: {algorithm} is graded by play (matches against an "
+              "opponent), not against a reference answer: there is no value or trace to print; "
+              f"`grader solve {path} --key` says how the case plays and scores", file=sys.stderr)
+        return 2
     try:
         case = load_case(path)
         rule = resolve_pruning(case, algorithm, pruning, load_rubric())
         result = solve(case, algorithm, pruning=rule, seed=seed)
-    except (CaseError, ValueError, OSError) as error:
+    except CaseError as error:  # names the file itself
         print(f"grader solve: {error}", file=sys.stderr)
+        return 2
+    except (ValueError, TypeError, OSError) as error:  # an algorithm the case's game cannot run
+        print(f"grader solve: {path}: {error}", file=sys.stderr)
         return 2
     if pruning is not None and algorithm != "alpha_beta":
         print(f"note: --pruning changes only alpha_beta's search; {algorithm}'s is the same "

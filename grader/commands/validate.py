@@ -1,6 +1,7 @@
 """``grader validate PATH...``: print every error of every case file and rubric given
 (:func:`grader.answers.validate.validate_paths`), then its warnings (``warning: `` first);
-exit 1 when there is an error (warnings never change the exit status)."""
+exit 1 when there is an error (warnings never change the exit status), 2 when a path given
+does not exist (nothing there to check: bad input)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from grader.cases import (
 def validate_main(paths: Iterable[str | Path], *, check_expect: bool = True,
                   out: TextIO | None = None) -> int:
     """``grader validate``: print each error as ``file:line:col: at $.path: message`` and a
-    summary; return 1 if there is any error, else 0."""
+    summary; return 2 if a path does not exist, 1 if there is any other error, else 0."""
     out = out or sys.stdout
     paths = [Path(p) for p in paths]
     warnings: list = []
@@ -43,4 +44,6 @@ def validate_main(paths: Iterable[str | Path], *, check_expect: bool = True,
     if check_expect and not reference_available():
         print("note: the reference (grader.answers.solve) cannot be imported yet, so 'expect' answers "
               "were not checked", file=out)
+    if any(not path.exists() for path in paths):
+        return 2
     return 1 if errors else 0

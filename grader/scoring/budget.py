@@ -84,6 +84,7 @@ def budget_message(reply: WorkerReply, references: list[Reference]) -> str:
 def timing_data(reference: Reference, reply: WorkerReply) -> dict[str, Any]:
     """Fields that are timings by nature (staff-only ``extra_data["timing"]``; they differ
     from run to run and decide no score)."""
-    return {"reference_seconds": round(reference.seconds, 6),
+    return {"reference_seconds": (round(reference.seconds, 6) if reference.seconds is not None
+                                  else None),  # None: answers from a built zip's key
             "seconds": round(reply.elapsed, 6) if reply.elapsed is not None else None,
             "cpu_window": round(reply.time_limit, 3)}
