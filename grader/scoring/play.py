@@ -181,7 +181,10 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
         if hint:
             result.output += "\n\nLikely mistake: " + hint
             result.extra_data["hint"] = hint
-    result.extra_data["play"] = play_feedback.records_data(records)
+    # the match records (grader/feedback/play.py's records_data), read by the HTML report
+    result.extra_data["play"] = play_feedback.records_data(records, game, losing)
+    result.extra_data["play_summary"] = play_feedback.summary_data(
+        case.play.opponent, value, thresholds, rubric.play.draw_weight, len(records))
     result.staff_output = built_in_heuristic(game, _cache(worker, case))
     return result
 
@@ -286,13 +289,13 @@ def likely_mistake(game: Any, values: dict[str, float]) -> str:
 
 
 def _losing_choices(game: Any, records: list[Any], depth: int) -> dict[int, Any]:
-    """For each lost match the report writes out (the first ``MAX_LOST_SHOWN``), the move the
+    """For each lost match the reports show (the first ``MAX_LOST_ANALYSED``), the move the
     staff's search would have made otherwise."""
     from reference import play
 
     lost = [record for record in records if record.outcome == "loss"]
     return {record.index: play.losing_choice(game, record, depth)
-            for record in lost[:play_feedback.MAX_LOST_SHOWN]}
+            for record in lost[:play_feedback.MAX_LOST_ANALYSED]}
 
 
 def _fill_in_pruned(worker: Worker, case: Case, rubric: Rubric, game: Any, choices: Any,
