@@ -54,6 +54,11 @@ class Match:
             cells[cell] = mark
         return "".join(cells)
 
+    def position(self, step: int) -> str:
+        """The board after ``step`` moves as a state id (rows joined by ``|``)."""
+        cells, n = self.cells_at(step), self.columns
+        return "|".join(cells[i:i + n] for i in range(0, len(cells), n))
+
     def cell_of(self, step: int, action: Any) -> int | None:
         """The cell ``action`` fills on the board after ``step`` moves (None: not legal)."""
         return _cell(self.cells_at(step), self.columns, self.drop, action)
