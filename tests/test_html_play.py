@@ -1,0 +1,187 @@
+"""The play part of the HTML report (grader/report/html/board.py, play.py) and the match
+records it reads (grader/feedback/play.py's records_data), from hand-made matches: no grading.
+
+The report of matches really played is checked in tests/test_play.py, and in a browser in
+tests/test_html_browser.py.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from grader.answers.store import AnswerKey
+from grader.feedback import play as play_feedback
+from grader.games import builtin_game
+from grader.report.html import report_html
+from grader.report.html.board import MatchError, board_svg, replay_match
+from grader.report.html.play import play_section
+from grader.scoring.results import GradingResults, TestResult
+from reference.play import Decision, MatchRecord
+
+pytestmark = pytest.mark.local_check  # run again in the portable worker: tests/test_portable.py
+
+C4 = {"rows": 6, "columns": 7, "connect": 4}
+MNK = {"rows": 5, "columns": 5, "connect": 4}
+X_WINS_ON_THE_BOTTOM_ROW = [3, 3, 4, 4, 5, 5, 6]  # x: 3, 4, 5, 6; o stacks on 3, 4, 5
+
+
+def played(name: str, params: dict, actions: list[int], *, index: int = 0, side: str = "x",
+           opening: int = 0) -> tuple[object, MatchRecord]:
+    """The game and the record of a match that made ``actions`` (the game model's rules)."""
+    game = builtin_game(name, None, params)
+    state = game.initial_state()
+    record = MatchRecord(index, 1000 + index, side, "greedy", "", opening=opening)
+    for action in actions:
+        record.positions.append(game.state_id(state))
+        record.moves.append(("x" if game.to_move(state) == 0 else "o", action))
+        state = game.result(state, action)
+    record.final = game.state_id(state)
+    payoff = game.utility(state) * (1 if side == "x" else -1) if game.is_terminal(state) else 0
+    record.outcome = "win" if payoff > 0 else "loss" if payoff < 0 else "draw"
+    return game, record
+
+
+def losing(record: MatchRecord, move: int, yours: int, staff: int, actions: list[int]) -> tuple:
+    """A losing choice before ``move`` (from 1): the student's values 0 everywhere, the
+    staff's 0 but for ``staff``, the mover's best (1 when x is to move, -1 when o is)."""
+    position = record.positions[move - 1]
+    best = 1.0 if position.count("x") == position.count("o") else -1.0
+    decision = Decision(position, {a: (0, 0.0) for a in actions}, yours)
+    return decision, {a: (0, best if a == staff else 0.0) for a in actions}
+
+
+def test_a_match_replayed_from_its_moves_is_the_game_model_s_and_its_winning_line_is_marked():
+    game, record = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW)
+    data = play_feedback.records_data([record], game)[0]
+    assert (data["game"], data["connect"], data["initial"]) == ("connect4", 4, record.positions[0])
+    assert "positions" not in data  # won: moves only
+    match = replay_match(data)
+    assert [match.position(step) for step in range(len(record.moves))] == record.positions
+    assert match.position(len(record.moves)) == record.final
+    assert match.win == [38, 39, 40, 41]  # the bottom row's last four cells
+    svg = board_svg(match, len(match.moves))
+    assert svg.count('data-won="1"') == 4 and 'class="winline on"' in svg
+
+
+def test_a_record_of_the_first_version_positions_only_is_replayed_alike():
+    game, record = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW)
+    new = play_feedback.records_data([record], game)[0]
+    old = {k: v for k, v in new.items() if k not in ("game", "connect", "initial")}
+    old["positions"] = record.positions + [record.final]
+    first, again = replay_match(new), replay_match(old)
+    assert (again.drop, again.initial, again.moves, again.win) == (
+        first.drop, first.initial, first.moves, first.win)
+    _, placed = played("mnk", MNK, [0, 5, 1, 6, 2, 7, 3])
+    old = {k: v for k, v in play_feedback.records_data([placed])[0].items()}
+    assert "initial" not in old  # no game given: the first version's record
+    match = replay_match(old)
+    assert not match.drop and match.win == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"moves": "3,3,4"}, "expected 'moves' as a list of [mark, action]"),
+    ({"moves": [["x", 3]] * 7}, "move 7 (x plays 3) is not legal"),
+    ({"moves": [["x", "3"]]}, "move 1 (x plays '3') is not legal"),
+    ({"game": "chess"}, "cannot draw the game 'chess'"),
+    ({"initial": "xo|x"}, "expected rows of one length"),
+    ({"initial": "<script>"}, "expected a board of rows of x, o and ."),
+])
+def test_a_malformed_record_is_refused_naming_the_match_and_the_fault(change, message):
+    game, record = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW, index=4)
+    data = {**play_feedback.records_data([record], game)[0], **change}
+    with pytest.raises(MatchError, match="match 5: ") as raised:
+        replay_match(data)
+    assert message in str(raised.value)
+    test = TestResult(name="evaluate: c4", number="7.1", algorithm="evaluate", case_name="c4",
+                      max_score=3, score=0, outcome="wrong_value", extra_data={"play": [data]})
+    section = "\n".join(play_section(test))
+    assert "This match cannot be drawn: match 5: " in section
+    ET.fromstring(section)  # escaped: still XML whatever the record held
+
+
+def test_positions_that_are_not_one_mark_apart_are_refused():
+    old = {"index": 0, "outcome": "loss", "moves": [["x", 0]], "positions": ["..|..", "xo|.."]}
+    with pytest.raises(MatchError, match="position 2 is not one mark more than position 1"):
+        replay_match(old)
+
+
+def test_the_records_stay_under_their_cap_dropping_positions_then_won_matches_moves():
+    game, won = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW)
+    _, lost = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW, side="o")
+    records = [won, lost] * 400
+    data = play_feedback.records_data(records, game)
+    assert len(data) == play_feedback.MAX_RECORDS
+    assert len(json.dumps(data)) <= play_feedback.PLAY_DATA_BYTES
+    assert all("moves" in d for d in data if d["outcome"] == "loss")
+    small = play_feedback.records_data(records[:6], game)
+    assert [("positions" in d) for d in small] == [False, True] * 3  # lost ones keep them
+
+
+def section_of(page: str, number: str) -> ET.Element:
+    root = ET.fromstring(page.encode())
+    return next(s for s in root.iter("section") if s.get("id") == "test-" + number.replace(".", "-"))
+
+
+def results_of(*tests: TestResult) -> GradingResults:
+    results = GradingResults()
+    results.tests.extend(tests)
+    return results
+
+
+def play_test(records: list[dict], *, score: float = 2, summary: bool = True) -> TestResult:
+    extra = {"play": records}
+    if summary:
+        extra["play_summary"] = play_feedback.summary_data("greedy", 6.5, [1, 5, 10], 0.5, 10)
+    return TestResult(name="evaluate: c4-greedy (Connect Four)", number="7.1",
+                      algorithm="evaluate", case_name="c4-greedy", max_score=3, score=score,
+                      outcome="wrong_value", extra_data=extra)
+
+
+def test_a_page_of_played_tests_needs_no_answer_key_and_explains_only_boards(monkeypatch):
+    game, won = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW)
+    _, lost = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW, index=1, side="o")
+    choice = losing(lost, 6, 5, 0, [0, 1, 2, 3, 4, 5, 6])  # o's move: o played 5
+    records = play_feedback.records_data([won, lost], game, {1: choice})
+
+    def no_key():
+        raise AssertionError("a page of played tests read the answer key")
+
+    monkeypatch.setattr(AnswerKey, "default", classmethod(lambda cls: no_key()))
+    page = report_html(results_of(play_test(records)))
+    assert "◐ 2 of 3 thresholds" in page and "wrong value" not in page
+    assert "the line that ended the match" in page and "MAX" not in page  # no trees' legend
+    section = section_of(page, "7.1")
+    text = " ".join(" ".join(section.itertext()).split())
+    assert "x (moves first) 1 1 0 0" in text and "both 2 1 0 1" in text
+    assert "2 of 3 reached" in text
+    details = [d for d in section.iter("details") if "play-details" in (d.get("class") or "")]
+    assert [d.get("open") for d in details] == [None, "open"]  # the won match folded
+    rings = {g.get("class"): g.get("data-cell") for g in details[1].iterfind(".//{*}g")
+             if "cand" in (g.get("class") or "")}
+    assert rings == {"cand yours on": "33", "cand staff on": "35"}  # where 5 and 0 land
+    assert "your move 6 next: where your choice lost" in text
+    assert "column 5 ◀ you 0 0 " in text and "column 0 ◀ staff 0 -1 " in text
+
+
+def test_results_written_before_the_summary_and_the_initial_position_still_draw():
+    game, lost = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW, side="o")
+    old = {k: v for k, v in play_feedback.records_data([lost], game)[0].items()
+           if k in ("index", "seed", "side", "outcome", "opening", "moves", "positions")}
+    page = report_html(results_of(play_test([old], score=0, summary=False)))
+    assert "0 of 1 matches won" in page
+    section = section_of(page, "7.1")
+    assert sum(1 for g in section.iterfind(".//{*}g") if g.get("data-won")) == 4
+    assert "was not analysed for its losing move" in "".join(section.itertext())
+
+
+def test_a_trace_failure_without_a_picture_adds_no_legend_of_trees():
+    game, won = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW)
+    trace = TestResult(name="minimax: t", number="1.1", algorithm="minimax", case_name="t",
+                       max_score=1, score=0, outcome="wrong_value", output="wrong",
+                       extra_data={})  # no replay data: a section without a picture
+    page = report_html(results_of(trace, play_test(play_feedback.records_data([won], game))))
+    assert "No step-through" in page
+    assert "the line that ended the match" in page and "MAX" not in page
