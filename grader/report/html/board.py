@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from html import escape
+from itertools import pairwise
 from typing import Any
 
 DROP_GAMES = {"connect4"}  # an action is a column; the others' actions are squares
@@ -119,7 +120,7 @@ def replay_match(record: Any) -> Match:
         boards = [_grid(p, f"{where}, position {i + 1}") for i, p in enumerate(positions)]
         cells, rows, columns = boards[0]
         changed = []
-        for number, ((before, *_), (after, *shape)) in enumerate(zip(boards, boards[1:]), 1):
+        for number, ((before, *_), (after, *shape)) in enumerate(pairwise(boards), 1):
             diff = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
             if shape != [rows, columns] or len(diff) != 1 or before[diff[0]] != ".":
                 raise MatchError(f"{where}: position {number + 1} is not one mark more than "
