@@ -21,8 +21,6 @@ from grader.report.html.play import play_section
 from grader.scoring.results import GradingResults, TestResult
 from reference.play import Decision, MatchRecord
 
-pytestmark = pytest.mark.local_check  # run again in the portable worker: tests/test_portable.py
-
 C4 = {"rows": 6, "columns": 7, "connect": 4}
 MNK = {"rows": 5, "columns": 5, "connect": 4}
 X_WINS_ON_THE_BOTTOM_ROW = [3, 3, 4, 4, 5, 5, 6]  # x: 3, 4, 5, 6; o stacks on 3, 4, 5

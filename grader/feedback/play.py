@@ -6,6 +6,9 @@ Reads the match records ``reference/play.py`` makes (plain fields: ``index``, ``
 ``moves``, ``opening``, ``decisions``, ``final``, ``outcome``), without importing it. A losing
 decision's values are exact for every move when the grader could complete the moves the search
 pruned; otherwise a pruned move shows its bound.
+
+The same matches as data (:func:`records_data`, :func:`summary_data`) go to the test's
+``extra_data`` for the HTML report (``grader/report/html/play.py``), which needs nothing else.
 """
 
 from __future__ import annotations

@@ -142,7 +142,7 @@ def _value(value: Any) -> str:
         return "?"
 
 
-def _choice_html(record: dict[str, Any], match: Match, found: Any) -> list[str]:
+def _choice_html(record: dict[str, Any], match: Match, found: Any, start: int) -> list[str]:
     if record.get("outcome") != "loss":
         return []
     if "choice" not in record:
@@ -155,7 +155,8 @@ def _choice_html(record: dict[str, Any], match: Match, found: Any) -> list[str]:
     step, choice = found
     side = record.get("side")
     unit = match.unit
-    lines = ['<div class="choice">',
+    here = " here" if start == step else ""
+    lines = [f'<div class="choice{here}">',
              f'<p><strong>Before move {step + 1}</strong> (you are {esc(side)}, to move): '
              f'your search played <span class="tag yours">{unit} {esc(choice.get("yours"))}'
              f'</span>; the same search with the staff\'s evaluation would have played '
@@ -233,7 +234,7 @@ def match_html(record: dict[str, Any]) -> list[str]:
             '<button type="button" class="start">start</button>', choice_button,
             '<button type="button" class="end">end</button>', "</div>",
             "</div>",
-            *_choice_html(record, match, found),
+            *_choice_html(record, match, found, start),
             f'<script type="application/json" class="match-data">{script_json(data)}</script>',
             "</div>", "</details>"]
 
