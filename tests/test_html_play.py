@@ -183,3 +183,20 @@ def test_a_trace_failure_without_a_picture_adds_no_legend_of_trees():
     page = report_html(results_of(trace, play_test(play_feedback.records_data([won], game))))
     assert "No step-through" in page
     assert "the line that ended the match" in page and "MAX" not in page
+
+
+def test_a_page_short_of_room_draws_the_lost_matches_only_then_none(monkeypatch):
+    from grader.report.html import report as report_module
+
+    game, won = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW)
+    _, lost = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW, index=1, side="o")
+    _, third = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW, index=2)
+    results = results_of(play_test(play_feedback.records_data([won, lost, third], game)))
+    whole = report_html(results)
+    base = len(report_html(results_of()).encode())
+    monkeypatch.setattr(report_module, "PAGE_BUDGET", len(whole.encode()) - 2000)
+    text = " ".join(" ".join(section_of(report_html(results), "7.1").itertext()).split())
+    assert text.count("Match ") == 1 and "Not drawn, to keep the page small: matches 1 (won), " \
+        "3 (won)" in text
+    monkeypatch.setattr(report_module, "PAGE_BUDGET", base + 3000)
+    assert "grader check -k c4-greedy --html FILE" in report_html(results)

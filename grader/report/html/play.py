@@ -239,20 +239,24 @@ def match_html(record: dict[str, Any]) -> list[str]:
             "</div>", "</details>"]
 
 
-def play_section(test: TestResult) -> list[str]:
-    """The section of an ``evaluate`` test (module docstring)."""
+def play_section(test: TestResult, *, lost_only: bool = False) -> list[str]:
+    """The section of an ``evaluate`` test (module docstring); ``lost_only``: boards for the
+    lost matches only, the others listed (a smaller section, when a page runs out of room)."""
     records = play_records(test)
     name, _, about = test.name.partition(" (")
     parts = [f'<section class="case play" id="{anchor(test)}" data-play="1">',
              f"<h2>{esc(test.number)} {esc(name)}: {test.score:g}/{test.max_score:g}</h2>",
              *([f'<p class="muted">{esc(about.removesuffix(")"))}</p>'] if about else []),
              *_summary_html(test, records)]
-    for record in records[:MAX_DRAWN]:
+    drawn = [r for r in records if not lost_only or r.get("outcome") == "loss"][:MAX_DRAWN]
+    for record in drawn:
         parts += match_html(record)
-    if len(records) > MAX_DRAWN:
-        rest = ", ".join(f"{_int(r.get('index')) + 1} ({esc(r.get('outcome'))})"
-                         for r in records[MAX_DRAWN:])
-        parts.append(f'<p class="notes">Not drawn, to keep the page small: matches {rest}.</p>')
+    rest = [r for r in records if not any(r is d for d in drawn)]
+    if rest:
+        listed = ", ".join(f"{_int(r.get('index')) + 1} "
+                           f"({esc(OUTCOME_WORDS.get(r.get('outcome'), r.get('outcome')))})"
+                           for r in rest)
+        parts.append(f'<p class="notes">Not drawn, to keep the page small: matches {listed}.</p>')
     return parts + [*output_html(test), "</section>"]
 
 

@@ -71,9 +71,12 @@ def _size(text: str | list[str]) -> int:
 
 def _within(sections: list[tuple[TestResult, list[str]]], room: int) -> list[list[str]]:
     """The sections in order while they fit in ``room`` bytes; each one after that without its
-    step-through and text (the page must open fast and stay under 1 MB however much failed)."""
+    step-through and text, or, played, with its lost matches' boards only (the page must open
+    fast and stay under 1 MB however much failed)."""
     kept = []
     for test, section in sections:
+        if _size(section) > room and play_records(test):  # its lost matches only, if they fit
+            section = play_section(test, lost_only=True)
         if _size(section) > room:
             section = plain_section(test, LEFT_OUT.format(case=test.case_name), output=False)
         room -= _size(section)
