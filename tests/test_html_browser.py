@@ -269,10 +269,10 @@ def test_a_lost_match_steps_to_its_losing_choice_with_both_moves_ringed(driver, 
         board = details.find_element(By.CSS_SELECTOR, ".play-match")
         assert board.get_attribute("data-step") == str(step)  # it opens at the losing choice
 
-        def ring(who):
+        def ring(who, board=board):
             return board.find_element(By.CSS_SELECTOR, f"g.cand.{who}")
 
-        def discs():
+        def discs(board=board):
             return len(board.find_elements(By.CSS_SELECTOR, "g.cell.x, g.cell.o"))
 
         def drawn(element):  # is_displayed() says no to a level line: its box has no height
