@@ -13,7 +13,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from grader.answers.store import AnswerKey
-from grader.feedback import play as play_feedback
+from grader.cases.rubric import load_rubric
+from grader.feedback import records as match_records
 from grader.games import builtin_game
 from grader.report.html import report_html
 from grader.report.html.board import MatchError, board_svg, replay_match
@@ -53,7 +54,7 @@ def losing(record: MatchRecord, move: int, yours: int, staff: int, actions: list
 
 def test_a_match_replayed_from_its_moves_is_the_game_model_s_and_its_winning_line_is_marked():
     game, record = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW)
-    data = play_feedback.records_data([record], game)[0]
+    data = match_records.records_data([record], game)[0]
     assert (data["game"], data["connect"], data["initial"]) == ("connect4", 4, record.positions[0])
     assert "positions" not in data  # won: moves only
     match = replay_match(data)
@@ -66,14 +67,14 @@ def test_a_match_replayed_from_its_moves_is_the_game_model_s_and_its_winning_lin
 
 def test_a_record_of_the_first_version_positions_only_is_replayed_alike():
     game, record = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW)
-    new = play_feedback.records_data([record], game)[0]
+    new = match_records.records_data([record], game)[0]
     old = {k: v for k, v in new.items() if k not in ("game", "connect", "initial")}
     old["positions"] = record.positions + [record.final]
     first, again = replay_match(new), replay_match(old)
     assert (again.drop, again.initial, again.moves, again.win) == (
         first.drop, first.initial, first.moves, first.win)
     _, placed = played("mnk", MNK, [0, 5, 1, 6, 2, 7, 3])
-    old = {k: v for k, v in play_feedback.records_data([placed])[0].items()}
+    old = {k: v for k, v in match_records.records_data([placed])[0].items()}
     assert "initial" not in old  # no game given: the first version's record
     match = replay_match(old)
     assert not match.drop and match.win == [0, 1, 2, 3]
@@ -89,7 +90,7 @@ def test_a_record_of_the_first_version_positions_only_is_replayed_alike():
 ])
 def test_a_malformed_record_is_refused_naming_the_match_and_the_fault(change, message):
     game, record = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW, index=4)
-    data = {**play_feedback.records_data([record], game)[0], **change}
+    data = {**match_records.records_data([record], game)[0], **change}
     with pytest.raises(MatchError, match="match 5: ") as raised:
         replay_match(data)
     assert message in str(raised.value)
@@ -110,11 +111,11 @@ def test_the_records_stay_under_their_cap_dropping_positions_then_won_matches_mo
     game, won = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW)
     _, lost = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW, side="o")
     records = [won, lost] * 400
-    data = play_feedback.records_data(records, game)
-    assert len(data) == play_feedback.MAX_RECORDS
-    assert len(json.dumps(data)) <= play_feedback.PLAY_DATA_BYTES
+    data = match_records.records_data(records, game)
+    assert len(data) == match_records.MAX_RECORDS
+    assert len(json.dumps(data)) <= match_records.PLAY_DATA_BYTES
     assert all("moves" in d for d in data if d["outcome"] == "loss")
-    small = play_feedback.records_data(records[:6], game)
+    small = match_records.records_data(records[:6], game)
     assert [("positions" in d) for d in small] == [False, True] * 3  # lost ones keep them
 
 
@@ -129,10 +130,14 @@ def results_of(*tests: TestResult) -> GradingResults:
     return results
 
 
-def play_test(records: list[dict], *, score: float = 2, summary: bool = True) -> TestResult:
+def play_test(records: list[dict], *, score: float = 2, summary: bool = True,
+              matches: list | None = None) -> TestResult:
+    """A played test of 3 points with ``records`` (its ``matches``, for the summary: the
+    default rubric's thresholds against greedy are 1, 5 and 10 wins)."""
     extra = {"play": records}
     if summary:
-        extra["play_summary"] = play_feedback.summary_data("greedy", 6.5, [1, 5, 10], 0.5, 10)
+        extra["play_summary"] = match_records.summary_data(
+            "greedy", matches or [], load_rubric(None).play, score / 3)
     return TestResult(name="evaluate: c4-greedy (Connect Four)", number="7.1",
                       algorithm="evaluate", case_name="c4-greedy", max_score=3, score=score,
                       outcome="wrong_value", extra_data=extra)
@@ -142,13 +147,13 @@ def test_a_page_of_played_tests_needs_no_answer_key_and_explains_only_boards(mon
     game, won = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW)
     _, lost = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW, index=1, side="o")
     choice = losing(lost, 6, 5, 0, [0, 1, 2, 3, 4, 5, 6])  # o's move: o played 5
-    records = play_feedback.records_data([won, lost], game, {1: choice})
+    records = match_records.records_data([won, lost], game, {1: choice})
 
     def no_key():
         raise AssertionError("a page of played tests read the answer key")
 
     monkeypatch.setattr(AnswerKey, "default", classmethod(lambda cls: no_key()))
-    page = report_html(results_of(play_test(records)))
+    page = report_html(results_of(play_test(records, matches=[won, lost])))
     assert "◐ 2 of 3 thresholds" in page and "wrong value" not in page
     assert "the line that ended the match" in page and "MAX" not in page  # no trees' legend
     section = section_of(page, "7.1")
@@ -166,7 +171,7 @@ def test_a_page_of_played_tests_needs_no_answer_key_and_explains_only_boards(mon
 
 def test_results_written_before_the_summary_and_the_initial_position_still_draw():
     game, lost = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW, side="o")
-    old = {k: v for k, v in play_feedback.records_data([lost], game)[0].items()
+    old = {k: v for k, v in match_records.records_data([lost], game)[0].items()
            if k in ("index", "seed", "side", "outcome", "opening", "moves", "positions")}
     page = report_html(results_of(play_test([old], score=0, summary=False)))
     assert "0 of 1 matches won" in page
@@ -180,7 +185,7 @@ def test_a_trace_failure_without_a_picture_adds_no_legend_of_trees():
     trace = TestResult(name="minimax: t", number="1.1", algorithm="minimax", case_name="t",
                        max_score=1, score=0, outcome="wrong_value", output="wrong",
                        extra_data={})  # no replay data: a section without a picture
-    page = report_html(results_of(trace, play_test(play_feedback.records_data([won], game))))
+    page = report_html(results_of(trace, play_test(match_records.records_data([won], game))))
     assert "No step-through" in page
     assert "the line that ended the match" in page and "MAX" not in page
 
@@ -191,7 +196,7 @@ def test_a_page_short_of_room_draws_the_lost_matches_only_then_none(monkeypatch)
     game, won = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW)
     _, lost = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW, index=1, side="o")
     _, third = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW, index=2)
-    results = results_of(play_test(play_feedback.records_data([won, lost, third], game)))
+    results = results_of(play_test(match_records.records_data([won, lost, third], game)))
     whole = report_html(results)
     base = len(report_html(results_of()).encode())
     monkeypatch.setattr(report_module, "PAGE_BUDGET", len(whole.encode()) - 2000)
@@ -200,3 +205,23 @@ def test_a_page_short_of_room_draws_the_lost_matches_only_then_none(monkeypatch)
         "3 (won)" in text
     monkeypatch.setattr(report_module, "PAGE_BUDGET", base + 3000)
     assert "grader check -k c4-greedy --html FILE" in report_html(results)
+
+
+def test_a_rubric_scoring_by_rates_gets_its_rates_and_percent_thresholds():
+    """A rubric may score by each side's score rate (both must reach a threshold) instead of
+    win counts: the summary reads how many thresholds were reached off the points, whatever
+    the rule, and the page words the rates."""
+    from types import SimpleNamespace
+
+    game, won = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW)
+    _, lost = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW, index=1, side="o")
+    rates = SimpleNamespace(draw_weight=0.5, by_wins=False,
+                            thresholds_for=lambda opponent: [0.25, 0.5])
+    summary = match_records.summary_data("baseline", [won, lost], rates, 0.0)
+    assert (summary["rates"], summary["reached"], summary["by_wins"]) == (
+        {"x": 1.0, "o": 0.0}, 0, False)
+    test = play_test(match_records.records_data([won, lost], game), score=0)
+    test.extra_data["play_summary"] = summary
+    text = " ".join(" ".join(section_of(report_html(results_of(test)), "7.1").itertext()).split())
+    assert "Score rate 100% as x and 0% as o against baseline" in text
+    assert "25% ✗ 50% ✗ : 0 of 2 reached" in text

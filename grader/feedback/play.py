@@ -7,17 +7,14 @@ Reads the match records ``reference/play.py`` makes (plain fields: ``index``, ``
 decision's values are exact for every move when the grader could complete the moves the search
 pruned; otherwise a pruned move shows its bound.
 
-The same matches as data (:func:`records_data`, :func:`summary_data`) go to the test's
-``extra_data`` for the HTML report (``grader/report/html/play.py``), which needs nothing else.
+The same matches as data, for the HTML report: :mod:`grader.feedback.records`.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 MAX_LOST_SHOWN = 3  # lost matches written out in full; the others are listed
-MAX_LOST_ANALYSED = 10  # lost matches whose losing choice is found (the HTML report marks it)
 
 
 def draw_board(game: Any, state_id: str) -> str:
@@ -90,7 +87,6 @@ def _choice(game: Any, record: Any, found: Any) -> list[str]:
 
 
 def _best(game: Any, position: str, values: dict[Any, Any]) -> Any:
-    """The move the mover of ``position`` prefers by ``values`` (the first on ties)."""
     mover_is_x = position.count("x") == position.count("o")
     best = max(values.values()) if mover_is_x else min(values.values())
     return next(action for action, value in values.items() if value == best)
@@ -119,101 +115,11 @@ def report(game: Any, opponent: str, records: list[Any], value: float, threshold
     return summary, "\n".join(lines)
 
 
-PLAY_DATA_BYTES = 60_000  # a test's match records in results.json at most (``records_data``)
-MAX_RECORDS = 100  # matches recorded a test; a rubric asking for more keeps the first ones
-
-
-def records_data(records: list[Any], game: Any = None,
-                 losing: dict[int, Any] | None = None) -> list[dict[str, Any]]:
-    """Every match as JSON data (``extra_data["play"]``: staff-only in results.json; the HTML
-    report replays each one), at most :data:`PLAY_DATA_BYTES` in all. A record's keys:
-
-    * ``index``, ``seed``, ``side`` (the player under test, ``x`` or ``o``), ``outcome``
-      (``win``, ``draw`` or ``loss``), ``opening`` (how many of ``moves`` were the random
-      opening) and ``moves`` (``[mark, action]``, opening first): the first version's keys;
-    * ``game`` (the case file's name of the game), ``connect`` (marks in a row that win) and
-      ``initial`` (the position before the first move): the report replays ``moves`` from it;
-    * ``positions`` (the position before each move, then the last one): kept for lost
-      matches only, for readers of the first version, which had it for every match;
-    * ``choice`` (lost matches, the first :data:`MAX_LOST_ANALYSED`): :func:`choice_data`.
-
-    Past the size cap the ``positions`` go first, then the moves of matches not lost (they
-    stay listed with their outcome), then matches from the end."""
-    kind = _game_fields(game)
-    data = []
-    for r in records[:MAX_RECORDS]:
-        item = {"index": r.index, "seed": r.seed, "side": r.side, "outcome": r.outcome,
-                "opening": r.opening, "moves": [[mark, action] for mark, action in r.moves]}
-        if kind and r.positions:
-            item.update(kind, initial=r.positions[0])
-        if r.outcome == "loss" or not kind:
-            item["positions"] = list(r.positions) + [r.final]
-        if losing is not None and r.index in losing:
-            item["choice"] = choice_data(r, losing[r.index])
-        data.append(item)
-    return _capped(data)
-
-
-def _game_fields(game: Any) -> dict[str, Any]:
-    """``game`` and ``connect`` of a grid game's records; {} for another game (or none)."""
-    from grader.games import BUILTIN_GAMES
-
-    names = {class_name: name for name, (_, class_name) in BUILTIN_GAMES.items()}
-    name = names.get(type(game).__name__)
-    connect = getattr(game, "connect", None)
-    return {"game": name, "connect": connect} if name and isinstance(connect, int) else {}
-
-
-def choice_data(record: Any, found: Any) -> dict[str, Any] | None:
-    """A lost match's losing choice as data, None when every move of the student's was the
-    staff search's too: ``move`` (its number, from 1), ``yours`` and ``staff`` (the two
-    actions) and ``values``, one entry per move there in ``actions`` order: ``action``,
-    ``yours`` (the student's search's value, ``[tier, number]`` for x as :func:`value_text`
-    reads it; null for a pruned move, whose ``bound`` is given instead) and ``staff`` (the
-    value with the staff's evaluation)."""
-    if found is None:
-        return None
-    decision, staff = found
-    rows = []
-    for action, staff_value in staff.items():
-        row: dict[str, Any] = {"action": action, "yours": None, "staff": list(staff_value)}
-        if action in decision.values:
-            row["yours"] = list(decision.values[action])
-        elif action in decision.pruned:
-            row["bound"] = list(decision.pruned[action])
-        rows.append(row)
-    return {"move": record.positions.index(decision.position) + 1, "yours": decision.action,
-            "staff": _best(None, decision.position, staff), "values": rows}
-
-
-def _capped(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    def size() -> int:
-        return len(json.dumps(data))
-
-    if size() <= PLAY_DATA_BYTES:
-        return data
-    for item in data:
-        if "initial" in item:
-            item.pop("positions", None)
-    for item in data:
-        if size() <= PLAY_DATA_BYTES:
-            return data
-        if item["outcome"] != "loss":
-            item.pop("moves", None)
-            item.pop("positions", None)
-    while data and size() > PLAY_DATA_BYTES:
-        data.pop()
-    return data
-
-
-def summary_data(opponent: str, value: float, thresholds: list, draw_weight: float,
-                 matches: int) -> dict[str, Any]:
-    """A played case's score as data (``extra_data["play_summary"]``, read by the HTML
-    report): the opponent, the matches, ``value`` (wins + draw_weight x draws), the thresholds
-    and how many were reached."""
-    return {"opponent": opponent, "matches": matches, "value": value,
-            "thresholds": list(thresholds), "draw_weight": draw_weight,
-            "reached": sum(1 for t in thresholds if value >= t)}
+def records_data(records: list[Any], game: Any = None, losing: Any = None
+                 ) -> list[dict[str, Any]]:
+    """The matches as JSON data: :func:`grader.feedback.records.records_data` (its home)."""
+    from grader.feedback import records as match_records
+    return match_records.records_data(records, game, losing)
 
 
 def sample_report(game: Any, positions: dict[str, Any], values: dict[str, float]) -> str:

@@ -38,6 +38,7 @@ from typing import Any
 from grader.cases import Case
 from grader.cases.rubric import Rubric
 from grader.feedback import play as play_feedback
+from grader.feedback import records as match_records
 from grader.feedback.markdown import inline_text
 from grader.run.evaluation import MAX_POSITIONS
 from grader.sandbox.client import Worker
@@ -181,10 +182,12 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
         if hint:
             result.output += "\n\nLikely mistake: " + hint
             result.extra_data["hint"] = hint
-    # the match records (grader/feedback/play.py's records_data), read by the HTML report
-    result.extra_data["play"] = play_feedback.records_data(records, game, losing)
-    result.extra_data["play_summary"] = play_feedback.summary_data(
-        case.play.opponent, value, thresholds, rubric.play.draw_weight, len(records))
+    # the HTML report's data (grader/feedback/records.py): every match, each losing choice,
+    # how the score came about
+    result.extra_data["play"] = match_records.records_data(records, game, losing)
+    result.extra_data["play_summary"] = match_records.summary_data(
+        case.play.opponent, records, rubric.play,
+        result.score / result.max_score if result.max_score else 0.0)
     result.staff_output = built_in_heuristic(game, _cache(worker, case))
     return result
 
@@ -295,7 +298,7 @@ def _losing_choices(game: Any, records: list[Any], depth: int) -> dict[int, Any]
 
     lost = [record for record in records if record.outcome == "loss"]
     return {record.index: play.losing_choice(game, record, depth)
-            for record in lost[:play_feedback.MAX_LOST_ANALYSED]}
+            for record in lost[:match_records.MAX_LOST_ANALYSED]}
 
 
 def _fill_in_pruned(worker: Worker, case: Case, rubric: Rubric, game: Any, choices: Any,

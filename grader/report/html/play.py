@@ -1,8 +1,8 @@
 """An ``evaluate`` test in the HTML report: the case's score, and every match on a board.
 
 Reads only the test's ``extra_data``: ``play``, the match records
-(:func:`grader.feedback.play.records_data`), and ``play_summary``, the score and thresholds
-(:func:`grader.feedback.play.summary_data`; results written before it have none, and the
+(:func:`grader.feedback.records.records_data`), and ``play_summary``, the score and thresholds
+(:func:`grader.feedback.records.summary_data`; results written before it have none, and the
 table then says what the records do). No case file, answer key or reference is needed, so any
 command that writes these records gets the same section from :func:`play_section`.
 
@@ -72,26 +72,37 @@ def _summary_html(test: TestResult, records: list[dict[str, Any]]) -> list[str]:
         css = ' class="total"' if side is None else ""
         lines.append(f"<tr{css}><th>{words}</th>{cells}</tr>")
     lines += ["</tbody>", "</table>"]
-    summary = (test.extra_data or {}).get("play_summary")
-    if isinstance(summary, dict) and isinstance(summary.get("thresholds"), list):
-        value = summary.get("value")
-        chips = " ".join(
-            f'<span class="thr {"hit" if _number(value) >= _number(t) else "miss"}">'
-            f'{esc(_g(t))} {"✓" if _number(value) >= _number(t) else "✗"}</span>'
-            for t in summary["thresholds"])
-        reached, of = thresholds_reached(test) or (0, 0)
-        lines.append(
-            f'<p class="thresholds">Score <strong>{esc(_g(value))}</strong> of '
-            f"{esc(_g(summary.get('matches', len(records))))} against "
-            f"{esc(summary.get('opponent', 'the opponent'))} (wins, plus "
-            f"{esc(_g(summary.get('draw_weight', 0.5)))} a draw). Thresholds: {chips}: "
-            f"<strong>{reached} of {of} reached</strong>, {test.score:g}/{test.max_score:g} "
-            "points.</p>")
+    found = thresholds_reached(test)
+    if found:
+        lines.append(_score_line(test, (test.extra_data or {})["play_summary"], *found))
     return lines
 
 
-def _number(value: Any) -> float:
-    return float(value) if isinstance(value, (int, float)) else float("nan")
+def _score_line(test: TestResult, summary: dict[str, Any], reached: int, of: int) -> str:
+    """How the score came about: the wins (or each side's score rate), and the thresholds
+    (:func:`grader.feedback.records.summary_data`), the first ``reached`` of them met."""
+    by_wins = summary.get("by_wins", True) is not False
+    weight = _g(summary.get("draw_weight", 0.5))
+    opponent = esc(summary.get("opponent", "the opponent"))
+    if by_wins:
+        made = (f"Score <strong>{esc(_g(summary.get('value')))}</strong> of "
+                f"{esc(_g(summary.get('matches')))} against {opponent} (a win counts 1, a "
+                f"draw {esc(weight)})")
+    else:
+        rates = summary.get("rates") if isinstance(summary.get("rates"), dict) else {}
+        made = (f"Score rate <strong>{esc(_percent(rates.get('x')))}</strong> as x and "
+                f"<strong>{esc(_percent(rates.get('o')))}</strong> as o against {opponent} (a "
+                f"win counts 1, a draw {esc(weight)}; both sides must reach a threshold)")
+    chips = " ".join(
+        f'<span class="thr {"hit" if i < reached else "miss"}">'
+        f'{esc(_g(t) if by_wins else _percent(t))} {"✓" if i < reached else "✗"}</span>'
+        for i, t in enumerate(summary["thresholds"]))
+    return (f'<p class="thresholds">{made}. Thresholds: {chips}: <strong>{reached} of {of} '
+            f"reached</strong>, {test.score:g}/{test.max_score:g} points.</p>")
+
+
+def _percent(value: Any) -> str:
+    return f"{value:.0%}" if isinstance(value, (int, float)) else "?"
 
 
 def _g(value: Any) -> str:
