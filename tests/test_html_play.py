@@ -225,3 +225,8 @@ def test_a_rubric_scoring_by_rates_gets_its_rates_and_percent_thresholds():
     text = " ".join(" ".join(section_of(report_html(results_of(test)), "7.1").itertext()).split())
     assert "Score rate 100% as x and 0% as o against baseline" in text
     assert "25% ✗ 50% ✗ : 0 of 2 reached" in text
+    test.extra_data["play_summary"] = match_records.summary_data("baseline", [won, lost], rates,
+                                                                 0.75)  # half steps
+    page = report_html(results_of(test))
+    text = " ".join(" ".join(section_of(page, "7.1").itertext()).split())
+    assert "25% ✓ 50% ◐ : 1.5 of 2 reached" in text and "◐ 1.5 of 2 thresholds" in page

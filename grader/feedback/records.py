@@ -117,7 +117,8 @@ def summary_data(opponent: str, records: list[Any], play_rubric: Any, share: flo
     the matches, ``value`` (wins + draw_weight x draws), each side's score rate, the
     thresholds (win counts, or with ``by_wins`` false the rates both sides must reach) and how
     many were reached, read off ``share`` (the points earned over the points there are: one
-    threshold's worth each), so the rubric's rule is decided in one place, the scoring."""
+    threshold's worth each; a half when a rubric gives half a threshold's points), so the
+    rubric's rule is decided in one place, the scoring."""
     weight = {"win": 1.0, "draw": play_rubric.draw_weight, "loss": 0.0}
     rates = {}
     for side in ("x", "o"):
@@ -128,4 +129,4 @@ def summary_data(opponent: str, records: list[Any], play_rubric: Any, share: flo
             "value": sum(weight.get(r.outcome, 0.0) for r in records), "rates": rates,
             "draw_weight": play_rubric.draw_weight, "thresholds": thresholds,
             "by_wins": bool(getattr(play_rubric, "by_wins", True)),
-            "reached": round(share * len(thresholds))}
+            "reached": round(share * len(thresholds) * 2) / 2}

@@ -35,13 +35,15 @@ def play_records(test: TestResult) -> list[dict[str, Any]]:
     return [r for r in records if isinstance(r, dict)] if isinstance(records, list) else []
 
 
-def thresholds_reached(test: TestResult) -> tuple[int, int] | None:
+def thresholds_reached(test: TestResult) -> tuple[float, int] | None:
     """(thresholds reached, thresholds) of a played test, when its results say."""
     summary = (test.extra_data or {}).get("play_summary")
     if not isinstance(summary, dict) or not isinstance(summary.get("thresholds"), list):
         return None
     reached = summary.get("reached")
-    return (reached, len(summary["thresholds"])) if type(reached) is int else None
+    if type(reached) not in (int, float) or not 0 <= reached <= len(summary["thresholds"]):
+        return None
+    return reached, len(summary["thresholds"])
 
 
 def verdict(test: TestResult) -> tuple[str, str] | None:
@@ -55,7 +57,7 @@ def verdict(test: TestResult) -> tuple[str, str] | None:
         reached, of = found
         css = "pass" if reached >= of else "part" if reached else "fail"
         mark = {"pass": "✓", "part": "◐", "fail": "✗"}[css]
-        return css, f"{mark} {reached} of {of} thresholds"
+        return css, f"{mark} {reached:g} of {of} thresholds"
     wins = sum(r.get("outcome") == "win" for r in records)
     css = "pass" if test.passed else "part" if test.score > 0 else "fail"
     return css, f"{wins} of {len(records)} matches won"
@@ -93,12 +95,15 @@ def _score_line(test: TestResult, summary: dict[str, Any], reached: int, of: int
         made = (f"Score rate <strong>{esc(_percent(rates.get('x')))}</strong> as x and "
                 f"<strong>{esc(_percent(rates.get('o')))}</strong> as o against {opponent} (a "
                 f"win counts 1, a draw {esc(weight)}; both sides must reach a threshold)")
-    chips = " ".join(
-        f'<span class="thr {"hit" if i < reached else "miss"}">'
-        f'{esc(_g(t) if by_wins else _percent(t))} {"✓" if i < reached else "✗"}</span>'
-        for i, t in enumerate(summary["thresholds"]))
-    return (f'<p class="thresholds">{made}. Thresholds: {chips}: <strong>{reached} of {of} '
-            f"reached</strong>, {test.score:g}/{test.max_score:g} points.</p>")
+    chips = []
+    for i, t in enumerate(summary["thresholds"]):  # the lowest are the ones reached
+        css, mark = ("hit", "✓") if i + 1 <= reached else ("half", "◐") if i < reached else \
+            ("miss", "✗")
+        chips.append(f'<span class="thr {css}">{esc(_g(t) if by_wins else _percent(t))} '
+                     f"{mark}</span>")
+    return (f'<p class="thresholds">{made}. Thresholds: {" ".join(chips)}: <strong>'
+            f"{reached:g} of {of} reached</strong>, {test.score:g}/{test.max_score:g} "
+            "points.</p>")
 
 
 def _percent(value: Any) -> str:
