@@ -230,3 +230,21 @@ def test_a_rubric_scoring_by_rates_gets_its_rates_and_percent_thresholds():
     page = report_html(results_of(test))
     text = " ".join(" ".join(section_of(page, "7.1").itertext()).split())
     assert "25% ✓ 50% ◐ : 1.5 of 2 reached" in text and "◐ 1.5 of 2 thresholds" in page
+
+
+def test_a_forged_choice_and_summary_in_a_results_file_are_drawn_as_inert_text():
+    """``grader report`` reads a results file it did not write: fields of the wrong type or
+    with markup are shown as text or left out, and the page stays one XML document."""
+    game, lost = played("connect4", C4, X_WINS_ON_THE_BOTTOM_ROW, side="o")
+    record = match_records.records_data([lost], game)[0]
+    record["choice"] = {"move": 6, "yours": 5, "staff": "<b>x</b>",
+                        "values": [{"action": 5, "yours": ["a", "b"], "staff": [0, "1e999"]},
+                                   "not a row", {"action": "<i>", "bound": 3}]}
+    test = play_test([record], score=0)
+    test.extra_data["play_summary"] = {"thresholds": ["<s>", None], "reached": 1,
+                                       "rates": "none", "by_wins": False, "opponent": "<u>"}
+    page = report_html(results_of(test))
+    section = section_of(page, "7.1")  # parsed: nothing the record held made it markup
+    text = " ".join(" ".join(section.itertext()).split())
+    assert "column <b>x</b>" in text and "column <i>" in text and "? ?" in text
+    assert "Score rate ? as x and ? as o against <u>" in text
