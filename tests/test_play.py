@@ -401,7 +401,8 @@ def test_a_losing_choice_shows_exact_values_for_the_moves_the_search_pruned(grad
             for index, before, table in re.findall(
                     r"\*\*Match (\d+) .*?before move (\d+),.*?\| --- \| --- \| --- \|\n(.*?)\n\n",
                     test.output, re.S):
-                state = game.state_from_id(matches[int(index) - 1]["positions"][int(before) - 1])
+                state = game.state_from_id(
+                    replay_match(matches[int(index) - 1]).position(int(before) - 1))
                 _, values = plain_minimax(game, state, SMALL.play.depth, evaluation)
                 rows = [row.split(" | ")[:2] for row in table.strip("| ").split(" |\n| ")]
                 assert [(move.split()[0], mine) for move, mine in rows] == [

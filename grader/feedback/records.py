@@ -10,13 +10,14 @@ them and nothing else: no case file, answer key or reference. Any command that p
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from grader.files import json_text
 
 MAX_LOST_ANALYSED = 10  # lost matches whose losing choice is found (the HTML report marks it)
 
 
-PLAY_DATA_BYTES = 60_000  # a test's match records in results.json at most (``records_data``)
+PLAY_DATA_BYTES = 100_000  # a test's match records in results.json at most, as written there
 MAX_RECORDS = 100  # matches recorded a test; a rubric asking for more keeps the first ones
 
 
@@ -30,12 +31,13 @@ def records_data(records: list[Any], game: Any = None,
       opening) and ``moves`` (``[mark, action]``, opening first): the first version's keys;
     * ``game`` (the case file's name of the game), ``connect`` (marks in a row that win) and
       ``initial`` (the position before the first move): the report replays ``moves`` from it;
-    * ``positions`` (the position before each move, then the last one): kept for lost
-      matches only, for readers of the first version, which had it for every match;
     * ``choice`` (lost matches, the first :data:`MAX_LOST_ANALYSED`): :func:`choice_data`.
 
-    Past the size cap the ``positions`` go first, then the moves of matches not lost (they
-    stay listed with their outcome), then matches from the end."""
+    The first version also had ``positions`` (the position before each move, then the last
+    one) for every match: the report still reads such records, and a game other than a grid
+    game still gets them. Past the size cap (counted as ``results.json`` is written:
+    indented) the moves of the matches not lost go first (they stay listed with their
+    outcome), then matches from the end."""
     kind = _game_fields(game)
     data = []
     for r in records[:MAX_RECORDS]:
@@ -43,7 +45,7 @@ def records_data(records: list[Any], game: Any = None,
                 "opening": r.opening, "moves": [[mark, action] for mark, action in r.moves]}
         if kind and r.positions:
             item.update(kind, initial=r.positions[0])
-        if r.outcome == "loss" or not kind:
+        if not kind:
             item["positions"] = list(r.positions) + [r.final]
         if losing is not None and r.index in losing:
             item["choice"] = choice_data(r, losing[r.index])
@@ -93,13 +95,10 @@ def preferred_move(position: str, values: dict[Any, Any]) -> Any:
 
 def _capped(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
     def size() -> int:
-        return len(json.dumps(data))
+        return len(json_text(data).encode())
 
     if size() <= PLAY_DATA_BYTES:
         return data
-    for item in data:
-        if "initial" in item:
-            item.pop("positions", None)
     for item in data:
         if size() <= PLAY_DATA_BYTES:
             return data
