@@ -216,13 +216,13 @@ def board_svg(match: Match, step: int, choice: tuple[int, dict[str, int]] | None
             css += " won" if step == len(match.moves) else ""
         parts.append(f'<g class="{css}" data-cell="{cell}"{won} transform="translate({x},{y})">'
                      f"{glyph}</g>")
-    if match.drop:
-        parts.append(lit)
     if match.win:
         (x1, y1), (x2, y2) = _centre(match, match.win[0]), _centre(match, match.win[-1])
         on = " on" if step == len(match.moves) else ""
         parts.append(f'<g class="winline{on}"><line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" '
                      f'class="under"/><line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/></g>')
+    if match.drop:  # the last disc's dot over the line through it
+        parts.append(lit)
     at, candidates = choice or (None, {})
     for who, cell in candidates.items():
         x, y = _centre(match, cell)
