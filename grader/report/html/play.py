@@ -164,6 +164,9 @@ def _choice_html(record: dict[str, Any], match: Match, found: Any, start: int) -
     if "choice" not in record:
         return ['<div class="choice"><p class="notes">This lost match was not analysed for '
                 "its losing move (the first lost matches of a test are).</p></div>"]
+    if found is None and record.get("choice") is not None:
+        return ['<div class="choice"><p class="notes">The losing choice this record gives does '
+                "not fit its moves.</p></div>"]
     if found is None:
         return ['<div class="choice"><p>Every move of yours in this match was also the one '
                 "the search makes with the staff's evaluation: the loss came from beyond what "
@@ -177,8 +180,8 @@ def _choice_html(record: dict[str, Any], match: Match, found: Any, start: int) -
              f'your search played <span class="tag yours">{unit} {esc(choice.get("yours"))}'
              f'</span>; the same search with the staff\'s evaluation would have played '
              f'<span class="tag staff">{unit} {esc(choice.get("staff"))}</span>.</p>',
-             '<table class="choice-values"><thead><tr><th>move</th><th>your evaluation</th>'
-             "<th>staff's evaluation</th></tr></thead><tbody>"]
+             '<table class="choice-values"><thead><tr><th>move</th><th>with your evaluation</th>'
+             "<th>with the staff's</th></tr></thead><tbody>"]
     rows = choice.get("values") if isinstance(choice.get("values"), list) else []
     for row in rows:
         if not isinstance(row, dict):
