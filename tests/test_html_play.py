@@ -258,3 +258,16 @@ def test_a_forged_choice_and_summary_in_a_results_file_are_drawn_as_inert_text()
     text = " ".join(" ".join(section.itertext()).split())
     assert "column <b>x</b>" in text and "column <i>" in text and "? ?" in text
     assert "Score rate ? as x and ? as o against <u>" in text
+
+
+def test_tic_tac_toe_is_drawn_as_a_grid_its_diagonal_struck_and_squares_numbered_by_row():
+    game, record = played("tictactoe", {}, [0, 1, 4, 2, 8])  # x: 0, 4, 8
+    match = replay_match(match_records.records_data([record], game)[0])
+    assert (match.drop, match.win, match.unit) == (False, [0, 4, 8], "square")
+    svg = ET.fromstring(board_svg(match, len(match.moves)))
+    coords = [t.text for t in svg.iterfind(".//{*}text")]
+    assert coords == ["0", "1", "2", "0", "3", "6"]  # columns above, each row's first square
+    assert [g.get("class") for g in svg.iterfind(".//{*}g") if g.get("data-cell")
+                                     and "cand" not in g.get("class")] == [
+        "cell x won", "cell o", "cell o", "cell", "cell x won", "cell", "cell", "cell",
+        "cell x won"]
