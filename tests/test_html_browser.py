@@ -14,8 +14,10 @@ README's picture, so the picture comes from this test's code path.
 from __future__ import annotations
 
 import importlib.util
+import json
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 import suite_modules
@@ -59,6 +61,29 @@ def make_report(name: str, out: Path, *, strict_course: bool = False) -> Path:
     path = out / f"{name}{'-strict-course' if strict_course else ''}.html"
     write_html_report(results, path)
     return path
+
+
+PLAY_CASE = {"$schema": "../../grader/schema/case.schema.json", "name": "connect4-baseline",
+             "description": "Connect Four against the staff's baseline search, two matches",
+             "algorithms": ["evaluate"], "game": "connect4",
+             "params": {"rows": 6, "columns": 7, "connect": 4},
+             "play": {"opponent": "baseline", "seed": 6, "matches": 2}}
+
+
+def make_play_report(out: Path, name: str = "evaluate_constant") -> tuple[Path, Any]:
+    """Grade a weak evaluation (a play variant: ``evaluate_constant`` loses both matches of
+    :data:`PLAY_CASE`) and write its HTML report to ``out/<name>.html``; (path, results)."""
+    from grader.cases.rubric import load_rubric
+    from grader.report.html import write_html_report
+    from grader.scoring.grade import grade
+
+    case = out / "cases" / f"{PLAY_CASE['name']}.json"
+    case.parent.mkdir(parents=True, exist_ok=True)
+    case.write_text(json.dumps(PLAY_CASE))
+    results = grade(variants().materialize(name, out / name), [case], rubric=load_rubric(None))
+    path = out / f"{name}.html"
+    write_html_report(results, path)
+    return path, results
 
 
 def chromium(width: int = 1400, height: int = 1000, scale: float = 1.0):
@@ -208,3 +233,74 @@ def test_the_page_fetches_nothing(driver, reports):
     resources = driver.execute_script(
         "return performance.getEntriesByType('resource').map(function (e) { return e.name; })")
     assert [name for name in resources if not name.startswith(("data:", "file:"))] == []
+
+
+@pytest.fixture(scope="module")
+def play_report(tmp_path_factory):
+    if missing_browser():
+        pytest.skip(missing_browser())
+    return make_play_report(tmp_path_factory.mktemp("html-play"))
+
+
+def test_a_lost_match_steps_to_its_losing_choice_with_both_moves_ringed(driver, play_report,
+                                                                       tmp_path):
+    """The report of a weak evaluation: each lost match opens at the move where the student's
+    choice lost, both candidate moves ringed where they land, both evaluations of each beside
+    the board; stepped away and back with the keys, and to the end, where the four in a row
+    that ended the match is struck through."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    from grader.report.html.board import replay_match
+    from grader.report.html.play import step_label
+
+    path, results = play_report
+    records = results.tests[0].extra_data["play"]
+    assert [r["outcome"] for r in records] == ["loss", "loss"]
+    open_report(driver, path)
+    assert "2 of 3 thresholds" not in driver.page_source  # 0 of 3 here
+    assert "0 of 3 thresholds" in driver.find_element(By.CSS_SELECTOR, "table.scores").text
+    assert "MAX" not in driver.find_element(By.CSS_SELECTOR, ".legend").text
+    shown = driver.find_elements(By.CSS_SELECTOR, "details.play-details")
+    assert len(shown) == 2 and all(d.get_attribute("open") for d in shown)
+    for record, details in zip(records, shown):
+        match, choice = replay_match(record), record["choice"]
+        step = choice["move"] - 1
+        board = details.find_element(By.CSS_SELECTOR, ".play-match")
+        assert board.get_attribute("data-step") == str(step)  # it opens at the losing choice
+
+        def ring(who, board=board):
+            return board.find_element(By.CSS_SELECTOR, f"g.cand.{who}")
+
+        def discs(board=board):
+            return len(board.find_elements(By.CSS_SELECTOR, "g.cell.x, g.cell.o"))
+
+        def drawn(element):  # is_displayed() says no to a level line: its box has no height
+            return driver.execute_script(
+                "return getComputedStyle(arguments[0]).display !== 'none'", element)
+
+        for who in ("yours", "staff"):
+            assert ring(who).is_displayed()
+            assert ring(who).get_attribute("data-cell") == str(match.cell_of(step, choice[who]))
+            row = {r["action"]: r for r in choice["values"]}[choice[who]]
+            assert board.find_element(By.CSS_SELECTOR, f"tr.{who}").text.split()[-2:] == [
+                f"{row['yours'][1]:g}", f"{row['staff'][1]:g}"]
+        assert discs() == len(match.initial.replace(".", "")) + step
+        label = board.find_element(By.CSS_SELECTOR, ".move-label")
+        assert label.text == step_label(record, match, step, step)
+        board.find_element(By.CSS_SELECTOR, "button.end").click()
+        assert not ring("yours").is_displayed() and not ring("staff").is_displayed()
+        assert drawn(board.find_element(By.CSS_SELECTOR, "g.winline"))
+        assert len(board.find_elements(By.CSS_SELECTOR, "g.cell.won")) >= 4
+        assert discs() == len(match.moves) and label.text.endswith("the match is lost")
+        slider = board.find_element(By.CSS_SELECTOR, "input.play-step")
+        slider.send_keys(Keys.HOME)
+        assert discs() == 0 and not drawn(board.find_element(By.CSS_SELECTOR, "g.winline"))
+        slider.send_keys(*[Keys.ARROW_RIGHT] * step)
+        assert board.get_attribute("data-step") == str(step)
+        assert ring("yours").is_displayed() and ring("staff").is_displayed()
+        assert "here" in board.find_element(By.CSS_SELECTOR, ".choice").get_attribute("class")
+    shot = tmp_path / "play.png"
+    shown[0].screenshot(str(shot))
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert severe(driver) == []

@@ -13,6 +13,7 @@ import json
 import random
 import re
 import textwrap
+import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from grader.feedback import play as play_feedback
 from grader.games import builtin_game
 from grader.games.base import MAX
 from grader.games.tictactoe import grid_lines
+from grader.report.html.board import replay_match
 from grader.run.evaluation import (
     Counter,
     EvaluationError,
@@ -399,7 +401,8 @@ def test_a_losing_choice_shows_exact_values_for_the_moves_the_search_pruned(grad
             for index, before, table in re.findall(
                     r"\*\*Match (\d+) .*?before move (\d+),.*?\| --- \| --- \| --- \|\n(.*?)\n\n",
                     test.output, re.S):
-                state = game.state_from_id(matches[int(index) - 1]["positions"][int(before) - 1])
+                state = game.state_from_id(
+                    replay_match(matches[int(index) - 1]).position(int(before) - 1))
                 _, values = plain_minimax(game, state, SMALL.play.depth, evaluation)
                 rows = [row.split(" | ")[:2] for row in table.strip("| ").split(" |\n| ")]
                 assert [(move.split()[0], mine) for move, mine in rows] == [
@@ -443,10 +446,20 @@ def test_a_failure_filling_in_the_pruned_values_leaves_the_bounds_and_the_score(
     paths = [case_file(tmp_path, data) for data in PLAY_CASES]
     results = grade(variants.materialize(name, tmp_path / name), paths, rubric=SMALL)
     assert [t.score for t in results.tests] == [t.score for t in graded[name].tests]
-    assert [t.extra_data["play"] for t in results.tests] == [
-        t.extra_data["play"] for t in graded[name].tests]
+
+    def matches(results):  # the matches but the losing choices' values
+        return [[{k: v for k, v in m.items() if k != "choice"} for m in t.extra_data["play"]]
+                for t in results.tests]
+
+    def bounds(results):
+        return [row for t in results.tests for m in t.extra_data["play"]
+                for row in (m.get("choice") or {}).get("values", []) if "bound" in row]
+
+    assert matches(results) == matches(graded[name])
     assert any(" (pruned) |" in t.output for t in results.tests)
     assert all("(pruned)" not in t.output for t in graded[name].tests)
+    assert bounds(results) and all(row["yours"] is None for row in bounds(results))
+    assert bounds(graded[name]) == []  # the records carry what the text says
 
 
 def test_after_a_failing_follow_up_request_no_more_is_made(tmp_path, monkeypatch):
@@ -541,14 +554,46 @@ def test_the_shipped_play_cases_load_and_the_rubric_sets_their_points():
     assert replace(rubric.play, threshold_points=2).threshold_points == 2
 
 
-def test_the_html_report_replays_each_lost_match_move_by_move(graded):
+def test_the_html_report_draws_every_match_and_rings_both_moves_of_each_losing_choice(graded):
+    """Every match on a board; a lost one opens at its losing choice, the student's move and
+    the staff evaluation's ringed where they land, and both values of each beside the board,
+    as the text says them."""
     from grader.report.html.report import report_html
 
     results = graded["evaluate_mover_view"]
-    html = report_html(results)
-    lost = [m for t in results.tests for m in t.extra_data["play"] if m["outcome"] == "loss"]
-    assert lost and html.count('class="play-frame"') >= len(lost[0]["positions"])
-    assert "final position: you" in html and 'class="play-step"' in html
+    page = ET.fromstring(report_html(results).encode())
+    sections = {s.get("id"): s for s in page.iter("section")}
+    choices = 0
+    for test in results.tests:
+        section = sections["test-" + test.number.replace(".", "-")]
+        matches = [d for d in section.iter("details") if "play-details" in (d.get("class") or "")]
+        assert len(matches) == len(test.extra_data["play"])
+        for record, shown in zip(test.extra_data["play"], matches):
+            assert (shown.get("open") == "open") == (record["outcome"] == "loss")
+            choice = record.get("choice")
+            if not choice:
+                continue
+            match = replay_match(record)
+            step = choice["move"] - 1
+            assert match.moves[step][1] == choice["yours"] != choice["staff"]
+            rings = {g.get("class"): int(g.get("data-cell")) for g in shown.iterfind(".//{*}g")
+                     if "cand" in (g.get("class") or "")}
+            assert rings == {"cand yours on": match.cell_of(step, choice["yours"]),
+                             "cand staff on": match.cell_of(step, choice["staff"])}
+            rows = {r.get("class"): [" ".join("".join(c.itertext()).split()) for c in r]
+                    for r in shown.iter("tr") if r.get("class") in ("yours", "staff")}
+            values = {row["action"]: row for row in choice["values"]}
+            for who in ("yours", "staff"):
+                row = values[choice[who]]
+                assert rows[who][1:] == [play_feedback.value_text(row["yours"]),
+                                         play_feedback.value_text(row["staff"])]
+            lost = [m for m in test.extra_data["play"] if m["outcome"] == "loss"]
+            if lost.index(record) < play_feedback.MAX_LOST_SHOWN:  # written out in the text too
+                assert (f"before move {choice['move']}, your search played {choice['yours']}; "
+                        "the same search with the staff's evaluation would have played "
+                        f"{choice['staff']}") in test.output
+            choices += 1
+    assert choices
 
 
 def test_the_hint_weighs_the_positions_the_matches_went_through(monkeypatch, tmp_path):
@@ -569,7 +614,8 @@ def test_the_hint_weighs_the_positions_the_matches_went_through(monkeypatch, tmp
     lost = [test for test in results.tests if test.score < test.max_score]
     assert lost and len(seen) == len(lost)
     for test, values in zip(lost, seen):
-        went_through = [p for match in test.extra_data["play"] for p in match["positions"][:-1]]
+        went_through = [replay_match(match).position(step) for match in test.extra_data["play"]
+                        for step in range(len(match["moves"]))]
         assert list(values) == list(dict.fromkeys(went_through))[:scoring_play.HINT_POSITIONS]
 
 

@@ -6,6 +6,8 @@ Reads the match records ``reference/play.py`` makes (plain fields: ``index``, ``
 ``moves``, ``opening``, ``decisions``, ``final``, ``outcome``), without importing it. A losing
 decision's values are exact for every move when the grader could complete the moves the search
 pruned; otherwise a pruned move shows its bound.
+
+The same matches as data, for the HTML report: :mod:`grader.feedback.records`.
 """
 
 from __future__ import annotations
@@ -113,11 +115,11 @@ def report(game: Any, opponent: str, records: list[Any], value: float, threshold
     return summary, "\n".join(lines)
 
 
-def records_data(records: list[Any]) -> list[dict[str, Any]]:
-    """The matches as JSON data (staff-only ``extra_data``; the HTML report can replay them)."""
-    return [{"index": r.index, "seed": r.seed, "side": r.side, "outcome": r.outcome,
-             "opening": r.opening, "moves": [[mark, action] for mark, action in r.moves],
-             "positions": list(r.positions) + [r.final]} for r in records]
+def records_data(records: list[Any], game: Any = None, losing: Any = None
+                 ) -> list[dict[str, Any]]:
+    """The matches as JSON data: :func:`grader.feedback.records.records_data` (its home)."""
+    from grader.feedback import records as match_records
+    return match_records.records_data(records, game, losing)
 
 
 def sample_report(game: Any, positions: dict[str, Any], values: dict[str, float]) -> str:

@@ -38,6 +38,7 @@ from typing import Any
 from grader.cases import Case
 from grader.cases.rubric import Rubric
 from grader.feedback import play as play_feedback
+from grader.feedback import records as match_records
 from grader.feedback.markdown import inline_text
 from grader.run.evaluation import MAX_POSITIONS
 from grader.sandbox.client import Worker
@@ -181,7 +182,12 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
         if hint:
             result.output += "\n\nLikely mistake: " + hint
             result.extra_data["hint"] = hint
-    result.extra_data["play"] = play_feedback.records_data(records)
+    # the HTML report's data (grader/feedback/records.py): every match, each losing choice,
+    # how the score came about
+    result.extra_data["play"] = match_records.records_data(records, game, losing)
+    result.extra_data["play_summary"] = match_records.summary_data(
+        case.play.opponent, records, rubric.play,
+        result.score / result.max_score if result.max_score else 0.0)
     result.staff_output = built_in_heuristic(game, _cache(worker, case))
     return result
 
@@ -286,13 +292,13 @@ def likely_mistake(game: Any, values: dict[str, float]) -> str:
 
 
 def _losing_choices(game: Any, records: list[Any], depth: int) -> dict[int, Any]:
-    """For each lost match the report writes out (the first ``MAX_LOST_SHOWN``), the move the
+    """For each lost match the reports show (the first ``MAX_LOST_ANALYSED``), the move the
     staff's search would have made otherwise."""
     from reference import play
 
     lost = [record for record in records if record.outcome == "loss"]
     return {record.index: play.losing_choice(game, record, depth)
-            for record in lost[:play_feedback.MAX_LOST_SHOWN]}
+            for record in lost[:match_records.MAX_LOST_ANALYSED]}
 
 
 def _fill_in_pruned(worker: Worker, case: Case, rubric: Rubric, game: Any, choices: Any,

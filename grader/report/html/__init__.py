@@ -35,6 +35,11 @@ The modules, in the order data flows through them:
 * ``layout.py``: which nodes of the tree are drawn, and where;
 * ``picture.py``: the tree as inline SVG;
 * ``replay.py``: one failing test's :class:`CaseReplay`, from its replay data;
+* ``board.py``: a match of a grid game replayed from its record and drawn as a board (the
+  one drawing piece of every play report);
+* ``play.py``: an ``evaluate`` test's section, from its match records alone (no case file or
+  answer key): the table by side, the thresholds, every match on a board with a slider,
+  lost ones opening at the losing choice with both candidate moves and both evaluations;
 * ``packing.py``: a section's step-through data with each node name, line and line template
   stored once (unpacked by ``report.js``): with trees of more than 120 nodes drawn around the
   difference, what keeps a page of long built-in-game traces under 1 MB;

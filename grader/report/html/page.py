@@ -43,7 +43,10 @@ def anchor(test: TestResult) -> str:
     return "test-" + re.sub(r"[^0-9A-Za-z]+", "-", test.number)
 
 
-def score_table(results: GradingResults, detailed: set[str]) -> list[str]:
+def score_table(results: GradingResults, detailed: set[str],
+                verdicts: dict[str, tuple[str, str]] | None = None) -> list[str]:
+    """The score table; ``verdicts``: a test's (css class, words) by number, where the
+    outcome's words do not fit (a played test's "2 of 3 thresholds")."""
     head = "".join(f"<th>{name}</th>" for name in ("#", "test", "points", "result", "summary"))
     lines = ['<table class="scores">', f"<thead><tr>{head}</tr></thead>", "<tbody>"]
     for algorithm, tests in results.by_algorithm().items():
@@ -53,7 +56,7 @@ def score_table(results: GradingResults, detailed: set[str]) -> list[str]:
         lines.append(f'<tr class="group"><th colspan="5">{esc(algorithm)}: {earned:g}/'
                      f"{possible:g} points, {passed}/{len(tests)} tests passed</th></tr>")
         for test in tests:
-            css, word = _verdict(test)
+            css, word = (verdicts or {}).get(test.number) or _verdict(test)
             name = esc(test.name.split(": ", 1)[-1])
             if test.number in detailed:
                 name = f'<a href="#{anchor(test)}">{name}</a>'
@@ -92,6 +95,10 @@ SHAPE_ITEMS = [
     ('<circle cx="12" cy="12" r="9" class="shape"/>', "chance"),
     ('<rect x="3" y="3" width="18" height="18" class="shape"/>', "leaf (its value inside)"),
 ]
+
+
+INTRO = ("Each failing case below replays your search beside the reference's: move the "
+         "slider, use the buttons, or the arrow keys.")
 
 
 def legend() -> list[str]:
@@ -192,7 +199,7 @@ def _iterations_html(replay: CaseReplay) -> list[str]:
     return lines + ["</tbody></table></details>"]
 
 
-def _script_json(data: Any) -> str:
+def script_json(data: Any) -> str:
     """JSON safe inside a script element of HTML and of XML (no <, > or &)."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
@@ -214,13 +221,13 @@ def case_section(replay: CaseReplay) -> list[str]:
         '<div class="side-panel">', *_first_difference_html(replay), "</div>",
         "</div>",
         *_iterations_html(replay),
-        *_output_html(test),
-        f'<script type="application/json" class="replay-data">{_script_json(data)}</script>',
+        *output_html(test),
+        f'<script type="application/json" class="replay-data">{script_json(data)}</script>',
         "</section>",
     ]
 
 
-def _output_html(test: TestResult, open_: bool = False) -> list[str]:
+def output_html(test: TestResult, open_: bool = False) -> list[str]:
     if not test.output:
         return []
     state = ' open="open"' if open_ else ""
@@ -233,11 +240,15 @@ def plain_section(test: TestResult, why: str, *, output: bool = True) -> list[st
     return [f'<section class="case" id="{anchor(test)}">',
             f"<h2>{esc(test.number)} {esc(test.name)}: {test.score:g}/{test.max_score:g}</h2>",
             f'<p class="facts">{esc(test.summary)}</p>', f'<p class="notes">{esc(why)}</p>',
-            *(_output_html(test, open_=True) if output else []), "</section>"]
+            *(output_html(test, open_=True) if output else []), "</section>"]
 
 
 def render_page(results: GradingResults, sections: list[list[str]], detailed: set[str],
-                title: str = "Search report") -> str:
+                title: str = "Search report", *,
+                verdicts: dict[str, tuple[str, str]] | None = None,
+                legends: list[str] | None = None, intro: str | None = None) -> str:
+    """The document. ``legends``: the legend's lines (default: the trees' legend, when there
+    are sections); ``intro``: what the line under the score says the sections hold."""
     css = (ASSETS / "report.css").read_text(encoding="utf-8")
     script = (ASSETS / "report.js").read_text(encoding="utf-8")
     failing = sum(not t.passed for t in results.tests)
@@ -254,14 +265,16 @@ def render_page(results: GradingResults, sections: list[list[str]], detailed: se
         "<body>",
         f"<h1>{esc(title)}</h1>",
         (f'<p class="muted">Score {results.score:g}/{results.max_score:g}; {failing} of '
-         f"{len(results.tests)} tests not passed. Each failing case below replays your search "
-         "beside the reference's: move the slider, use the buttons, or the arrow keys.</p>"),
-        *score_table(results, detailed),
+         f"{len(results.tests)} tests not passed. "
+         + esc(intro if intro is not None else INTRO) + "</p>"),
+        *score_table(results, detailed, verdicts),
     ]
     if results.output:
         parts.append(f"<pre>{esc(results.output)}</pre>")
-    if sections:
-        parts += ["<h2>How to read the pictures</h2>", *legend()]
+    if legends is None:
+        legends = legend() if sections else []
+    if legends:
+        parts += ["<h2>How to read the pictures</h2>", *legends]
     for section in sections:
         parts += section
     parts += [f"<script>//<![CDATA[\n{script}//]]>\n</script>", "</body>", "</html>"]

@@ -123,17 +123,85 @@
 
   Array.prototype.forEach.call(document.querySelectorAll("section.case[data-replay]"), setUp);
 
-  // evaluate tests: a lost match, one board a move; the slider shows one frame at a time
-  Array.prototype.forEach.call(document.querySelectorAll(".play-replay"), function (match) {
+  // evaluate tests: each match one board (grader/report/html/board.py), stepped move by move
+  function setUpMatch(match) {
+    var data = JSON.parse(match.querySelector("script.match-data").textContent);
     var slider = match.querySelector("input.play-step");
-    var frames = match.querySelectorAll(".play-frame");
-    function showFrame() {
-      Array.prototype.forEach.call(frames, function (frame, index) {
-        frame.hidden = String(index) !== slider.value;
-      });
+    var label = match.querySelector(".move-label");
+    var cells = [];
+    Array.prototype.forEach.call(match.querySelectorAll("g.cell"), function (g) {
+      cells[Number(g.getAttribute("data-cell"))] = g;
+    });
+    var total = data.moves.length;
+    var winLine = match.querySelector("g.winline");
+    var marks = match.querySelectorAll("g.cand");
+    var panel = match.querySelector(".choice");
+    var lastMark = match.querySelector("g.lastmark");
+    var current = data.start;
+    var words = {win: "won", draw: "drawn", loss: "lost"};
+
+    function who(number, mark) {  // the same words as play.py's step_label
+      if (number <= data.opening) { return "random opening"; }
+      return mark === data.side ? "you" : "opponent";
     }
-    slider.addEventListener("input", showFrame);
+
+    function text(step) {
+      var out;
+      if (step === 0) {
+        out = "start: before move 1 of " + total;
+      } else {
+        var move = data.moves[step - 1];
+        out = "move " + step + " of " + total + ": " + move[0] + " (" + who(step, move[0]) +
+              ") played " + data.unit + " " + move[2];
+      }
+      if (step === total) { out += "; the match is " + data.outcome; }
+      if (step === data.choice) { out += "; your move " + (step + 1) + " next: where your choice lost"; }
+      return out;
+    }
+
+    function show(step) {
+      current = Math.max(0, Math.min(total, step));
+      slider.value = String(current);
+      var board = data.initial.split("");
+      for (var i = 0; i < current; i++) { board[data.moves[i][1]] = data.moves[i][0]; }
+      var last = current > 0 ? data.moves[current - 1][1] : -1;
+      cells.forEach(function (g, cell) {
+        var cl = g.classList;
+        cl.toggle("x", board[cell] === "x");
+        cl.toggle("o", board[cell] === "o");
+        cl.toggle("won", current === total && g.hasAttribute("data-won"));
+      });
+      if (lastMark) {  // onto the last move's cell (board.py draws one when a move was made)
+        lastMark.classList.toggle("off", last < 0);
+        if (last >= 0) { lastMark.setAttribute("transform", cells[last].getAttribute("transform")); }
+      }
+      if (winLine) { winLine.classList.toggle("on", current === total); }
+      Array.prototype.forEach.call(marks, function (mark) {
+        mark.classList.toggle("on", current === data.choice);
+      });
+      if (panel) { panel.classList.toggle("here", current === data.choice); }
+      label.textContent = text(current);
+      match.setAttribute("data-step", String(current));
+    }
+
+    slider.addEventListener("input", function () { show(Number(slider.value)); });
+    match.querySelector("button.prev").addEventListener("click", function () { show(current - 1); });
+    match.querySelector("button.next").addEventListener("click", function () { show(current + 1); });
+    match.querySelector("button.end").addEventListener("click", function () { show(total); });
+    match.querySelector("button.start").addEventListener("click", function () { show(0); });
+    Array.prototype.forEach.call(match.querySelectorAll("button.to-choice"), function (button) {
+      button.addEventListener("click", function () { show(data.choice); });
+    });
+    match.addEventListener("keydown", function (event) {
+      if (event.target === slider) { return; }  // the slider steps itself on arrow keys
+      if (event.key === "ArrowLeft") { show(current - 1); event.preventDefault(); }
+      if (event.key === "ArrowRight") { show(current + 1); event.preventDefault(); }
+      if (event.key === "Home") { show(0); event.preventDefault(); }
+      if (event.key === "End") { show(total); event.preventDefault(); }
+    });
     match.classList.add("stepping");
-    showFrame();
-  });
+    show(current);
+  }
+
+  Array.prototype.forEach.call(document.querySelectorAll(".play-match"), setUpMatch);
 }());

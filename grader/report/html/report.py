@@ -8,11 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from grader.report.html.load import replay_case
-from grader.report.html.page import case_section, plain_section, render_page
-from grader.report.html.play import play_section
+from grader.report.html.page import INTRO, case_section, legend, plain_section, render_page
+from grader.report.html.play import play_legend, play_records, play_section, verdict
 from grader.report.html.replay import build_replay
 from grader.scoring.results import GradingResults, TestResult
 
+PLAY_INTRO = ("Each evaluate test below lists its matches on boards: lost ones open at the "
+              "move where your choice lost, with both evaluations of the moves there; move the "
+              "slider, use the buttons, or the arrow keys.")
 PAGE_BUDGET = 950_000  # bytes: every page stays under 1 MB, however many tests failed
 LEFT_OUT = ("Left out to keep this page under 1 MB: the failing tests above fill it. "
             "`grader check -k {case} --html FILE` draws this case on its own.")
@@ -20,19 +23,26 @@ LEFT_OUT = ("Left out to keep this page under 1 MB: the failing tests above fill
 
 def report_html(results: GradingResults, *, base: Path | None = None, answers: Any = None) -> str:
     """The whole page for ``results`` (see :mod:`grader.report.html`); ``answers`` defaults to
-    :meth:`AnswerKey.default`, where the hints and windows of the grading run are cached."""
+    :meth:`AnswerKey.default`, where the hints and windows of the grading run are cached (read
+    only when a trace is replayed: a page of played tests needs no answer key)."""
     from grader.answers.store import AnswerKey
 
-    answers = answers or AnswerKey.default()
     sections, detailed, cases = [], set(), {}
-    room = PAGE_BUDGET - _size(render_page(results, [[""]], {t.number for t in results.tests}))
+    verdicts = {t.number: verdict(t) for t in results.tests if verdict(t)}
+    room = PAGE_BUDGET - _size(render_page(results, [[""]], {t.number for t in results.tests},
+                                           verdicts=verdicts, legends=legend() + play_legend()))
+    kinds = set()
     for test in results.tests:
-        if test.passed or test.outcome == "grader_error":
+        if test.outcome == "grader_error":
+            continue
+        if play_records(test):  # an evaluate test, passed or not: every match on a board
+            detailed.add(test.number)
+            sections.append((test, play_section(test)))
+            kinds.add("play")
+            continue
+        if test.passed:
             continue
         detailed.add(test.number)
-        if (test.extra_data or {}).get("play"):  # an evaluate test: its lost matches replayed
-            sections.append((test, play_section(test)))
-            continue
         replay = (test.extra_data or {}).get("replay")
         if not replay:
             why = ("No step-through: your code gave no trace to replay." if test.outcome not in
@@ -43,10 +53,16 @@ def report_html(results: GradingResults, *, base: Path | None = None, answers: A
             continue
         try:
             case = replay_case(replay.get("case"), test.case_name, cases, base)
+            answers = answers or AnswerKey.default()
             sections.append((test, case_section(build_replay(test, case, replay, answers))))
+            kinds.add("trace")
         except Exception as error:  # noqa: BLE001 - one bad section never loses the report
             sections.append((test, plain_section(test, f"The replay could not be drawn: {error}")))
-    return render_page(results, _within(sections, room), detailed)
+    legends = (legend() if "trace" in kinds else []) + (play_legend() if "play" in kinds else [])
+    intro = " ".join(([INTRO] if "trace" in kinds or not kinds else [])
+                     + ([PLAY_INTRO] if "play" in kinds else []))
+    return render_page(results, _within(sections, room), detailed, verdicts=verdicts,
+                       legends=legends, intro=intro)
 
 
 def _size(text: str | list[str]) -> int:
@@ -55,9 +71,12 @@ def _size(text: str | list[str]) -> int:
 
 def _within(sections: list[tuple[TestResult, list[str]]], room: int) -> list[list[str]]:
     """The sections in order while they fit in ``room`` bytes; each one after that without its
-    step-through and text (the page must open fast and stay under 1 MB however much failed)."""
+    step-through and text, or, played, with its lost matches' boards only (the page must open
+    fast and stay under 1 MB however much failed)."""
     kept = []
     for test, section in sections:
+        if _size(section) > room and play_records(test):  # its lost matches only, if they fit
+            section = play_section(test, lost_only=True)
         if _size(section) > room:
             section = plain_section(test, LEFT_OUT.format(case=test.case_name), output=False)
         room -= _size(section)
