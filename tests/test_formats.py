@@ -1,6 +1,7 @@
 """grader/report/{prairielearn,junit,classroom}.py and ``grader grade --format``: each platform's
-file from the one results model, valid against the platform's description (tests/platform_schemas)
-or a real parser, hidden cases' details kept out, and a valid file even when the grader fails."""
+file from the one results model, valid against the platform's own schema (tests/platform_schemas:
+Jenkins' junit-10.xsd, vendored with its licence) or description, and a real parser, hidden
+cases' details kept out, and a valid file even when the grader fails."""
 
 import base64
 import json
@@ -9,6 +10,9 @@ from pathlib import Path
 import jsonschema
 import junitparser
 import pytest
+from lxml import etree
+
+import suite_modules
 
 from grader.commands.grade import grade_main
 from grader.report import classroom, formats, junit, prairielearn
@@ -19,7 +23,43 @@ SCHEMAS = HERE / "platform_schemas"
 PL_SCHEMA = json.loads((SCHEMAS / "prairielearn_results.schema.json").read_text())
 CLASSROOM_SCHEMA = json.loads((SCHEMAS / "classroom_results.schema.json").read_text())
 GRADESCOPE_SCHEMA = json.loads((HERE / "gradescope_results.schema.json").read_text())
+JUNIT_XSD = etree.XMLSchema(etree.parse(str(SCHEMAS / "junit-10.xsd")))  # Jenkins' xUnit plugin
 SECRET = "secret-hidden-case"
+CASE = HERE.parent / "trees" / "public" / "aima-fig-5-2.json"
+CORRECT = HERE / "submissions" / "correct" / "search.py"
+variants = suite_modules.load("submissions/variants.py")
+
+# Every kind of upload a platform's file must stay valid for (name -> (file name, text)).
+UPLOADS = {
+    "stub": ("search.py", (HERE.parent / "student" / "search.py").read_text()),
+    "syntax_error": ("search.py", "def alpha_beta(game, state:\n    return 0\n"),
+    "import_exception": ("search.py", "raise RuntimeError('boom at import')\n"),
+    "raises_in_alpha_beta": ("search.py", CORRECT.read_text().replace(
+        "def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):",
+        "def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):\n"
+        "    raise KeyError('inside alpha_beta')", 1)),
+    "control_characters": ("search.py", CORRECT.read_text().replace(
+        "def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):",
+        "def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):\n"
+        "    print('\\x00\\x07\\x1b[31m\\udcff\\ufffe ]]> <x/> &amp;')\n"
+        "    raise ValueError('\\x00\\x0b\\x1f')", 1)),
+    "empty_upload": ("search.py", ""),
+    "never_prunes": ("search.py", variants.source("never_prunes")),
+    "correct": ("search.py", CORRECT.read_text()),
+    "not_json_notebook": ("search.ipynb", "not json\n"),
+    "empty_notebook": ("search.ipynb", ""),
+}
+
+
+@pytest.fixture(scope="module")
+def uploads(tmp_path_factory) -> dict[str, Path]:
+    """Each of :data:`UPLOADS` written in its own folder."""
+    paths = {}
+    for name, (file_name, text) in UPLOADS.items():
+        path = tmp_path_factory.mktemp(name) / file_name
+        path.write_text(text, encoding="utf-8", errors="surrogatepass")
+        paths[name] = path
+    return paths
 
 
 def make_test(number, outcome, score, max_score=2.0, visibility="visible", output="", name=None):
@@ -94,6 +134,8 @@ def test_prairielearn_file_stays_under_its_one_megabyte_limit(tmp_path):
 
 
 def parse_junit(path):
+    """The report read by junitparser, after it was checked against Jenkins' junit-10.xsd."""
+    JUNIT_XSD.assertValid(etree.parse(str(path)))
     xml = junitparser.JUnitXml.fromfile(str(path))
     return xml, [case for suite in xml for case in suite]
 
@@ -105,6 +147,7 @@ def test_junit_report_parses_with_counts_points_and_failures(graded, tmp_path):
     (suite,) = list(xml)
     assert (suite.name, suite.tests, suite.failures, suite.errors) == ("alpha_beta", 4, 2, 0)
     assert {p.name: p.value for p in suite.properties()} == {"score": "5", "max_score": "8"}
+    assert "<properties>" not in path.read_text().split("<testsuite ")[0]  # none on <testsuites>
     by_name = {case.name: case for case in cases}
     wrong = by_name["2.2 alpha_beta: case-2.2 (a case)"]
     (failure,) = wrong.result
@@ -193,3 +236,13 @@ def test_grade_writes_the_chosen_format_for_a_real_submission(name, tmp_path):
     else:
         _, cases = parse_junit(path)
         assert cases and all(case.is_passed for case in cases)
+
+
+@pytest.mark.parametrize("upload", sorted(UPLOADS))
+def test_junit_report_of_every_kind_of_upload_is_valid_against_jenkins_xsd(upload, uploads,
+                                                                           tmp_path):
+    path = tmp_path / "junit.xml"
+    assert grade_main(uploads[upload], [CASE], results_path=path, format_name="junit") == 0
+    _, cases = parse_junit(path)  # junit-10.xsd, then junitparser
+    assert len(cases) == 2
+    assert all(case.is_passed for case in cases) == (upload == "correct")

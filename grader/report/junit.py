@@ -6,8 +6,11 @@ one ``<testcase>`` a test (``classname`` ``search.<algorithm>``, ``name`` its nu
 name). A test that earns less than its points has a ``<failure>`` (``type``: the outcome,
 ``message``: the points and the one-line summary, text: the feedback); a test the grader
 failed on has an ``<error>`` with the neutral message. Points are kept where JUnit has room for
-them: ``score``/``max_score`` ``<property>`` elements on each suite and on the whole report.
-Times are 0: the report is the same on every machine.
+them: ``score``/``max_score`` ``<property>`` elements on each suite (the whole report's total is
+their sum: Jenkins' xUnit schema, junit-10.xsd, allows ``<properties>`` in a ``<testsuite>``
+only, and skips or fails on a report that has them under ``<testsuites>``). Times are 0: the
+report is the same on every machine. Every report, the grader-failure one included, is valid
+against junit-10.xsd (tests/test_formats.py checks it against a vendored copy).
 
 Hidden cases (not ``visible`` in the rubric) keep their points and pass/fail, under a neutral
 name ("hidden test 2.3"), with no feedback. Text that XML 1.0 cannot hold (control characters a
@@ -63,7 +66,6 @@ def _testcase(suite: ET.Element, test: TestResult) -> None:
 def results_xml(results: GradingResults) -> str:
     """The JUnit report as text (UTF-8 XML with its declaration)."""
     root = ET.Element("testsuites", name=SUITES_NAME)
-    _properties(root, results.score, results.max_score)
     counts = {"tests": 0, "failures": 0, "errors": 0}
     for algorithm, tests in results.by_algorithm().items():
         failures = sum(1 for t in tests if not t.passed and t.outcome != GRADER_ERROR)
