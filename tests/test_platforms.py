@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -106,20 +107,37 @@ def test_prairielearn_build_refuses_a_folder_that_is_not_its_own(tmp_path, cache
     assert (tmp_path / "mine.txt").read_text() == "course notes"
 
 
-def run_entrypoint(course: Path, student: dict[str, Path | str], **env: str) -> dict:
-    """PrairieLearn's job: /grade (a temporary copy) with serverFilesCourse and the student's
-    files, the entrypoint run; the results file it left, checked against the schema."""
+def grade_tree(course: Path, student: dict[str, Path | str]) -> Path:
+    """A faithful /grade (a temporary folder) as PrairieLearn lays it out for a job (its
+    docs/externalGrading.md, "The Grading Process"): ``serverFilesCourse/`` with the folders
+    info.json names, the same again under ``shared/`` (the copy PrairieLearn keeps for older
+    graders), ``tests/`` (the question's tests folder), ``data/data.json`` and
+    ``student/``. Every file root's, world-readable, as a job's are."""
     grade = Path(tempfile.mkdtemp(prefix="pl-grade-"))
+    grade.chmod(0o755)
+    shutil.copytree(course / "serverFilesCourse", grade / "serverFilesCourse")
+    shutil.copytree(course / "serverFilesCourse", grade / "shared")
+    (grade / "tests").mkdir()
+    (grade / "tests" / "expected.txt").write_text("a question's own test file\n")
+    (grade / "data").mkdir()
+    (grade / "data" / "data.json").write_text(json.dumps({"params": {}, "correct_answers": {}}))
+    (grade / "student").mkdir()
+    for name, content in student.items():
+        target = grade / "student" / name
+        if isinstance(content, Path):
+            shutil.copy(content, target)
+        else:
+            target.write_text(content)
+    for path in [grade, *grade.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() or path.stat().st_mode & stat.S_IXUSR else 0o644)
+    return grade
+
+
+def run_entrypoint(course: Path, student: dict[str, Path | str], **env: str) -> dict:
+    """PrairieLearn's job: the entrypoint run in :func:`grade_tree`; the results file it left,
+    checked against the schema."""
+    grade = grade_tree(course, student)
     try:
-        grade.chmod(0o755)
-        shutil.copytree(course / "serverFilesCourse", grade / "serverFilesCourse")
-        (grade / "student").mkdir()
-        for name, content in student.items():
-            target = grade / "student" / name
-            if isinstance(content, Path):
-                shutil.copy(content, target)
-            else:
-                target.write_text(content)
         environment = {k: v for k, v in os.environ.items()
                        if k not in ("GRADER_CACHE", "PYTHONPATH")}
         environment.update({"GRADE_ROOT": str(grade), "GRADER_PYTHON": sys.executable, **env})
@@ -134,6 +152,72 @@ def run_entrypoint(course: Path, student: dict[str, Path | str], **env: str) -> 
         return data
     finally:
         shutil.rmtree(grade, ignore_errors=True)
+
+
+# A submission that tries to read every file of the course PrairieLearn copies into /grade,
+# by the names an attacker knows from the handout and by listing, and reports what it read in
+# its feedback (the exception's message is shown to the student).
+PROBE = """\
+import os  # loaded before the worker drops privileges (the rest of the stdlib may be unreadable)
+
+ROOT = {root!r}
+NAMES = {names!r}
+
+
+def _readable():
+    found = set()
+    paths = [os.path.join(ROOT, name) for name in NAMES]
+    for top in ("serverFilesCourse", "shared", "tests", "data"):
+        for folder, _, files in os.walk(os.path.join(ROOT, top)):
+            paths += [os.path.join(folder, name) for name in files]
+    for path in paths:
+        try:
+            with open(path, "rb") as stream:
+                stream.read(1)
+            found.add(os.path.relpath(path, ROOT))
+        except OSError:
+            pass
+    # the grader package is open to the worker by design (it imports it)
+    secret = sorted(name for name in found if name.split("/")[2:3] != ["grader"])
+    return [str(len(secret))] + secret[:10]
+
+
+def max_value(game, state, depth=0):
+    raise RuntimeError("LEAK" + "START" + ";".join(_readable()) + "LEAK" + "END")  # apart: not in the source
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the worker drops to another user only as root")
+def test_prairielearn_course_files_are_closed_to_the_worker_in_every_copy(course):
+    """Landlock off (PrairieLearn's hosts may not give it): the worker, as an unprivileged user,
+    reads no course file in any of the copies PrairieLearn makes, only the grader package."""
+    shared = course / "serverFilesCourse" / build_prairielearn.SHARED
+    secrets = [path.relative_to(shared).as_posix() for path in shared.rglob("*")
+               if path.is_file() and "grader" not in path.relative_to(shared).parts[:1]]
+    assert any(name.startswith("trees/hidden/") for name in secrets)
+    names = [f"{copy}/{build_prairielearn.SHARED}/{name}" for copy in ("serverFilesCourse", "shared")
+             for name in secrets] + ["tests/expected.txt", "data/data.json"]
+    grade = grade_tree(course, {})
+    try:
+        (grade / "student" / "search.py").write_text(PROBE.format(root=str(grade), names=names))
+        environment = {k: v for k, v in os.environ.items()
+                       if k not in ("GRADER_CACHE", "PYTHONPATH")}
+        environment.update({"GRADE_ROOT": str(grade), "GRADER_PYTHON": sys.executable,
+                            "GRADER_LANDLOCK": "0"})
+        environment.pop("GRADER_WORKER_USER", None)  # nobody, or the image's grader-worker
+        script = grade / "serverFilesCourse" / build_prairielearn.SHARED / "run.sh"
+        proc = subprocess.run([str(script)], env=environment, capture_output=True, text=True,
+                              timeout=600, check=False)
+        assert proc.returncode == 0, proc.stderr
+        data = json.loads((grade / "results" / "results.json").read_text())
+    finally:
+        shutil.rmtree(grade, ignore_errors=True)
+    text = json.dumps(data)
+    reports = [found for test in data["tests"]
+               for found in re.findall(r"LEAKSTART(.*?)LEAKEND", test["output"])]
+    assert reports, text[:2000]  # the probe ran and its report reached the feedback
+    count, *names = reports[0].split(";")
+    assert count == "0", f"the worker read {count} course files, among them {names}"
 
 
 def test_prairielearn_job_gives_a_correct_notebook_full_marks(course, tmp_path):

@@ -76,7 +76,8 @@ RUN_SH = """\
 # start or runs out of time, a not-gradable file (no attempt used) with a neutral message.
 #
 # As in Gradescope's run_autograder: student code runs as grader-worker (made by the image),
-# which may read the grader package and nothing with an answer in it.
+# which may read the grader package and nothing else of the course, in any copy PrairieLearn
+# makes, whether or not the host gives Landlock.
 #
 # Variables (defaults: PrairieLearn's layout; the tests point them at a temporary tree):
 #   GRADE_ROOT          /grade
@@ -91,15 +92,24 @@ results="$results_dir/results.json"
 python="${{GRADER_PYTHON:-python3}}"
 budget="${{GRADER_TIME_BUDGET:-{budget}}}"
 
-mkdir -p "$results_dir" && chmod 700 "$results_dir"
+mkdir -p "$results_dir" "$source_dir/.cache" && chmod 700 "$results_dir"
 rm -f "$results"
-chmod -R go-rwx "$grade_root/student" "$grade_root/data" 2>/dev/null
-chmod 755 "$grade_root" "$grade_root/serverFilesCourse" "$source_dir" 2>/dev/null
-chmod -R a+rX "$source_dir/grader"
-mkdir -p "$source_dir/.cache"
-for secret in reference trees .cache; do
-  chmod -R go-rwx "$source_dir/$secret"
+# Student code must read no course file, without Landlock too. PrairieLearn puts the course's
+# files in /grade more than once (serverFilesCourse/, shared/: the copy it keeps for older
+# graders, tests/, data/), so everything under /grade is closed to other users, and one way is
+# opened again: traversal down to this folder, which may be listed (Python's importer lists it),
+# and the grader package in it, which may be read.
+shopt -s dotglob nullglob
+chmod -R go-rwx "$grade_root"/* "$source_dir"/*
+shopt -u dotglob nullglob
+dir="$source_dir"
+while [ "$dir" != "/" ] && [ "$dir" != "." ]; do
+  chmod go+x "$dir"
+  [ "$dir" = "$grade_root" ] && break
+  dir="$(dirname "$dir")"
 done
+chmod go+rx "$source_dir"
+chmod -R a+rX "$source_dir/grader"
 if [ -z "${{GRADER_WORKER_USER:-}}" ] && id -u grader-worker >/dev/null 2>&1; then
   export GRADER_WORKER_USER=grader-worker
 fi
