@@ -246,3 +246,57 @@ def test_junit_report_of_every_kind_of_upload_is_valid_against_jenkins_xsd(uploa
     _, cases = parse_junit(path)  # junit-10.xsd, then junitparser
     assert len(cases) == 2
     assert all(case.is_passed for case in cases) == (upload == "correct")
+
+
+NOT_GRADABLE = {"syntax_error", "empty_upload", "not_json_notebook", "empty_notebook"}
+
+
+@pytest.mark.parametrize("upload", sorted(UPLOADS))
+def test_prairielearn_unreadable_uploads_are_not_gradable_and_text_is_for_pre(upload, uploads,
+                                                                              tmp_path):
+    """PrairieLearn's docs give a syntax error and missing or malformed input as the cases for
+    ``gradable: false`` (no attempt used), with ``format_errors``; its results element shows
+    ``message`` and ``output`` in ``<pre>``, so no Markdown and no control character."""
+    path = tmp_path / "results.json"
+    assert grade_main(uploads[upload], [CASE], results_path=path, format_name="prairielearn") == 0
+    data = json.loads(path.read_text())
+    jsonschema.validate(data, PL_SCHEMA)
+    assert data["gradable"] is (upload not in NOT_GRADABLE)
+    if upload in NOT_GRADABLE:
+        assert data["format_errors"] and all(data["format_errors"])
+        assert "does not count as an attempt" in data["message"]
+    else:
+        assert "format_errors" not in data
+    if upload == "correct":
+        assert data["score"] == 1.0
+    elif upload in NOT_GRADABLE | {"stub", "import_exception"}:
+        assert data["score"] == 0.0
+    else:  # minimax right, alpha_beta not (or only its value)
+        assert 0.0 < data["score"] < 1.0
+    texts = [data["message"], *data.get("format_errors", [])]
+    texts += [test[key] for test in data["tests"] for key in ("name", "message", "output")]
+    for text in texts:
+        assert "**" not in text and "```" not in text and "\\*" not in text, text
+        assert not [c for c in text if ord(c) < 32 and c not in "\n\t"], repr(text)
+
+
+def test_prairielearn_says_why_an_upload_is_not_gradable(uploads, tmp_path):
+    path = tmp_path / "results.json"
+    grade_main(uploads["syntax_error"], [CASE], results_path=path, format_name="prairielearn")
+    (error,) = json.loads(path.read_text())["format_errors"]
+    assert "SyntaxError" in error and "line 1" in error
+    grade_main(uploads["empty_upload"], [CASE], results_path=path, format_name="prairielearn")
+    (error,) = json.loads(path.read_text())["format_errors"]
+    assert error.startswith("search.py defines none of the functions")
+    grade_main(uploads["not_json_notebook"], [CASE], results_path=path,
+               format_name="prairielearn")
+    (error,) = json.loads(path.read_text())["format_errors"]
+    assert "search.ipynb" in error and "not a readable Jupyter notebook" in error
+
+
+def test_prairielearn_text_is_plain_where_the_feedback_is_markdown():
+    from grader.report.prairielearn import pre_text
+
+    markdown = ("**alpha_beta** on `aima-fig-5-2`:\n```\nexpected: B **B1**\n```\n"
+                "a\\*b \\<img\\> `` a`b ``\x1b[31m")
+    assert pre_text(markdown) == "alpha_beta on aima-fig-5-2:\nexpected: B **B1**\na*b <img> a`b[31m"

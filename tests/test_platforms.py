@@ -30,6 +30,8 @@ REPO = Path(__file__).resolve().parent.parent
 SCHEMAS = REPO / "tests" / "platform_schemas"
 PL_RESULTS = json.loads((SCHEMAS / "prairielearn_results.schema.json").read_text())
 PL_INFO = json.loads((SCHEMAS / "prairielearn_info.schema.json").read_text())
+# PrairieLearn's own schema of info.json (a copy: tests/platform_schemas/README.md)
+PL_INFO_QUESTION = json.loads((SCHEMAS / "prairielearn-infoQuestion.schema.json").read_text())
 CLASSROOM = json.loads((SCHEMAS / "classroom_results.schema.json").read_text())
 CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
 
@@ -74,8 +76,16 @@ def course(cache) -> Path:
 def test_prairielearn_info_json_follows_its_schema_and_points_at_the_entrypoint(course):
     info = json.loads((course / "questions" / "adversarial-search" / "info.json").read_text())
     jsonschema.validate(info, PL_INFO)
+    jsonschema.Draft7Validator(PL_INFO_QUESTION).validate(info)
     options = info["externalGradingOptions"]
-    assert info["gradingMethod"] == "External" and options["enabled"] is True
+    assert info["gradingMethod"] == "External"
+    # nothing PrairieLearn's schema marks deprecated ("enabled": true, for one)
+    properties = PL_INFO_QUESTION["properties"]
+    option_schema = properties["externalGradingOptions"]
+    assert option_schema["properties"]["enabled"]["deprecated"] is True
+    deprecated = [key for key in info if properties.get(key, {}).get("deprecated")]
+    deprecated += [key for key in options if option_schema["properties"][key].get("deprecated")]
+    assert not deprecated
     shared = options["serverFilesCourse"][0].rstrip("/")
     entrypoint = Path(options["entrypoint"])
     assert entrypoint.parts[:4] == ("/", "grade", "serverFilesCourse", shared)
@@ -93,6 +103,11 @@ def test_prairielearn_layout_has_the_grader_the_cases_the_key_and_the_image(cour
     assert list((shared / "trees" / "hidden").glob("*.json"))
     html = (course / "questions" / "adversarial-search" / "question.html").read_text()
     assert "<pl-file-upload" in html and "search.ipynb" in html
+    stubs = build_prairielearn.stub_functions(REPO)
+    assert len(stubs) == 8 and "evaluate" in stubs and "iterative_deepening" in stubs
+    assert [name for name in stubs if f"<code>{name}</code>" not in html] == []
+    readme = (course / "README.md").read_text()
+    assert "no registry namespace" in readme  # the default image name: build and push your own
     assert "<pl-external-grader-results>" in html
     dockerfile = (course / "image" / "Dockerfile").read_text()
     assert "requirements.txt" in dockerfile and "grader-worker" in dockerfile
@@ -224,7 +239,8 @@ def test_prairielearn_job_gives_a_correct_notebook_full_marks(course, tmp_path):
     notebook = notebook_of(CORRECT.read_text(), tmp_path / "search.ipynb")
     data = run_entrypoint(course, {"search.ipynb": notebook})
     assert data["gradable"] is True and data["score"] == 1.0
-    assert "`%load_ext autoreload`" in data["message"]  # the note on dropped IPython lines
+    assert "%load_ext autoreload" in data["message"]  # the note on dropped IPython lines
+    assert "`" not in data["message"] and "**" not in data["message"]  # plain text, for <pre>
     assert [t for t in data["tests"] if t["name"] == "Hidden tests"][0]["points"] > 0
     hidden = {json.loads(p.read_text())["name"] for p in (REPO / "trees" / "hidden").glob("*.json")}
     assert not [name for name in hidden if name in json.dumps(data)]
