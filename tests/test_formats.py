@@ -186,15 +186,77 @@ def test_junit_drops_what_xml_cannot_hold_and_errors_stay_valid(tmp_path):
 # --- GitHub Classroom -----------------------------------------------------------------------
 
 
+def validate_classroom(data):
+    """classroom.json: runners, each a result the grading reporter reads from <ID>_RESULTS."""
+    assert data["runners"]
+    for name, runner in data["runners"].items():
+        assert name.isalnum()  # the reporter's rule for runner ids
+        jsonschema.validate(runner, CLASSROOM_SCHEMA)
+    return data
+
+
+def reporter_totals(data):
+    """The reporter's two totals (v1 dist/main.js): the log's (tests passed / tests x
+    max_score, a runner) and the "Points" notice's (the sum of the tests' scores)."""
+    log = sum(sum(t["status"] == "pass" for t in r["tests"]) / len(r["tests"]) * r["max_score"]
+              for r in data["runners"].values())
+    points = sum(t["score"] for r in data["runners"].values() if r["max_score"]
+                 for t in r["tests"])
+    return log, points
+
+
 def test_classroom_result_is_what_the_grading_reporter_reads(graded):
-    data = classroom.results_dict(graded)
-    jsonschema.validate(data, CLASSROOM_SCHEMA)
-    # the reporter: base64 JSON in <RUNNER>_RESULTS, points = sum of the tests' scores
-    decoded = json.loads(base64.b64decode(base64.b64encode(json.dumps(data).encode())))
-    assert sum(test["score"] for test in decoded["tests"]) == 5.0
-    assert decoded["max_score"] == 8.0 and decoded["status"] == "fail"
+    data = validate_classroom(classroom.results_dict(graded))
+    log, points = reporter_totals(data)
+    assert log == points == 5.0
+    assert sum(r["max_score"] for r in data["runners"].values()) == 8.0
+    assert set(data["runners"]) == {"worth2pt", "worth1pt"}  # 2.2 is 1 earned + 1 not
+    names = [t["name"] for r in data["runners"].values() for t in r["tests"]]
+    # the reporter prints a failed test's name only: the reason is in it
+    assert "2.2 alpha_beta: case-2.2 (the other 1): wrong_trace summary" in names
+    assert "2.2 alpha_beta: case-2.2 (1 of 2 points)" in names
+    assert "hidden test 2.3: not passed" in names
     assert SECRET not in json.dumps(data) and "staff only" not in json.dumps(data)
-    jsonschema.validate(classroom.error_results("boom"), CLASSROOM_SCHEMA)
+    error = validate_classroom(classroom.error_results("boom"))
+    (runner,) = error["runners"].values()
+    assert runner["status"] == "error" and runner["tests"][0]["message"] == NEUTRAL_GRADER_ERROR
+
+
+def test_classroom_totals_agree_for_any_points_and_partial_credit():
+    tests = [make_test("2.1", "wrong_trace", 0.3, max_score=1.0),
+             make_test("2.2", "passed", 2.5, max_score=2.5),
+             make_test("2.3", "wrong_value", 0.0, max_score=0.7),
+             make_test("7.1", "passed", 0.0, max_score=0.0),
+             make_test("2.4", GRADER_ERROR, 0.0, max_score=1.0)]
+    data = validate_classroom(classroom.results_dict(GradingResults(tests=tests)))
+    log, points = reporter_totals(data)
+    assert log == pytest.approx(points) and points == pytest.approx(2.8)
+    assert data["runners"]["checks"]["max_score"] == 0  # counted by neither total
+    assert [r["status"] for r in data["runners"].values()].count("error") == 1
+
+
+def test_classroom_step_hands_the_runners_to_the_reporter(graded, tmp_path):
+    path, env, output = tmp_path / "classroom.json", tmp_path / "env", tmp_path / "output"
+    classroom.write_results(graded, path)
+    assert classroom.write_github_step(path, env, output) == ["worth2pt", "worth1pt"]
+    assert output.read_text() == "runners=worth2pt,worth1pt\n"
+    lines = dict(line.split("=", 1) for line in env.read_text().splitlines())
+    runner = json.loads(base64.b64decode(lines["WORTH2PT_RESULTS"]))
+    assert runner["status"] == "fail"  # PASS_FRACTION 1: below full marks, the run fails
+    classroom.write_github_step(path, env, output, pass_fraction=0.5)  # 5/8 >= 0.5: it passes
+    lines = dict(line.split("=", 1) for line in env.read_text().splitlines())
+    assert json.loads(base64.b64decode(lines["WORTH2PT_RESULTS"]))["status"] == "pass"
+    assert classroom.write_github_step(tmp_path / "missing.json", env, output) == ["grading"]
+
+
+def test_junit_meets_is_the_gitlab_job_status(graded, tmp_path, capsys):
+    path = tmp_path / "junit.xml"
+    junit.write_results(graded, path)
+    assert junit.meets(path, 1.0) == 1 and "below 1 of the points" in capsys.readouterr().out
+    assert junit.meets(path, 0.6) == 0 and junit.meets(path, 0.0) == 0  # 5 of 8 points
+    path.write_text(junit.error_xml("boom"))
+    assert junit.meets(path, 0.0) == 1  # the grader failed: never a green job
+    assert junit.meets(tmp_path / "missing.xml", 0.0) == 1
 
 
 # --- grader grade --format ------------------------------------------------------------------
@@ -203,7 +265,7 @@ VALIDATORS = {
     "gradescope": lambda path: jsonschema.validate(json.loads(path.read_text()), GRADESCOPE_SCHEMA),
     "prairielearn": lambda path: jsonschema.validate(json.loads(path.read_text()), PL_SCHEMA),
     "junit": parse_junit,
-    "classroom": lambda path: jsonschema.validate(json.loads(path.read_text()), CLASSROOM_SCHEMA),
+    "classroom": lambda path: validate_classroom(json.loads(path.read_text())),
 }
 
 

@@ -261,61 +261,146 @@ def github_handout(tmp_path_factory, cache) -> Path:
     return out
 
 
+def builtin_schema(name: str) -> dict:
+    """A schema check-jsonschema ships (``--builtin-schema vendor.NAME``): SchemaStore's GitHub
+    workflow schema, GitLab's own CI schema."""
+    from check_jsonschema.builtin_schemas import get_builtin_schema
+
+    return get_builtin_schema(f"vendor.{name}")
+
+
 def test_github_workflow_is_classrooms_layout_with_the_reporter_reading_our_step(github_handout):
     with zipfile.ZipFile(github_handout) as zipped:
         workflow = yaml.safe_load(zipped.read(".github/workflows/classroom.yml"))
         readme = zipped.read("README.md").decode()
         names = zipped.namelist()
+    schema = builtin_schema("github-workflows")
+    jsonschema.validators.validator_for(schema)(schema).validate(workflow)
     assert not [n for n in names if n.startswith(("reference/", "trees/hidden/"))]
     assert "Autograding on GitHub" in readme
     assert workflow["name"] == "Autograding Tests" and "push" in workflow["on"]
     assert workflow["permissions"]["checks"] == "write"
+    assert workflow["env"]["PASS_FRACTION"] == "1"
     steps = workflow["jobs"]["run-autograding-tests"]["steps"]
     (reporter,) = [s for s in steps if "autograding-grading-reporter" in s.get("uses", "")]
-    runners = [r.strip() for r in reporter["with"]["runners"].split(",")]
-    for runner in runners:  # the reporter reads <RUNNER>_RESULTS: our step's base64 output
-        expression = f"${{{{ steps.{runner}.outputs.result }}}}"
-        assert reporter["env"][f"{runner.upper()}_RESULTS"] == expression
-        assert [s for s in steps if s.get("id") == runner]
+    assert reporter["uses"].endswith("@v1")
+    assert reporter["if"] == "always()"  # it reports a grading step that failed, too
+    assert reporter["with"]["runners"] == "${{ steps.search.outputs.runners }}"
+    (grading,) = [s for s in steps if s.get("id") == "search"]
+    assert 'exit "$status"' in grading["run"]  # after handing the error results on
 
 
-def test_github_workflow_grading_step_reports_points_in_the_handout(github_handout, tmp_path):
-    handout = tmp_path / "handout"
-    with zipfile.ZipFile(github_handout) as zipped:
-        zipped.extractall(handout)
-        workflow = yaml.safe_load(zipped.read(".github/workflows/classroom.yml"))
+REPORTER = SCHEMAS / "classroom-reporter-v1-main.js"  # what `...-grading-reporter@v1` runs
+NODE = shutil.which("node")
+
+
+def run_grading_step(handout: Path, tmp_path: Path,
+                     grader: str | None = None) -> tuple[subprocess.CompletedProcess, dict]:
+    """The workflow's grading step, run in the unpacked handout as GitHub runs it; the
+    environment it leaves the next step ($GITHUB_ENV) and its outputs ($GITHUB_OUTPUT).
+    ``grader``: the `grader` command's script (default: the grader, as pip install -e . makes
+    it in the handout)."""
+    workflow = yaml.safe_load((handout / ".github" / "workflows" / "classroom.yml").read_text())
     steps = workflow["jobs"]["run-autograding-tests"]["steps"]
     (step,) = [s for s in steps if s.get("id") == "search"]
-    bin_dir = tmp_path / "bin"  # `grader` as pip install -e . would make it, in the handout
-    bin_dir.mkdir()
-    (bin_dir / "grader").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m grader "$@"\n')
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "grader").write_text(grader or f'#!/bin/sh\nexec "{sys.executable}" -m grader "$@"\n')
     (bin_dir / "grader").chmod(0o755)
-    notebook_of(CORRECT.read_text().replace("return v\n", "return v + 1\n", 1),
-                handout / "student" / "search.ipynb")  # the notebook wins over search.py
-    output = tmp_path / "github_output"
+    (bin_dir / "python").symlink_to(sys.executable)
+    output, github_env = tmp_path / "github_output", tmp_path / "github_env"
     environment = {k: v for k, v in os.environ.items() if k not in ("GRADER_CACHE", "PYTHONPATH")}
     environment.update({"PATH": f"{bin_dir}:{environment['PATH']}", "PYTHONPATH": str(handout),
-                        "GITHUB_OUTPUT": str(output)})
+                        "GITHUB_OUTPUT": str(output), "GITHUB_ENV": str(github_env),
+                        **workflow["env"]})
     proc = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=handout, env=environment,
                           capture_output=True, text=True, timeout=600, check=False)
+    handed = dict(line.split("=", 1) for line in github_env.read_text().splitlines())
+    handed.update(line.split("=", 1) for line in output.read_text().splitlines())
+    return proc, handed
+
+
+def run_reporter(handed: dict) -> subprocess.CompletedProcess:
+    """GitHub Classroom's reporter (its v1 dist/main.js, under node) on what the grading step
+    handed on: what the student sees in the log, and the notice Classroom records."""
+    environment = {"PATH": os.environ["PATH"], "INPUT_RUNNERS": handed["runners"],
+                   **{k: v for k, v in handed.items() if k.endswith("_RESULTS")}}
+    return subprocess.run([NODE, str(REPORTER)], env=environment, capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+@pytest.fixture(scope="module")
+def unpacked_handout(github_handout, tmp_path_factory) -> Path:
+    handout = tmp_path_factory.mktemp("unpacked") / "handout"
+    with zipfile.ZipFile(github_handout) as zipped:
+        zipped.extractall(handout)
+    return handout
+
+
+def test_classroom_reporter_shows_each_failure_and_one_total(unpacked_handout, tmp_path):
+    """The notebook's one mistake, graded by the workflow's step and shown by the reporter
+    itself: the log's total and the "Points" notice Classroom records are the same, and each
+    failed test's line says why."""
+    handout = tmp_path / "handout"
+    shutil.copytree(unpacked_handout, handout)
+    notebook_of(CORRECT.read_text().replace("return v\n", "return v + 1\n", 1),
+                handout / "student" / "search.ipynb")  # the notebook wins over search.py
+    proc, handed = run_grading_step(handout, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    key, value = output.read_text().strip().split("=", 1)
-    assert key == "result"
-    data = json.loads(base64.b64decode(value))
-    jsonschema.validate(data, CLASSROOM)
-    scores = [test["score"] for test in data["tests"]]
-    assert 0 < sum(scores) < data["max_score"]  # the notebook's one mistake costs points
-    assert [test for test in data["tests"] if test["status"] == "fail" and test["message"]]
+    for runner in handed["runners"].split(","):
+        jsonschema.validate(json.loads(base64.b64decode(handed[f"{runner.upper()}_RESULTS"])),
+                            CLASSROOM)
+    if NODE is None:
+        pytest.skip("node is not installed (.ci/run installs it): the reporter cannot run")
+    shown = run_reporter(handed)
+    log = re.sub(r"\x1b\[[0-9;]*m", "", shown.stdout)
+    (points,) = re.findall(r"::notice title=Autograding complete::Points ([0-9.]+)/([0-9.]+)", log)
+    (total,) = re.findall(r"│ Total: +│ ([0-9.]+) +│ ([0-9.]+) +│", log)
+    assert total == points  # one total everywhere
+    assert 0 < float(points[0]) < float(points[1])  # the mistake costs points
+    failed = [line for line in log.splitlines() if line.startswith("❌")]
+    assert failed and all(re.match(r"❌ \S+ \w+: \S+.*: \S", line) for line in failed), failed
+    assert "::error::Some tests failed." in log and shown.returncode == 1  # PASS_FRACTION 1
 
 
-def test_gitlab_ci_reports_junit(tmp_path, cache):
+@pytest.mark.skipif(NODE is None, reason="node is not installed (.ci/run installs it)")
+def test_classroom_reporter_reports_a_grader_failure(unpacked_handout, tmp_path):
+    """The grader cannot grade: the step still hands the error results on, then fails; the
+    reporter (``if: always()``) shows the neutral message and fails the run."""
+    proc, handed = run_grading_step(unpacked_handout, tmp_path,
+                                    grader="#!/bin/sh\necho 'grader: broken' >&2\nexit 2\n")
+    assert proc.returncode == 2
+    assert handed["runners"] == "grading"
+    shown = run_reporter(handed)
+    assert "course staff" in shown.stdout and shown.returncode == 1
+
+
+def test_gitlab_ci_reports_junit_and_fails_the_job_below_the_pass_fraction(tmp_path, cache):
     out = tmp_path / "handout.zip"
     assert build_ci.build_handout_ci_main("handout", out, "gitlab", cache=cache) == 0
     with zipfile.ZipFile(out) as zipped:
         pipeline = yaml.safe_load(zipped.read(".gitlab-ci.yml"))
+    schema = builtin_schema("gitlab-ci")
+    jsonschema.validators.validator_for(schema)(schema).validate(pipeline)
     job = pipeline["grade"]
     assert job["artifacts"]["reports"]["junit"] == "junit.xml"
+    assert job["artifacts"]["when"] == "always"
     assert any("--format junit" in line and "--results junit.xml" in line for line in job["script"])
+    assert job["variables"]["PASS_FRACTION"] == "1"
+    check = job["script"][-1]  # the job's status is this line's: the report does not decide it
+    report = tmp_path / "junit.xml"
+    report.write_text(
+        '<testsuites><testsuite name="alpha_beta" tests="2" failures="1" errors="0">'
+        '<properties><property name="score" value="1.5"/><property name="max_score" value="2"/>'
+        '</properties></testsuite></testsuites>')
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    statuses = {}
+    for fraction in ("1", "0.75", "0.8"):
+        environment["PASS_FRACTION"] = fraction
+        statuses[fraction] = subprocess.run(
+            ["bash", "-c", check.replace("python ", f"{sys.executable} ", 1)], cwd=tmp_path,
+            env=environment, capture_output=True, text=True, timeout=120).returncode
+    assert statuses == {"1": 1, "0.75": 0, "0.8": 1}
 
 
 def test_ci_goes_with_the_handout_only(tmp_path, capsys):

@@ -28,6 +28,14 @@ from grader.paths import REPO_ROOT
 CI_TARGETS = ("github", "gitlab")
 PYTHON = "3.11"
 
+PASS_FRACTION = 1  # default: a CI job passes only with full marks on the public checks
+# The grading step hands classroom.json to the reporter (grader/report/classroom.py).
+GITHUB_STEP = ("import sys; from grader.report.classroom import write_github_step; "
+               "write_github_step('classroom.json', pass_fraction=float(sys.argv[1]))")
+# GitLab's job status is the script's: it fails below PASS_FRACTION (grader/report/junit.py).
+GITLAB_CHECK = ("import sys; from grader.report.junit import meets; "
+                "sys.exit(meets('junit.xml', float(sys.argv[1])))")
+
 CHOOSE_SUBMISSION = (
     'submission=student/search.py; '
     'if [ -f student/search.ipynb ]; then submission=student/search.ipynb; fi'
@@ -47,6 +55,10 @@ permissions:
   checks: write
   actions: read
   contents: read
+env:
+  # The run passes when the public checks earn at least this fraction of their points
+  # (1: full marks, the default; 0: whatever the score). Classroom records the points either way.
+  PASS_FRACTION: "{PASS_FRACTION}"
 jobs:
   run-autograding-tests:
     runs-on: ubuntu-latest
@@ -65,14 +77,16 @@ jobs:
         id: search
         run: |
           {CHOOSE_SUBMISSION}
-          grader grade --submission "$submission" --format classroom --results classroom.json
-          echo "result=$(base64 -w 0 classroom.json)" >> "$GITHUB_OUTPUT"
+          status=0
+          grader grade --submission "$submission" --format classroom --results classroom.json \\
+            || status=$?
+          python -c "{GITHUB_STEP}" "$PASS_FRACTION"
+          exit "$status"
       - name: Autograding Reporter
+        if: always()
         uses: classroom-resources/autograding-grading-reporter@v1
-        env:
-          SEARCH_RESULTS: "${{{{ steps.search.outputs.result }}}}"
         with:
-          runners: search
+          runners: "${{{{ steps.search.outputs.runners }}}}"
 """
 
 GITLAB_CI = f"""\
@@ -82,10 +96,16 @@ GITLAB_CI = f"""\
 grade:
   image: python:{PYTHON}
   timeout: 15 minutes
+  variables:
+    # The job passes when the public checks earn at least this fraction of their points
+    # (1: full marks, the default; 0: whatever the score). GitLab's test report does not decide
+    # a job's status: this check does.
+    PASS_FRACTION: "{PASS_FRACTION}"
   script:
     - python -m pip install --quiet -e .
     - {CHOOSE_SUBMISSION}
     - grader grade --submission "$submission" --format junit --results junit.xml
+    - python -c "{GITLAB_CHECK}" "$PASS_FRACTION"
   artifacts:
     when: always
     paths:

@@ -101,3 +101,30 @@ def error_xml(message: str, detail: str = "") -> str:
 def write_results(results: GradingResults, path: Path) -> str:
     """Write ``results`` to ``path``; on any failure write :func:`error_xml` instead."""
     return write_results_file(path, lambda: results_xml(results), error_xml)
+
+
+def meets(path: Path, pass_fraction: float = 1.0) -> int:
+    """The CI job's exit status for the report at ``path``: 0 when its points reach
+    ``pass_fraction`` of the total (1: full marks) and the grader did not fail, else 1, with
+    one line saying why. GitLab's test report never decides a job's status (its docs: "Unit test
+    reports ... do not affect job status"), so the job's script runs this after grading."""
+    try:
+        root = ET.parse(str(path)).getroot()
+    except (OSError, ET.ParseError) as error:
+        print(f"no readable JUnit report at {path}: {error}")
+        return 1
+    score = total = 0.0
+    for suite in root.iter("testsuite"):
+        points = {p.get("name"): p.get("value") for p in suite.iter("property")}
+        score += float(points.get("score") or 0)
+        total += float(points.get("max_score") or 0)
+    errors = sum(int(suite.get("errors") or 0) for suite in root.iter("testsuite"))
+    if errors:
+        print(f"the grader failed on {errors} test(s): see the report; the job fails")
+        return 1
+    if score < pass_fraction * total - 1e-9:
+        print(f"points {score:g}/{total:g}: below {pass_fraction:g} of the points "
+              "(PASS_FRACTION), so the job fails")
+        return 1
+    print(f"points {score:g}/{total:g}: at least {pass_fraction:g} of the points; the job passes")
+    return 0
