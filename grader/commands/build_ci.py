@@ -21,7 +21,8 @@ import sys
 from pathlib import Path
 
 from grader.answers.store import CACHE_KEY
-from grader.commands.build import BuildError, Entry, find_leaks, handout_entries, write_zip
+from grader.commands.bundle import BuildError, Entry, write_zip
+from grader.commands.handout import handout_entries, refuse_leaks
 from grader.errors import CaseError
 from grader.paths import REPO_ROOT
 
@@ -164,11 +165,7 @@ def build_handout_ci_main(target: str, out: Path, ci: str, *, root: Path = REPO_
                              "grader build handout --ci {ci} --out handout.zip")
         if ci not in CI_TARGETS:
             raise BuildError(f"expected --ci to be one of {', '.join(CI_TARGETS)}, got: {ci!r}")
-        entries = with_ci(handout_entries(root, cache=cache), ci)
-        leaks = find_leaks(entries, root)
-        if leaks:
-            listed = "\n".join(f"  {leak}" for leak in leaks)
-            raise BuildError(f"the handout would give answers away:\n{listed}")
+        entries = refuse_leaks(with_ci(handout_entries(root, cache=cache), ci), root)
         write_zip(entries, Path(out))
     except (BuildError, CaseError, OSError) as error:
         print(f"grader build {target} --ci {ci}: error: {error}\nnothing was written to {out}",

@@ -39,7 +39,14 @@ import uuid
 from pathlib import Path
 
 from grader.answers.store import CACHE_KEY
-from grader.commands.build import BuildError, Entry, _check_cases, _collect, _file, answer_key
+from grader.commands.bundle import (
+    BuildError,
+    Entry,
+    answer_key,
+    check_cases,
+    collect,
+    file_entry,
+)
 from grader.errors import CaseError
 from grader.paths import REPO_ROOT
 
@@ -239,12 +246,12 @@ def prairielearn_entries(root: Path = REPO_ROOT, *, image: str = DEFAULT_IMAGE,
     from grader.cases import find_cases, load_case
     from grader.scoring.results import NEUTRAL_GRADER_ERROR
 
-    _check_cases([root / "trees"])
+    check_cases([root / "trees"])
     cases = [load_case(path) for path in find_cases([root / "trees"])]
     shared = f"serverFilesCourse/{SHARED}"
     source = [
-        _file(root, "pyproject.toml"), _file(root, "README.md"),
-        *_collect(root, "grader"), *_collect(root, "reference"), *_collect(root, "trees"),
+        file_entry(root, "pyproject.toml"), file_entry(root, "README.md"),
+        *collect(root, "grader"), *collect(root, "reference"), *collect(root, "trees"),
     ]
     run_sh = RUN_SH.format(shared=SHARED, budget=BUDGET, neutral=NEUTRAL_GRADER_ERROR)
     image_note = "" if pullable(image) else "\n" + LOCAL_IMAGE_NOTE.format(image=image) + "\n"
@@ -259,7 +266,7 @@ def prairielearn_entries(root: Path = REPO_ROOT, *, image: str = DEFAULT_IMAGE,
         *[Entry(f"{shared}/{entry.path}", entry.data, entry.executable) for entry in source],
         Entry(f"{shared}/.cache/answer-key.json", answer_key(root, cases, cache)),
         Entry("image/Dockerfile", DOCKERFILE.format(question=QUESTION).encode()),
-        _file(root, "docker/requirements.txt", under="image/requirements.txt"),
+        file_entry(root, "docker/requirements.txt", under="image/requirements.txt"),
     ]
 
 
