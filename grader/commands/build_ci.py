@@ -120,16 +120,22 @@ README_SECTIONS = {
 ## Autograding on GitHub
 
 Every push runs the public checks (`.github/workflows/classroom.yml`): open the **Actions** tab,
-then the latest *Autograding Tests* run, to see each test and your points. GitHub Classroom
-records the points of your latest push. If you work in a notebook, save it as
-`student/search.ipynb`: it is graded instead of `student/search.py` when it is there.
+the latest *Autograding Tests* run, then its *Autograding Reporter* step. Each test is a ✅ or
+❌ line, and a ❌ line ends with why it failed (`grader check` on your machine explains it in
+full, with the tree). Tests are grouped by what they are worth (`worth1pt`, ...); a test with
+partial credit shows twice, once for the points it earned and once for the rest. The table's
+*Total* is your points, the same as the "Points" line GitHub Classroom records for your latest
+push. If you work in a notebook, save it as `student/search.ipynb`: it is graded instead of
+`student/search.py` when it is there.
 """,
     "gitlab": """
 ## Autograding on GitLab
 
 Every push runs the public checks (`.gitlab-ci.yml`): the pipeline's **Tests** tab lists each
-test, and a failing one shows what went wrong. If you work in a notebook, save it as
-`student/search.ipynb`: it is graded instead of `student/search.py` when it is there.
+test, and a failing one shows what went wrong; the job's log ends with your points, and the job
+fails while your points are below the course's pass mark (by default, every public test). If you
+work in a notebook, save it as `student/search.ipynb`: it is graded instead of
+`student/search.py` when it is there.
 """,
 }
 
