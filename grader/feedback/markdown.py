@@ -83,16 +83,18 @@ _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _ESCAPED = re.compile(r"\\([\\`*\[\]<>&_#|~-])")
 _ASIDE = re.compile("\0([0-9]+)\0")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def plain_text(markdown: str) -> str:
     """The feedback's Markdown as the plain text a platform shows in ``<pre>`` (PrairieLearn's
-    results element): fence lines dropped and what they held kept exactly as it was (student
-    text, drawn trees); outside them, ``**bold**`` and `` `code` `` marks and the backslash
-    escapes of :func:`inline_text` removed, so nothing shows a Markdown character that is not
-    the text's own."""
+    results element) or a log (GitHub Classroom's reporter): fence lines dropped and what they
+    held kept as it was (student text, drawn trees); outside them, ``**bold**`` and `` `code` ``
+    marks and the backslash escapes of :func:`inline_text` removed, so nothing shows a Markdown
+    character that is not the text's own. Control characters but line breaks and tabs are
+    dropped everywhere (no colours or cursor moves of a submission's making)."""
     lines, fence = [], ""
-    for line in markdown.splitlines():
+    for line in _CONTROL.sub("", markdown).splitlines():
         opened = _FENCE_LINE.match(line)
         if fence:
             if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) \

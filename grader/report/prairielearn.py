@@ -28,7 +28,6 @@ dropped (no colours or cursor moves of the student's making).
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +48,6 @@ HIDDEN_NAME = "Hidden tests"
 
 MISSING = "missing"  # the outcome of a test whose function the upload does not define
 NO_FUNCTIONS = "search.py defines none of the functions graded here (those of {names})."
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def _cut(text: str, limit: int) -> str:
@@ -58,7 +56,7 @@ def _cut(text: str, limit: int) -> str:
 
 def pre_text(markdown: str) -> str:
     """The feedback's Markdown as the text PrairieLearn shows in ``<pre>``."""
-    return _CONTROL.sub("", plain_text(markdown))
+    return plain_text(markdown)
 
 
 def format_errors(results: GradingResults) -> list[str]:
