@@ -4,6 +4,7 @@ Jenkins' junit-10.xsd, vendored with its licence) or description, and a real par
 cases' details kept out, and a valid file even when the grader fails."""
 
 import base64
+import copy
 import json
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from lxml import etree
 import suite_modules
 
 from grader.commands.grade import grade_main
+from grader.scoring.grade import grade
 from grader.report import classroom, formats, junit, prairielearn
 from grader.scoring.results import GRADER_ERROR, NEUTRAL_GRADER_ERROR, GradingResults, TestResult
 
@@ -52,14 +54,21 @@ UPLOADS = {
 
 
 @pytest.fixture(scope="module")
-def uploads(tmp_path_factory) -> dict[str, Path]:
-    """Each of :data:`UPLOADS` written in its own folder."""
-    paths = {}
-    for name, (file_name, text) in UPLOADS.items():
-        path = tmp_path_factory.mktemp(name) / file_name
-        path.write_text(text, encoding="utf-8", errors="surrogatepass")
-        paths[name] = path
-    return paths
+def graded_upload(tmp_path_factory):
+    """``graded_upload(name)``: the results of grading :data:`UPLOADS`' ``name`` on
+    :data:`CASE` (graded once a module, on first use; each caller gets its own copy, from which
+    every format is written as ``grader grade`` writes it)."""
+    done: dict[str, GradingResults] = {}
+
+    def graded(name: str) -> GradingResults:
+        if name not in done:
+            file_name, text = UPLOADS[name]
+            path = tmp_path_factory.mktemp(name) / file_name
+            path.write_text(text, encoding="utf-8", errors="surrogatepass")
+            done[name] = grade(path, [CASE])
+        return copy.deepcopy(done[name])
+
+    return graded
 
 
 def make_test(number, outcome, score, max_score=2.0, visibility="visible", output="", name=None):
@@ -301,10 +310,10 @@ def test_grade_writes_the_chosen_format_for_a_real_submission(name, tmp_path):
 
 
 @pytest.mark.parametrize("upload", sorted(UPLOADS))
-def test_junit_report_of_every_kind_of_upload_is_valid_against_jenkins_xsd(upload, uploads,
+def test_junit_report_of_every_kind_of_upload_is_valid_against_jenkins_xsd(upload, graded_upload,
                                                                            tmp_path):
     path = tmp_path / "junit.xml"
-    assert grade_main(uploads[upload], [CASE], results_path=path, format_name="junit") == 0
+    formats.write_results(graded_upload(upload), path, "junit")
     _, cases = parse_junit(path)  # junit-10.xsd, then junitparser
     assert len(cases) == 2
     assert all(case.is_passed for case in cases) == (upload == "correct")
@@ -314,13 +323,14 @@ NOT_GRADABLE = {"syntax_error", "empty_upload", "not_json_notebook", "empty_note
 
 
 @pytest.mark.parametrize("upload", sorted(UPLOADS))
-def test_prairielearn_unreadable_uploads_are_not_gradable_and_text_is_for_pre(upload, uploads,
+def test_prairielearn_unreadable_uploads_are_not_gradable_and_text_is_for_pre(upload,
+                                                                              graded_upload,
                                                                               tmp_path):
     """PrairieLearn's docs give a syntax error and missing or malformed input as the cases for
     ``gradable: false`` (no attempt used), with ``format_errors``; its results element shows
     ``message`` and ``output`` in ``<pre>``, so no Markdown and no control character."""
     path = tmp_path / "results.json"
-    assert grade_main(uploads[upload], [CASE], results_path=path, format_name="prairielearn") == 0
+    formats.write_results(graded_upload(upload), path, "prairielearn")
     data = json.loads(path.read_text())
     jsonschema.validate(data, PL_SCHEMA)
     assert data["gradable"] is (upload not in NOT_GRADABLE)
@@ -342,17 +352,12 @@ def test_prairielearn_unreadable_uploads_are_not_gradable_and_text_is_for_pre(up
         assert not [c for c in text if ord(c) < 32 and c not in "\n\t"], repr(text)
 
 
-def test_prairielearn_says_why_an_upload_is_not_gradable(uploads, tmp_path):
-    path = tmp_path / "results.json"
-    grade_main(uploads["syntax_error"], [CASE], results_path=path, format_name="prairielearn")
-    (error,) = json.loads(path.read_text())["format_errors"]
+def test_prairielearn_says_why_an_upload_is_not_gradable(graded_upload):
+    (error,) = prairielearn.results_dict(graded_upload("syntax_error"))["format_errors"]
     assert "SyntaxError" in error and "line 1" in error
-    grade_main(uploads["empty_upload"], [CASE], results_path=path, format_name="prairielearn")
-    (error,) = json.loads(path.read_text())["format_errors"]
+    (error,) = prairielearn.results_dict(graded_upload("empty_upload"))["format_errors"]
     assert error.startswith("search.py defines none of the functions")
-    grade_main(uploads["not_json_notebook"], [CASE], results_path=path,
-               format_name="prairielearn")
-    (error,) = json.loads(path.read_text())["format_errors"]
+    (error,) = prairielearn.results_dict(graded_upload("not_json_notebook"))["format_errors"]
     assert "search.ipynb" in error and "not a readable Jupyter notebook" in error
 
 
