@@ -11,13 +11,12 @@ from pathlib import Path
 import jsonschema
 import junitparser
 import pytest
+import suite_modules
 from lxml import etree
 
-import suite_modules
-
 from grader.commands.grade import grade_main
-from grader.scoring.grade import grade
 from grader.report import classroom, formats, junit, prairielearn
+from grader.scoring.grade import grade
 from grader.scoring.results import GRADER_ERROR, NEUTRAL_GRADER_ERROR, GradingResults, TestResult
 
 HERE = Path(__file__).parent

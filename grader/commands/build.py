@@ -26,6 +26,7 @@ from grader.commands.handout import checked_handout
 from grader.errors import CaseError
 from grader.paths import REPO_ROOT
 
+
 def autograder_entries(root: Path = REPO_ROOT, *, cache: Path | None = CACHE_KEY) -> list[Entry]:
     """What Gradescope unpacks to /autograder/source: setup.sh and run_autograder at the top,
     and every case's reference answers (``trees/.answer-key.json``, read by

@@ -106,14 +106,20 @@ def plain_text(markdown: str) -> str:
         if opened:
             fence = opened.group(1)
             continue
-        escaped: list[str] = []  # escaped characters stand aside while the marks go
-
-        def aside(match: re.Match) -> str:
-            escaped.append(match.group(1))
-            return f"\0{len(escaped) - 1}\0"
-
-        line = _ESCAPED.sub(aside, line)
-        line = _CODE_SPAN.sub(lambda m: m.group(2).strip(" ") or m.group(0), line)
-        line = _BOLD.sub(r"\1", line)
-        lines.append(_ASIDE.sub(lambda m: escaped[int(m.group(1))], line))
+        lines.append(_plain_line(line))
     return "\n".join(lines)
+
+
+def _plain_line(line: str) -> str:
+    """One line outside a fence without its Markdown marks; escaped characters stand aside
+    (as ``\\0N\\0``: :func:`plain_text` dropped every NUL) while the marks go."""
+    escaped: list[str] = []
+
+    def aside(match: re.Match) -> str:
+        escaped.append(match.group(1))
+        return f"\0{len(escaped) - 1}\0"
+
+    line = _ESCAPED.sub(aside, line)
+    line = _CODE_SPAN.sub(lambda m: m.group(2).strip(" ") or m.group(0), line)
+    line = _BOLD.sub(r"\1", line)
+    return _ASIDE.sub(lambda m: escaped[int(m.group(1))], line)
