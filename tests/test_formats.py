@@ -360,6 +360,13 @@ def test_prairielearn_says_why_an_upload_is_not_gradable(graded_upload):
     assert "search.ipynb" in error and "not a readable Jupyter notebook" in error
 
 
+def test_prairielearn_upload_without_a_file_is_not_gradable(tmp_path):
+    """PrairieLearn's upload element lets a student submit no file: /grade/student is empty."""
+    data = prairielearn.results_dict(grade(tmp_path, [CASE]))
+    assert data["gradable"] is False
+    assert data["format_errors"] == ["no search.py in your upload; the files submitted were: none"]
+
+
 def test_prairielearn_text_is_plain_where_the_feedback_is_markdown():
     from grader.report.prairielearn import pre_text
 
