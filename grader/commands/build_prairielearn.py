@@ -62,8 +62,7 @@ QUESTION_HTML = """\
   <p>
     Implement {functions} in <code>search.py</code>, as the handout's docstrings describe.
     The grader checks each search's value
-    <strong>and the order in which it generates and evaluates nodes</strong>;
-    <code>evaluate</code> is graded by play: matches of the staff's search using it.
+    <strong>and the order in which it generates and evaluates nodes</strong>{play}.
   </p>
   <p>Upload <code>search.py</code>, or your notebook saved as <code>search.ipynb</code>.</p>
   <pl-file-upload optional-file-names="search.py, search.ipynb"></pl-file-upload>
@@ -218,7 +217,9 @@ def question_html(functions: list[str]) -> str:
     """The question's page, naming every function the grader calls."""
     names = [f"<code>{name}</code>" for name in functions]
     listed = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
-    return QUESTION_HTML.format(functions=listed)
+    play = ("; <code>evaluate</code> is graded by play: matches of the staff's search using it"
+            if "evaluate" in functions else "")
+    return QUESTION_HTML.format(functions=listed, play=play)
 
 
 def question_info(image: str) -> dict:
