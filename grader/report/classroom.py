@@ -20,9 +20,9 @@ case), base64 of a JSON object ``{"version": 1, "status": "pass"|"fail"|"error",
 ``grader grade --format classroom`` writes ``classroom.json``: ``{"runners": {ID: runner
 result, ...}}``. The grading step of the workflow that ``grader build handout --ci github``
 adds hands each runner to the reporter through ``$GITHUB_ENV`` and names them in the step
-output ``runners`` (:func:`write_github_step`). Hidden cases keep their points and pass/fail under a neutral name.
-A grader failure gives one runner with ``status: "error"`` and the neutral message, which the
-reporter prints.
+output ``runners`` (:func:`write_github_step`). Hidden cases keep their points and pass/fail
+under a neutral name. A grader failure gives one runner with ``status: "error"`` and the
+neutral message, which the reporter prints.
 """
 
 from __future__ import annotations
