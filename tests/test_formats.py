@@ -372,4 +372,5 @@ def test_prairielearn_text_is_plain_where_the_feedback_is_markdown():
 
     markdown = ("**alpha_beta** on `aima-fig-5-2`:\n```\nexpected: B **B1**\n```\n"
                 "a\\*b \\<img\\> `` a`b ``\x1b[31m")
-    assert pre_text(markdown) == "alpha_beta on aima-fig-5-2:\nexpected: B **B1**\na*b <img> a`b[31m"
+    expected = "alpha_beta on aima-fig-5-2:\nexpected: B **B1**\na*b <img> a`b[31m"
+    assert pre_text(markdown) == expected

@@ -149,5 +149,5 @@ def write_github_step(results_path: Path, env_file: Path | None = None,
             stream.write(f"{name.upper()}_RESULTS={encoded}\n")
     with output_file.open("a", encoding="utf-8") as stream:
         stream.write(f"runners={','.join(runners)}\n")
-    print(f"points {earned:g}/{total:g} (the reporter's \"Points\" notice and its log say the same)")
+    print(f"points {earned:g}/{total:g} (the reporter's log and its \"Points\" notice alike)")
     return list(runners)
