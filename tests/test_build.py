@@ -19,8 +19,10 @@ import pytest
 
 from grader.answers.store import CACHE_KEY
 from grader.cli import main as cli_main
-from grader.commands import build
-from grader.commands.build import BuildError, Entry, build_main, find_leaks, handout_pyproject
+from grader.commands import handout
+from grader.commands.build import build_main
+from grader.commands.bundle import BuildError, Entry
+from grader.commands.handout import find_leaks, handout_pyproject
 
 REPO = Path(__file__).resolve().parent.parent
 CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
@@ -196,7 +198,7 @@ def test_handout_build_fails_loudly_and_writes_nothing(tmp_path, monkeypatch, ca
         stubs = Entry("student/search.py", (REPO / "student" / "search.py").read_bytes())
         return [stubs, Entry("grader/util.py", (REPO / "reference" / "alpha_beta.py").read_bytes())]
 
-    monkeypatch.setattr(build, "handout_entries", leaky)
+    monkeypatch.setattr(handout, "handout_entries", leaky)
     out = tmp_path / "handout.zip"
     assert build_main("handout", out) == 1
     error = capsys.readouterr().err
@@ -208,7 +210,7 @@ def test_handout_build_fails_loudly_and_writes_nothing(tmp_path, monkeypatch, ca
 
 def test_handout_pyproject_drops_reference_and_tests_student():
     text = handout_pyproject((REPO / "pyproject.toml").read_text())
-    from grader.commands.build import tomllib
+    from grader.commands.handout import tomllib
 
     data = tomllib.loads(text)
     assert "reference" not in data["tool"]["setuptools"]["packages"]
@@ -301,7 +303,7 @@ def test_autograder_zip_carries_every_cases_answers_keyed_as_the_cache(tmp_path,
 def test_handout_readme_states_the_rubrics_pruning_rule_and_the_html_report(tmp_path, rule, says):
     rubric = tmp_path / "rubric.toml"
     rubric.write_text(f'[defaults]\npruning = "{rule}"\n')
-    text = build.handout_readme((REPO / "docker" / "handout" / "README.md").read_text(), rubric)
+    text = handout.handout_readme((REPO / "docker" / "handout" / "README.md").read_text(), rubric)
     assert "<!--" not in text and says in text
     assert "grader check --html report.html" in text and "pytest -k minimax" in text
 
@@ -338,3 +340,15 @@ def test_the_handout_explains_an_iterative_deepening_mistake_without_the_referen
     assert "Move ordering." in check.stdout
     assert "ordering saves 2 (15%)" in check.stdout
     assert "orders the root worst first" in check.stdout
+
+
+def test_build_modules_share_through_bundle_and_handout_not_a_circle():
+    """build.py dispatches to build_ci and build_prairielearn; what they share lives in
+    bundle.py and handout.py, so none of them imports build.py, and no private name crosses."""
+    commands = REPO / "grader" / "commands"
+    for name in ("bundle", "handout", "build_ci", "build_prairielearn"):
+        tree = ast.parse((commands / f"{name}.py").read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("grader.commands"):
+                assert node.module != "grader.commands.build", name
+                assert not [a.name for a in node.names if a.name.startswith("_")], name

@@ -27,6 +27,12 @@ def test_a_single_copy_anywhere_is_graded_and_the_choice_says_why(tmp_path):
     assert locate_submission(tmp_path) == choice.path
 
 
+def test_a_notebook_upload_is_named_as_a_notebook(tmp_path):
+    (tmp_path / "search.ipynb").write_text("{}")
+    choice = choose_submission(tmp_path)
+    assert choice.message() == "Graded `search.ipynb`: the only search.ipynb in your upload."
+
+
 def test_identical_copies_grade_the_shallowest(tmp_path):
     for folder in ("student", "student/backup"):
         (tmp_path / folder).mkdir(parents=True)

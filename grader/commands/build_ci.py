@@ -21,12 +21,21 @@ import sys
 from pathlib import Path
 
 from grader.answers.store import CACHE_KEY
-from grader.commands.build import BuildError, Entry, find_leaks, handout_entries, write_zip
+from grader.commands.bundle import BuildError, Entry, write_zip
+from grader.commands.handout import handout_entries, refuse_leaks
 from grader.errors import CaseError
 from grader.paths import REPO_ROOT
 
 CI_TARGETS = ("github", "gitlab")
 PYTHON = "3.11"
+
+PASS_FRACTION = 1  # default: a CI job passes only with full marks on the public checks
+# The grading step hands classroom.json to the reporter (grader/report/classroom.py).
+GITHUB_STEP = ("import sys; from grader.report.classroom import write_github_step; "
+               "write_github_step('classroom.json', pass_fraction=float(sys.argv[1]))")
+# GitLab's job status is the script's: it fails below PASS_FRACTION (grader/report/junit.py).
+GITLAB_CHECK = ("import sys; from grader.report.junit import meets; "
+                "sys.exit(meets('junit.xml', float(sys.argv[1])))")
 
 CHOOSE_SUBMISSION = (
     'submission=student/search.py; '
@@ -47,6 +56,10 @@ permissions:
   checks: write
   actions: read
   contents: read
+env:
+  # The run passes when the public checks earn at least this fraction of their points
+  # (1: full marks, the default; 0: whatever the score). Classroom records the points either way.
+  PASS_FRACTION: "{PASS_FRACTION}"
 jobs:
   run-autograding-tests:
     runs-on: ubuntu-latest
@@ -65,14 +78,16 @@ jobs:
         id: search
         run: |
           {CHOOSE_SUBMISSION}
-          grader grade --submission "$submission" --format classroom --results classroom.json
-          echo "result=$(base64 -w 0 classroom.json)" >> "$GITHUB_OUTPUT"
+          status=0
+          grader grade --submission "$submission" --format classroom --results classroom.json \\
+            || status=$?
+          python -c "{GITHUB_STEP}" "$PASS_FRACTION"
+          exit "$status"
       - name: Autograding Reporter
+        if: always()
         uses: classroom-resources/autograding-grading-reporter@v1
-        env:
-          SEARCH_RESULTS: "${{{{ steps.search.outputs.result }}}}"
         with:
-          runners: search
+          runners: "${{{{ steps.search.outputs.runners }}}}"
 """
 
 GITLAB_CI = f"""\
@@ -82,10 +97,16 @@ GITLAB_CI = f"""\
 grade:
   image: python:{PYTHON}
   timeout: 15 minutes
+  variables:
+    # The job passes when the public checks earn at least this fraction of their points
+    # (1: full marks, the default; 0: whatever the score). GitLab's test report does not decide
+    # a job's status: this check does.
+    PASS_FRACTION: "{PASS_FRACTION}"
   script:
     - python -m pip install --quiet -e .
     - {CHOOSE_SUBMISSION}
     - grader grade --submission "$submission" --format junit --results junit.xml
+    - python -c "{GITLAB_CHECK}" "$PASS_FRACTION"
   artifacts:
     when: always
     paths:
@@ -99,16 +120,22 @@ README_SECTIONS = {
 ## Autograding on GitHub
 
 Every push runs the public checks (`.github/workflows/classroom.yml`): open the **Actions** tab,
-then the latest *Autograding Tests* run, to see each test and your points. GitHub Classroom
-records the points of your latest push. If you work in a notebook, save it as
-`student/search.ipynb`: it is graded instead of `student/search.py` when it is there.
+the latest *Autograding Tests* run, then its *Autograding Reporter* step. Each test is a ✅ or
+❌ line, and a ❌ line ends with why it failed (`grader check` on your machine explains it in
+full, with the tree). Tests are grouped by what they are worth (`worth1pt`, ...); a test with
+partial credit shows twice, once for the points it earned and once for the rest. The table's
+*Total* is your points, the same as the "Points" line GitHub Classroom records for your latest
+push. If you work in a notebook, save it as `student/search.ipynb`: it is graded instead of
+`student/search.py` when it is there.
 """,
     "gitlab": """
 ## Autograding on GitLab
 
 Every push runs the public checks (`.gitlab-ci.yml`): the pipeline's **Tests** tab lists each
-test, and a failing one shows what went wrong. If you work in a notebook, save it as
-`student/search.ipynb`: it is graded instead of `student/search.py` when it is there.
+test, and a failing one shows what went wrong; the job's log ends with your points, and the job
+fails while your points are below the course's pass mark (by default, every public test). If you
+work in a notebook, save it as `student/search.ipynb`: it is graded instead of
+`student/search.py` when it is there.
 """,
 }
 
@@ -144,11 +171,7 @@ def build_handout_ci_main(target: str, out: Path, ci: str, *, root: Path = REPO_
                              "grader build handout --ci {ci} --out handout.zip")
         if ci not in CI_TARGETS:
             raise BuildError(f"expected --ci to be one of {', '.join(CI_TARGETS)}, got: {ci!r}")
-        entries = with_ci(handout_entries(root, cache=cache), ci)
-        leaks = find_leaks(entries, root)
-        if leaks:
-            listed = "\n".join(f"  {leak}" for leak in leaks)
-            raise BuildError(f"the handout would give answers away:\n{listed}")
+        entries = refuse_leaks(with_ci(handout_entries(root, cache=cache), ci), root)
         write_zip(entries, Path(out))
     except (BuildError, CaseError, OSError) as error:
         print(f"grader build {target} --ci {ci}: error: {error}\nnothing was written to {out}",

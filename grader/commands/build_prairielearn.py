@@ -29,6 +29,7 @@ to a temporary folder beside ``DIR`` and moved into place, so a failed build lea
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -38,7 +39,14 @@ import uuid
 from pathlib import Path
 
 from grader.answers.store import CACHE_KEY
-from grader.commands.build import BuildError, Entry, _check_cases, _collect, _file, answer_key
+from grader.commands.bundle import (
+    BuildError,
+    Entry,
+    answer_key,
+    check_cases,
+    collect,
+    file_entry,
+)
 from grader.errors import CaseError
 from grader.paths import REPO_ROOT
 
@@ -52,10 +60,9 @@ MARKER = ".grader-prairielearn"  # a folder holding this is ours to rebuild
 QUESTION_HTML = """\
 <pl-question-panel>
   <p>
-    Implement <code>max_value</code>, <code>min_value</code>, <code>alpha_beta</code>,
-    <code>expectimax</code>, <code>maxn</code> and <code>mcts</code> in <code>search.py</code>,
-    as the handout's docstrings describe. The grader checks each function's value
-    <strong>and the order in which it generates and evaluates nodes</strong>.
+    Implement {functions} in <code>search.py</code>, as the handout's docstrings describe.
+    The grader checks each search's value
+    <strong>and the order in which it generates and evaluates nodes</strong>{play}.
   </p>
   <p>Upload <code>search.py</code>, or your notebook saved as <code>search.ipynb</code>.</p>
   <pl-file-upload optional-file-names="search.py, search.ipynb"></pl-file-upload>
@@ -76,7 +83,8 @@ RUN_SH = """\
 # start or runs out of time, a not-gradable file (no attempt used) with a neutral message.
 #
 # As in Gradescope's run_autograder: student code runs as grader-worker (made by the image),
-# which may read the grader package and nothing with an answer in it.
+# which may read the grader package and nothing else of the course, in any copy PrairieLearn
+# makes, whether or not the host gives Landlock.
 #
 # Variables (defaults: PrairieLearn's layout; the tests point them at a temporary tree):
 #   GRADE_ROOT          /grade
@@ -91,15 +99,24 @@ results="$results_dir/results.json"
 python="${{GRADER_PYTHON:-python3}}"
 budget="${{GRADER_TIME_BUDGET:-{budget}}}"
 
-mkdir -p "$results_dir" && chmod 700 "$results_dir"
+mkdir -p "$results_dir" "$source_dir/.cache" && chmod 700 "$results_dir"
 rm -f "$results"
-chmod -R go-rwx "$grade_root/student" "$grade_root/data" 2>/dev/null
-chmod 755 "$grade_root" "$grade_root/serverFilesCourse" "$source_dir" 2>/dev/null
-chmod -R a+rX "$source_dir/grader"
-mkdir -p "$source_dir/.cache"
-for secret in reference trees .cache; do
-  chmod -R go-rwx "$source_dir/$secret"
+# Student code must read no course file, without Landlock too. PrairieLearn puts the course's
+# files in /grade more than once (serverFilesCourse/, shared/: the copy it keeps for older
+# graders, tests/, data/), so everything under /grade is closed to other users, and one way is
+# opened again: traversal down to this folder, which may be listed (Python's importer lists it),
+# and the grader package in it, which may be read.
+shopt -s dotglob nullglob
+chmod -R go-rwx "$grade_root"/* "$source_dir"/*
+shopt -u dotglob nullglob
+dir="$source_dir"
+while [ "$dir" != "/" ] && [ "$dir" != "." ]; do
+  chmod go+x "$dir"
+  [ "$dir" = "$grade_root" ] && break
+  dir="$(dirname "$dir")"
 done
+chmod go+rx "$source_dir"
+chmod -R a+rX "$source_dir/grader"
 if [ -z "${{GRADER_WORKER_USER:-}}" ] && id -u grader-worker >/dev/null 2>&1; then
   export GRADER_WORKER_USER=grader-worker
 fi
@@ -156,13 +173,15 @@ Made by `grader build prairielearn`. Copy into your course repository:
   `info.json` if the course has two copies of the question);
 - `serverFilesCourse/{shared}/` to `serverFilesCourse/`;
 
-then build the grading image and make it pullable by PrairieLearn:
+then build the grading image and make it pullable by PrairieLearn. No image is published for
+this question: you build it from `image/` and push it where PrairieLearn's graders pull from
+(Docker Hub, under your account or organisation):
 
 ```
 docker build -t {image} image/
-docker push {image}        # on a PrairieLearn server; a local one uses the local image
+docker push {image}
 ```
-
+{image_note}
 `info.json` names the image `{image}`, runs
 `/grade/serverFilesCourse/{shared}/run.sh`, and gives a job {timeout} s. Add the question to
 an assessment with its points: PrairieLearn scales the grader's score (a fraction) to them.
@@ -171,6 +190,36 @@ Students upload `search.py` or `search.ipynb`. Tests of cases that are not `visi
 rubric are shown as one "Hidden tests" line with their points only. A submission the grader
 failed on is "not gradable": no attempt is used; regrade it once the problem is fixed.
 """
+
+
+LOCAL_IMAGE_NOTE = (
+    "The image name `{image}` has no registry namespace (`account/name`): Docker Hub has no "
+    "such public image, so a hosted PrairieLearn cannot pull it; only a local PrairieLearn with "
+    "the image built on the same machine can run it. Build again with "
+    "`grader build prairielearn --image ACCOUNT/adversarial-search-grader --out DIR` (or edit "
+    "`image` in `questions/" + QUESTION + "/info.json`) once you have pushed it there.")
+
+
+def pullable(image: str) -> bool:
+    """Whether ``image`` names a registry namespace (``account/name[:tag]``), as an image a
+    hosted PrairieLearn pulls from Docker Hub must."""
+    return "/" in image.split("@")[0]
+
+
+def stub_functions(root: Path) -> list[str]:
+    """The functions students implement: the public top-level ones of ``student/search.py``."""
+    tree = ast.parse((root / "student" / "search.py").read_text(encoding="utf-8"))
+    return [node.name for node in tree.body
+            if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")]
+
+
+def question_html(functions: list[str]) -> str:
+    """The question's page, naming every function the grader calls."""
+    names = [f"<code>{name}</code>" for name in functions]
+    listed = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
+    play = ("; <code>evaluate</code> is graded by play: matches of the staff's search using it"
+            if "evaluate" in functions else "")
+    return QUESTION_HTML.format(functions=listed, play=play)
 
 
 def question_info(image: str) -> dict:
@@ -183,8 +232,7 @@ def question_info(image: str) -> dict:
         "gradingMethod": "External",
         "singleVariant": True,
         "partialCredit": True,
-        "externalGradingOptions": {
-            "enabled": True,
+        "externalGradingOptions": {  # "enabled" is deprecated in PrairieLearn's schema: omitted
             "image": image,
             "entrypoint": f"/grade/serverFilesCourse/{SHARED}/run.sh",
             "serverFilesCourse": [f"{SHARED}/"],
@@ -199,26 +247,27 @@ def prairielearn_entries(root: Path = REPO_ROOT, *, image: str = DEFAULT_IMAGE,
     from grader.cases import find_cases, load_case
     from grader.scoring.results import NEUTRAL_GRADER_ERROR
 
-    _check_cases([root / "trees"])
+    check_cases([root / "trees"])
     cases = [load_case(path) for path in find_cases([root / "trees"])]
     shared = f"serverFilesCourse/{SHARED}"
     source = [
-        _file(root, "pyproject.toml"), _file(root, "README.md"),
-        *_collect(root, "grader"), *_collect(root, "reference"), *_collect(root, "trees"),
+        file_entry(root, "pyproject.toml"), file_entry(root, "README.md"),
+        *collect(root, "grader"), *collect(root, "reference"), *collect(root, "trees"),
     ]
     run_sh = RUN_SH.format(shared=SHARED, budget=BUDGET, neutral=NEUTRAL_GRADER_ERROR)
+    image_note = "" if pullable(image) else "\n" + LOCAL_IMAGE_NOTE.format(image=image) + "\n"
     info = json.dumps(question_info(image), indent=2) + "\n"
     return [
         Entry(MARKER, b"built by grader build prairielearn; rebuilt in place\n"),
         Entry("README.md", README.format(question=QUESTION, shared=SHARED, image=image,
-                                         timeout=TIMEOUT).encode()),
+                                         timeout=TIMEOUT, image_note=image_note).encode()),
         Entry(f"questions/{QUESTION}/info.json", info.encode()),
-        Entry(f"questions/{QUESTION}/question.html", QUESTION_HTML.encode()),
+        Entry(f"questions/{QUESTION}/question.html", question_html(stub_functions(root)).encode()),
         Entry(f"{shared}/run.sh", run_sh.encode(), executable=True),
         *[Entry(f"{shared}/{entry.path}", entry.data, entry.executable) for entry in source],
         Entry(f"{shared}/.cache/answer-key.json", answer_key(root, cases, cache)),
         Entry("image/Dockerfile", DOCKERFILE.format(question=QUESTION).encode()),
-        _file(root, "docker/requirements.txt", under="image/requirements.txt"),
+        file_entry(root, "docker/requirements.txt", under="image/requirements.txt"),
     ]
 
 
@@ -260,4 +309,6 @@ def build_prairielearn_main(out: Path, *, root: Path = REPO_ROOT, image: str | N
         return 1
     print(f"wrote {out}: {len(entries)} files (PrairieLearn question {QUESTION!r}, "
           f"image {image!r}); {Path(out) / 'README.md'} says where they go")
+    if not pullable(image):
+        print("note: " + LOCAL_IMAGE_NOTE.format(image=image).replace("`", ""))
     return 0

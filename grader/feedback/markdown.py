@@ -76,3 +76,50 @@ def code_name(name: object, default: str = "the function") -> str:
     if isinstance(name, str) and name.isascii() and name.isidentifier() and len(name) <= 100:
         return f"`{name}`"
     return default
+
+
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_ESCAPED = re.compile(r"\\([\\`*\[\]<>&_#|~-])")
+_ASIDE = re.compile("\0([0-9]+)\0")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def plain_text(markdown: str) -> str:
+    """The feedback's Markdown as the plain text a platform shows in ``<pre>`` (PrairieLearn's
+    results element) or a log (GitHub Classroom's reporter): fence lines dropped and what they
+    held kept as it was (student text, drawn trees); outside them, ``**bold**`` and `` `code` ``
+    marks and the backslash escapes of :func:`inline_text` removed, so nothing shows a Markdown
+    character that is not the text's own. Control characters but line breaks and tabs are
+    dropped everywhere (no colours or cursor moves of a submission's making)."""
+    lines, fence = [], ""
+    for line in _CONTROL.sub("", markdown).splitlines():
+        opened = _FENCE_LINE.match(line)
+        if fence:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) \
+                    and not line.strip().strip(fence[0]):
+                fence = ""
+            else:
+                lines.append(line)
+            continue
+        if opened:
+            fence = opened.group(1)
+            continue
+        lines.append(_plain_line(line))
+    return "\n".join(lines)
+
+
+def _plain_line(line: str) -> str:
+    """One line outside a fence without its Markdown marks; escaped characters stand aside
+    (as ``\\0N\\0``: :func:`plain_text` dropped every NUL) while the marks go."""
+    escaped: list[str] = []
+
+    def aside(match: re.Match) -> str:
+        escaped.append(match.group(1))
+        return f"\0{len(escaped) - 1}\0"
+
+    line = _ESCAPED.sub(aside, line)
+    line = _CODE_SPAN.sub(lambda m: m.group(2).strip(" ") or m.group(0), line)
+    line = _BOLD.sub(r"\1", line)
+    return _ASIDE.sub(lambda m: escaped[int(m.group(1))], line)

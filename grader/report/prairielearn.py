@@ -13,7 +13,17 @@ which of them failed); staff notes (audit findings, grader errors) are never wri
 ``grader grade`` prints them to the grading job's log, which only staff read.
 
 When the grader, not the student, failed on any test, the submission is ``gradable: false``:
-PrairieLearn then neither scores the attempt nor counts it, and staff regrade it.
+PrairieLearn then neither scores the attempt nor counts it, and staff regrade it. So is an upload
+that is no Python program at all (PrairieLearn's own examples of "not gradable": a syntax error,
+missing or malformed input): a syntax error, a notebook that is not JSON or is empty, an upload
+that defines none of the graded functions, an upload with no ``search.py``; the reasons go in
+``format_errors``, which PrairieLearn shows as errors, and no attempt is used.
+
+Text is written for ``<pre>``: ``<pl-external-grader-results>`` puts ``message`` and ``output``
+in ``<pre>`` blocks (through ansi2html, which escapes HTML but renders ANSI colours) and renders
+no Markdown, so the feedback's Markdown is turned into plain text
+(:func:`grader.feedback.markdown.plain_text`) and control characters a submission printed are
+dropped (no colours or cursor moves of the student's making).
 """
 
 from __future__ import annotations
@@ -21,43 +31,94 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from grader.feedback.markdown import plain_text
 from grader.files import json_text, write_results_file
-from grader.scoring.results import GRADER_ERROR, NEUTRAL_GRADER_ERROR, GradingResults, TestResult
+from grader.scoring.results import (
+    GRADER_ERROR,
+    NEUTRAL_GRADER_ERROR,
+    UPLOAD_ERROR,
+    GradingResults,
+    TestResult,
+)
+from grader.scoring.upload import NOTHING_GRADED
 
 MAX_BYTES = 1_000_000  # PrairieLearn's limit on results.json
 HIDDEN_NAME = "Hidden tests"
+
+
+MISSING = "missing"  # the outcome of a test whose function the upload does not define
+NO_FUNCTIONS = "search.py defines none of the functions graded here (those of {names})."
 
 
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(0, limit - 40)] + "\n... (cut: too long)"
 
 
+def pre_text(markdown: str) -> str:
+    """The feedback's Markdown as the text PrairieLearn shows in ``<pre>``."""
+    return plain_text(markdown)
+
+
+def format_errors(results: GradingResults) -> list[str]:
+    """Why the upload is not gradable in PrairieLearn's sense, one line each; empty when it is.
+
+    Not gradable when no test could run any of its code because of the upload itself: every
+    test says the upload is not Python (:data:`UPLOAD_ERROR`: a syntax error, a notebook that
+    cannot be read), holds no ``search.py`` (``not_graded``), or lacks its function. A
+    submission whose code ran (an exception at import time, a wrong answer) is graded."""
+    reasons: list[str] = []
+    missing = []
+    for test in results.tests:
+        if UPLOAD_ERROR in test.extra_data:
+            reason = f"The upload could not be read: {test.extra_data[UPLOAD_ERROR]}"
+        elif test.outcome == NOTHING_GRADED and test.algorithm == "submission":
+            reason = test.summary or "nothing in the upload could be graded"
+        elif test.outcome == MISSING:
+            missing.append(test.algorithm)
+            continue
+        else:
+            return []
+        reason = pre_text(reason)
+        if reason not in reasons:
+            reasons.append(reason)
+    if missing and not reasons:
+        reasons.append(NO_FUNCTIONS.format(names=", ".join(dict.fromkeys(missing))))
+    return reasons
+
+
 def _test_entry(test: TestResult, limit: int) -> dict[str, Any]:
     return {
-        "name": f"{test.number} {test.name}",
+        "name": f"{test.number} {pre_text(test.name)}",
         "description": test.case_name,
         "points": round(test.score, 6),
         "max_points": round(test.max_score, 6),
-        "message": _cut(test.summary or ("passed" if test.passed else "not passed"), 2000),
-        "output": _cut(test.output, limit),
+        "message": _cut(pre_text(test.summary or ("passed" if test.passed else "not passed")),
+                        2000),
+        "output": _cut(pre_text(test.output), limit),
     }
 
 
 def results_dict(results: GradingResults) -> dict[str, Any]:
     """PrairieLearn's results as a dict; always under :data:`MAX_BYTES` once written."""
+    results.clean()  # no NUL or lone surrogate reaches the file, whoever built the results
     shown = [test for test in results.tests if not test.hidden]
     hidden = [test for test in results.tests if test.hidden]
     grader_failed = any(test.outcome == GRADER_ERROR for test in results.tests)
+    errors = [] if grader_failed else format_errors(results)
     total = results.max_score
     score = min(1.0, max(0.0, results.score / total)) if total > 0 else 0.0
     data: dict[str, Any] = {
-        "gradable": not grader_failed,
+        "gradable": not grader_failed and not errors,
         "score": round(score, 6),
-        "message": results.output or f"{results.score:g} of {total:g} points",
+        "message": pre_text(results.output) or f"{results.score:g} of {total:g} points",
         "tests": [],
     }
     if grader_failed:
         data["message"] = NEUTRAL_GRADER_ERROR
+    if errors:  # not gradable: no attempt used; the reasons shown as PrairieLearn's errors
+        data["format_errors"] = [_cut(error, 2000) for error in errors]
+        data["message"] = ("This upload could not be graded, so it does not count as an "
+                           "attempt: fix what the errors above say and submit again.")
     limit = 100_000
     while True:  # long feedback (drawn trees) is cut until the file fits
         data["tests"] = [_test_entry(test, limit) for test in shown]

@@ -232,13 +232,14 @@ def choose(candidates: list[Candidate], where: str) -> tuple[Candidate, str]:
     if not candidates:
         raise SubmissionError(f"no {FILENAME} in {where}")
     ordered = sorted(candidates, key=lambda candidate: (candidate.depth, candidate.name))
+    kind = PurePosixPath(ordered[0].name).name  # search.py, or search.ipynb (never both)
     if len(ordered) == 1:
-        return ordered[0], f"the only {FILENAME} in {where}"
+        return ordered[0], f"the only {kind} in {where}"
     first = ordered[0]
     if all(other.size == first.size for other in ordered[1:]):
         content = first.read()
         if all(other.read() == content for other in ordered[1:]):
-            return first, (f"{len(ordered)} identical copies of {FILENAME} in {where}; "
+            return first, (f"{len(ordered)} identical copies of {kind} in {where}; "
                            "graded the shallowest")
     listed = ", ".join(f"{code(candidate.name)} ({candidate.size:,} bytes)"
                        for candidate in ordered)

@@ -37,6 +37,7 @@ from grader.scoring.budget import (
 from grader.scoring.results import (
     GRADER_ERROR,
     PASSED,
+    UPLOAD_ERROR,
     TestResult,
 )
 
@@ -44,6 +45,9 @@ NOT_IMPLEMENTED = "NotImplementedError"
 
 
 SANDBOX_ERRORS = ("OutputLimitExceeded", "SandboxViolation", "ScratchLimitExceeded")
+# Import errors that mean the upload is not a Python program at all (SubmissionError: a notebook
+# that cannot be read or converted): no line of it ran.
+UNREADABLE_UPLOAD = ("SyntaxError", "IndentationError", "TabError", "SubmissionError")
 
 
 def accepted_rules(case_rule: str | None, course_rule: str) -> list[str]:
@@ -78,6 +82,16 @@ def _failure_outcome(reply: WorkerReply) -> tuple[str, str]:
     if error.get("type") in SANDBOX_ERRORS:  # the sandbox stopped it: its message says why
         return "error", f"{function} failed: {inline_text(error.get('message', ''))}."
     return "error", f"{function} raised an exception:\n" + _error_block(error)
+
+
+def note_upload_error(result: TestResult, reply: WorkerReply) -> None:
+    """Record in ``result.extra_data`` (:data:`UPLOAD_ERROR`) why the upload is not a Python
+    program, when ``reply`` says so. The text is the worker's, so a submission may forge it (the
+    worst it gets is a format error for itself): kept as plain text, cut short."""
+    error = reply.error or {}
+    if reply.status == "import_error" and error.get("type") in UNREADABLE_UPLOAD:
+        kind = "" if error["type"] == "SubmissionError" else f"{error['type']}: "
+        result.extra_data[UPLOAD_ERROR] = f"{kind}{error.get('message', '')}"[:500]
 
 
 def _error_block(error: dict[str, Any]) -> str:
@@ -160,6 +174,7 @@ def grade_pair(
         if observed is not None:
             observed.append((result, Observation(case, course_rule, False, None, result.outcome)))
         result.extra_data = {"timing": timing_data(references[0], reply)}
+        note_upload_error(result, reply)
         return result
 
     cut = reply.trace_truncated or max(len(reply.generated), len(reply.evaluated)) > keep
@@ -301,6 +316,7 @@ def _grade_mcts_outcome(
             result.outcome, message = _failure_outcome(reply)
             result.summary = message.splitlines()[0]
             result.output = f"With seed {seed}: " + message
+            note_upload_error(result, reply)
             return result
         chosen.append(reply.value)
     hits = sum(1 for move in chosen if any(move == best or str(move) == str(best) for best in best_moves))

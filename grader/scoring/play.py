@@ -147,7 +147,7 @@ def score_of(records: list[Any], rubric: Rubric, opponent: str) -> tuple[float, 
 
 def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -> TestResult:
     """Grade an ``evaluate`` case into ``result`` (its name, number and visibility set)."""
-    from grader.scoring.pair import _failure_outcome, _student_output
+    from grader.scoring.pair import _failure_outcome, _student_output, note_upload_error
 
     if importlib.util.find_spec("reference") is None:
         return _sample_check(case, result, rubric, worker)
@@ -162,6 +162,7 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
                        f"{rubric.play.calls} calls an evaluation).")
         result.summary = message.splitlines()[0]
         result.output = message + ("" if result.hidden else _student_output(reply))
+        note_upload_error(result, reply)
         return result
     value, earned, thresholds = score_of(records, rubric, case.play.opponent)
     full = len(thresholds) * rubric.play.threshold_points
@@ -328,7 +329,7 @@ def _fill_in_pruned(worker: Worker, case: Case, rubric: Rubric, game: Any, choic
 def _sample_check(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -> TestResult:
     """The handout's check: ``evaluate`` on sample positions, for 0 points (passed when every
     value is a finite number)."""
-    from grader.scoring.pair import _failure_outcome, _student_output
+    from grader.scoring.pair import _failure_outcome, _student_output, note_upload_error
 
     game = case.build_game()
     rng = random.Random(case.play.seed)
@@ -350,6 +351,7 @@ def _sample_check(case: Case, result: TestResult, rubric: Rubric, worker: Worker
         result.outcome, message = _failure_outcome(failed.reply)
         result.summary = message.splitlines()[0]
         result.output = message + _student_output(failed.reply)
+        note_upload_error(result, failed.reply)
         return result
     result.outcome = PASSED  # what can be checked here holds; the points come from play
     result.summary = (f"evaluate ran on {len(values)} sample positions; the matches against "

@@ -35,6 +35,11 @@ NEUTRAL_GRADER_ERROR = (
     "Staff have been told and will regrade this submission."
 )
 
+# ``TestResult.extra_data`` key: why the upload is not a Python program at all (a syntax error, a
+# notebook that cannot be read), so nothing in it could run; platforms that tell a format error
+# from a graded attempt (PrairieLearn's ``gradable: false``) read it. Set by the grading loop.
+UPLOAD_ERROR = "upload_error"
+
 # Test numbers group tests by algorithm: 1.x minimax, 2.x alpha-beta, ...
 ALGORITHM_NUMBERS = {"minimax": 1, "alpha_beta": 2, "expectimax": 3, "maxn": 4, "mcts": 5,
                      "iterative_deepening": 6, "evaluate": 7}
