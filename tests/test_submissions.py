@@ -277,6 +277,16 @@ def test_variant_scores_are_exactly_what_the_rubric_implies(graded, name):
     assert any(not test.passed for test in affected), f"no case catches {name}"
 
 
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_whatever_a_hidden_case_catches_a_public_case_catches_too(graded, name):
+    """Each known-wrong submission loses points on a public case of every algorithm it loses
+    points on at all: the handout's own check shows the student each of its mistakes."""
+    public = {case.name for case in VARIANT_CASES if case.path.parent.name == "public"}
+    for algorithm in VARIANTS[name].algorithms:
+        failing = lost(graded, name, algorithm)
+        assert not failing or failing & public, (algorithm, sorted(failing))
+
+
 def test_variants_parse_differ_from_the_correct_solution_and_are_listed_in_the_readme():
     correct = variants.source("correct")
     readme = (SUBMISSIONS / "README.md").read_text()
