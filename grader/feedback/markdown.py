@@ -20,6 +20,16 @@ from __future__ import annotations
 import re
 import unicodedata
 
+def trace_end(length: int, *, stopped: bool = False, cut: bool = False) -> str:
+    """The sentence for a student's ``generated`` that ends before the first difference: a
+    stop only when the work budget stopped the search; a cut trace claims nothing past its end."""
+    if stopped:
+        return "Your search had stopped."
+    if cut:
+        return f"Your trace was cut after {length} entries, before this step."
+    return f"Yours had made no more `result` calls: it returned after {length}."
+
+
 MIN_FENCE = 3
 _BACKTICKS = re.compile(r"`+")
 _UNSHOWABLE = re.compile("[\x00\ud800-\udfff]")
