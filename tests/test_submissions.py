@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import io
 import json
 import math
 from concurrent.futures import ThreadPoolExecutor
@@ -33,9 +34,11 @@ from grader.cases.rubric import load_rubric
 from grader.compare import compare
 from grader.games import CHANCE, MAX
 from grader.report.gradescope import write_results
+from grader.report.terminal import print_report
 from grader.run.runner import run_algorithm
 from grader.scoring.grade import grade
 from grader.scoring.pair import accepted_rules
+from grader.scoring.results import GradingResults
 from reference import decision, max_value, min_value, reference_functions
 from reference.mistakes import CATALOGUE
 
@@ -285,6 +288,25 @@ def test_whatever_a_hidden_case_catches_a_public_case_catches_too(graded, name):
     for algorithm in VARIANTS[name].algorithms:
         failing = lost(graded, name, algorithm)
         assert not failing or failing & public, (algorithm, sorted(failing))
+
+
+@pytest.mark.parametrize("name", ["strict_pruning", "no_window_passing"])
+def test_grader_checks_report_reads_in_a_few_screens(graded, name, monkeypatch):
+    """What ``grader check`` prints for the public tests of a wrong alpha-beta: the table
+    first, at most 150 lines, none over 100 columns, the named mistake explained once."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    public = {case.name for case in VARIANT_CASES if case.path.parent.name == "public"}
+    results = graded[name]
+    shown = GradingResults(tests=[t for t in results.tests if t.case_name in public],
+                           extra_data=results.extra_data)
+    stream = io.StringIO()
+    print_report(shown, stream)
+    lines = stream.getvalue().splitlines()
+    assert lines[0].startswith("minimax: ") and len(lines) <= 150, len(lines)
+    assert max(map(len, lines)) <= 100
+    for algorithm, found in results.extra_data["diagnoses"].items():
+        first = found["hint"].splitlines()[0].replace("**", "")  # bold in a terminal
+        assert sum(line == first for line in lines) == 1, algorithm
 
 
 def test_variants_parse_differ_from_the_correct_solution_and_are_listed_in_the_readme():

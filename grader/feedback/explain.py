@@ -84,8 +84,8 @@ def step_note(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
     if not moments:
         return None
     step = diff.first_difference
-    stopped = next((m[1] for m in moments if m[0] == "stopped"), None)
-    if stopped is not None and step >= stopped - 1:
+    replay_end = next((m[1] for m in moments if m[0] == "stopped"), None)
+    if replay_end is not None and step >= replay_end - 1:
         return None  # past where the stored replay stops: nothing known to explain
     yours = got.generated[step] if step < len(got.generated) else None
     if algorithm == "mcts":

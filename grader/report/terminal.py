@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import sys
 import textwrap
 from typing import TextIO
@@ -76,10 +75,20 @@ def _mark(test: TestResult, colour: bool) -> str:
 
 
 def terminal_width(stream: TextIO | None = None) -> int:
-    """The columns the report may use: the terminal's (``COLUMNS`` honoured), at most
-    :data:`WIDTH` (100), at least 40; 100 when the output is not a terminal."""
-    columns = shutil.get_terminal_size((WIDTH, 24)).columns
-    return max(MIN_WIDTH, min(WIDTH, columns))
+    """The columns the report may use: ``COLUMNS`` when set, else the width of the terminal
+    ``stream`` is (100 when it is none), kept within 40 and :data:`WIDTH` (100)."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit():
+        found = int(columns)
+    else:
+        found = WIDTH
+        isatty = getattr(stream, "isatty", None)
+        if isatty is not None and isatty():
+            try:
+                found = os.get_terminal_size(stream.fileno()).columns
+            except (AttributeError, OSError, ValueError):
+                found = WIDTH
+    return max(MIN_WIDTH, min(WIDTH, found))
 
 
 def _wrapped(text: str, width: int, indent: str = "", first: str = "") -> list[str]:
@@ -228,7 +237,8 @@ def algorithm_block(algorithm: str, tests: list[TestResult], diagnosis: dict | N
                     room: int = BLOCK_LINES) -> list[str]:
     """One algorithm's failures: its named mistake once, then the failing tests, the smallest
     first, each with its first difference; the first with its tree. Within ``room`` lines
-    (unless ``verbose``: every test in full); the tests left out are listed by number."""
+    (unless ``verbose``: every test in full; or the hint and the first test's tree are more:
+    that tree is still shown); the tests left out are listed by number."""
     failing = [t for t in tests if not t.passed and t.output and t.outcome != NOT_IMPLEMENTED]
     if not failing:
         return []
@@ -252,7 +262,9 @@ def algorithm_block(algorithm: str, tests: list[TestResult], diagnosis: dict | N
     views.sort(key=lambda view: view[:2])  # the clearest (smallest) cases first
     left_out, shown_tree, legend = [], False, True
     for _, _, test, full, short in views:
-        if not shown_tree and len(lines) + len(full) + 2 <= room:
+        if not shown_tree and (len(lines) + len(full) + 2 <= room or len(full) + 2 <= room
+                               and test is views[0][2]):
+            # the first (smallest) case keeps its tree whenever that fits a screen by itself
             lines += ["", _title(test, colour, width), *full]
             shown_tree = shown_tree or len(full) > len(short)
             legend = False
