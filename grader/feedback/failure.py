@@ -22,6 +22,7 @@ WIDTH = drawing.WIDTH
 WINDOW = 6  # ids shown at most on each side of the first difference
 MAX_LISTED = 12  # extra / missing ids listed before "and N more"
 LISTED_CHARS = 200  # ... and no more characters of them than this
+TREE_HEADING = "The tree, with what each search generated:"  # (the terminal finds it by this)
 
 
 def wrap(text: str, width: int = WIDTH) -> list[str]:
@@ -142,7 +143,7 @@ def tree_report(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
     else:
         tree = drawing.draw_tree(case, expected, got)
     if tree:
-        lines += ["", "The tree, with what each search generated:", *fenced_lines(
+        lines += ["", TREE_HEADING, *fenced_lines(
             [*tree, "", *(line.replace("`", "") for line in drawing.LEGEND)])]
     if algorithm == "alpha_beta" and not comparison.generated.equal:
         note = drawing.window_note(case, rule, expected.generated, got.generated, moments,
@@ -195,5 +196,5 @@ def failure_report(case: Any, algorithm: str, rule: str, expected: Any, got: Any
     return lines
 
 
-__all__ = ["comparison_report", "failure_report", "hints_report", "sequence_report",
+__all__ = ["TREE_HEADING", "comparison_report", "failure_report", "hints_report", "sequence_report",
            "tree_report", "value_line", "wrap"]

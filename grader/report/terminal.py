@@ -21,6 +21,7 @@ import textwrap
 from typing import TextIO
 
 from grader.feedback.drawing import LEGEND, WIDTH, asciify, wants_ascii
+from grader.feedback.failure import TREE_HEADING
 from grader.scoring.results import GradingResults, TestResult
 
 GREEN, YELLOW, RED, CYAN, BOLD, RESET = (
@@ -203,7 +204,7 @@ def _case_text(test: TestResult, hint: str | None, *, tree: bool, legend: bool,
         output = output.replace("\n\n" + hint, "").replace(hint, "")
     lines: list[str] = []
     for block in _blocks(output.rstrip().splitlines()):
-        if block[0].startswith("The tree, with what each search"):
+        if block[0].startswith(TREE_HEADING):
             if not tree:
                 continue
             block = [line for line in block if legend or line not in _LEGEND]
@@ -258,16 +259,13 @@ def algorithm_block(algorithm: str, tests: list[TestResult], diagnosis: dict | N
     for test in failing:
         full = _case_text(test, hint, tree=True, legend=True, width=width, colour=colour)
         short = _case_text(test, hint, tree=False, legend=False, width=width, colour=colour)
-        views.append((len(short), len(full), test, full, short))
-    views.sort(key=lambda view: view[:2])  # the clearest (smallest) cases first
-    left_out, shown_tree, legend = [], False, True
-    for _, _, test, full, short in views:
-        if not shown_tree and (len(lines) + len(full) + 2 <= room or len(full) + 2 <= room
-                               and test is views[0][2]):
-            # the first (smallest) case keeps its tree whenever that fits a screen by itself
+        drawn = TREE_HEADING in test.output
+        views.append((not drawn, len(short), len(full), test, full, short))
+    views.sort(key=lambda view: view[:3])  # a case with a tree first, the smallest first
+    left_out = []
+    for index, (_, _, _, test, full, short) in enumerate(views):
+        if index == 0 and len(full) + 2 <= room:  # its tree too, if that fits a screen alone
             lines += ["", _title(test, colour, width), *full]
-            shown_tree = shown_tree or len(full) > len(short)
-            legend = False
         elif len(lines) + len(short) + 2 <= room - 2:
             lines += ["", _title(test, colour, width), *short]
         else:
