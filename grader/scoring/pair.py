@@ -186,8 +186,7 @@ def grade_pair(
             case, algorithm, reference, got, comparison, answers, cut=cut)
         result.output += student_output
     if pair:  # the nodes root ordering saves, pass or fail
-        result.output = _ordering_note(case, reference.rule, answers, got, result,
-                                       reply.trace_truncated)
+        result.output = _ordering_note(case, reference.rule, answers, got, result, cut)
     result.extra_data = {"timing": timing_data(reference, reply)}
     if not comparison.passed:
         result.extra_data["replay"] = _replay_data(case, reference, got)
