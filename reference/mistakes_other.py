@@ -254,7 +254,8 @@ def _mcts_variant(*, log: Callable[[float], float] = math.log, by_mean: bool = F
                   max_reward: bool = False, expand_all: bool = False,
                   from_parent: bool = False, expand_last: bool = False,
                   reward_to_move: bool = False, ties_last: bool = False,
-                  ucb_sign: int = 1, credit_opponent: bool = False) -> Callable[..., Any]:
+                  ucb_sign: int = 1, credit_opponent: bool = False,
+                  min_gets_max_sign: bool = False) -> Callable[..., Any]:
     """The reference UCT (:mod:`reference.mcts`) with one of its known mistakes switched on."""
 
     def ucb(node: Node, c: float) -> float:
@@ -292,6 +293,8 @@ def _mcts_variant(*, log: Callable[[float], float] = math.log, by_mean: bool = F
                 node.n += 1
                 if node.parent is not None:
                     player = MAX if max_reward else node.player
+                    if min_gets_max_sign and game.players == 2:
+                        player = MAX
                     player = game.to_move(node.state) if reward_to_move else player
                     node.w += -_reward(u, player) if credit_opponent else _reward(u, player)
                 node = node.parent
@@ -411,3 +414,13 @@ mistake(
             "reward of the player who moved INTO it, with its own sign",
     fix="add `u` when the parent's mover is MAX, `-u` when it is MIN (entry `p` of a vector)",
 )(_mcts_variant(credit_opponent=True))
+
+mistake(
+    "mcts_min_gets_max_sign", "mcts", title="credits MIN's nodes with MAX's sign",
+    does="in a two-player game your backpropagation adds the utility `u` itself at every node, "
+         "MIN's included, so a node MIN moved into counts MAX's wins as MIN's (vector "
+         "rewards of more players are right)",
+    departs=f"BACK-PROPAGATE in {_MCTS} and step 4 of the `mcts` docstring: a node MIN moved "
+            "into gets `-u`",
+    fix="add `u` when the parent's mover is MAX, `-u` when it is MIN",
+)(_mcts_variant(min_gets_max_sign=True))
