@@ -219,7 +219,9 @@ def _case_text(test: TestResult, hint: str | None, *, tree: bool, legend: bool,
             if line.startswith("```"):
                 fenced = not fenced
                 continue
-            if fenced or len(line) <= width:
+            if fenced:  # drawings fit 100 columns; what a submission printed may not
+                lines.append(line if len(line) <= WIDTH else line[:WIDTH - 1] + "…")
+            elif len(line) <= width:
                 lines.append(line)
             else:
                 indent = "  " if line.startswith("- ") else ""
