@@ -126,11 +126,7 @@ def score_table(results: GradingResults, colour: bool = False, *, verbose: bool 
         for test in tests:
             if test.passed and not verbose:
                 continue
-            label = test.name.split(": ", 1)[-1]
-            if not verbose:
-                label = test.case_name or label
-            elif len(label) > 70:
-                label = label[:67] + "..."
+            label = test.case_name or test.name.split(": ", 1)[-1]  # (its description: below)
             score = f"{test.score:g}/{test.max_score:g}"
             lead = f"  {MARKS.get(test.outcome, 'FAIL')} {test.number:>5} {score:>7}  "
             text = label
