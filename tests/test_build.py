@@ -242,8 +242,8 @@ SETUP_SAID: list[str] = []  # what the handout's bin/setup printed
 def test_handout_setup_installs_the_runtime_dependencies_only_and_says_each_step(
         installed_handout):
     said = SETUP_SAID[0]
-    for step in ("setup 1/3: creating", "setup 2/3: installing the grader and its runtime "
-                 "dependencies", "setup 3/3: ready in"):
+    runtime = "setup 2/3: installing the grader and its runtime dependencies"
+    for step in ("setup 1/3: creating", runtime, "setup 3/3: ready in"):
         assert step in said, said
     python = str(installed_handout / ".venv" / "bin" / "python")
     probe = _run(installed_handout, python, "-c",

@@ -20,16 +20,6 @@ from __future__ import annotations
 import re
 import unicodedata
 
-def trace_end(length: int, *, stopped: bool = False, cut: bool = False) -> str:
-    """The sentence for a student's ``generated`` that ends before the first difference: a
-    stop only when the work budget stopped the search; a cut trace claims nothing past its end."""
-    if stopped:
-        return "Your search had stopped."
-    if cut:
-        return f"Your trace was cut after {length} entries, before this step."
-    return f"Yours had made no more `result` calls: it returned after {length}."
-
-
 MIN_FENCE = 3
 _BACKTICKS = re.compile(r"`+")
 _UNSHOWABLE = re.compile("[\x00\ud800-\udfff]")
@@ -86,3 +76,13 @@ def code_name(name: object, default: str = "the function") -> str:
     if isinstance(name, str) and name.isascii() and name.isidentifier() and len(name) <= 100:
         return f"`{name}`"
     return default
+
+
+def trace_end(length: int, *, stopped: bool = False, cut: bool = False) -> str:
+    """The sentence for a student's ``generated`` that ends before the first difference: a
+    stop only when the work budget stopped the search; a cut trace claims nothing past its end."""
+    if stopped:
+        return "Your search had stopped."
+    if cut:
+        return f"Your trace was cut after {length} entries, before this step."
+    return f"Yours had made no more `result` calls: it returned after {length}."
