@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -237,6 +238,12 @@ def installed_handout(tmp_path_factory, handout_zip) -> Path:
 
 
 SETUP_SAID: list[str] = []  # what the handout's bin/setup printed
+
+
+def test_the_rubric_file_names_the_module_that_declares_its_defaults():
+    said = re.search(r"the defaults are in (\S+?),", (REPO / "trees" / "rubric.toml").read_text())
+    assert said and (REPO / said.group(1)).is_file(), said
+    assert "class Rubric" in (REPO / said.group(1)).read_text()
 
 
 def test_handout_setup_installs_the_runtime_dependencies_only_and_says_each_step(
