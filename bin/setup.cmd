@@ -15,16 +15,22 @@ if not errorlevel 1 set "python=py -3"
 :python_chosen
 %python% -c "import sys; sys.exit(sys.version_info < (3, 10))"
 if errorlevel 1 goto no_python
+echo setup: creating %venv% 1>&2
 %python% -m venv "%venv%"
 if errorlevel 1 exit /b 1
 :venv_ready
 rem The stamp is a copy of the pyproject.toml that was installed: reinstall when they differ.
 fc /b "%root%\pyproject.toml" "%venv%\.installed" >nul 2>&1
 if not errorlevel 1 exit /b 0
-echo setting up %venv% (first run, or pyproject.toml changed)... 1>&2
-"%venv%\Scripts\python.exe" -m pip install --disable-pip-version-check -e "%root%[dev]" >"%venv%\install.log" 2>&1
+rem The handout (no tests folder) gets the runtime dependencies only, as "pip install -e ."
+rem does; the staff repository also gets the [dev] extras its test suite needs.
+set "target=%root%"
+if exist "%root%\tests\" set "target=%root%[dev]"
+echo setup: installing the grader into %venv% with pip (first run, or pyproject.toml changed; log: %venv%\install.log)... 1>&2
+"%venv%\Scripts\python.exe" -m pip install --disable-pip-version-check -e "%target%" >"%venv%\install.log" 2>&1
 if errorlevel 1 goto install_failed
 copy /y "%root%\pyproject.toml" "%venv%\.installed" >nul
+echo setup: ready 1>&2
 exit /b 0
 :no_python
 echo error: Python 3.10 or newer is needed: install it from python.org, or set PYTHON 1>&2

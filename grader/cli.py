@@ -49,12 +49,21 @@ def _grade(args: argparse.Namespace) -> int:
                       format_name=args.format)
 
 
+# The functions of student/search.py whose algorithm has another name in the grader.
+FUNCTION_ALGORITHMS = {"max_value": "minimax", "min_value": "minimax"}
+
+
+def algorithm_name(text: str) -> str:
+    """An algorithm named by itself or by the stub students write for it."""
+    return FUNCTION_ALGORITHMS.get(text, text)
+
+
 def _check(args: argparse.Namespace) -> int:
     from grader.commands.check import check_main
 
     return check_main(
         args.submission, args.cases or [PUBLIC_CASES], algorithm=args.algorithm, name_filter=args.k,
-        rubric_path=args.rubric, html=args.html,
+        rubric_path=args.rubric, html=args.html, verbose=args.verbose,
     )
 
 
@@ -161,7 +170,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--submission", type=Path, default=REPO_ROOT / "student" / "search.py",
                        help="search.py, a notebook (.ipynb), or a folder or zip holding one")
     check.add_argument("--cases", type=Path, nargs="+")
-    check.add_argument("--algorithm", "-a", choices=ALGORITHMS)
+    check.add_argument("--algorithm", "-a", choices=ALGORITHMS, type=algorithm_name,
+                       help="an algorithm, or the function students write for it "
+                            "(max_value and min_value: minimax)")
+    check.add_argument("--verbose", "-v", action="store_true",
+                       help="every failing test in full, and every passing one in the table")
     check.add_argument("-k", metavar="NAME", help="only tests whose name contains NAME")
     check.add_argument("--rubric", type=Path, default=None)
     check.add_argument("--html", type=Path, default=None, help="also write an HTML report here")

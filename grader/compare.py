@@ -104,6 +104,35 @@ def describe(value: Any) -> str:
     return repr(value)
 
 
+SHOWN_DIGITS = 6  # significant digits of a float shown at least (more only to tell two apart)
+
+
+def _short(value: Any, digits: int) -> str:
+    if isinstance(value, float) and math.isfinite(value) and not value.is_integer() \
+            and len(repr(value)) > digits + 2:
+        return f"{value:.{digits}g}"
+    return describe(value)
+
+
+def describe_pair(expected: Any, got: Any) -> tuple[str, str]:
+    """``expected`` and ``got`` rendered with the digits that tell them apart: floats with
+    six significant digits, or as many more as the first digit where they part needs
+    (``0.289775`` and ``0.164609``, not ``0.28977499999999995``); vectors entry by entry."""
+    if isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple)) \
+            and len(expected) == len(got):
+        pairs = [describe_pair(want, have) for want, have in zip(expected, got)]
+        return ("(" + ", ".join(p[0] for p in pairs) + ")",
+                "(" + ", ".join(p[1] for p in pairs) + ")")
+    if not (isinstance(expected, float) or isinstance(got, float)) \
+            or not (_is_number(expected) and _is_number(got)) or _too_large(got):
+        return describe(expected), describe(got)
+    digits = SHOWN_DIGITS
+    while digits < 17 and _short(expected, digits) == _short(got, digits) \
+            and describe(expected) != describe(got):
+        digits += 1
+    return _short(expected, digits), _short(got, digits)
+
+
 def check_value(expected: Any, got: Any) -> ValueCheck:
     """Does ``got`` equal the reference's ``expected`` value? Numbers, vectors or actions."""
     if _is_number(expected):
@@ -125,7 +154,8 @@ def _check_number(expected: float, got: Any) -> ValueCheck:
     if math.isnan(_as_float(got)):
         return ValueCheck(False, f"expected {describe(expected)}, got NaN")
     if not _numbers_close(expected, got):
-        return ValueCheck(False, f"expected the value {describe(expected)}, got {describe(got)}")
+        want, have = describe_pair(expected, got)
+        return ValueCheck(False, f"expected the value {want}, got {have}")
     return ValueCheck(True)
 
 
@@ -139,8 +169,8 @@ def _check_vector(expected: list | tuple, got: Any) -> ValueCheck:
     for index, (want, have) in enumerate(zip(expected, got)):
         if not _is_number(have) or _too_large(have) or math.isnan(float(have)) \
                 or not _numbers_close(want, have):
-            return ValueCheck(False, f"expected {describe(expected)}, got {describe(got)} "
-                                     f"(entry {index} differs)")
+            want, have = describe_pair(expected, got)
+            return ValueCheck(False, f"expected {want}, got {have} (entry {index} differs)")
     return ValueCheck(True)
 
 

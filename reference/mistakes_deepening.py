@@ -21,7 +21,8 @@ THE_RULE = ("before each iteration after the first, sort the root's actions by t
 
 def _deepen(game: Any, state: Any, max_depth: int, strict: bool, *, reorder: bool = True,
             worst_first: bool = False, descending: bool = False, previous_order_ties: bool = False,
-            keep_window: bool = False, keep_best: bool = False) -> tuple:
+            keep_window: bool = False, keep_best: bool = False, first_limit: int = 1,
+            best_to_front: bool = False) -> tuple:
     """The reference's iterations with one known mistake switched on."""
     if game.is_cutoff(state, 0):
         return game.evaluate(state), None
@@ -30,7 +31,7 @@ def _deepen(game: Any, state: Any, max_depth: int, strict: bool, *, reorder: boo
     order = actions
     alpha, beta = -math.inf, math.inf
     value, decision = None, None
-    for limit in range(1, max_depth + 1):
+    for limit in range(min(first_limit, max_depth), max_depth + 1):
         limited = game.with_depth_limit(limit)
         start = (value, decision) if keep_best and value is not None else None
         value, decision, values = root_iteration(limited, state, order, strict, alpha=alpha,
@@ -42,6 +43,9 @@ def _deepen(game: Any, state: Any, max_depth: int, strict: bool, *, reorder: boo
         ranked_as = MAX if (descending or player == MAX) else MIN
         if worst_first:  # the mover's worst first: ranked as the opponent would rank them
             ranked_as = MIN if player == MAX else MAX
+        if best_to_front:  # the previous best first, the others in `game.actions` order
+            order = [decision] + [a for a in actions if a != decision]
+            continue
         order = best_first(ranked_as, order if previous_order_ties else actions, values)
     return value, decision
 
@@ -110,6 +114,23 @@ mistake(
     fix="reset `v` and the best action at the start of every iteration and return those of "
         "the last one",
 )(_switched(keep_best=True))
+
+mistake(
+    "skips_limit_1", "iterative_deepening", title="starts at depth 2, not 1",
+    does="your loop over depths starts at 2 (or counts the root's own iteration as depth 1), "
+         "so the first iteration searches two plies and no depth-1 values order the root",
+    departs="iterative deepening: `for limit in 1 .. max_depth`: the first iteration is cut "
+            "at depth 1",
+    fix="loop over `range(1, max_depth + 1)`",
+)(_switched(first_limit=2))
+
+mistake(
+    "best_to_front", "iterative_deepening", title="moves only the best child to the front",
+    does="before each iteration your search puts the previous iteration's best child first "
+         "and leaves the others in `game.actions` order, instead of sorting them all",
+    departs="move ordering by iterative deepening: " + THE_RULE,
+    fix="sort all the root's actions by the previous iteration's values, not only the best",
+)(_switched(best_to_front=True))
 
 
 @mistake(

@@ -160,7 +160,8 @@ mistake(
 
 
 def _maxn_variant(chooser: Callable[[Any, Any], int], picker: Callable[[int], int] | None = None,
-                  *, ties_last: bool = False, same_mover: bool = False):
+                  *, ties_last: bool = False, same_mover: bool = False,
+                  first_child: bool = False):
     """The reference max^n where the player whose entry counts is ``chooser(game, state)``;
     ``picker(p)`` (default: ``p``) is the entry compared when choosing the best child."""
     picker = picker or (lambda p: p)
@@ -175,6 +176,8 @@ def _maxn_variant(chooser: Callable[[Any, Any], int], picker: Callable[[int], in
         best = None
         for action in game.actions(state):
             bound = None if best is None else (p, best[p])
+            if first_child and best is None:
+                bound = (p, 0)  # the parent's best "so far" taken as 0 before it has one
             value = search(game, game.result(state, action), depth + 1, bound)
             if best is None or value[picker(p)] > best[picker(p)] or (
                     ties_last and value[picker(p)] == best[picker(p)]):
@@ -232,6 +235,17 @@ mistake(
     fix="compute the bound only when the parent's mover differs from `game.to_move(state)`",
 )(_maxn_variant(lambda game, state: game.to_move(state), same_mover=True))
 
+mistake(
+    "maxn_prunes_first_child", "maxn", title="prunes below a parent's first child",
+    does="your shallow pruning bounds the parent's first child too, taking the parent's best "
+         "so far as 0 before it has one, so that child stops once its mover's entry reaches "
+         "`max_sum`",
+    departs="Korf's shallow pruning (the `maxn` docstring): no bound exists while the parent "
+            "has no best yet (its first child)",
+    fix="pass no bound to a node's first child: compute `max_sum - parent_best[q]` only once "
+        "the parent has a best vector",
+)(_maxn_variant(lambda game, state: game.to_move(state), first_child=True))
+
 
 # --- MCTS ------------------------------------------------------------------------------------
 
@@ -239,13 +253,15 @@ mistake(
 def _mcts_variant(*, log: Callable[[float], float] = math.log, by_mean: bool = False,
                   max_reward: bool = False, expand_all: bool = False,
                   from_parent: bool = False, expand_last: bool = False,
-                  reward_to_move: bool = False, ties_last: bool = False) -> Callable[..., Any]:
+                  reward_to_move: bool = False, ties_last: bool = False,
+                  ucb_sign: int = 1, credit_opponent: bool = False,
+                  min_gets_max_sign: bool = False) -> Callable[..., Any]:
     """The reference UCT (:mod:`reference.mcts`) with one of its known mistakes switched on."""
 
     def ucb(node: Node, c: float) -> float:
         if node.n == 0:  # only ever reached when every child is made at once
             return math.inf
-        return node.w / node.n + c * math.sqrt(log(node.parent.n) / node.n)
+        return node.w / node.n + ucb_sign * c * math.sqrt(log(node.parent.n) / node.n)
 
     def search(game: Any, state: Any, iterations: int, rng: Any, c: float = math.sqrt(2)) -> Any:
         root = Node(game, state)
@@ -277,8 +293,10 @@ def _mcts_variant(*, log: Callable[[float], float] = math.log, by_mean: bool = F
                 node.n += 1
                 if node.parent is not None:
                     player = MAX if max_reward else node.player
+                    if min_gets_max_sign and game.players == 2:
+                        player = MAX
                     player = game.to_move(node.state) if reward_to_move else player
-                    node.w += _reward(u, player)
+                    node.w += -_reward(u, player) if credit_opponent else _reward(u, player)
                 node = node.parent
         score = (lambda n: n.w / n.n) if by_mean else (lambda n: n.n)
         best = None
@@ -378,3 +396,31 @@ mistake(
             "later child must have a strictly larger UCB1",
     fix="replace the best child only when `ucb(child) > ucb(best)`",
 )(_mcts_variant(ties_last=True))
+
+mistake(
+    "ucb_minus_exploration", "mcts", title="UCB1 subtracts the exploration term",
+    does="your UCB1 is `w/n - c * sqrt(ln(N) / n)`: the less a child was tried, the LESS it is "
+         "chosen, so the search keeps going down the children it already knows",
+    departs="the UCB1 formula `w/n + c * sqrt(ln(N) / n)` (AIMA Sec. 5.4; step 1 of the `mcts` "
+            "docstring): the exploration term is added",
+    fix="add the exploration term: `w/n + c * math.sqrt(math.log(N) / n)`",
+)(_mcts_variant(ucb_sign=-1))
+
+mistake(
+    "mcts_credits_opponent", "mcts", title="credits the playout to the opponent",
+    does="your backpropagation adds the NEGATED reward of the player who moved into the node "
+         "(`w -= reward`), so every node counts its mover's wins as losses",
+    departs=f"BACK-PROPAGATE in {_MCTS} and step 4 of the `mcts` docstring: each node gets the "
+            "reward of the player who moved INTO it, with its own sign",
+    fix="add `u` when the parent's mover is MAX, `-u` when it is MIN (entry `p` of a vector)",
+)(_mcts_variant(credit_opponent=True))
+
+mistake(
+    "mcts_min_gets_max_sign", "mcts", title="credits MIN's nodes with MAX's sign",
+    does="in a two-player game your backpropagation adds the utility `u` itself at every node, "
+         "MIN's included, so a node MIN moved into counts MAX's wins as MIN's (vector "
+         "rewards of more players are right)",
+    departs=f"BACK-PROPAGATE in {_MCTS} and step 4 of the `mcts` docstring: a node MIN moved "
+            "into gets `-u`",
+    fix="add `u` when the parent's mover is MAX, `-u` when it is MIN",
+)(_mcts_variant(min_gets_max_sign=True))

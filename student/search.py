@@ -89,8 +89,9 @@ def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):
       children); ``alpha = max(alpha, v)``. After the loop return ``v``.
     * MIN to move: ``v = +infinity``; for each action in order: ``v = min(v, alpha_beta(child,
       alpha, beta, depth + 1))``; if ``v <= alpha``: return ``v``; ``beta = min(beta, v)``.
-    * Prune on equality (``>=`` / ``<=``), as in the lectures. (The course rubric picks the
-      rule; if your course teaches strict pruning, ``v > beta`` / ``v < alpha``, use that.)
+    * Prune on equality (``>=`` / ``<=``), as in the lectures and AIMA: a child whose value
+      reaches the bound ends the loop. The handout's README, "This course's pruning rule",
+      names the rule your course grades.
     * Generate a child (``game.result``) only right before searching it: a pruned child must
       never be generated.
     """
@@ -223,6 +224,9 @@ def evaluate(game, state):
       rows top to bottom, each a string of ``"x"``, ``"o"`` and ``"."`` (Connect Four's marks
       fall to the lowest empty cell of a column); ``game.rows``, ``game.columns``,
       ``game.connect`` (marks in a row that win). There is no ``game.evaluate``: this is it.
+    * An action is an ``int``: in Connect Four the column a mark drops into (0 the leftmost);
+      in the 5,5,4-game the square, numbered row by row from 0 at the top left
+      (``row * game.columns + column``).
     * At most 1,000 ``result``/``utility`` calls per evaluation (the rubric's ``[play] calls``);
       past that the call is stopped and the test scores 0.
     * Deterministic: the same position must get the same value. You may use ``random``: the

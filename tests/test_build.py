@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -235,7 +236,33 @@ def installed_handout(tmp_path_factory, handout_zip) -> Path:
     setup = subprocess.run([str(home / "bin" / "setup")], env=env, capture_output=True, text=True,
                            timeout=600, check=False)
     assert setup.returncode == 0, setup.stderr[-3000:]
+    SETUP_SAID.append(setup.stderr)
     return home
+
+
+SETUP_SAID: list[str] = []  # what the handout's bin/setup printed
+
+
+def test_the_rubric_file_names_the_module_that_declares_its_defaults():
+    said = re.search(r"the defaults are in (\S+?),", (REPO / "trees" / "rubric.toml").read_text())
+    assert said and (REPO / said.group(1)).is_file(), said
+    assert "class Rubric" in (REPO / said.group(1)).read_text()
+
+
+def test_handout_setup_installs_the_runtime_dependencies_only_and_says_each_step(
+        installed_handout):
+    said = SETUP_SAID[0]
+    runtime = "setup 2/3: installing the grader and its runtime dependencies"
+    for step in ("setup 1/3: creating", runtime, "setup 3/3: ready in"):
+        assert step in said, said
+    python = str(installed_handout / ".venv" / "bin" / "python")
+    probe = _run(installed_handout, python, "-c",
+                 "import importlib.util as u; print([m for m in ('selenium', 'xdist', "
+                 "'importlinter', 'junitparser', 'yaml', 'vermin', 'pytest', 'hypothesis') "
+                 "if u.find_spec(m)])")
+    assert probe.stdout.split() == ["['pytest',", "'hypothesis']"], probe.stderr
+    readme = (installed_handout / "README.md").read_text()
+    assert "pip install -e .\n" in readme  # the manual route installs what the script does
 
 
 def _run(home: Path, *command: str) -> subprocess.CompletedProcess:

@@ -68,3 +68,13 @@ def test_bad_usage_exits_2(argv):
     with pytest.raises(SystemExit) as exit_info:
         main(argv)
     assert exit_info.value.code == 2
+
+
+def test_check_takes_the_function_names_students_write_for_an_algorithm():
+    parser = build_parser()
+    for name, algorithm in (("max_value", "minimax"), ("min_value", "minimax"),
+                            ("minimax", "minimax"), ("alpha_beta", "alpha_beta")):
+        assert parser.parse_args(["check", "-a", name]).algorithm == algorithm
+    assert parser.parse_args(["check", "--verbose"]).verbose
+    with pytest.raises(SystemExit):
+        parser.parse_args(["check", "-a", "maxvalue"])

@@ -2,7 +2,7 @@
 
 import math
 
-from grader.compare import check_value, diff_sequence
+from grader.compare import check_value, describe_pair, diff_sequence
 
 
 def test_numbers_within_tolerance_are_equal():
@@ -60,3 +60,12 @@ def test_order_matters_even_when_the_sets_agree():
 def test_a_prefix_differs_at_its_end():
     diff = diff_sequence("generated", ["B", "B1", "B2"], ["B", "B1"])
     assert diff.first_difference == 2 and diff.missing == ["B2"]
+
+
+def test_floats_are_shown_with_the_digits_that_differ():
+    assert check_value(0.28977499999999995, 0.16460905349794236).message == (
+        "expected the value 0.289775, got 0.164609")
+    assert describe_pair(1 / 3, 1 / 3 + 1e-7) == ("0.3333333", "0.3333334")  # more where needed
+    assert describe_pair(0.5, 2.0) == ("0.5", "2")  # short floats as they are
+    assert describe_pair((0.1 + 0.2, 1), (0.25, 2)) == ("(0.3, 1)", "(0.25, 2)")
+    assert "0.28977499999999995" not in check_value((0.28977499999999995,), (0.1,)).message

@@ -143,7 +143,8 @@ def test_ordering_counts_and_report_on_the_hand_worked_tree() -> None:
     answers = AnswerKey(cache=None)
     assert ordering_counts(case, "inclusive", answers) == {"ordered": [3, 8], "unordered": [3, 10]}
     lines = ordering_report(case, "inclusive", answers, 12)
-    assert lines[0] == ("**Move ordering.** Over 2 iterations the reference generates 11 nodes "
+    assert max(map(len, lines)) <= 100
+    assert " ".join(lines[:lines.index("")]) == ("**Move ordering.** Over 2 iterations the reference generates 11 nodes "
                         "with root ordering and 13 without: ordering saves 2 (15%). Your search "
                         "generated 12.")
     assert lines[-1] == "| 2 | 8 | 10 | 2 |"
@@ -174,4 +175,4 @@ def test_new_and_generate_write_deepening_cases_that_load() -> None:
 
 def test_a_cut_student_trace_is_counted_as_at_least() -> None:
     lines = ordering_report(load_case(INTRO), "inclusive", AnswerKey(cache=None), 9, True)
-    assert lines[0].endswith("Your search generated at least 9.")
+    assert " ".join(lines[:lines.index("")]).endswith("Your search generated at least 9.")

@@ -14,6 +14,7 @@ import pytest
 from grader.answers.solve import mcts_settings, solve
 from grader.answers.store import AnswerKey
 from grader.cases import case_from_dict, find_cases, load_case
+from grader.feedback.drawing import window_note
 from grader.feedback.explain import step_note
 from grader.run.runner import RunResult
 from grader.scoring import random_trees as shrink
@@ -76,6 +77,24 @@ def test_a_tie_and_a_missing_bound_are_explained_in_max_n():
     note = step_note(case, "maxn", "inclusive", expected, got, AnswerKey(cache=None))
     assert "B2 only ties entry 0, and ties keep the first child" in note
     assert "its parent's mover is player 0 too" in note and "It generates B3 next" in note
+
+
+def test_a_trace_that_ends_early_has_stopped_only_when_the_work_budget_stopped_it():
+    case = load_case(ROOT / "trees" / "public" / "deep-narrow.json")
+    answers = AnswerKey(cache=None)
+    for algorithm in ("minimax", "alpha_beta"):
+        expected = solve(case, algorithm)
+        got = RunResult(expected.value, expected.generated[:20])
+        if algorithm == "minimax":
+            returned = step_note(case, algorithm, "inclusive", expected, got, answers)
+            stopped = step_note(case, algorithm, "inclusive", expected, got, answers,
+                                stopped=True)
+        else:
+            returned = window_note(case, "inclusive", expected.generated, got.generated)
+            stopped = window_note(case, "inclusive", expected.generated, got.generated,
+                                  stopped=True)
+        assert "stopped" not in returned and returned.endswith("it returned after 20.")
+        assert stopped.endswith("Your search had stopped.")
 
 
 def test_no_explanation_past_where_a_stopped_replay_ends(monkeypatch):

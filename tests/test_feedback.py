@@ -231,6 +231,15 @@ def test_long_ids_are_windowed_to_100_columns():
     assert "^ step 151" in lines[4] and lines[2].startswith("expected: ... ")
 
 
+def test_a_cut_trace_states_neither_its_length_nor_what_it_lacks():
+    diff = diff_sequence("generated", ["B", "C", "D"], ["B", "B", "C"])
+    lines = feedback.sequence_report(diff, cut=True)
+    text = "\n".join(lines)
+    assert "yours has" not in text and "not searched" not in text  # D may come past the cut
+    assert "yours was cut after 3" in lines[0]
+    assert "- generated more often than the reference did: B (2x)" in lines
+
+
 def test_duplicates_and_missing_are_listed():
     diff = diff_sequence("generated", ["B", "C", "D"], ["B", "B", "C"])
     lines = feedback.sequence_report(diff)
@@ -350,13 +359,15 @@ def test_more_cases_rule_alternatives_out(tmp_path):
 
 
 @pytest.mark.local_check
-def test_terminal_report_matches_its_golden(graded_never_prunes, golden):
+def test_terminal_report_matches_its_golden(graded_never_prunes, golden, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
     stub = [TestResult(name=f"maxn: case-{i} (a case)", number=f"4.{i}", algorithm="maxn",
                        case_name=f"case-{i}", max_score=1.0, score=0.0, outcome="not_implemented",
                        summary="`maxn` is not implemented yet (it raises NotImplementedError).",
                        output="`maxn` is not implemented yet (it raises NotImplementedError).")
             for i in (1, 2, 3)]
-    results = GradingResults(tests=[*graded_never_prunes.tests, *stub])
+    results = GradingResults(tests=[*graded_never_prunes.tests, *stub],
+                             extra_data=graded_never_prunes.extra_data)
     stream = _Stream("utf-8")
     print_report(results, stream)
     text = stream.getvalue()
@@ -367,6 +378,29 @@ def test_terminal_report_matches_its_golden(graded_never_prunes, golden):
     latin = _Stream("latin-1")
     print_report(results, latin)
     assert latin.getvalue().isascii() and "+-- C2 = 4" in latin.getvalue()
+
+
+@pytest.mark.local_check
+def test_the_table_comes_first_and_names_the_mistake_once_within_the_terminal_width(
+        graded_never_prunes, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    stream = _Stream("utf-8")
+    print_report(graded_never_prunes, stream)
+    lines = stream.getvalue().splitlines()
+    assert lines[0].startswith("alpha_beta: ")  # the score table first
+    title = graded_never_prunes.extra_data["diagnoses"]["alpha_beta"]["title"]
+    table = " ".join(line.strip() for line in lines[1:4])  # wrapped between words, never cut
+    assert table.startswith(f"likely mistake: {title} (explained below)")
+    assert all(len(line) <= 80 for line in lines[1:4])
+    hint = graded_never_prunes.extra_data["diagnoses"]["alpha_beta"]["hint"]
+    assert sum("Likely mistake: never prunes" in line for line in lines) == 1
+    assert "Likely mistake: never prunes" in hint  # what each failing test's output ends with
+    assert max(map(len, lines)) <= 100
+    prose = [line for line in lines if not line.startswith(("│", "├", "└", " ", "expected:",
+                                                            "yours:", "A MAX", "✓", "−"))]
+    assert max(map(len, prose)) <= 80
+    monkeypatch.delenv("COLUMNS")
+    assert max(map(len, stream.getvalue().splitlines())) <= 100
 
 
 @pytest.mark.local_check

@@ -463,3 +463,16 @@ def test_options_are_stored():
     assert isinstance(game, ConnectFour)
     with pytest.raises(TypeError, match="keyword argument"):
         builtin_game("tictactoe", params={"size": 4})
+
+
+def test_actions_are_the_numbers_the_evaluate_docstring_says():
+    """student/search.py's ``evaluate``: an action is an int, Connect Four's the column (0 the
+    leftmost), the 5,5,4-game's the square ``row * game.columns + column``."""
+    mnk = builtin_game("mnk", params={"rows": 5, "columns": 5, "connect": 4})
+    start = mnk.initial_state()
+    assert list(mnk.actions(start)) == list(range(25))
+    assert mnk.board(mnk.result(start, 1 * 5 + 3))[1] == "...x."
+    connect4 = builtin_game("connect4", params={"rows": 6, "columns": 7})
+    start = connect4.initial_state()
+    assert list(connect4.actions(start)) == list(range(7))
+    assert connect4.board(connect4.result(start, 2))[-1] == "..x...."

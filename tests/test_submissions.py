@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import io
 import json
 import math
 from concurrent.futures import ThreadPoolExecutor
@@ -33,9 +34,11 @@ from grader.cases.rubric import load_rubric
 from grader.compare import compare
 from grader.games import CHANCE, MAX
 from grader.report.gradescope import write_results
+from grader.report.terminal import print_report
 from grader.run.runner import run_algorithm
 from grader.scoring.grade import grade
 from grader.scoring.pair import accepted_rules
+from grader.scoring.results import GradingResults
 from reference import decision, max_value, min_value, reference_functions
 from reference.mistakes import CATALOGUE
 
@@ -277,6 +280,35 @@ def test_variant_scores_are_exactly_what_the_rubric_implies(graded, name):
     assert any(not test.passed for test in affected), f"no case catches {name}"
 
 
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_whatever_a_hidden_case_catches_a_public_case_catches_too(graded, name):
+    """Each known-wrong submission loses points on a public case of every algorithm it loses
+    points on at all: the handout's own check shows the student each of its mistakes."""
+    public = {case.name for case in VARIANT_CASES if case.path.parent.name == "public"}
+    for algorithm in VARIANTS[name].algorithms:
+        failing = lost(graded, name, algorithm)
+        assert not failing or failing & public, (algorithm, sorted(failing))
+
+
+@pytest.mark.parametrize("name", ["strict_pruning", "no_window_passing"])
+def test_grader_checks_report_reads_in_a_few_screens(graded, name, monkeypatch):
+    """What ``grader check`` prints for the public tests of a wrong alpha-beta: the table
+    first, at most 150 lines, none over 100 columns, the named mistake explained once."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    public = {case.name for case in VARIANT_CASES if case.path.parent.name == "public"}
+    results = graded[name]
+    shown = GradingResults(tests=[t for t in results.tests if t.case_name in public],
+                           extra_data=results.extra_data)
+    stream = io.StringIO()
+    print_report(shown, stream)
+    lines = stream.getvalue().splitlines()
+    assert lines[0].startswith("minimax: ") and len(lines) <= 150, len(lines)
+    assert max(map(len, lines)) <= 100
+    for algorithm, found in results.extra_data["diagnoses"].items():
+        first = found["hint"].splitlines()[0].replace("**", "")  # bold in a terminal
+        assert sum(line == first for line in lines) == 1, algorithm
+
+
 def test_variants_parse_differ_from_the_correct_solution_and_are_listed_in_the_readme():
     correct = variants.source("correct")
     readme = (SUBMISSIONS / "README.md").read_text()
@@ -514,7 +546,8 @@ def test_an_mcts_that_is_minimax_earns_at_most_partial_credit(tmp_path):
     results = grade(path, [case.path for case in CASES], rubric=RUBRIC, algorithms=["mcts"])
     outcome = [t for t in results.tests if t.extra_data.get("check") == "outcome"]
     traces = [t for t in results.tests if t.extra_data.get("check") != "outcome"]
-    assert len(outcome) == 4 and len(traces) == 4
+    kinds = [case.mcts.check for case in CASES if "mcts" in case.algorithms]
+    assert (len(outcome), len(traces)) == (kinds.count("outcome"), kinds.count("trace")) == (4, 5)
     assert not any(test.passed for test in traces)
     for test in outcome:
         assert (test.outcome, test.score) == ("wrong_trace", 0.5 * test.max_score), test.summary

@@ -101,6 +101,18 @@ def test_each_variant_is_named_for_itself_wherever_it_fails(mistake, answers):
     assert found.cases == len(seen)
 
 
+PUBLIC = {case.name for case in CASES if case.path.parent.name == "public"}
+
+
+def test_every_mistake_in_the_catalogue_fails_a_public_case():
+    """A student sees every known mistake before the hidden cases do: a new mistake comes with
+    a public case that shows it (and a hidden twin; trees/README.md lists both)."""
+    silent = [f"{m.algorithm}/{m.name}" for m in CATALOGUE
+              if not any(item.case.name in PUBLIC and not item.passed
+                         for item in observations(m))]
+    assert silent == []
+
+
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 def test_the_reference_gets_no_diagnosis(algorithm, answers):
     seen = [observe(reference_functions("inclusive"), case, algorithm, "inclusive")

@@ -21,6 +21,7 @@ def check_main(
     name_filter: str | None = None,
     rubric_path: Path | None = None,
     html: Path | None = None,
+    verbose: bool = False,
 ) -> int:
     """Exit 0 when every selected test passes, 1 otherwise, 2 when the cases cannot be read."""
     _tolerant_console()
@@ -39,7 +40,7 @@ def check_main(
     except (FileNotFoundError, GraderError, CaseError) as error:  # CaseError: the rubric's
         print(f"grader check: {error}", file=sys.stderr)
         return 2
-    print_report(results, sys.stdout)
+    print_report(results, sys.stdout, verbose=verbose)
     if html:
         from grader.report.html import write_html_report
 

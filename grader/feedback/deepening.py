@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from grader.errors import GraderError
+from grader.feedback.failure import wrap
 from grader.run.tracing import traced
 
 
@@ -57,12 +58,13 @@ def ordering_report(case: Any, rule: str, answers: Any, generated: int | None,
     ordered, unordered = counts["ordered"], counts["unordered"]
     saved = sum(unordered) - sum(ordered)
     share = f" ({100 * saved / sum(unordered):.0f}%)" if sum(unordered) else ""
-    lines = [
+    lines = wrap(
         f"**Move ordering.** Over {len(ordered)} iterations the reference generates "
         f"{sum(ordered)} nodes with root ordering and {sum(unordered)} without: ordering "
         f"saves {saved}{share}."
         + ("" if generated is None else
-           f" Your search generated {'at least ' if truncated else ''}{generated}."),
+           f" Your search generated {'at least ' if truncated else ''}{generated}."))
+    lines += [
         "",
         "| iteration (depth limit) | with root ordering | without ordering | saved |",
         "| --- | --- | --- | --- |",

@@ -38,7 +38,7 @@ from typing import Any, TextIO
 from grader.answers.tree_walk import positions
 from grader.compare import describe, diff_sequence
 from grader.errors import GraderError
-from grader.feedback.markdown import inline_text
+from grader.feedback.markdown import inline_text, trace_end
 from grader.games.base import CHANCE, MAX, MIN
 
 WIDTH = 100  # no line of feedback is longer
@@ -323,7 +323,7 @@ def alpha_beta_moments(game: Any, strict: bool, until: int | None = None) -> lis
 
 
 def window_note(case: Any, rule: str, expected: list[str], got: list[str],
-                moments: list[Any] | None = None) -> str | None:
+                moments: list[Any] | None = None, *, stopped: bool = False) -> str | None:
     """Where the reference's alpha-beta stood at the first difference of ``generated``, in one
     sentence. ``moments``: the replay's, as stored in the answer key (lists); None replays here.
     None when the sequences agree, or there is no replay (not two-player; no reference)."""
@@ -359,8 +359,8 @@ def window_note(case: Any, rule: str, expected: list[str], got: list[str],
         text = (f"At step {step + 1} the reference is at {who} with {window} and {v} so far: "
                 f"{v.split(' = ')[0]} {sign} {bound.split(' = ')[0]}, no cut, so it generates "
                 f"{moment.children[0]} next.")
-    if yours is None:
-        return text + " Your search had stopped."
+    if yours is None:  # ``stopped``: by the work budget (not a search that returned)
+        return text + " " + trace_end(len(got), stopped=stopped)
     return text + f" Yours generated {inline_text(yours)}."  # a forged id: inert
 
 

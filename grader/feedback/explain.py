@@ -22,7 +22,7 @@ from typing import Any
 
 from grader.compare import describe, diff_sequence
 from grader.errors import GraderError
-from grader.feedback.markdown import inline_text
+from grader.feedback.markdown import inline_text, trace_end
 from grader.files import json_safe
 
 MAX_LISTED = 6  # children or path nodes quoted at most
@@ -74,7 +74,7 @@ def cached_steps(case: Any, algorithm: str, rule: str, answers: Any) -> list[Any
 
 
 def step_note(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
-              answers: Any) -> str | None:
+              answers: Any, *, stopped: bool = False) -> str | None:
     """The sentence(s) explaining the reference's step at the first difference of
     ``generated``; None when the sequences agree or the moments are not available."""
     diff = diff_sequence("generated", list(expected.generated), list(got.generated))
@@ -84,8 +84,8 @@ def step_note(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
     if not moments:
         return None
     step = diff.first_difference
-    stopped = next((m[1] for m in moments if m[0] == "stopped"), None)
-    if stopped is not None and step >= stopped - 1:
+    replay_end = next((m[1] for m in moments if m[0] == "stopped"), None)
+    if replay_end is not None and step >= replay_end - 1:
         return None  # past where the stored replay stops: nothing known to explain
     yours = got.generated[step] if step < len(got.generated) else None
     if algorithm == "mcts":
@@ -94,8 +94,8 @@ def step_note(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
         text = _tree_note(moments, step, yours, algorithm, case)
     if text is None:
         return None
-    if yours is None:
-        return text + " Your search had stopped."
+    if yours is None:  # ``stopped``: by the work budget (not a search that returned)
+        return text + " " + trace_end(len(got.generated), stopped=stopped)
     return text + f" Yours generated {inline_text(yours)}."  # a forged id: inert
 
 

@@ -22,6 +22,7 @@ WIDTH = drawing.WIDTH
 WINDOW = 6  # ids shown at most on each side of the first difference
 MAX_LISTED = 12  # extra / missing ids listed before "and N more"
 LISTED_CHARS = 200  # ... and no more characters of them than this
+TREE_HEADING = "The tree, with what each search generated:"  # (the terminal finds it by this)
 
 
 def wrap(text: str, width: int = WIDTH) -> list[str]:
@@ -64,8 +65,10 @@ def _columns(expected: list[str], got: list[str], first: int, room: int) -> tupl
 
 
 def sequence_report(diff: SequenceDiff, *, expected_label: str = "expected",
-                    width: int = WIDTH) -> list[str]:
-    """The lines describing one differing sequence (empty when equal)."""
+                    width: int = WIDTH, cut: bool = False) -> list[str]:
+    """The lines describing one differing sequence (empty when equal). ``cut``: the student's
+    trace was cut at a cap (far past the reference's length), so its length and what it lacks
+    are not known: neither is stated."""
     if diff.equal:
         return []
     first = diff.first_difference or 0
@@ -89,6 +92,9 @@ def sequence_report(diff: SequenceDiff, *, expected_label: str = "expected",
     more_bottom = " ..." if stop < len(diff.got) else ""
     heading = (f"`{diff.label}` differs at step {first + 1} "
                f"(expected {len(diff.expected)} ids, yours has {len(diff.got)}):")
+    if cut:
+        heading = (f"`{diff.label}` differs at step {first + 1} (expected {len(diff.expected)} "
+                   f"ids; yours was cut after {len(diff.got)}, the most kept):")
     lines = [heading, *fenced_lines([
         f"{expected_label}:".ljust(label_width) + lead + " ".join(top).rstrip() + more_top,
         "yours:".ljust(label_width) + lead + " ".join(bottom).rstrip() + more_bottom,
@@ -96,7 +102,7 @@ def sequence_report(diff: SequenceDiff, *, expected_label: str = "expected",
     ])]
     if diff.extra:
         lines += wrap(f"- searched, but the reference pruned them: {_listed(diff.extra)}")
-    if diff.missing:
+    if diff.missing and not cut:  # a cut trace may hold them past the cut
         lines += wrap(f"- not searched, but the reference searched them: {_listed(diff.missing)}")
     if diff.duplicates:
         twice = [f"{node} ({count}x)" for node, count in diff.duplicates.items()]
@@ -104,16 +110,16 @@ def sequence_report(diff: SequenceDiff, *, expected_label: str = "expected",
     return lines
 
 
-def comparison_report(comparison: Comparison) -> list[str]:
-    """Value verdict, then each differing sequence."""
+def comparison_report(comparison: Comparison, *, cut: bool = False) -> list[str]:
+    """Value verdict, then each differing sequence (``cut``: the student's traces were cut)."""
     value = comparison.value  # its message may quote what the student returned: inert
     lines = wrap("Value: correct." if value.ok else f"Value: {inline_text(value.message)}.")
     generated, evaluated = comparison.generated, comparison.evaluated
-    lines += ["", *sequence_report(generated)] if not generated.equal else []
+    lines += ["", *sequence_report(generated, cut=cut)] if not generated.equal else []
     if evaluated.equal:
         return lines
     if generated.equal or _news(evaluated, generated):
-        return lines + ["", *sequence_report(evaluated)]
+        return lines + ["", *sequence_report(evaluated, cut=cut)]
     step = evaluated.first_difference + 1
     return [*lines, "", f"`evaluated` differs too, from step {step}, in the same nodes."]
 
@@ -125,9 +131,11 @@ def _news(evaluated: SequenceDiff, generated: SequenceDiff) -> bool:
 
 
 def tree_report(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
-                comparison: Comparison, moments: list[Any] | None = None) -> list[str]:
+                comparison: Comparison, moments: list[Any] | None = None, *,
+                stopped: bool = False) -> list[str]:
     """The drawn tree (explicit trees only) and, for alpha-beta, the window at the difference
-    (``moments``: the reference's replay from the answer key; None replays it here)."""
+    (``moments``: the reference's replay from the answer key; None replays it here;
+    ``stopped``: the work budget stopped the student's search)."""
     lines: list[str] = []
     if comparison.generated.equal:
         tree = drawing.draw_tree(case, expected, got, max_rows=10**9)
@@ -135,10 +143,11 @@ def tree_report(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
     else:
         tree = drawing.draw_tree(case, expected, got)
     if tree:
-        lines += ["", "The tree, with what each search generated:", *fenced_lines(
+        lines += ["", TREE_HEADING, *fenced_lines(
             [*tree, "", *(line.replace("`", "") for line in drawing.LEGEND)])]
     if algorithm == "alpha_beta" and not comparison.generated.equal:
-        note = drawing.window_note(case, rule, expected.generated, got.generated, moments)
+        note = drawing.window_note(case, rule, expected.generated, got.generated, moments,
+                                   stopped=stopped)
         if note:
             lines += ["", *wrap(note)]
     return lines
@@ -168,21 +177,24 @@ def value_line(expected: Any, got: Any) -> str:
 
 def failure_report(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
                    comparison: Comparison, hints: Iterable[Any] = (),
-                   moments: list[Any] | None = None, note: str | None = None) -> list[str]:
+                   moments: list[Any] | None = None, note: str | None = None, *,
+                   cut: bool = False, stopped: bool = False) -> list[str]:
     """Markdown lines for a failing (case, algorithm) test: what differs, where, and why.
     ``note``: the step explanation at the first difference (:mod:`grader.feedback.explain`;
-    alpha-beta's is the window, from ``moments``)."""
+    alpha-beta's is the window, from ``moments``); ``cut``: the student's traces were cut at
+    the cap; ``stopped``: the work budget stopped the search."""
     lines = wrap(f"**{algorithm}** on `{case.name}`: {case.description}")
     if algorithm == "alpha_beta":
         lines.append(f"(pruning rule: {rule})")
     lines.append("")
-    lines += comparison_report(comparison)
-    lines += tree_report(case, algorithm, rule, expected, got, comparison, moments)
+    lines += comparison_report(comparison, cut=cut)
+    lines += tree_report(case, algorithm, rule, expected, got, comparison, moments,
+                         stopped=stopped)
     if note:
         lines += ["", *(part for sentence in note.split("\n") for part in wrap(sentence))]
     lines += hints_report(hints)
     return lines
 
 
-__all__ = ["comparison_report", "failure_report", "hints_report", "sequence_report",
+__all__ = ["TREE_HEADING", "comparison_report", "failure_report", "hints_report", "sequence_report",
            "tree_report", "value_line", "wrap"]

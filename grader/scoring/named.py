@@ -42,6 +42,7 @@ def name_mistakes(observed: list[tuple[TestResult, Observation]], answers: Any,
     for test, observation in observed:
         by_algorithm.setdefault(test.algorithm, []).append((test, observation))
     diagnoses: dict[str, Diagnosis] = {}
+    hints: dict[str, str] = {}
     for algorithm, pairs in by_algorithm.items():
         try:
             found = diagnose_submission(algorithm, [obs for _, obs in pairs], answers)
@@ -54,15 +55,17 @@ def name_mistakes(observed: list[tuple[TestResult, Observation]], answers: Any,
         found.count_shown = not any(test.hidden for test, _ in pairs)  # hidden tests: no count
         diagnoses[algorithm] = found
         apart = _apart_lines(algorithm, found, pairs[0][1].rule, results)
+        hint = "\n".join(part for line in found.markdown() + apart for part in wrap(line))
+        hints[algorithm] = hint
         for test, observation in pairs:
             if observation.passed:
                 continue
-            hint = [part for line in found.markdown() + apart for part in wrap(line)]
-            test.output = test.output.rstrip("\n") + "\n\n" + "\n".join(hint)
+            test.output = test.output.rstrip("\n") + "\n\n" + hint
             test.summary += f" (likely mistake: {found.title()})"
             test.extra_data["mistakes"] = [asdict(hint) for hint in found.hints]
     if diagnoses:
-        results.extra_data["diagnoses"] = {name: found.to_dict()
+        # "hint": the paragraph each failing test ends with (the terminal shows it once)
+        results.extra_data["diagnoses"] = {name: {**found.to_dict(), "hint": hints[name]}
                                            for name, found in diagnoses.items()}
     return summary_markdown(diagnoses)
 

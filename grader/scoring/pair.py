@@ -198,11 +198,10 @@ def grade_pair(
         result.summary = comparison.value.message
     if not comparison.passed:
         result.output, result.staff_output = _feedback(
-            case, algorithm, reference, got, comparison, answers)
+            case, algorithm, reference, got, comparison, answers, cut=cut)
         result.output += student_output
     if pair:  # the nodes root ordering saves, pass or fail
-        result.output = _ordering_note(case, reference.rule, answers, got, result,
-                                       reply.trace_truncated)
+        result.output = _ordering_note(case, reference.rule, answers, got, result, cut)
     result.extra_data = {"timing": timing_data(reference, reply)}
     if not comparison.passed:
         result.extra_data["replay"] = _replay_data(case, reference, got)
@@ -227,7 +226,8 @@ def _grade_budget_stop(case: Case, algorithm: str, result: TestResult, reply: Wo
     result.outcome = "budget"
     result.summary = stopped
     output, result.staff_output = _feedback(case, algorithm, reference, got, comparison,
-                                            answers)  # the named mistake comes after every test
+                                            answers, cut=reply.trace_truncated, stopped=True)
+    # (the named mistake comes after every test)
     lead = (f"{code_name(reply.function)} was stopped after too many game calls: {stopped}. "
             "A search that expands what the reference expands never comes near it; the "
             "comparison below shows where yours first went elsewhere.")
@@ -260,7 +260,7 @@ def _replay_data(case: Case, reference: Reference, got: RunResult) -> dict[str, 
 
 def _feedback(
     case: Case, algorithm: str, reference: Reference, got: RunResult, comparison: Comparison,
-    answers: AnswerKey,
+    answers: AnswerKey, *, cut: bool = False, stopped: bool = False,
 ) -> tuple[str, str]:
     """(student output, staff output) of a failing test, without the named mistake (decided
     once every test of the algorithm ran). A bug in the step explanation or the drawing costs
@@ -270,14 +270,15 @@ def _feedback(
         if algorithm == "alpha_beta" and not comparison.generated.equal:
             moments = diagnosis.window_moments(case, reference.rule, answers)
         elif not comparison.generated.equal:
-            note = explain.step_note(case, algorithm, reference.rule, reference.run, got, answers)
+            note = explain.step_note(case, algorithm, reference.rule, reference.run, got, answers,
+                                     stopped=stopped)
     except Exception:  # noqa: BLE001 - the grader's failure, reported to staff
         staff = "step explanation failed:\n" + traceback.format_exc()
     try:
         lines = feedback.failure_report(case, algorithm, reference.rule, reference.run, got,
-                                        comparison, (), moments, note)
+                                        comparison, (), moments, note, cut=cut, stopped=stopped)
     except Exception:  # noqa: BLE001 - the grader's failure, reported to staff
-        lines = feedback.comparison_report(comparison)
+        lines = feedback.comparison_report(comparison, cut=cut)
         staff += "feedback failed:\n" + traceback.format_exc()
     return "\n".join(lines), staff
 
