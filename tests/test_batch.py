@@ -365,14 +365,20 @@ def test_an_upload_that_cannot_be_walked_is_graded_and_the_batch_goes_on(tmp_pat
     os.utime(deep / "late.txt", (2e9, 2e9))
     (export / "submission_2" / "search.py").unlink()
     (export / "submission_2" / "search.py").symlink_to(tmp_path / "nowhere.py")
-    assert newest_change(export / "submission_1") == 2e9  # the deepest file counts
-    assert newest_change(export / "submission_2") > 0  # the link itself, never followed
-    assert newest_change(tmp_path / "missing") == float("inf")  # graded again, never an error
-    out, stream = tmp_path / "out", io.StringIO()
-    code = batch_main(export, out, cases=CASES[:1], jobs=2, stream=stream)
-    table = {row["submission"]: row for row in rows(out)}
-    assert (table["submission_1"]["score"], table["submission_3"]["score"]) == ("2", "2")
-    assert table["submission_2"]["score"] == "0"
-    assert "symbolic link" in json.loads((out / "submission_2" / "results.json").read_text())[
-        "output"]
-    assert code in (0, 1) and "3 graded" in stream.getvalue()
+    try:
+        assert newest_change(export / "submission_1") == 2e9  # the deepest file counts
+        assert newest_change(export / "submission_2") > 0  # the link itself, never followed
+        assert newest_change(tmp_path / "missing") == float("inf")  # graded again, never an error
+        out, stream = tmp_path / "out", io.StringIO()
+        code = batch_main(export, out, cases=CASES[:1], jobs=2, stream=stream)
+        table = {row["submission"]: row for row in rows(out)}
+        assert (table["submission_1"]["score"], table["submission_3"]["score"]) == ("2", "2")
+        assert table["submission_2"]["score"] == "0"
+        assert "symbolic link" in json.loads((out / "submission_2" / "results.json").read_text())[
+            "output"]
+        assert code in (0, 1) and "3 graded" in stream.getvalue()
+    finally:  # pytest's clean-up (shutil.rmtree) recurses before Python 3.12: levels removed here
+        (deep / "late.txt").unlink()
+        while deep != export / "submission_1":
+            deep.rmdir()
+            deep = deep.parent

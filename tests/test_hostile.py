@@ -422,6 +422,7 @@ def test_hostile_submission_is_graded_and_contained(hostile_runs, variant, attac
     assert not run.results_error, run.results_error
     size = len(json.dumps(run.results))
     assert size < RESULTS_BOUND, f"results.json of {size:,} bytes for {TESTS} tests"
+    assert size < (entry.results_bytes or RESULTS_BOUND), f"results.json of {size:,} bytes"
     tests = run.results["tests"]
     if entry.scope == "module" and len(tests) == 1 and "could be graded" in tests[0]["name"]:
         # nothing in the upload can be graded (a link, not a file): one test, one message

@@ -814,6 +814,24 @@ def test_the_message_schema_is_what_the_parent_checks(monkeypatch):
         {"event": "reply", "moves": [1, 2, 3]})
 
 
+def test_every_string_of_a_forged_error_is_cut_at_its_cap():
+    """Issue 34: an error's type name was the one string of a reply kept whole (a class named
+    with 49,000 characters, 98 kB of results.json a test); a reply's message too."""
+    from grader.sandbox.limits import Limits
+    from grader.sandbox.protocol import ERROR_CAPS, reply_from_message
+
+    forged = {"event": "reply", "status": "error", "message": "m" * 90_000,
+              "error": {"type": "X" * 90_000, "message": "y" * 90_000, "traceback": "t" * 90_000,
+                        "extra": "e" * 90_000}}
+    reply = reply_from_message(forged, "alpha_beta", stdout="", stderr="", printed=0,
+                               limits=Limits())
+    assert set(reply.error) == {"type", "message", "traceback"}
+    for key, cap in ERROR_CAPS.items():
+        assert reply.error[key].startswith(("X", "y", "t")[list(ERROR_CAPS).index(key)] * cap)
+        assert reply.error[key].endswith(f"({90_000 - cap:,} more characters)")
+    assert len(reply.message) < 2_100
+
+
 def test_a_forged_value_decodes_to_plain_data_within_its_caps():
     deep = 1
     for _ in range(100):

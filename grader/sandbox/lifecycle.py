@@ -36,7 +36,7 @@ from grader.sandbox.process import (
     remove_tree,
     worker_environment,
 )
-from grader.sandbox.protocol import ERROR_KEYS, WorkerReply, finite_number
+from grader.sandbox.protocol import WorkerReply, error_fields, finite_number
 from grader.sandbox.watch import MIN_IDLE, Watch
 
 
@@ -157,7 +157,8 @@ class WorkerProcess:
         stdout = join_output(str(ready.get("stdout", "")), stdout, self.limits.output)
         stderr = join_output(str(ready.get("stderr", "")), stderr, self.limits.output)
         if ready.get("status") != "ok":
-            error = {k: str((ready.get("error") or {}).get(k, "")) for k in ERROR_KEYS}
+            given = ready.get("error")
+            error = error_fields(given if isinstance(given, dict) else {})
             message = f"search.py could not be imported: {error['type']}: {error['message']}"
             self._import_failure = WorkerReply(
                 "import_error", error=error, stdout=stdout, stderr=stderr, message=message

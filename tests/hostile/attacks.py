@@ -17,7 +17,7 @@ expression the target's test output matches; ``score`` is the fraction of its po
 keeps (0 for every attack). ``link`` makes the submitted ``search.py`` a symbolic link to a file of
 the layout (the source appended is then never read). ``folder`` puts ``search.py`` in a folder of
 that name inside the upload; ``output`` is a regular expression the results' top-level output
-matches. ``upload`` names a maker of :data:`UPLOADS`: the submission is uploaded its way (a
+matches; ``results_bytes``, when set, bounds results.json's size. ``upload`` names a maker of :data:`UPLOADS`: the submission is uploaded its way (a
 zip given to the grader, a notebook, a folder of many levels) instead of as ``search.py``.
 """
 
@@ -73,6 +73,7 @@ class Attack:
     folder: str = ""  # search.py is uploaded in a folder of this name
     output: str = ""  # regex the results' top-level output matches
     upload: str = ""  # a maker of UPLOADS: how the submission is uploaded (default: search.py)
+    results_bytes: int = 0  # when set, results.json is smaller than this
 
 
 def _attack(name: str, category: str, description: str, source: str, **expect) -> Attack:
@@ -770,6 +771,12 @@ ATTACKS: list[Attack] = [
                 return 3
             """, prelude=REQUEST),
             message=r"stopped after 1,400 `result` calls"),
+    _attack("huge_exception_type", "forgery",
+            "an exception class named with 49,000 characters raised at import: its name was "
+            "the one string of the worker's not capped (98 kB a test; an 11 MB results.json "
+            "for 111 tests, above the 8 MiB reserved beside it)",
+            'raise type("X" * 49000, (Exception,), {})()\n', scope="module",
+            message=r"could not be imported[\s\S]*X{90}\.\.\.", results_bytes=60_000),
     _attack("huge_int", "forgery", "2**5000: float() of it raises OverflowError",
             _ab("return 2**5000"), message=r"expected a number[^\n]*int of 5001 bits"),
     _attack("huge_int_in_vector", "forgery", "max^n's vector holding 2**5000 and NaN",
