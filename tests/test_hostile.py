@@ -445,6 +445,8 @@ def test_hostile_submission_is_graded_and_contained(hostile_runs, variant, attac
     assert NEUTRAL_GRADER_ERROR not in run.results.get("output", ""), "a staff-side error"
     assert not any(test["name"].startswith("grader error") for test in tests)
     assert list(Path("/dev/shm").glob("grader-hostile-*")) == [], "files left in /dev/shm"
+    assert list(Path("/run/lock").glob("grader-hostile-*")) == [], "files left in /run/lock"
+    assert _sysv_left() == [], "System V shared memory left behind"
     assert run.leftovers == [], f"scratch folders left behind: {run.leftovers}"
     view = _student_view(run.results)
     leaked = [secret for secret in SECRETS + cache_keys if secret in view]
@@ -455,6 +457,16 @@ def test_hostile_submission_is_graded_and_contained(hostile_runs, variant, attac
         assert "grader-worker-" not in view, "students would see the scratch folder's path"
     if attack == "syntax_error":  # a file that does not parse is not audited
         assert "audit" not in run.results.get("extra_data", {})
+
+
+def _sysv_left() -> list[str]:
+    """The corpus's System V shared-memory segments still in this IPC namespace."""
+    try:
+        rows = Path("/proc/sysvipc/shm").read_text().splitlines()[1:]
+    except OSError:
+        return []
+    keys = range(attacks.SYSV_KEY, attacks.SYSV_KEY + 5)
+    return [row for row in rows if int(row.split()[0]) in keys]
 
 
 def test_the_correct_submission_scores_everything_and_is_not_audited(hostile_runs):

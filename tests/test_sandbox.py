@@ -696,6 +696,7 @@ def test_as_root_the_shared_folders_are_closed_and_the_scratch_is_a_small_disk(w
     for place in coverable():  # a run where no namespace could be made may have left one
         Path(place, "grader-test-x").unlink(missing_ok=True)
     worker = worker_for("""
+        PLACES = @PLACES@  # /dev/shm, /var/tmp, /tmp, /run/lock...
         import os
 
         def attempt(action):
@@ -707,7 +708,7 @@ def test_as_root_the_shared_folders_are_closed_and_the_scratch_is_a_small_disk(w
 
         def max_value(game, state, depth=0):
             shared = {place: attempt(lambda: open(place + "/grader-test-x", "w").close())
-                      for place in ("/dev/shm", "/var/tmp", "/tmp")}
+                      for place in PLACES}
             made = 0
             try:
                 while True:
@@ -716,7 +717,7 @@ def test_as_root_the_shared_folders_are_closed_and_the_scratch_is_a_small_disk(w
             except OSError:
                 pass
             return shared, made
-    """)
+    """.replace("@PLACES@", repr(coverable())))
     reply = worker.run(CASE, "minimax", time_limit=20)
     if reply.status == "error" and reply.error["type"] == "ScratchLimitExceeded":
         pytest.skip("no mount namespace here (an unprivileged container?)")

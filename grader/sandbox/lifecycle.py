@@ -200,7 +200,8 @@ class WorkerProcess:
         self._proc, self._scratch = proc, scratch
         pipes = {"stdout": proc.stdout.fileno(), "stderr": proc.stderr.fileno()}
         self._channel = Channel(parent_end, pipes, self.limits.output)
-        self._finalizer = weakref.finalize(self, kill_and_clean, proc, scratch)
+        self._finalizer = weakref.finalize(self, kill_and_clean, proc, scratch,
+                                           self._ids[0] if self._ids else None)
         self._channel.send(
             {
                 "submission": str(target),

@@ -42,6 +42,8 @@ REFUSED = r"tried to reach something outside the sandbox"
 PROCESS = r"tried to start a process or a thread"
 WRONG_VALUE = r"expected (the value|a number)[^\n]*got"
 
+SYSV_KEY = 0x67726100  # the first System V key sysv_shared_memory uses (five in a row)
+
 # Prepended to attacks that look for the grader's files.
 PATHS = """
 import os as _os
@@ -840,6 +842,30 @@ ATTACKS: list[Attack] = [
                         out.write(b"\\0" * 1_000_000)
                 return 3
             """), message=REFUSED, fenced=True),
+    _attack("run_lock", "escape",
+            "20 MB written to /run/lock (mode 1777: Landlock was its only fence)",
+            _ab("""
+                for index in range(20):
+                    with open(f"/run/lock/grader-hostile-{index}", "wb") as out:
+                        out.write(b"\\0" * 1_000_000)
+                return 3
+            """), message=REFUSED, fenced=True),
+    _attack("sysv_shared_memory", "runaway",
+            "five System V shared-memory segments made and filled: they outlived the grader "
+            "(256 MiB each, 1.28 GB owned by the worker's user; shmmax unlimited)",
+            _ab("""
+                import ctypes
+                if depth == 0:
+                    libc = ctypes.CDLL(None, use_errno=True)
+                    libc.shmat.restype = ctypes.c_void_p
+                    for index in range(5):  # IPC_CREAT | 0o666
+                        ident = libc.shmget(SYSV_KEY + index, 1 << 20, 0o1666)
+                        address = libc.shmat(ident, None, 0)
+                        if ident >= 0 and address not in (None, ctypes.c_void_p(-1).value):
+                            ctypes.memset(address, 1, 1 << 20)
+                            libc.shmdt(ctypes.c_void_p(address))
+                return _correct(game, state, alpha, beta, depth)
+            """, prelude=CORRECT_KEPT + f"SYSV_KEY = {SYSV_KEY}\n"), scope="none"),
     # --- uploads: read by the grader's own process, before any worker -----------------------
     _attack("zip_unsupported_method", "accident",
             "a zip whose search.py is stored by a compression method Python lacks: it made "
