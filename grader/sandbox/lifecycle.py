@@ -37,7 +37,9 @@ from grader.sandbox.process import (
     worker_environment,
 )
 from grader.sandbox.protocol import WorkerReply, error_fields, finite_number
-from grader.sandbox.watch import MIN_IDLE, Watch
+
+RESTART_LIMIT = "RestartLimitExceeded"  # the error of a test no worker was started again for
+from grader.sandbox.watch import MIN_IDLE, Watch, process_sample
 
 
 class WorkerProcess:
@@ -64,6 +66,7 @@ class WorkerProcess:
         self.limits = limits
         self.user = user
         self.starts = 0  # processes started so far
+        self.start_cpu = 0.0  # CPU seconds they took until ready (the import), in all
         self.startup_seconds: float | None = None  # the last start, until the import was done
         self._ids = self.resolve_ids(user)
         self._proc: subprocess.Popen | None = None
@@ -110,6 +113,15 @@ class WorkerProcess:
         """Start the worker and import the submission (:meth:`run` does this when needed)."""
         if self._proc is not None or self._import_failure is not None:
             return
+        if self.starts and self.start_cpu > self.limits.restart_cpu:
+            message = (f"the worker running search.py was not started again: its {self.starts} "
+                       f"starts took {self.start_cpu:.1f} s of CPU time in all (importing "
+                       f"search.py each time), more than the {self.limits.restart_cpu:g} s a "
+                       "submission may spend on them; earlier tests ended it (os._exit, a "
+                       "crash, a time-out)")
+            error = {"type": RESTART_LIMIT, "message": message, "traceback": ""}
+            self._import_failure = WorkerReply("error", error=error, message=message)
+            return
         started = time.perf_counter()
         try:
             self._spawn()
@@ -153,6 +165,9 @@ class WorkerProcess:
             return
         self.startup_seconds = time.perf_counter() - started
         self._cpu = finite_number(ready.get("cpu"), 0.0)
+        sample = process_sample(self.pid) if self.pid is not None else None  # the parent's
+        #                                  own reading: the worker's word may be forged
+        self.start_cpu += min(max(self._cpu, sample[0] if sample else 0.0, 0.0), 1e6)
         stdout, stderr = self._take_output()
         stdout = join_output(str(ready.get("stdout", "")), stdout, self.limits.output)
         stderr = join_output(str(ready.get("stderr", "")), stderr, self.limits.output)

@@ -43,7 +43,8 @@ from grader.scoring.results import (
 NOT_IMPLEMENTED = "NotImplementedError"
 
 
-SANDBOX_ERRORS = ("OutputLimitExceeded", "SandboxViolation", "ScratchLimitExceeded")
+SANDBOX_ERRORS = ("OutputLimitExceeded", "SandboxViolation", "ScratchLimitExceeded",
+                  "RestartLimitExceeded")
 
 
 def accepted_rules(case_rule: str | None, course_rule: str) -> list[str]:

@@ -224,6 +224,19 @@ def _notebook_surrogate(folder: Path, text: str) -> Path:
     return folder
 
 
+def _notebook_cells(folder: Path, text: str, cells: int = 4_999) -> Path:
+    """``search.ipynb``: ``cells - 1`` cells of one line, then the submission in the last."""
+    def cell(source: str) -> dict:
+        return {"cell_type": "code", "metadata": {}, "source": source, "outputs": [],
+                "execution_count": None}
+
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                "cells": [cell(f"FILLER_{index} = {index}") for index in range(cells - 1)]
+                + [cell(text)]}
+    (folder / "search.ipynb").write_text(json.dumps(notebook))
+    return folder
+
+
 UPLOADS: dict[str, Callable[[Path, str], Path]] = {
     "zip_unsupported_method": lambda f, t: _patched_zip(f, t, _unsupported_method),
     "zip_encrypted": lambda f, t: _patched_zip(f, t, _encrypted),
@@ -233,6 +246,7 @@ UPLOADS: dict[str, Callable[[Path, str], Path]] = {
     "nested_folders": _nested_folders,
     "notebook": _notebook,
     "notebook_surrogate": _notebook_surrogate,
+    "notebook_cells": _notebook_cells,
 }
 
 
@@ -779,6 +793,20 @@ ATTACKS: list[Attack] = [
             "for 111 tests, above the 8 MiB reserved beside it)",
             'raise type("X" * 49000, (Exception,), {})()\n', scope="module",
             message=r"could not be imported[\s\S]*X{90}\.\.\.", results_bytes=60_000),
+    _attack("stale_reply_flood", "forgery",
+            "three valid-looking replies of 8 MB written on the channel for a request that "
+            "does not exist, then the right answer: each was parsed in full (0.73 grader CPU s "
+            "for 24 MiB) before it was found stale",
+            _ab("""
+                import json
+                if depth == 0:
+                    stale = {"event": "reply", "seq": _request()["seq"] + 1, "status": "ok",
+                             "value": 3, "generated": ["B"] * 1_000_000}
+                    line = json.dumps(stale).encode()
+                    for _ in range(3):
+                        _forge(line, tail=b"\\n")
+                return _correct(game, state, alpha, beta, depth)
+            """, prelude=REQUEST + CORRECT_KEPT), scope="none"),
     _attack("huge_int", "forgery", "2**5000: float() of it raises OverflowError",
             _ab("return 2**5000"), message=r"expected a number[^\n]*int of 5001 bits"),
     _attack("huge_int_in_vector", "forgery", "max^n's vector holding 2**5000 and NaN",
@@ -907,6 +935,15 @@ ATTACKS: list[Attack] = [
             "submission not counted: an attempt for free)",
             "", upload="notebook_surrogate", scope="module",
             message=r"cell 2, line 1: holds the character U\+D800"),
+    _attack("notebook_many_line_references", "runaway",
+            "a notebook of 4,999 cells whose alpha_beta raises an error naming search.py:9999 "
+            "and its neighbours hundreds of times: relabelling each reference walked every "
+            "cell (quadratic: ~8 grader CPU s a test), and the notebook was converted again "
+            "at each worker start",
+            _ab("""
+                raise ValueError(" ".join(f"search.py:{line}" for line in range(9000, 9300)))
+            """), upload="notebook_cells",
+            message=r'raised an exception[\s\S]*File "search\.ipynb", cell 4999, line'),
     # --- accidents ------------------------------------------------------------------------
     _attack("syntax_error", "accident", "a syntax error: nothing in the file can run",
             "def alpha_beta(game, state:\n    return 3\n", scope="module",
