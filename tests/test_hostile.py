@@ -113,7 +113,8 @@ def _copy_source(target: Path) -> None:
 def _secure(root: Path) -> None:
     """The permissions docker/setup.sh gives /autograder: secrets closed to others."""
     for path in _tree(root):
-        path.chmod(0o755 if path.is_dir() else 0o644)
+        if not path.is_symlink():  # (an upload may hold a link to nothing)
+            path.chmod(0o755 if path.is_dir() else 0o644)
     for secret in ("source/reference", "source/trees/hidden", "source/.cache", "results"):
         folder = root / secret
         folder.mkdir(parents=True, exist_ok=True)
@@ -146,8 +147,10 @@ def _snapshot(root: Path) -> dict[str, tuple]:
     state = {}
     for path in _tree(root):
         info = path.lstat()
-        if path.is_dir():
-            detail: Any = tuple(sorted(p.name for p in path.iterdir()))
+        if path.is_symlink():
+            detail: Any = os.readlink(path)
+        elif path.is_dir():
+            detail = tuple(sorted(p.name for p in path.iterdir()))
         else:
             detail = (info.st_mtime_ns, hashlib.sha256(path.read_bytes()).hexdigest())
         state[str(path.relative_to(root))] = (info.st_mode, info.st_uid, detail)

@@ -195,6 +195,14 @@ def _nested_folders(folder: Path, text: str, levels: int = 1500) -> Path:
     return folder
 
 
+def _dangling_link(folder: Path, text: str) -> Path:
+    """``search.py`` beside a symbolic link to nothing (``stat`` of it raised FileNotFoundError
+    in ``grader batch``, stopping every other submission's grading)."""
+    (folder / "search.py").write_text(text)
+    (folder / "notes.txt").symlink_to(folder / "no-such-file")
+    return folder
+
+
 NOTEBOOK_MARKUP = "%time 1 ` <img src=x onerror=alert(1)> **full marks** `"
 
 
@@ -244,6 +252,7 @@ UPLOADS: dict[str, Callable[[Path, str], Path]] = {
     "zip_overlapping_members": _overlapping_members,
     "zip_many_entries": _many_entries,
     "nested_folders": _nested_folders,
+    "dangling_link": _dangling_link,
     "notebook": _notebook,
     "notebook_surrogate": _notebook_surrogate,
     "notebook_cells": _notebook_cells,
@@ -922,6 +931,10 @@ ATTACKS: list[Attack] = [
             "an upload holding 1,500 nested folders beside search.py: finding search.py raised "
             "RecursionError in the grader (os.walk)",
             "", upload="nested_folders", scope="none"),
+    _attack("dangling_link_upload", "accident",
+            "an upload holding a symbolic link to nothing beside search.py: in grader batch, "
+            "stat() of it raised FileNotFoundError and no submission was graded",
+            "", upload="dangling_link", scope="none"),
     _attack("notebook_markup", "forgery",
             "a notebook whose dropped IPython line closes its code span and writes HTML and "
             "bold text into the results' output, and a comment after 20,000 spaces on which "
