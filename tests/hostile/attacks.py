@@ -17,8 +17,9 @@ expression the target's test output matches; ``score`` is the fraction of its po
 keeps (0 for every attack). ``link`` makes the submitted ``search.py`` a symbolic link to a file of
 the layout (the source appended is then never read). ``folder`` puts ``search.py`` in a folder of
 that name inside the upload; ``output`` is a regular expression the results' top-level output
-matches; ``results_bytes``, when set, bounds results.json's size. ``upload`` names a maker of :data:`UPLOADS`: the submission is uploaded its way (a
-zip given to the grader, a notebook, a folder of many levels) instead of as ``search.py``.
+matches; ``results_bytes``, when set, bounds results.json's size. ``upload`` names a maker of
+:data:`UPLOADS`: the submission is uploaded its way (a zip given to the grader, a notebook, a
+folder of many levels) instead of as ``search.py``.
 """
 
 from __future__ import annotations
