@@ -1116,7 +1116,7 @@ def test_worker_starts_are_bounded_per_submission(worker_for):
     assert first.status == "crashed" and "exited with code 0" in first.message
     second = worker.run(CASE, "minimax", time_limit=1)
     assert second.status == "error" and second.error["type"] == "RestartLimitExceeded"
-    assert "was not started again: its 1 starts took" in second.message
+    assert "was not started again: its 1 start took" in second.message
     assert worker.starts == 1
 
 

@@ -114,8 +114,9 @@ class WorkerProcess:
         if self._proc is not None or self._import_failure is not None:
             return
         if self.starts and self.start_cpu > self.limits.restart_cpu:
-            message = (f"the worker running search.py was not started again: its {self.starts} "
-                       f"starts took {self.start_cpu:.1f} s of CPU time in all (importing "
+            starts = f"{self.starts} start{'s' if self.starts != 1 else ''}"
+            message = (f"the worker running search.py was not started again: its {starts} "
+                       f"took {self.start_cpu:.1f} s of CPU time in all (importing "
                        f"search.py each time), more than the {self.limits.restart_cpu:g} s a "
                        "submission may spend on them; earlier tests ended it (os._exit, a "
                        "crash, a time-out)")
