@@ -33,6 +33,8 @@ get the same checks and caps.
 Everything the worker sends is untrusted: student code can write on the channel (its descriptor
 is in ``sys.argv``). The parent therefore
 
+* drops, unparsed, a line that nowhere says the current request's ``"seq": N``
+  (:func:`grader.sandbox.channel.request_pattern`: stale or forged for no request);
 * refuses a line longer than :data:`MAX_MESSAGE_BYTES` or holding more JSON items than
   :data:`MAX_MESSAGE_ITEMS` *before* decoding it (:func:`parse_message`: a count of the
   separators bounds what ``json.loads`` could build, so a forged trace of millions of ids never
@@ -42,7 +44,8 @@ is in ``sys.argv``). The parent therefore
   length before it is decoded and every index against the table,
   :func:`~grader.run.packing.unpack_ids`), and reads
   numbers through :func:`finite_number`, which checks an int's size before any float
-  operation;
+  operation, and cuts an error's fields and a reply's message at :data:`ERROR_CAPS`
+  (:func:`error_fields`: a class name too);
 * never takes a status the worker sends as the grader's failure: a ``grader_error`` reply is
   the worker's word, and the worker is the student's (:func:`reply_from_message` makes it a
   ``crashed`` reply; the parent checks a case builds before sending it, so a case the grader
