@@ -202,6 +202,19 @@ def test_scratch_folders_go_when_the_grader_is_killed(autograder, scripts):
     assert scratch_root.name.startswith("grader-run.") and not scratch_root.exists()
 
 
+def test_the_folders_open_to_everyone_are_closed_to_others(autograder, scripts, tmp_path):
+    """Issue 34: without Landlock or namespaces /run/lock (1777) took 20 MB of a worker's
+    files; in Gradescope's container such folders are closed to others for the run (here:
+    folders of the test's own, named by GRADER_SHARED_DIRS)."""
+    shared = [tmp_path / "lock", tmp_path / "shm"]
+    for folder in shared:
+        folder.mkdir()
+        folder.chmod(0o1777)
+    run_autograder(autograder, {"search.py": STUBS}, GRADER_PYTHON=str(scripts / "failing"),
+                   GRADER_SHARED_DIRS=" ".join(map(str, shared)))
+    assert [stat.S_IMODE(folder.stat().st_mode) for folder in shared] == [0o1775, 0o1775]
+
+
 def test_missing_grader_python_replaces_a_stale_results_file(autograder):
     (autograder / "results" / "results.json").write_text('{"score": 100, "tests": []}')
     data, _ = run_autograder(autograder, {"search.py": STUBS}, GRADER_PYTHON="/nonexistent/python")
