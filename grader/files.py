@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-RESERVE_BYTES = 8 * 1024 * 1024  # more than any results.json the grader writes
+RESERVE_BYTES = 12 * 1024 * 1024  # above any results.json (grader.scoring.results.RESULTS_BOUND)
 _NO_ROOM = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
 

@@ -345,3 +345,40 @@ def test_a_name_that_starts_like_a_formula_reaches_scores_csv_as_text(tmp_path):
     assert (row["submission"], row["names"], row["emails"], row["sids"], row["error"]) == (
         "'-1+1", "'" + evil, "'@x", "'+1", "'=cmd")
     assert (row["score"], row["max_score"], row["minimax: a"]) == ("1", "2", "1")
+
+
+def test_an_upload_that_cannot_be_walked_is_graded_and_the_batch_goes_on(tmp_path):
+    """Issue 34: 1,500 nested folders (``rglob`` raised RecursionError) and a dangling link
+    (``stat`` raised FileNotFoundError) in one upload stopped the batch before anyone was
+    graded, in ``newest_change``; now each is its own row and the others are graded."""
+    from grader.batch.export import newest_change
+
+    export = tmp_path / "export"
+    for name in ("submission_1", "submission_2", "submission_3"):
+        (export / name).mkdir(parents=True)
+        shutil.copy(CORRECT, export / name / "search.py")
+    deep = export / "submission_1"
+    for _ in range(1500):  # one level at a time: mkdir(parents=True) recurses
+        deep = deep / "a"
+        deep.mkdir()
+    (deep / "late.txt").write_text("x")
+    os.utime(deep / "late.txt", (2e9, 2e9))
+    (export / "submission_2" / "search.py").unlink()
+    (export / "submission_2" / "search.py").symlink_to(tmp_path / "nowhere.py")
+    try:
+        assert newest_change(export / "submission_1") == 2e9  # the deepest file counts
+        assert newest_change(export / "submission_2") > 0  # the link itself, never followed
+        assert newest_change(tmp_path / "missing") == float("inf")  # graded again, never an error
+        out, stream = tmp_path / "out", io.StringIO()
+        code = batch_main(export, out, cases=CASES[:1], jobs=2, stream=stream)
+        table = {row["submission"]: row for row in rows(out)}
+        assert (table["submission_1"]["score"], table["submission_3"]["score"]) == ("2", "2")
+        assert table["submission_2"]["score"] == "0"
+        assert "symbolic link" in json.loads((out / "submission_2" / "results.json").read_text())[
+            "output"]
+        assert code in (0, 1) and "3 graded" in stream.getvalue()
+    finally:  # pytest's clean-up (shutil.rmtree) recurses before Python 3.12: levels removed here
+        (deep / "late.txt").unlink()
+        while deep != export / "submission_1":
+            deep.rmdir()
+            deep = deep.parent

@@ -358,6 +358,46 @@ def test_more_cases_rule_alternatives_out(tmp_path):
     assert table[1].startswith("  likely mistake: never prunes")
 
 
+# An alpha_beta that fails like "never prunes" everywhere but on the one case of four root
+# moves, a hidden one, where it returns 0 when WORLD is "apart": whether the visible test's
+# hint names a mistake told, before issue 34, a fact of the hidden case (one bit a submission).
+TELLING = """
+_never = alpha_beta
+WORLD = {world!r}
+
+
+def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):
+    if depth == 0 and WORLD == "apart" and len(game.actions(state)) == 4:
+        return 0
+    return _never(game, state, alpha, beta, depth)
+"""
+
+
+@pytest.mark.local_check
+def test_the_hint_shown_before_the_due_date_is_decided_on_the_visible_tests(tmp_path):
+    import json
+
+    case = json.loads((PUBLIC / "aima-fig-5-2.json").read_text())
+    case.update(name="seventy", visibility="after_due_date", algorithms=["alpha_beta"],
+                tree=[*case["tree"], [70]])
+    case.pop("expect")
+    (tmp_path / "seventy.json").write_text(json.dumps(case))
+    cases = [PUBLIC / "aima-fig-5-2.json", tmp_path / "seventy.json"]
+    seen = {}
+    for world in ("alike", "apart"):
+        path = variants.materialize("never_prunes", tmp_path / world)
+        path.write_text(path.read_text() + TELLING.format(world=world))
+        results = grade(path, cases, algorithms=["alpha_beta"], answers=AnswerKey(cache=None))
+        visible, later = results.tests
+        assert (visible.visibility, later.visibility) == ("visible", "after_due_date")
+        seen[world] = (visible.output, visible.summary, results.output)
+        assert "(likely mistake: never prunes" in visible.summary
+        assert "the one visible alpha_beta case" in visible.output
+        # after the due date both are seen: the later test's hint weighs both
+        assert ("likely mistake" in later.summary) == (world == "alike")
+    assert seen["alike"] == seen["apart"]  # nothing of the hidden case in what is seen now
+
+
 @pytest.mark.local_check
 def test_terminal_report_matches_its_golden(graded_never_prunes, golden, monkeypatch):
     monkeypatch.delenv("COLUMNS", raising=False)

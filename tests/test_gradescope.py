@@ -164,3 +164,30 @@ def test_student_text_cannot_close_its_fence(printed):
     # CommonMark closes a backtick block only at a line of at least as many backticks.
     assert not [line for line in inner if line.strip().startswith(fence)]
     assert "\n".join(inner) == printed
+
+
+def test_results_json_stays_under_its_bound_and_its_reserve_whatever_each_test_holds(tmp_path):
+    """Issue 34: 111 tests each holding much of what a worker can make of them (an output
+    near its caps, a replay of ids) are cut to RESULTS_BOUND, under the room
+    reserved beside results.json; the test says it was cut, and the scores stay."""
+    from grader.files import RESERVE_BYTES
+    from grader.scoring.results import RESULTS_BOUND
+
+    ids = [f"n{i:05d}" for i in range(4_000)]
+    tests = [TestResult(f"alpha_beta: case {i}", f"2.{i}", "alpha_beta", f"case {i}", 1.0,
+                        0.5, "wrong_trace", output="X" * 45_000,
+                        extra_data={"replay": {"generated": ids, "expected": ids}})
+             for i in range(111)]
+    results = GradingResults(tests=tests, output="summary")
+    path = tmp_path / "results.json"
+    gradescope.write_results(results, path)
+    size = path.stat().st_size
+    assert RESULTS_BOUND < size < RESERVE_BYTES, size
+    assert RESULTS_BOUND < RESERVE_BYTES
+    data = json.loads(path.read_text())
+    assert [t["score"] for t in data["tests"]] == [0.5] * 111
+    assert all("was cut: results.json is kept under" in t["output"] for t in data["tests"])
+    assert all("replay" not in t["extra_data"] for t in data["tests"])
+    small = GradingResults(tests=[TestResult("minimax: a", "1.1", "minimax", "a", 1.0, 1.0,
+                                             "passed", output="ok")])
+    assert small.bound() == 0 and small.tests[0].output == "ok"  # nothing under the bound cut

@@ -113,7 +113,8 @@ def _copy_source(target: Path) -> None:
 def _secure(root: Path) -> None:
     """The permissions docker/setup.sh gives /autograder: secrets closed to others."""
     for path in _tree(root):
-        path.chmod(0o755 if path.is_dir() else 0o644)
+        if not path.is_symlink():  # (an upload may hold a link to nothing)
+            path.chmod(0o755 if path.is_dir() else 0o644)
     for secret in ("source/reference", "source/trees/hidden", "source/.cache", "results"):
         folder = root / secret
         folder.mkdir(parents=True, exist_ok=True)
@@ -146,8 +147,10 @@ def _snapshot(root: Path) -> dict[str, tuple]:
     state = {}
     for path in _tree(root):
         info = path.lstat()
-        if path.is_dir():
-            detail: Any = tuple(sorted(p.name for p in path.iterdir()))
+        if path.is_symlink():
+            detail: Any = os.readlink(path)
+        elif path.is_dir():
+            detail = tuple(sorted(p.name for p in path.iterdir()))
         else:
             detail = (info.st_mtime_ns, hashlib.sha256(path.read_bytes()).hexdigest())
         state[str(path.relative_to(root))] = (info.st_mode, info.st_uid, detail)
@@ -422,6 +425,7 @@ def test_hostile_submission_is_graded_and_contained(hostile_runs, variant, attac
     assert not run.results_error, run.results_error
     size = len(json.dumps(run.results))
     assert size < RESULTS_BOUND, f"results.json of {size:,} bytes for {TESTS} tests"
+    assert size < (entry.results_bytes or RESULTS_BOUND), f"results.json of {size:,} bytes"
     tests = run.results["tests"]
     if entry.scope == "module" and len(tests) == 1 and "could be graded" in tests[0]["name"]:
         # nothing in the upload can be graded (a link, not a file): one test, one message
@@ -444,6 +448,8 @@ def test_hostile_submission_is_graded_and_contained(hostile_runs, variant, attac
     assert NEUTRAL_GRADER_ERROR not in run.results.get("output", ""), "a staff-side error"
     assert not any(test["name"].startswith("grader error") for test in tests)
     assert list(Path("/dev/shm").glob("grader-hostile-*")) == [], "files left in /dev/shm"
+    assert list(Path("/run/lock").glob("grader-hostile-*")) == [], "files left in /run/lock"
+    assert _sysv_left() == [], "System V shared memory left behind"
     assert run.leftovers == [], f"scratch folders left behind: {run.leftovers}"
     view = _student_view(run.results)
     leaked = [secret for secret in SECRETS + cache_keys if secret in view]
@@ -454,6 +460,16 @@ def test_hostile_submission_is_graded_and_contained(hostile_runs, variant, attac
         assert "grader-worker-" not in view, "students would see the scratch folder's path"
     if attack == "syntax_error":  # a file that does not parse is not audited
         assert "audit" not in run.results.get("extra_data", {})
+
+
+def _sysv_left() -> list[str]:
+    """The corpus's System V shared-memory segments still in this IPC namespace."""
+    try:
+        rows = Path("/proc/sysvipc/shm").read_text().splitlines()[1:]
+    except OSError:
+        return []
+    keys = range(attacks.SYSV_KEY, attacks.SYSV_KEY + 5)
+    return [row for row in rows if int(row.split()[0]) in keys]
 
 
 def test_the_correct_submission_scores_everything_and_is_not_audited(hostile_runs):

@@ -158,3 +158,43 @@ def test_a_notebook_that_is_not_one_fails_every_test_with_the_reason(tmp_path):
     results = grade(path, [CASE])
     assert results.score == 0
     assert all("search.ipynb" in test.output for test in results.tests)
+
+
+def test_relabelling_is_linear_in_the_text_and_the_cells(monkeypatch):
+    """Issue 34: 5,000 cells and an error text naming ``search.py:9999`` many times: each
+    reference walked every cell (~8 grader CPU s a test); now a binary search. A reference of
+    thousands of digits stays as it is (int() of it raised)."""
+    import time
+
+    notebook = convert_notebook(make_notebook(*[("code", "x = 1\ny = 2")] * 4_999))
+    last = notebook.spans[-1].first + 1  # the last cell's second line (9999 and more)
+    text = f"search.py:{last} " * 20_000 + "search.py:" + "9" * 5_000
+    started = time.process_time()
+    relabelled = notebook.relabel(text)
+    assert time.process_time() - started < 2.0  # the walk: ~6 s here, 0.03 s now
+    assert relabelled.startswith("search.ipynb, cell 4999, line 2 ")
+    assert relabelled.endswith("search.py:" + "9" * 5_000)
+    assert notebook.where(0) is None and notebook.where(10**6) is None
+
+
+def test_a_notebook_is_converted_once_however_often_the_worker_starts(tmp_path, monkeypatch):
+    """Issue 34: a 19 MB notebook was converted again at every worker start (~10 CPU s each,
+    and functions calling os._exit force a start per test)."""
+    from grader.sandbox import notebook as module
+
+    calls = []
+    real = module._convert_notebook
+    monkeypatch.setattr(module, "_convert_notebook",
+                        lambda data, name: calls.append(name) or real(data, name))
+    data = make_notebook(("code", CORRECT.read_text()), ("code", "import os\n"
+                         "def alpha_beta(game, state, *args):\n    os._exit(0)\n"))
+    (tmp_path / "search.ipynb").write_bytes(data)
+    results = grade(tmp_path, [CASE])
+    assert [t.score for t in results.tests] == [1.0, 0.0]  # minimax; alpha_beta exits
+    assert "exited with code 0" in results.tests[1].output
+    assert calls == ["search.ipynb"]  # two workers started, one conversion
+    with pytest.raises(SubmissionError, match="not a readable"):
+        convert_notebook(b'{"hello": 1}', "bad.ipynb")
+    with pytest.raises(SubmissionError, match="not a readable"):  # the error kept too
+        convert_notebook(b'{"hello": 1}', "bad.ipynb")
+    assert calls == ["search.ipynb", "bad.ipynb"]

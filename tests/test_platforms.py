@@ -253,6 +253,22 @@ def test_prairielearn_job_writes_a_not_gradable_file_when_the_grader_cannot_run(
     assert data["gradable"] is False and "course staff" in data["message"]
 
 
+def test_prairielearn_job_removes_the_scratch_folders_a_killed_grader_left(course, tmp_path):
+    """Issue 34: the workers' scratch folders lie in one folder of the job's, removed at exit,
+    however the grader ended (here: it made one and failed)."""
+    grader = tmp_path / "grader"
+    grader.write_text('#!/bin/sh\nmkdir "$TMPDIR/grader-worker-x" && echo 1 >'
+                      '"$TMPDIR/grader-worker-x/search.py"\necho "$TMPDIR" >"$SCRATCH_NOTE"\n'
+                      "exit 1\n")
+    grader.chmod(0o755)
+    note = tmp_path / "scratch-root"
+    data = run_entrypoint(course, {"search.py": CORRECT}, GRADER_PYTHON=str(grader),
+                          SCRATCH_NOTE=str(note))
+    assert data["gradable"] is False
+    scratch_root = Path(note.read_text().strip())
+    assert scratch_root.name.startswith("grader-run.") and not scratch_root.exists()
+
+
 # --- the handout with CI --------------------------------------------------------------------
 
 

@@ -168,6 +168,10 @@ def scripts(tmp_path) -> Path:
         "killed": 'echo "Fatal Python error: Segmentation fault" >&2\nkill -9 $$\n',
         "slow": "exec sleep 60\n",
         "failing": "exit 1\n",
+        # a worker's scratch folder made, then killed at the budget before cleaning it up
+        "leaves_scratch": 'mkdir "$TMPDIR/grader-worker-x" && echo 1 >"$TMPDIR/grader-worker-x/'
+                          'search.py"\necho "$TMPDIR" >"$AUTOGRADER_ROOT/scratch-root"\n'
+                          "exec sleep 60\n",
     }.items():
         (tmp_path / name).write_text("#!/bin/sh\n" + body)
         (tmp_path / name).chmod(0o755)
@@ -186,6 +190,29 @@ def test_grader_past_its_time_budget_is_stopped_and_reported(autograder, scripts
     data, _ = run_autograder(autograder, {"search.py": STUBS}, GRADER_PYTHON=str(scripts / "slow"),
                              GRADER_TIME_BUDGET="1")
     assert "did not finish within the time budget of 1 s" in staff_message(data)
+
+
+def test_scratch_folders_go_when_the_grader_is_killed(autograder, scripts):
+    """Issue 34: a worker's scratch folder, search.py in it, outlived a grader killed at the
+    budget; now every scratch folder lies in one folder of the run's, removed at exit."""
+    data, _ = run_autograder(autograder, {"search.py": STUBS},
+                             GRADER_PYTHON=str(scripts / "leaves_scratch"), GRADER_TIME_BUDGET="1")
+    assert "did not finish within the time budget" in staff_message(data)
+    scratch_root = Path((autograder / "scratch-root").read_text().strip())
+    assert scratch_root.name.startswith("grader-run.") and not scratch_root.exists()
+
+
+def test_the_folders_open_to_everyone_are_closed_to_others(autograder, scripts, tmp_path):
+    """Issue 34: without Landlock or namespaces /run/lock (1777) took 20 MB of a worker's
+    files; in Gradescope's container such folders are closed to others for the run (here:
+    folders of the test's own, named by GRADER_SHARED_DIRS)."""
+    shared = [tmp_path / "lock", tmp_path / "shm"]
+    for folder in shared:
+        folder.mkdir()
+        folder.chmod(0o1777)
+    run_autograder(autograder, {"search.py": STUBS}, GRADER_PYTHON=str(scripts / "failing"),
+                   GRADER_SHARED_DIRS=" ".join(map(str, shared)))
+    assert [stat.S_IMODE(folder.stat().st_mode) for folder in shared] == [0o1775, 0o1775]
 
 
 def test_missing_grader_python_replaces_a_stale_results_file(autograder):

@@ -696,6 +696,7 @@ def test_as_root_the_shared_folders_are_closed_and_the_scratch_is_a_small_disk(w
     for place in coverable():  # a run where no namespace could be made may have left one
         Path(place, "grader-test-x").unlink(missing_ok=True)
     worker = worker_for("""
+        PLACES = @PLACES@  # /dev/shm, /var/tmp, /tmp, /run/lock...
         import os
 
         def attempt(action):
@@ -707,7 +708,7 @@ def test_as_root_the_shared_folders_are_closed_and_the_scratch_is_a_small_disk(w
 
         def max_value(game, state, depth=0):
             shared = {place: attempt(lambda: open(place + "/grader-test-x", "w").close())
-                      for place in ("/dev/shm", "/var/tmp", "/tmp")}
+                      for place in PLACES}
             made = 0
             try:
                 while True:
@@ -716,7 +717,7 @@ def test_as_root_the_shared_folders_are_closed_and_the_scratch_is_a_small_disk(w
             except OSError:
                 pass
             return shared, made
-    """)
+    """.replace("@PLACES@", repr(coverable())))
     reply = worker.run(CASE, "minimax", time_limit=20)
     if reply.status == "error" and reply.error["type"] == "ScratchLimitExceeded":
         pytest.skip("no mount namespace here (an unprivileged container?)")
@@ -812,6 +813,24 @@ def test_the_message_schema_is_what_the_parent_checks(monkeypatch):
     assert protocol.message_problem({"event": "reply", "moves": [1, 2]}) == ""
     assert "moves: a list longer than 2" in protocol.message_problem(
         {"event": "reply", "moves": [1, 2, 3]})
+
+
+def test_every_string_of_a_forged_error_is_cut_at_its_cap():
+    """Issue 34: an error's type name was the one string of a reply kept whole (a class named
+    with 49,000 characters, 98 kB of results.json a test); a reply's message too."""
+    from grader.sandbox.limits import Limits
+    from grader.sandbox.protocol import ERROR_CAPS, reply_from_message
+
+    forged = {"event": "reply", "status": "error", "message": "m" * 90_000,
+              "error": {"type": "X" * 90_000, "message": "y" * 90_000, "traceback": "t" * 90_000,
+                        "extra": "e" * 90_000}}
+    reply = reply_from_message(forged, "alpha_beta", stdout="", stderr="", printed=0,
+                               limits=Limits())
+    assert set(reply.error) == {"type", "message", "traceback"}
+    for key, cap in ERROR_CAPS.items():
+        assert reply.error[key].startswith(("X", "y", "t")[list(ERROR_CAPS).index(key)] * cap)
+        assert reply.error[key].endswith(f"({90_000 - cap:,} more characters)")
+    assert len(reply.message) < 2_100
 
 
 def test_a_forged_value_decodes_to_plain_data_within_its_caps():
@@ -1032,3 +1051,97 @@ def test_the_worker_preloads_what_seeding_with_a_string_needs():
                           timeout=60, cwd=Path(__file__).resolve().parent.parent)
     assert done.returncode == 0, done.stderr
     assert float(done.stdout) == 0.5650165300994126  # seeded by sha512: any Python, any OS
+
+
+def test_the_soft_cpu_limit_is_armed_on_the_clock_the_kernel_enforces():
+    """Issue 34: the kernel holds RLIMIT_CPU against the profiling clock, which ran 1.5-7.7%
+    ahead of getrusage's time; a limit set on the latter, window + margin ahead, was reached
+    early by a correct search after ~250 s of CPU in one worker (killed by SIGXCPU). Armed on
+    the profiling clock, the room is the window + margin whatever the drift; without that
+    clock, 10% of getrusage's time is added as headroom."""
+    from grader.sandbox.guard import CLOCK_DRIFT, Tools, prof_clock_reader
+
+    class Usage:
+        ru_utime, ru_stime = 240.0, 10.0  # getrusage: 250 s
+
+    armed = []
+
+    def tools(prof_clock):
+        return Tools(seed=None, perf_counter=None, getrusage=lambda who: Usage(),
+                     getrlimit=lambda kind: (300, 300), setrlimit=lambda kind, v: armed.append(v),
+                     setitimer=None, set_handler=None, send=None, receive=None, exit=None,
+                     prof_clock=prof_clock)
+
+    tools(lambda: 269.0).allow_cpu(3.36)  # the kernel's clock, 7.6% ahead
+    tools(None).allow_cpu(3.36)  # no such clock: headroom
+    assert armed == [(273, 300), (int(250 * (1 + CLOCK_DRIFT) + 3.36) + 1, 300)]
+    assert armed[0][0] - 269.0 >= 3.36 and armed[1][0] - 269.0 >= 3.36
+    # this machine's clock, read as the worker reads it (ahead of getrusage's or behind it:
+    # sampled at ticks, a process that mostly sleeps may be undercounted)
+    reader = prof_clock_reader(time.clock_gettime)
+    assert reader is not None and reader() > 0  # Linux
+    assert prof_clock_reader(lambda clock: (_ for _ in ()).throw(OSError(22, "no clock"))) is None
+
+
+def test_honest_slow_code_in_a_long_lived_worker_keeps_its_whole_window(worker_for):
+    """Each call's soft CPU limit is armed from the kernel's own clock: after CPU spent in
+    earlier calls of the same worker, a call still has its window + margin of room on that
+    clock (read from inside the call, where a submission would meet it)."""
+    worker = worker_for("""
+        import resource, time
+
+        def max_value(game, state, depth=0):
+            started = time.process_time()
+            while time.process_time() - started < 0.4:  # honest CPU, spent between game calls
+                game.actions(state)
+            soft, _ = resource.getrlimit(resource.RLIMIT_CPU)
+            return soft - time.clock_gettime(-8)
+    """)
+    rooms = [worker.run(CASE, "minimax", time_limit=2) for _ in range(3)]
+    assert all(reply.status == "ok" for reply in rooms), rooms
+    assert all(reply.value >= FAST.kill_margin for reply in rooms), [r.value for r in rooms]
+
+
+def test_worker_starts_are_bounded_per_submission(worker_for):
+    """Issue 34: functions that call os._exit forced a worker start per test, each paying the
+    import again (4.5 s for a spinning import; ~10 s for a 19 MB notebook): past
+    ``restart_cpu`` seconds of starts, no worker is started again and the test says why."""
+    worker = worker_for("""
+        import os
+
+        def max_value(game, state, depth=0):
+            os._exit(0)
+    """, Limits(time=0.5, kill_margin=0.5, import_time=0.5, restart_cpu=0.01))
+    first = worker.run(CASE, "minimax", time_limit=1)
+    assert first.status == "crashed" and "exited with code 0" in first.message
+    second = worker.run(CASE, "minimax", time_limit=1)
+    assert second.status == "error" and second.error["type"] == "RestartLimitExceeded"
+    assert "was not started again: its 1 start took" in second.message
+    assert worker.starts == 1
+
+
+def test_a_stale_line_is_dropped_before_it_is_parsed(worker_for, monkeypatch):
+    """Issue 34: valid-looking replies of 24 MiB for a request that does not exist were each
+    parsed in full (0.73 grader CPU s) until the wall clock ended the call; now a line that
+    does not begin as a message of the current request is dropped unparsed."""
+    from grader.sandbox import channel
+
+    parsed: list[int] = []
+    real = channel.parse_message
+    monkeypatch.setattr(channel, "parse_message",
+                        lambda buffer, end, *rest: parsed.append(end) or real(buffer, end, *rest))
+    worker = worker_for("""
+        import json, os, sys
+
+        def max_value(game, state, depth=0):
+            line = json.dumps({"event": "reply", "seq": 7, "status": "ok", "value": 3,
+                               "stdout": "x" * 2_000_000}).encode() + b"\\n"
+            for _ in range(3):
+                view = memoryview(line)
+                while view:
+                    view = view[os.write(int(sys.argv[1]), view):]
+            return 3
+    """)
+    reply = worker.run(CASE, "minimax", time_limit=2)
+    assert reply.status == "ok" and reply.value == 3
+    assert parsed and max(parsed) < 100_000  # only the real messages were parsed

@@ -7,6 +7,9 @@ submission folders and zips.
 
 from __future__ import annotations
 
+import math
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -111,9 +114,27 @@ def find_submissions(folder: Path, exclude: Path | None = None) -> list[Submissi
 
 
 def newest_change(path: Path) -> float:
-    """The latest modification time of ``path`` and, for a folder, of anything inside it."""
-    newest = path.stat().st_mtime
-    if path.is_dir():
-        for inner in path.rglob("*"):
-            newest = max(newest, inner.stat().st_mtime)
+    """The latest modification time of ``path`` and, for a folder, of anything inside it; links
+    not followed. An upload is the student's: a folder walked without recursion (1,500 nested
+    folders raised ``RecursionError`` in ``rglob``), and an entry that cannot be read (a dangling
+    link, a folder of mode 000) skipped, never an error that stops the batch. ``inf`` when
+    ``path`` itself cannot be read: the submission is graded again, and its grading says why."""
+    try:
+        top = os.lstat(path)
+    except OSError:
+        return math.inf
+    newest, pending = top.st_mtime, [str(path)] if stat.S_ISDIR(top.st_mode) else []
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as entries:
+                for entry in entries:
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    newest = max(newest, info.st_mtime)
+                    if stat.S_ISDIR(info.st_mode):
+                        pending.append(entry.path)
+        except OSError:
+            continue
     return newest

@@ -122,6 +122,10 @@ if [ -z "${{GRADER_WORKER_USER:-}}" ] && id -u grader-worker >/dev/null 2>&1; th
 fi
 export GRADER_CACHE="$source_dir/.cache"
 export PYTHONPATH="$source_dir"
+# The workers' scratch folders (search.py in each) under one folder of this run's, removed at
+# exit: a grader killed at the budget never cleans up after itself.
+scratch_root="$(mktemp -d "${{TMPDIR:-/tmp}}/grader-run.XXXXXX")" && chmod 711 "$scratch_root" \\
+  && export TMPDIR="$scratch_root" && trap 'rm -rf "$scratch_root"' EXIT
 hidden_cases=""
 [ -d "$source_dir/trees/hidden" ] && hidden_cases="$source_dir/trees/hidden"
 

@@ -52,6 +52,7 @@ class Diagnosis:
     hints: list[Hint] = field(default_factory=list)
     cases: int = 0  # the graded cases it rests on
     count_shown: bool = True  # False where hidden tests are among them: their number is not told
+    seen: str = "graded"  # "visible" when decided on the visible tests alone (hidden ones exist)
 
     def title(self) -> str:
         """The titles, as alternatives: ``"never prunes"``, ``"a, or b"``."""
@@ -60,9 +61,9 @@ class Diagnosis:
     def markdown(self) -> list[str]:
         """The hints as Markdown lines (one paragraph a hint)."""
         lines: list[str] = []
-        every = (f"every graded {self.algorithm} case" if not self.count_shown
-                 else f"the one graded {self.algorithm} case" if self.cases == 1
-                 else f"all {self.cases} graded {self.algorithm} cases")
+        every = (f"every {self.seen} {self.algorithm} case" if not self.count_shown
+                 else f"the one {self.seen} {self.algorithm} case" if self.cases == 1
+                 else f"all {self.cases} {self.seen} {self.algorithm} cases")
         if len(self.hints) > 1:
             lines += [f"Your code behaves like each of {len(self.hints)} known mistakes on "
                       f"{every} (value and traces); no graded case tells them apart, so check "
@@ -117,7 +118,8 @@ def summary_markdown(diagnoses: dict[str, Diagnosis]) -> str:
     """The submission's summary: one line per algorithm with a named mistake."""
     if not diagnoses:
         return ""
-    lines = ["**Likely mistakes** (each explains every graded case of its algorithm):"]
+    seen = "visible" if any(found.seen == "visible" for found in diagnoses.values()) else "graded"
+    lines = [f"**Likely mistakes** (each explains every {seen} case of its algorithm):"]
     for algorithm, found in diagnoses.items():
         names = ", ".join(f"`{hint.name}`" for hint in found.hints)
         lines.append(f"- {algorithm}: {found.title()} ({names})")

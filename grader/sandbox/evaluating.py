@@ -40,7 +40,7 @@ def serve_evaluate_request(request: dict[str, Any], module: Any, path: str,
                     "recycle": True, "function": FUNCTION,
                     "budget_stop": {"kind": "result", "calls": 0},
                     "message": f"evaluate passed its budget of game calls at position {where!r} "
-                               "and went on", "cpu": tools.cpu()})
+                               "and went on", "cpu": tools.enforced_cpu()})
         tools.exit(0)
 
     guard.arm(window, most, lambda: counter.total, settled)
@@ -118,7 +118,7 @@ def serve_evaluate(request: dict[str, Any], module: Any, path: str, limits: dict
                 f" (evaluating position {where!r})") + (
                 "" if caught == "interrupted" else "; the code caught the time-out and went on")
     reply.update(stdout=output.out.text(), stderr=output.err.text(),
-                 printed=output.out.total + output.err.total, cpu=tools.cpu())
+                 printed=output.out.total + output.err.total, cpu=tools.enforced_cpu())
     return reply
 
 

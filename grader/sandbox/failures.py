@@ -31,7 +31,7 @@ def safe_str(value: Any, limit: int = 2000) -> str:
 
 def error_data(exc: BaseException, path: str) -> dict[str, str]:
     """type, message and a traceback of the submission's own frames only."""
-    kind = type(exc).__name__
+    kind = safe_str(type(exc).__name__, 100)  # a class may be named with 49,000 characters
     if isinstance(exc, SystemExit):
         code = "" if exc.code is None else safe_str(exc.code, 200)
         message = f"search.py called sys.exit({code})"

@@ -36,8 +36,10 @@ from grader.sandbox.process import (
     remove_tree,
     worker_environment,
 )
-from grader.sandbox.protocol import ERROR_KEYS, WorkerReply, finite_number
-from grader.sandbox.watch import MIN_IDLE, Watch
+from grader.sandbox.protocol import WorkerReply, error_fields, finite_number
+
+RESTART_LIMIT = "RestartLimitExceeded"  # the error of a test no worker was started again for
+from grader.sandbox.watch import MIN_IDLE, Watch, process_sample
 
 
 class WorkerProcess:
@@ -64,6 +66,7 @@ class WorkerProcess:
         self.limits = limits
         self.user = user
         self.starts = 0  # processes started so far
+        self.start_cpu = 0.0  # CPU seconds they took until ready (the import), in all
         self.startup_seconds: float | None = None  # the last start, until the import was done
         self._ids = self.resolve_ids(user)
         self._proc: subprocess.Popen | None = None
@@ -110,6 +113,16 @@ class WorkerProcess:
         """Start the worker and import the submission (:meth:`run` does this when needed)."""
         if self._proc is not None or self._import_failure is not None:
             return
+        if self.starts and self.start_cpu > self.limits.restart_cpu:
+            starts = f"{self.starts} start{'s' if self.starts != 1 else ''}"
+            message = (f"the worker running search.py was not started again: its {starts} "
+                       f"took {self.start_cpu:.1f} s of CPU time in all (importing "
+                       f"search.py each time), more than the {self.limits.restart_cpu:g} s a "
+                       "submission may spend on them; earlier tests ended it (os._exit, a "
+                       "crash, a time-out)")
+            error = {"type": RESTART_LIMIT, "message": message, "traceback": ""}
+            self._import_failure = WorkerReply("error", error=error, message=message)
+            return
         started = time.perf_counter()
         try:
             self._spawn()
@@ -153,11 +166,15 @@ class WorkerProcess:
             return
         self.startup_seconds = time.perf_counter() - started
         self._cpu = finite_number(ready.get("cpu"), 0.0)
+        sample = process_sample(self.pid) if self.pid is not None else None  # the parent's
+        #                                  own reading: the worker's word may be forged
+        self.start_cpu += min(max(self._cpu, sample[0] if sample else 0.0, 0.0), 1e6)
         stdout, stderr = self._take_output()
         stdout = join_output(str(ready.get("stdout", "")), stdout, self.limits.output)
         stderr = join_output(str(ready.get("stderr", "")), stderr, self.limits.output)
         if ready.get("status") != "ok":
-            error = {k: str((ready.get("error") or {}).get(k, "")) for k in ERROR_KEYS}
+            given = ready.get("error")
+            error = error_fields(given if isinstance(given, dict) else {})
             message = f"search.py could not be imported: {error['type']}: {error['message']}"
             self._import_failure = WorkerReply(
                 "import_error", error=error, stdout=stdout, stderr=stderr, message=message
@@ -199,7 +216,8 @@ class WorkerProcess:
         self._proc, self._scratch = proc, scratch
         pipes = {"stdout": proc.stdout.fileno(), "stderr": proc.stderr.fileno()}
         self._channel = Channel(parent_end, pipes, self.limits.output)
-        self._finalizer = weakref.finalize(self, kill_and_clean, proc, scratch)
+        self._finalizer = weakref.finalize(self, kill_and_clean, proc, scratch,
+                                           self._ids[0] if self._ids else None)
         self._channel.send(
             {
                 "submission": str(target),

@@ -51,6 +51,10 @@ class Limits:
     flood: int = 10 * MiB  # a call printing more (stdout + stderr, all ways) fails
     scratch: int = 64 * MiB  # the scratch folder's size after a call (files of file_size each)
     scratch_entries: int = 1_000  # and its files and folders: more fails the call
+    restart_cpu: float = 60.0  # CPU seconds all of a submission's worker starts may take (its
+    #                            import each time): past it no worker is started again, and
+    #                            the tests left fail (os._exit in every function, an import
+    #                            spinning 4.5 s: paid again at each of 111 tests)
 
     def __post_init__(self) -> None:
         for item in fields(self):

@@ -51,7 +51,7 @@ from typing import IO, Any
 from grader.errors import GraderError
 from grader.paths import REPO_ROOT
 from grader.sandbox.capture import CappedBuffer
-from grader.sandbox.channel import Channel
+from grader.sandbox.channel import Channel, request_pattern
 from grader.sandbox.client import Worker
 from grader.sandbox.limits import Limits
 from grader.sandbox.process import Closed, prepare_scratch
@@ -177,8 +177,11 @@ class PortableChannel(Channel):
         except (OSError, ValueError):
             pass  # the worker is gone; the next read says how
 
-    def receive(self, deadline: float, watch: Watch | None = None) -> dict[str, Any]:
-        """The next message. Raises Deadline or Closed."""
+    def receive(self, deadline: float, watch: Watch | None = None,
+                seq: int | None = None) -> dict[str, Any]:
+        """The next message (of request ``seq``: others dropped unparsed, as the sandboxed
+        channel does). Raises Deadline or Closed."""
+        ours = request_pattern(seq)
         while True:
             wake = next_wake(deadline, watch)
             try:
@@ -192,6 +195,8 @@ class PortableChannel(Channel):
                 self._messages.put(_EOF)
                 raise Closed("wrote more than the grader reads to its private channel")
             line = item.rstrip(b"\n")
+            if ours is not None and not ours.search(line):
+                continue  # another request's line: stale
             try:  # the sandboxed channel's checks: sizes before decoding, then the schema
                 return parse_message(line, len(line), self.max_items)
             except Unreadable as error:

@@ -36,6 +36,9 @@ class PortableTools(Tools):
     def cpu(self) -> float:
         return self.process_time()
 
+    def enforced_cpu(self) -> float:
+        return self.process_time()  # no RLIMIT_CPU here
+
     def allow_cpu(self, seconds: float) -> None:
         pass
 

@@ -1,4 +1,5 @@
-"""Private shared places: the worker's own ``/tmp``, ``/var/tmp``, ``/dev/shm`` and scratch folder.
+"""Private shared places: the worker's own ``/tmp``, ``/var/tmp``, ``/dev/shm``, ``/run/lock``,
+System V IPC and scratch folder.
 
 Without Landlock (kernels before 5.13, or ``$GRADER_LANDLOCK=0``) a worker dropped to an
 unprivileged user could still write the machine's shared folders: memory written to
@@ -7,13 +8,19 @@ nothing bounds the scratch folder but the parent's check between calls. As root,
 right to make a mount namespace (``CAP_SYS_ADMIN``: a root grader on a machine or a
 privileged container), :func:`isolate` runs in the worker's process between fork and exec and
 
+* gives the process an IPC namespace of its own (System V shared memory, semaphores and
+  message queues, POSIX message queues: five 256 MiB segments outlived the grader, 1.28 GB,
+  where ``shmmax`` is unlimited; all go with the process), done on its own, whatever else
+  fails or ``$GRADER_PRIVATE_TMP`` says;
 * gives the process a mount namespace of its own (private: nothing it mounts is seen outside,
   and every mount goes when the process does);
 * mounts a small file system of its own on the scratch folder (``tmpfs``: at most
   ``Limits.scratch`` bytes and ``Limits.scratch_entries`` files and folders, owned by the
   worker's user) and writes ``search.py`` into it;
-* covers ``/tmp``, ``/var/tmp`` and ``/dev/shm`` with empty root-owned ``tmpfs`` the worker's
-  user cannot write to (the scratch folder, when it lies under one of them, is carried over).
+* covers the world-writable folders of :data:`SHARED` (``/tmp``, ``/var/tmp``, ``/dev/shm``,
+  ``/run/lock``: 20 MB of files there outlived the run...) with empty root-owned ``tmpfs``
+  the worker's user cannot write to (the scratch folder, when it lies under one of them, is
+  carried over).
 
 Where the namespace cannot be made (no root, an unprivileged container) it does nothing: the
 worker runs as before, Landlock fences it where the kernel has it, and the parent's checks
@@ -28,9 +35,12 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-SHARED = ("/tmp", "/var/tmp", "/dev/shm")  # noqa: S108 - the folders being closed
+# The folders open to every user on common images (Debian, Ubuntu: /var/lock is a link to
+# /run/lock; /dev/mqueue where mounted; /var/crash and /var/metrics on Ubuntu).
+SHARED = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue", "/var/crash",
+          "/var/metrics")  # noqa: S108 - the folders being closed
 PRIVATE_ENV = "GRADER_PRIVATE_TMP"  # "0": leave the shared folders as they are (tests of the rest)
-_CLONE_NEWNS = 0x00020000
+_CLONE_NEWNS, _CLONE_NEWIPC = 0x00020000, 0x08000000
 _MS_BIND, _MS_REC, _MS_PRIVATE = 0x1000, 0x4000, 1 << 18
 _MS_NOSUID, _MS_NODEV = 0x2, 0x4
 
@@ -50,15 +60,21 @@ def _mount(libc: Any, source: str, target: str, kind: str | None, flags: int,
 def isolator(scratch: Path, source: bytes, ids: tuple[int, int] | None,
              limits: Any) -> Callable[[], None] | None:
     """A ``preexec_fn`` doing :func:`isolate`, or None where it cannot work (not root)."""
-    if os.geteuid() != 0 or ids is None or os.environ.get(PRIVATE_ENV, "1") == "0":
+    if os.geteuid() != 0 or ids is None:
         return None
+    libc = _libc()  # loaded here: the child, forked from a process that may have threads,
+    #                 does no more than system calls
+    if os.environ.get(PRIVATE_ENV, "1") == "0":
+        def own_ipc() -> None:
+            libc.unshare(_CLONE_NEWIPC)
+
+        return own_ipc
     options = (f"size={int(limits.scratch)},nr_inodes={int(limits.scratch_entries)},"
                f"mode=700,uid={ids[0]},gid={ids[1]}")
     covered = coverable()
-    libc = _libc()  # loaded here: the child, forked from a process that may have threads,
-    #                 does no more than system calls
 
     def run() -> None:
+        libc.unshare(_CLONE_NEWIPC)  # (where it fails: process.remove_ipc after the worker)
         try:
             isolate(str(scratch), source, ids, options, covered, libc)
         except BaseException:  # noqa: BLE001, S110 - between fork and exec: never raise here
@@ -77,6 +93,7 @@ def coverable() -> list[str]:
     needed = [os.path.realpath(p) for p in (sys.executable, sys.prefix, sys.base_prefix,
                                             str(REPO_ROOT), *sys.path) if p]
     return [shared for shared in SHARED if os.path.isdir(shared) and not os.path.islink(shared)
+            and (shared in SHARED[:3] or os.stat(shared).st_mode & 0o002)
             and not any((path + os.sep).startswith(os.path.realpath(shared) + os.sep)
                         for path in needed)]
 
@@ -103,6 +120,48 @@ def isolate(scratch: str, source: bytes, ids: tuple[int, int], options: str,
     finally:
         os.close(keep)
     return True
+
+
+# /proc/sysvipc/<kind>: the column of the object's id, and those of its owner's and creator's uid
+_IPC_TABLES = {"shm": (1, 7, 9), "msg": (1, 7, 9), "sem": (1, 4, 6)}
+_IPC_RMID = 0
+
+
+def remove_ipc(uid: int | None, pid: int) -> int:
+    """Remove the System V IPC objects (shared memory, message queues, semaphores) that a
+    worker left in the grader's IPC namespace where it could not have one of its own (no
+    ``CAP_SYS_ADMIN``): those its user ``uid`` owns or made, when it is not the grader's, and
+    the shared memory its process ``pid`` made (a grader that is not root, whose worker runs as
+    its own user: no other object records its maker). How many were removed; 0 where nothing
+    can be read."""
+    uid = None if uid == os.geteuid() else uid
+    removed = 0
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return 0
+    for kind, (ident, owner, creator) in _IPC_TABLES.items():
+        try:
+            with open(f"/proc/sysvipc/{kind}") as table:
+                rows = [line.split() for line in table.readlines()[1:]]
+        except OSError:
+            continue
+        for row in rows:
+            try:
+                mine = uid is not None and uid in (int(row[owner]), int(row[creator]))
+                if not (mine or (kind == "shm" and int(row[4]) == pid)):  # column 4: cpid
+                    continue
+                number = int(row[ident])
+            except (IndexError, ValueError):
+                continue
+            if kind == "shm":
+                done = libc.shmctl(number, _IPC_RMID, None)
+            elif kind == "msg":
+                done = libc.msgctl(number, _IPC_RMID, None)
+            else:
+                done = libc.semctl(number, 0, _IPC_RMID)
+            removed += done == 0
+    return removed
 
 
 def _write_source(scratch: str, source: bytes, ids: tuple[int, int]) -> None:

@@ -79,8 +79,9 @@ def kill_group(proc: subprocess.Popen) -> None:
             pass
 
 
-def kill_and_clean(proc: subprocess.Popen, scratch: Path) -> None:
-    """Finalizer: kill the worker's process group, reap it, close its pipes, remove scratch."""
+def kill_and_clean(proc: subprocess.Popen, scratch: Path, uid: int | None = None) -> None:
+    """Finalizer: kill the worker's process group, reap it, close its pipes, remove scratch
+    and the System V IPC objects of the worker's user ``uid`` (where it has one)."""
     kill_group(proc)
     try:
         proc.wait(timeout=5)
@@ -90,6 +91,10 @@ def kill_and_clean(proc: subprocess.Popen, scratch: Path) -> None:
         if stream is not None:
             stream.close()
     remove_tree(scratch)
+    if os.name == "posix":
+        from grader.sandbox.private import remove_ipc
+
+        remove_ipc(uid, proc.pid)
 
 
 # POSIX flags, looked up: Windows has none of them and imports this module (the portable worker)

@@ -33,6 +33,8 @@ get the same checks and caps.
 Everything the worker sends is untrusted: student code can write on the channel (its descriptor
 is in ``sys.argv``). The parent therefore
 
+* drops, unparsed, a line that nowhere says the current request's ``"seq": N``
+  (:func:`grader.sandbox.channel.request_pattern`: stale or forged for no request);
 * refuses a line longer than :data:`MAX_MESSAGE_BYTES` or holding more JSON items than
   :data:`MAX_MESSAGE_ITEMS` *before* decoding it (:func:`parse_message`: a count of the
   separators bounds what ``json.loads`` could build, so a forged trace of millions of ids never
@@ -42,7 +44,8 @@ is in ``sys.argv``). The parent therefore
   length before it is decoded and every index against the table,
   :func:`~grader.run.packing.unpack_ids`), and reads
   numbers through :func:`finite_number`, which checks an int's size before any float
-  operation;
+  operation, and cuts an error's fields and a reply's message at :data:`ERROR_CAPS`
+  (:func:`error_fields`: a class name too);
 * never takes a status the worker sends as the grader's failure: a ``grader_error`` reply is
   the worker's word, and the worker is the student's (:func:`reply_from_message` makes it a
   ``crashed`` reply; the parent checks a case builds before sending it, so a case the grader
@@ -79,6 +82,9 @@ ERROR_KEYS = ("type", "message", "traceback")
 MAX_TRACE = 600_000  # ids of each trace list sent back (all of tic-tac-toe: 549,945)
 MAX_ID_LENGTH = 1_000  # characters of one id (a connect-4 board is 48)
 MAX_TEXT = 100_000  # characters of any other string of a message (output is capped lower)
+# What is kept of an error's fields and a reply's message (the worker's own safe_str keeps 2,000
+# characters of a message; a class name of 49,000 characters gave 98 kB of results.json a test)
+ERROR_CAPS = {"type": 100, "message": 2_000, "traceback": 10_000}
 # Bounds on one line, checked before it is decoded: two full traces of the longest ids seen in
 # practice, the value's MAX_ITEMS and room for the rest. Decoding a line within them costs the
 # parent at most about 150 MB however the line is made up.
@@ -345,6 +351,19 @@ def reported_calls(message: dict[str, Any]) -> dict[str, int] | None:
             for kind in BUDGET_KINDS}
 
 
+def cut_text(text: str, limit: int) -> str:
+    """``text``, or its first ``limit`` characters and how many more there were."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"... ({len(text) - limit:,} more characters)"
+
+
+def error_fields(error: dict[str, Any]) -> dict[str, str]:
+    """A worker's ``error``: exactly :data:`ERROR_KEYS`, each a string cut at its cap in
+    :data:`ERROR_CAPS` (the type name too: ``type("X" * 49000, (Exception,), {})`` is a class)."""
+    return {key: cut_text(str(error.get(key, "")), ERROR_CAPS[key]) for key in ERROR_KEYS}
+
+
 def reply_from_message(message: dict[str, Any], function: str | None, *, stdout: str, stderr: str,
                        printed: int, limits: Limits) -> WorkerReply:
     """A :class:`WorkerReply` from a worker's reply (checked by :func:`parse_message`).
@@ -370,14 +389,12 @@ def reply_from_message(message: dict[str, Any], function: str | None, *, stdout:
         value=decode_value(message.get("value")) if status == "ok" else None,
         generated=string_list(message.get("generated")),
         evaluated=string_list(message.get("evaluated")),
-        error={k: str(error.get(k, "")) for k in ERROR_KEYS}
-        if isinstance(error, dict)
-        else None,
+        error=error_fields(error) if isinstance(error, dict) else None,
         stdout=join_output(str(message.get("stdout", "")), stdout, limits.output),
         stderr=join_output(str(message.get("stderr", "")), stderr, limits.output),
         elapsed=finite_number(message.get("elapsed"), None),
         function=str(message.get("function") or function or "") or None,
-        message=str(message.get("message", "")),
+        message=cut_text(str(message.get("message", "")), ERROR_CAPS["message"]),
         trace_truncated=bool(message.get("trace_truncated")),
         budget_stop=budget_stop(message) if status == "budget" else None,
         calls=reported_calls(message),

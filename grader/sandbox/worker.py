@@ -57,7 +57,7 @@ from grader.sandbox.failures import (
     guarded_objects,
     tampered,
 )
-from grader.sandbox.guard import CpuGuard, Tools, WorkerTimeout
+from grader.sandbox.guard import CpuGuard, Tools, WorkerTimeout, prof_clock_reader
 from grader.sandbox.protocol import MAX_TRACE, pack_trace
 from grader.sandbox.reply_parts import (
     budget_fields,
@@ -139,7 +139,8 @@ def _import_submission(path: str, limits: dict[str, Any], guard: CpuGuard) -> tu
         except BaseException as exc:  # noqa: BLE001 - whatever the import does is reported
             module = None
             reply.update(status="import_error", error=error_data(exc, path))
-    reply.update(stdout=output.out.text(), stderr=output.err.text(), cpu=guard.tools.cpu())
+    reply.update(stdout=output.out.text(), stderr=output.err.text(),
+                 cpu=guard.tools.enforced_cpu())
     return module, reply
 
 
@@ -220,7 +221,7 @@ def _serve(request: dict[str, Any], module: Any, path: str, limits: dict[str, An
         tools.send({"event": "reply", "seq": request.get("seq"), "status": "budget",
                     "recycle": True, **budget_fields(trace, stop),
                     **pack_trace(generated, evaluated), "trace_truncated": truncated,
-                    "calls": call_counts(trace), "cpu": tools.cpu()})
+                    "calls": call_counts(trace), "cpu": tools.enforced_cpu()})
         tools.exit(0)
 
     if isinstance(request.get("evaluate"), dict):  # the evaluate assignment: a batch of positions
@@ -326,7 +327,7 @@ def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any
         stdout=output.out.text(),
         stderr=output.err.text(),
         printed=output.out.total + output.err.total,
-        cpu=tools.cpu(),
+        cpu=tools.enforced_cpu(),
     )
     return reply
 
@@ -386,7 +387,7 @@ def main(argv: list[str] | None = None) -> int:
         seed=random.seed, perf_counter=time.perf_counter, getrusage=resource.getrusage,
         getrlimit=resource.getrlimit, setrlimit=resource.setrlimit, setitimer=signal.setitimer,
         set_handler=signal.signal, send=send, receive=receive, exit=os._exit,
-        raise_signal=signal.raise_signal,
+        raise_signal=signal.raise_signal, prof_clock=prof_clock_reader(time.clock_gettime),
     )
     guard = CpuGuard(tools, float(limits["kill_margin"]))
     return serve(config, tools, guard, {"uid": os.getuid(), "landlock": landlock})

@@ -1,13 +1,17 @@
 """The named mistakes of a graded submission, written into its tests and its summary.
 
 Called once by :func:`grader.scoring.grade.grade`, after every test ran: for each algorithm,
-:func:`grader.feedback.verdict.diagnose_submission` weighs what the student's code did on every
-graded case of it, and the one diagnosis (a mistake, or alternatives, or nothing) goes
+:func:`grader.feedback.verdict.diagnose_submission` weighs what the student's code did on the
+graded cases of it seen with each test (below), and the one diagnosis (a mistake, or
+alternatives, or nothing) goes
 
 * into each failing test of the algorithm: its Markdown output (the hint paragraph), its summary
   line (``(likely mistake: ...)``) and ``extra_data["mistakes"]`` (the hints, for the HTML
   report);
-* into ``results.extra_data["diagnoses"]`` and the top-level output's summary (returned).
+* into the top-level output's summary (returned), and ``results.extra_data["diagnoses"]``
+  (staff's, over every test).
+
+What students see before the due date is decided on the tests they see (:func:`name_mistakes`).
 
 Where several mistakes remain (no graded case tells them apart), the smallest random tree on
 which their runs differ is searched for (:func:`telling_tree`, deterministic; staff machines and
@@ -37,37 +41,81 @@ from grader.scoring.results import GradingResults, TestResult
 
 def name_mistakes(observed: list[tuple[TestResult, Observation]], answers: Any,
                   results: GradingResults) -> str:
-    """Attach each algorithm's diagnosis to its failing tests; return the summary Markdown."""
+    """Attach each algorithm's diagnosis to its failing tests; return the summary Markdown.
+
+    A diagnosis is decided on the tests whose output is seen whenever its own is: for a visible
+    test and the summary, the visible tests only (a hint weighed over hidden cases too told
+    students a fact of them: an ``alpha_beta`` that fails like "never prunes" only when a
+    hidden leaf is at least T read the largest hidden leaf off the visible hint, issue 34);
+    for an ``after_due_date`` (``after_published``) test, the visible tests and those of its
+    own visibility, all seen together after the due date (once published); for a ``hidden``
+    test, seen by staff only, every test."""
     by_algorithm: dict[str, list[tuple[TestResult, Observation]]] = {}
     for test, observation in observed:
         by_algorithm.setdefault(test.algorithm, []).append((test, observation))
-    diagnoses: dict[str, Diagnosis] = {}
-    hints: dict[str, str] = {}
+    diagnoses: dict[str, Diagnosis] = {}  # the summary's: on the visible tests
+    for_staff: dict[str, Diagnosis] = {}  # on every test (extra_data, never shown to students)
+    hints: dict[str, str] = {}  # the summary's paragraph, as its visible tests end with it
     for algorithm, pairs in by_algorithm.items():
-        try:
-            found = diagnose_submission(algorithm, [obs for _, obs in pairs], answers)
-        except Exception:  # noqa: BLE001 - the grader's failure: no hint, staff told
-            results.staff_notes.append(f"diagnosis of {algorithm} failed:\n"
-                                       + traceback.format_exc())
-            continue
-        if found is None:
-            continue
-        found.count_shown = not any(test.hidden for test, _ in pairs)  # hidden tests: no count
-        diagnoses[algorithm] = found
-        apart = _apart_lines(algorithm, found, pairs[0][1].rule, results)
-        hint = "\n".join(part for line in found.markdown() + apart for part in wrap(line))
-        hints[algorithm] = hint
-        for test, observation in pairs:
-            if observation.passed:
+        found_by_scope: dict[frozenset[str], Diagnosis | None] = {}
+        everything = frozenset(test.visibility for test, _ in pairs)
+        found_by_scope[everything] = _diagnosis(algorithm, pairs, len(pairs), answers, results)
+        if found_by_scope[everything] is not None:
+            for_staff[algorithm] = found_by_scope[everything]
+        for test, observation in [(None, None), *pairs]:
+            if test is not None and observation.passed:
                 continue
-            test.output = test.output.rstrip("\n") + "\n\n" + hint
+            scope = _seen_with(test.visibility if test is not None else "visible",
+                               {t.visibility for t, _ in pairs})
+            if scope not in found_by_scope:
+                found_by_scope[scope] = _diagnosis(
+                    algorithm, [pair for pair in pairs if pair[0].visibility in scope],
+                    len(pairs), answers, results)
+            found = found_by_scope[scope]
+            if found is None:
+                continue
+            rule = observation.rule if observation is not None else pairs[0][1].rule
+            apart = _apart_lines(algorithm, found, rule, results)
+            hint = [part for line in found.markdown() + apart for part in wrap(line)]
+            if test is None:
+                diagnoses[algorithm] = found
+                hints[algorithm] = "\n".join(hint)
+                continue
+            test.output = test.output.rstrip("\n") + "\n\n" + "\n".join(hint)
             test.summary += f" (likely mistake: {found.title()})"
             test.extra_data["mistakes"] = [asdict(hint) for hint in found.hints]
-    if diagnoses:
-        # "hint": the paragraph each failing test ends with (the terminal shows it once)
-        results.extra_data["diagnoses"] = {name: {**found.to_dict(), "hint": hints[name]}
-                                           for name, found in diagnoses.items()}
+    if for_staff:
+        # "hint": the paragraph the visible failing tests end with (the terminal shows it once)
+        results.extra_data["diagnoses"] = {
+            name: {**found.to_dict(), **({"hint": hints[name]} if name in hints else {})}
+            for name, found in for_staff.items()}
     return summary_markdown(diagnoses)
+
+
+def _seen_with(visibility: str, present: set[str]) -> frozenset[str]:
+    """The visibilities of the tests a student sees whenever a test of ``visibility`` is seen
+    (``hidden``: staff only, who see them all)."""
+    if visibility == "hidden":
+        return frozenset(present)
+    return frozenset({"visible", visibility})
+
+
+def _diagnosis(algorithm: str, pairs: list[tuple[TestResult, Observation]], every: int,
+               answers: Any, results: GradingResults) -> Diagnosis | None:
+    """The diagnosis over ``pairs``, ``every`` being how many tests the algorithm has."""
+    if not pairs:
+        return None
+    try:
+        found = diagnose_submission(algorithm, [obs for _, obs in pairs], answers)
+    except Exception:  # noqa: BLE001 - the grader's failure: no hint, staff told
+        results.staff_notes.append(f"diagnosis of {algorithm} failed:\n"
+                                   + traceback.format_exc())
+        return None
+    if found is not None:
+        found.count_shown = not any(test.hidden for test, _ in pairs)  # hidden tests: no count
+        if found.count_shown and len(pairs) < every:
+            found.seen = "visible"  # decided without the tests students cannot see yet
+    return found
 
 
 def _apart_lines(algorithm: str, found: Diagnosis, rule: str, results: GradingResults) -> list[str]:

@@ -42,12 +42,12 @@ from grader.scoring.results import (
 )
 
 NOT_IMPLEMENTED = "NotImplementedError"
-
-
-SANDBOX_ERRORS = ("OutputLimitExceeded", "SandboxViolation", "ScratchLimitExceeded")
 # Import errors that mean the upload is not a Python program at all (SubmissionError: a notebook
 # that cannot be read or converted): no line of it ran.
 UNREADABLE_UPLOAD = ("SyntaxError", "IndentationError", "TabError", "SubmissionError")
+
+SANDBOX_ERRORS = ("OutputLimitExceeded", "SandboxViolation", "ScratchLimitExceeded",
+                  "RestartLimitExceeded")
 
 
 def accepted_rules(case_rule: str | None, course_rule: str) -> list[str]:

@@ -14,10 +14,14 @@ Two failure families are kept apart (``TestResult.outcome``):
 Every string in the model is cleaned before it leaves (:meth:`GradingResults.clean`: the grading
 loop and the Gradescope writer call it): NUL characters and lone surrogates, which a submission
 can print, raise or return, become U+FFFD, and the test's output says how many were replaced.
+It also keeps the whole under :data:`RESULTS_BOUND` bytes of JSON (:meth:`GradingResults.bound`),
+whatever each test holds: under the room ``results.json`` has reserved beside it
+(:data:`grader.files.RESERVE_BYTES`).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +43,15 @@ NEUTRAL_GRADER_ERROR = (
 # notebook that cannot be read), so nothing in it could run; platforms that tell a format error
 # from a graded attempt (PrairieLearn's ``gradable: false``) read it. Set by the grading loop.
 UPLOAD_ERROR = "upload_error"
+
+# Bytes of JSON all tests' outputs and extra data may take in a results file (each piece of what
+# a worker sends is capped, but a test's output, its HTML replay of traces (256,000 characters
+# of ids) and 111 tests multiply: 98 kB a test gave an 11 MB results.json, issue 34). Measured
+# without indentation; the file's indentation adds up to 2.5 times that to lists of short ids
+# six levels deep: still under grader.files.RESERVE_BYTES, the room set aside for the file.
+RESULTS_BOUND = 4 * 1024 * 1024
+CUT_NOTE = "\n\n(the rest of this output, {count:,} characters, was cut: results.json is kept " \
+           "under {bound:,} bytes)"
 
 # Test numbers group tests by algorithm: 1.x minimax, 2.x alpha-beta, ...
 ALGORITHM_NUMBERS = {"minimax": 1, "alpha_beta": 2, "expectimax": 3, "maxn": 4, "mcts": 5,
@@ -121,7 +134,46 @@ class GradingResults:
         top += replaced
         if top:
             self.output = "\n\n".join(filter(None, [self.output, REPLACED_NOTE.format(count=top)]))
+        self.bound()
         return count + top
+
+    def bound(self, limit: int = RESULTS_BOUND) -> int:
+        """Keep the tests' outputs and extra data under ``limit`` bytes of JSON in all: first
+        the largest HTML replays go (``extra_data["replay"]``, traces for the HTML report), then
+        every output over an equal share is cut there, saying so. Idempotent. Bytes removed."""
+        def size(value: Any) -> int:
+            try:  # the C encoder's: 4 times faster than indented
+                return len(json.dumps(value, default=str))
+            except (TypeError, ValueError):  # keys the writer makes strings later (json_safe)
+                return len(repr(value))
+
+        sizes = [size(t.output) + size(t.staff_output) + size(t.extra_data) for t in self.tests]
+        before = total = sum(sizes) + size(self.output) + size(self.staff_notes) \
+            + size(self.extra_data)
+        if total <= limit:
+            return 0
+        for index in sorted(range(len(self.tests)), key=lambda i: -sizes[i]):
+            extra = self.tests[index].extra_data
+            if total <= limit:
+                break
+            if "replay" in extra:
+                total -= size(extra.pop("replay"))
+                extra["replay_dropped"] = f"results.json is kept under {limit:,} bytes"
+        if total > limit and self.tests:
+            share = max(limit - size(self.output) - size(self.staff_notes)
+                        - size(self.extra_data), 0) // len(self.tests)
+            for test in self.tests:
+                room = max(share - size(test.staff_output) - size(test.extra_data), 2_000)
+                for name in ("output", "staff_output"):
+                    text = getattr(test, name)
+                    if size(text) > room:
+                        keep = max(len(text) * room // size(text) - 200, 0)
+                        setattr(test, name, text[:keep] + CUT_NOTE.format(
+                            count=len(text) - keep, bound=limit))
+            total = sum(size(t.output) + size(t.staff_output) + size(t.extra_data)
+                        for t in self.tests) + size(self.output) + size(self.staff_notes) \
+                + size(self.extra_data)
+        return before - total
 
     def by_algorithm(self) -> dict[str, list[TestResult]]:
         groups: dict[str, list[TestResult]] = {}

@@ -17,8 +17,9 @@ expression the target's test output matches; ``score`` is the fraction of its po
 keeps (0 for every attack). ``link`` makes the submitted ``search.py`` a symbolic link to a file of
 the layout (the source appended is then never read). ``folder`` puts ``search.py`` in a folder of
 that name inside the upload; ``output`` is a regular expression the results' top-level output
-matches. ``upload`` names a maker of :data:`UPLOADS`: the submission is uploaded its way (a
-zip given to the grader, a notebook, a folder of many levels) instead of as ``search.py``.
+matches; ``results_bytes``, when set, bounds results.json's size. ``upload`` names a maker of
+:data:`UPLOADS`: the submission is uploaded its way (a zip given to the grader, a notebook, a
+folder of many levels) instead of as ``search.py``.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ TIMEOUT = r"was stopped by the time limit"
 REFUSED = r"tried to reach something outside the sandbox"
 PROCESS = r"tried to start a process or a thread"
 WRONG_VALUE = r"expected (the value|a number)[^\n]*got"
+
+SYSV_KEY = 0x67726100  # the first System V key sysv_shared_memory uses (five in a row)
 
 # Prepended to attacks that look for the grader's files.
 PATHS = """
@@ -73,6 +76,7 @@ class Attack:
     folder: str = ""  # search.py is uploaded in a folder of this name
     output: str = ""  # regex the results' top-level output matches
     upload: str = ""  # a maker of UPLOADS: how the submission is uploaded (default: search.py)
+    results_bytes: int = 0  # when set, results.json is smaller than this
 
 
 def _attack(name: str, category: str, description: str, source: str, **expect) -> Attack:
@@ -192,6 +196,14 @@ def _nested_folders(folder: Path, text: str, levels: int = 1500) -> Path:
     return folder
 
 
+def _dangling_link(folder: Path, text: str) -> Path:
+    """``search.py`` beside a symbolic link to nothing (``stat`` of it raised FileNotFoundError
+    in ``grader batch``, stopping every other submission's grading)."""
+    (folder / "search.py").write_text(text)
+    (folder / "notes.txt").symlink_to(folder / "no-such-file")
+    return folder
+
+
 NOTEBOOK_MARKUP = "%time 1 ` <img src=x onerror=alert(1)> **full marks** `"
 
 
@@ -221,6 +233,19 @@ def _notebook_surrogate(folder: Path, text: str) -> Path:
     return folder
 
 
+def _notebook_cells(folder: Path, text: str, cells: int = 4_999) -> Path:
+    """``search.ipynb``: ``cells - 1`` cells of one line, then the submission in the last."""
+    def cell(source: str) -> dict:
+        return {"cell_type": "code", "metadata": {}, "source": source, "outputs": [],
+                "execution_count": None}
+
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                "cells": [cell(f"FILLER_{index} = {index}") for index in range(cells - 1)]
+                + [cell(text)]}
+    (folder / "search.ipynb").write_text(json.dumps(notebook))
+    return folder
+
+
 UPLOADS: dict[str, Callable[[Path, str], Path]] = {
     "zip_unsupported_method": lambda f, t: _patched_zip(f, t, _unsupported_method),
     "zip_encrypted": lambda f, t: _patched_zip(f, t, _encrypted),
@@ -228,8 +253,10 @@ UPLOADS: dict[str, Callable[[Path, str], Path]] = {
     "zip_overlapping_members": _overlapping_members,
     "zip_many_entries": _many_entries,
     "nested_folders": _nested_folders,
+    "dangling_link": _dangling_link,
     "notebook": _notebook,
     "notebook_surrogate": _notebook_surrogate,
+    "notebook_cells": _notebook_cells,
 }
 
 
@@ -770,6 +797,26 @@ ATTACKS: list[Attack] = [
                 return 3
             """, prelude=REQUEST),
             message=r"stopped after 1,400 `result` calls"),
+    _attack("huge_exception_type", "forgery",
+            "an exception class named with 49,000 characters raised at import: its name was "
+            "the one string of the worker's not capped (98 kB a test; an 11 MB results.json "
+            "for 111 tests, above the 8 MiB reserved beside it)",
+            'raise type("X" * 49000, (Exception,), {})()\n', scope="module",
+            message=r"could not be imported[\s\S]*X{90}\.\.\.", results_bytes=60_000),
+    _attack("stale_reply_flood", "forgery",
+            "three valid-looking replies of 8 MB written on the channel for a request that "
+            "does not exist, then the right answer: each was parsed in full (0.73 grader CPU s "
+            "for 24 MiB) before it was found stale",
+            _ab("""
+                import json
+                if depth == 0:
+                    stale = {"event": "reply", "seq": _request()["seq"] + 1, "status": "ok",
+                             "value": 3, "generated": ["B"] * 1_000_000}
+                    line = json.dumps(stale).encode()
+                    for _ in range(3):
+                        _forge(line, tail=b"\\n")
+                return _correct(game, state, alpha, beta, depth)
+            """, prelude=REQUEST + CORRECT_KEPT), scope="none"),
     _attack("huge_int", "forgery", "2**5000: float() of it raises OverflowError",
             _ab("return 2**5000"), message=r"expected a number[^\n]*int of 5001 bits"),
     _attack("huge_int_in_vector", "forgery", "max^n's vector holding 2**5000 and NaN",
@@ -833,6 +880,30 @@ ATTACKS: list[Attack] = [
                         out.write(b"\\0" * 1_000_000)
                 return 3
             """), message=REFUSED, fenced=True),
+    _attack("run_lock", "escape",
+            "20 MB written to /run/lock (mode 1777: Landlock was its only fence)",
+            _ab("""
+                for index in range(20):
+                    with open(f"/run/lock/grader-hostile-{index}", "wb") as out:
+                        out.write(b"\\0" * 1_000_000)
+                return 3
+            """), message=REFUSED, fenced=True),
+    _attack("sysv_shared_memory", "runaway",
+            "five System V shared-memory segments made and filled: they outlived the grader "
+            "(256 MiB each, 1.28 GB owned by the worker's user; shmmax unlimited)",
+            _ab("""
+                import ctypes
+                if depth == 0:
+                    libc = ctypes.CDLL(None, use_errno=True)
+                    libc.shmat.restype = ctypes.c_void_p
+                    for index in range(5):  # IPC_CREAT | 0o666
+                        ident = libc.shmget(SYSV_KEY + index, 1 << 20, 0o1666)
+                        address = libc.shmat(ident, None, 0)
+                        if ident >= 0 and address not in (None, ctypes.c_void_p(-1).value):
+                            ctypes.memset(address, 1, 1 << 20)
+                            libc.shmdt(ctypes.c_void_p(address))
+                return _correct(game, state, alpha, beta, depth)
+            """, prelude=CORRECT_KEPT + f"SYSV_KEY = {SYSV_KEY}\n"), scope="none"),
     # --- uploads: read by the grader's own process, before any worker -----------------------
     _attack("zip_unsupported_method", "accident",
             "a zip whose search.py is stored by a compression method Python lacks: it made "
@@ -861,6 +932,10 @@ ATTACKS: list[Attack] = [
             "an upload holding 1,500 nested folders beside search.py: finding search.py raised "
             "RecursionError in the grader (os.walk)",
             "", upload="nested_folders", scope="none"),
+    _attack("dangling_link_upload", "accident",
+            "an upload holding a symbolic link to nothing beside search.py: in grader batch, "
+            "stat() of it raised FileNotFoundError and no submission was graded",
+            "", upload="dangling_link", scope="none"),
     _attack("notebook_markup", "forgery",
             "a notebook whose dropped IPython line closes its code span and writes HTML and "
             "bold text into the results' output, and a comment after 20,000 spaces on which "
@@ -874,6 +949,15 @@ ATTACKS: list[Attack] = [
             "submission not counted: an attempt for free)",
             "", upload="notebook_surrogate", scope="module",
             message=r"cell 2, line 1: holds the character U\+D800"),
+    _attack("notebook_many_line_references", "runaway",
+            "a notebook of 4,999 cells whose alpha_beta raises an error naming search.py:9999 "
+            "and its neighbours hundreds of times: relabelling each reference walked every "
+            "cell (quadratic: ~8 grader CPU s a test), and the notebook was converted again "
+            "at each worker start",
+            _ab("""
+                raise ValueError(" ".join(f"search.py:{line}" for line in range(9000, 9300)))
+            """), upload="notebook_cells",
+            message=r'raised an exception[\s\S]*File "search\.ipynb", cell 4999, line'),
     # --- accidents ------------------------------------------------------------------------
     _attack("syntax_error", "accident", "a syntax error: nothing in the file can run",
             "def alpha_beta(game, state:\n    return 3\n", scope="module",
