@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grader.games.base import MAX
+from grader.games.players import SIMPLE_OPPONENTS, greedy_move, match_seed, simple_move
 from reference.evaluations import baseline_evaluation, reference_evaluation
 from reference.play_search import (
     Decision,
@@ -45,37 +46,12 @@ from reference.play_search import (
 OPPONENTS = ("random", "greedy", "baseline")
 
 
-# --- the opponents --------------------------------------------------------------------------
-
-
-def _wins_at_once(game: Any, state: Any, action: Any) -> bool:
-    child = game.result(state, action)
-    if not game.is_terminal(child):
-        return False
-    payoff = game.utility(child)
-    return payoff > 0 if game.to_move(state) == MAX else payoff < 0
-
-
-def greedy_move(game: Any, state: Any, rng: random.Random) -> Any:
-    """Win at once if possible; else avoid the moves that let the opponent win at once."""
-    actions = list(game.actions(state))
-    for action in actions:
-        if _wins_at_once(game, state, action):
-            return action
-    safe = []
-    for action in actions:
-        child = game.result(state, action)
-        if game.is_terminal(child) or not any(
-                _wins_at_once(game, child, reply) for reply in game.actions(child)):
-            safe.append(action)
-    return rng.choice(safe if safe and len(safe) < len(actions) else actions)
+# --- the opponents (random and greedy: grader.games.players, shipped) ------------------------
 
 
 def opponent_move(kind: str, game: Any, state: Any, rng: random.Random, depth: int) -> Any:
-    if kind == "random":
-        return rng.choice(list(game.actions(state)))
-    if kind == "greedy":
-        return greedy_move(game, state, rng)
+    if kind in SIMPLE_OPPONENTS:
+        return simple_move(kind, game, state, rng)
     if kind == "baseline":
         return search_move(game, state, depth, baseline_evaluation)
     raise ValueError(f"expected an opponent, one of {OPPONENTS}, got: {kind!r}")
@@ -99,10 +75,6 @@ class MatchRecord:
     positions: list[str] = field(default_factory=list)  # before each move, then the end
     final: str = ""
     outcome: str = ""  # "win", "draw" or "loss" for the player under test
-
-
-def match_seed(case_seed: int, index: int) -> int:
-    return case_seed * 1000 + index
 
 
 def play_match(game: Any, index: int, case_seed: int, opponent: str, depth: int, opening: int

@@ -118,7 +118,8 @@ def failure_details(results: GradingResults, colour: bool = False) -> str:
     """Each failure's explanation; not-implemented functions summed up in one line each."""
     blocks = []
     for test in results.tests:
-        if test.passed or not test.output or test.outcome == NOT_IMPLEMENTED:
+        shown = test.passed and (test.extra_data or {}).get("show_output")  # evaluate's check
+        if (test.passed and not shown) or not test.output or test.outcome == NOT_IMPLEMENTED:
             continue
         title = f"--- {test.number} {test.name}"
         title = title[:WIDTH - 8] + "... ---" if len(title) > WIDTH - 4 else title + " ---"
