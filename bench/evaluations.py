@@ -15,16 +15,25 @@ from __future__ import annotations
 import textwrap
 
 _WINDOWS = '''
+from operator import itemgetter as _itemgetter
+
+_LINES = {}  # (rows, columns, connect) -> [(cells, reader of their marks)]
+
+
 def _windows(game, state):
-    """Each window of ``connect`` cells in a line: (its cells, its marks)."""
-    board = game.board(state)
+    """Each window of ``connect`` cells in a line: (its cells, its marks as a tuple)."""
     rows, columns, k = game.rows, game.columns, game.connect
-    for r in range(rows):
-        for c in range(columns):
-            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-                if 0 <= r + dr * (k - 1) < rows and 0 <= c + dc * (k - 1) < columns:
-                    cells = [(r + dr * i, c + dc * i) for i in range(k)]
-                    yield cells, [board[a][b] for a, b in cells]
+    lines = _LINES.get((rows, columns, k))
+    if lines is None:
+        lines = _LINES[(rows, columns, k)] = []
+        for r in range(rows):
+            for c in range(columns):
+                for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                    if 0 <= r + dr * (k - 1) < rows and 0 <= c + dc * (k - 1) < columns:
+                        cells = [(r + dr * i, c + dc * i) for i in range(k)]
+                        lines.append((cells, _itemgetter(*[a * columns + b for a, b in cells])))
+    flat = "".join(game.board(state))
+    return [(cells, read(flat)) for cells, read in lines]
 '''
 
 _CENTRE = '''

@@ -297,16 +297,17 @@ def check_targets(shares: dict[str, list[float]], strength: dict[str, Any]) -> l
                       f"{min(shares[strongest]):.0%} (< 90%)")
     clear = [(a, b) for a, b in itertools.permutations(names, 2)
              if all(g[a] - g[b] >= 60 for g in per_game)]  # a clearly stronger than b
-    same_order = 0
+    same_order, sets_off = 0, []
     for s in range(sets):
         inverted = [(a, b) for a, b in clear if shares[a][s] < shares[b][s]]
         tied = [(a, b) for a, b in clear if shares[a][s] == shares[b][s]]
         if not inverted and len(tied) <= 1:
             same_order += 1
         else:
-            failed.append(f"set {s}: inverted {inverted}, tied {tied}")
+            sets_off.append(f"set {s}: inverted {inverted}, tied {tied}")
     if same_order < 0.9 * sets:
-        failed.append(f"the order holds in {same_order} of {sets} sets (< 90%)")
+        failed.append(f"the order holds in {same_order} of {sets} sets (< 90%): "
+                      + "; ".join(sets_off))
     return failed
 
 

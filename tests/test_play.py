@@ -536,8 +536,9 @@ def test_the_shipped_play_cases_load_and_the_rubric_sets_their_points():
     assert len(cases) >= 6 and {c.play.opponent for c in cases} == set(play.OPPONENTS)
     assert {c.game for c in cases} == {"connect4", "mnk"}
     points = {c.play.opponent: rubric.settings_for(c, "evaluate").points for c in cases}
-    assert points == {opponent: len(rubric.play.thresholds_for(opponent))
-                      for opponent in play.OPPONENTS}
+    assert points == {"random": 0,  # the cases set it: a wrong sign wins there too
+                      **{opponent: len(rubric.play.thresholds_for(opponent))
+                         for opponent in ("greedy", "baseline")}}
     with pytest.raises(RubricError, match="ascending"):
         rubric_from_dict({"play": {"thresholds": [5, 1]}})
     with pytest.raises(RubricError, match="expected opponents as keys"):
@@ -706,3 +707,74 @@ def test_the_leaderboard_is_opt_in_and_reports_the_baseline_score_rate_and_margi
     assert results_dict(results)["leaderboard"] == board
     assert "leaderboard" not in results_dict(GradingResults(tests=tests))
     assert load_rubric().play.leaderboard is False
+
+
+# --- the bundled rubric ranks evaluations by strength (issue 28) -----------------------------
+
+# bench/strength.py's round robin (its own board and search, depth 2, both sides): Elo over both
+# games, each pair 60+ Elo apart in each game (docs/staff.md has the whole set of ten)
+BY_STRENGTH = ("wrong_sign", "constant", "one_sided", "weighted")
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    """Each of BY_STRENGTH graded in this process on the six shipped evaluate cases at the
+    bundled rubric: {name: (share of the points, {case: PlayScore})}."""
+    from bench import evaluations
+
+    rubric = load_rubric()
+    cases = [load_case(p) for p in sorted((ROOT / "trees").glob("*/evaluate-*.json"))]
+    graded = {}
+    for name in BY_STRENGTH:
+        function = evaluations.function(name)
+        scores = {}
+        for case in cases:
+            game = case.build_game()
+
+            def evaluate(ids, game=game, function=function):
+                values = evaluate_positions(function, game, ids, rubric.play.calls,
+                                            scoring_play.EVALUATION_SEED, random.seed)
+                return dict(zip(ids, values))
+
+            records = scoring_play.play_case(case, rubric, evaluate)
+            scores[case.name] = scoring_play.play_score(records, rubric, case.play.opponent)
+        share = sum(s.points for s in scores.values()) / sum(s.full for s in scores.values())
+        graded[name] = (share, scores)
+    return graded
+
+
+def test_the_bundled_rubric_ranks_evaluations_by_their_measured_strength(bundled):
+    shares = [bundled[name][0] for name in BY_STRENGTH]
+    assert shares == sorted(shares) and len(set(shares)) == len(shares), shares
+    assert bundled["wrong_sign"][0] == 0
+    assert bundled["constant"][0] <= 0.2
+    assert bundled["weighted"][0] >= 0.9
+
+
+def test_a_search_right_on_one_side_only_never_scores_full_marks_against_the_baseline(bundled):
+    one_sided = bundled["one_sided"][1]
+    baseline = [s for name, s in one_sided.items() if "baseline" in name]
+    assert baseline and all(s.points <= s.full / 2 for s in baseline)
+    assert all(s.rates["o"] < s.rates["x"] for s in one_sided.values())
+
+
+def test_grader_play_with_a_correct_alpha_beta_plays_the_autograder_s_matches():
+    from grader.scoring.local_play import load_search, play_local_match
+
+    data = case_of("connect4", "greedy", 2, matches=2)
+    case = case_from_dict(data)
+    namespace: dict = {}
+    exec(compile(variants.source("correct"), "correct", "exec"), namespace)  # noqa: S102
+    game = case.build_game()
+
+    def evaluate(ids):
+        values = evaluate_positions(namespace["evaluate"], game, ids, SMALL.play.calls,
+                                    scoring_play.EVALUATION_SEED, random.seed)
+        return dict(zip(ids, values))
+
+    graded = scoring_play.play_case(case, SMALL, evaluate)
+    module = load_search(SUBMISSIONS / "correct")
+    local = [play_local_match(module, game, i, 2, "greedy", 2, 2, 1000) for i in range(2)]
+    assert [(r.moves, r.final, r.outcome) for r in local] == \
+        [(r.moves, r.final, r.outcome) for r in graded]
+    assert play_feedback.records_data(local) == play_feedback.records_data(graded)

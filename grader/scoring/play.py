@@ -195,7 +195,7 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
         return result
     score = play_score(records, rubric, case.play.opponent)
     result.score = round(result.max_score * (score.points / score.full if score.full else 0.0), 6)
-    result.outcome = PASSED if result.score >= result.max_score else "wrong_value"
+    result.outcome = PASSED if score.points >= score.full else "wrong_value"
     game = _game(case)  # the one the matches used: its positions are remembered already
     depth = case.play.depth or rubric.play.depth
     wins, losses = score.wins_losses
