@@ -12,6 +12,8 @@ The third opponent, ``baseline`` (the staff's search with the staff's plain eval
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from grader.games.base import MAX
@@ -57,4 +59,66 @@ def simple_move(kind: str, game: Any, state: Any, rng: random.Random) -> Any:
     raise ValueError(f"expected an opponent, one of {SIMPLE_OPPONENTS}, got: {kind!r}")
 
 
-__all__ = ["SIMPLE_OPPONENTS", "greedy_move", "match_seed", "simple_move", "wins_at_once"]
+@dataclass
+class MatchRecord:
+    """A finished match, as the grader reports it (the graded matches' and ``grader play``'s)."""
+
+    index: int
+    seed: int
+    side: str  # "x" or "o": the player under test
+    opponent: str
+    start: str  # the position after the opening
+    moves: list[tuple[str, Any]] = field(default_factory=list)  # (mark, action), opening first
+    opening: int = 0  # how many of ``moves`` were the random opening
+    decisions: list[Any] = field(default_factory=list)  # the staff search's, when it played
+    positions: list[str] = field(default_factory=list)  # before each move, then the end
+    final: str = ""
+    outcome: str = ""  # "win", "draw" or "loss" for the player under test
+
+
+OwnMove = Callable[[Any, MatchRecord], Generator[Any, Any, Any]]
+
+
+def run_match(game: Any, index: int, case_seed: int, opponent: str, opening: int,
+              own_move: OwnMove, their_move: Callable[[Any, random.Random], Any]
+              ) -> Generator[Any, Any, MatchRecord]:
+    """Match ``index`` of a case: ``opening`` uniform random plies (both sides, from the match
+    seed's ``random.Random``), then the player under test (``x`` in even matches, ``o`` in odd
+    ones) and the opponent alternately until the game ends. ``own_move(state, record)`` is a
+    generator returning the player under test's action (whatever it yields is passed through:
+    the grader's requests for values); ``their_move(state, rng)`` the opponent's."""
+    seed = match_seed(case_seed, index)
+    rng = random.Random(seed)
+    side = "x" if index % 2 == 0 else "o"
+    mover = MAX if side == "x" else 1 - MAX
+    state = game.initial_state()
+    record = MatchRecord(index, seed, side, opponent, "", opening=0)
+    for _ in range(opening):
+        if game.is_terminal(state):
+            break
+        action = rng.choice(list(game.actions(state)))
+        record.positions.append(game.state_id(state))
+        record.moves.append((mark_to_move(game, state), action))
+        record.opening += 1
+        state = game.result(state, action)
+    record.start = game.state_id(state)
+    while not game.is_terminal(state):
+        record.positions.append(game.state_id(state))
+        if game.to_move(state) == mover:
+            action = yield from own_move(state, record)
+        else:
+            action = their_move(state, rng)
+        record.moves.append((mark_to_move(game, state), action))
+        state = game.result(state, action)
+    record.final = game.state_id(state)
+    payoff = game.utility(state) * (1 if side == "x" else -1)
+    record.outcome = "win" if payoff > 0 else "loss" if payoff < 0 else "draw"
+    return record
+
+
+def mark_to_move(game: Any, state: Any) -> str:
+    """``x`` or ``o``: the mark of the player to move."""
+    return "x" if game.to_move(state) == MAX else "o"
+
+
+__all__ = ["MatchRecord", "mark_to_move", "run_match", "SIMPLE_OPPONENTS", "greedy_move", "match_seed", "simple_move", "wins_at_once"]

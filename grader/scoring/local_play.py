@@ -15,8 +15,9 @@ players (:mod:`grader.games.players`), both sides, seeded as the autograder seed
   move wins; ties go to the first action.
 * Every match runs in this process, in the student's own code: a local tool for one's own
   ``search.py``. Grading runs the submission in the sandbox and with the staff's search.
-* The records have the fields the graded matches' have (``grader.feedback.play.records_data``
-  writes both), so the HTML report shows them alike.
+* The matches are the graded ones' (:func:`grader.games.players.run_match`, the same seeds and
+  records, ``grader.feedback.play.records_data`` writes both), so the HTML report shows them
+  alike, and with a correct ``alpha_beta`` they are move for move the autograder's.
 """
 
 from __future__ import annotations
@@ -25,12 +26,12 @@ import importlib.util
 import math
 import random
 import sys
-from dataclasses import dataclass, field
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
 from grader.games.base import MAX
-from grader.games.players import match_seed, simple_move
+from grader.games.players import MatchRecord, run_match, simple_move
 from grader.run.evaluation import Counter, checked_number, evaluation_game
 from grader.run.tracing import BudgetExceeded
 
@@ -39,22 +40,6 @@ SEARCH_CALLS = 2_000_000  # game calls one move's search may make (a runaway sea
 
 class PlayFailed(Exception):
     """The student's code failed during a match: the message says where and how."""
-
-
-@dataclass
-class LocalMatch:
-    """A finished match (the fields of the graded matches' records)."""
-
-    index: int
-    seed: int
-    side: str
-    opponent: str
-    start: str = ""
-    moves: list[tuple[str, Any]] = field(default_factory=list)
-    opening: int = 0
-    positions: list[str] = field(default_factory=list)
-    final: str = ""
-    outcome: str = ""
 
 
 class _SearchGame:
@@ -148,41 +133,24 @@ def own_move(module: Any, view: _SearchGame, state: Any) -> Any:
 
 
 def play_local_match(module: Any, game: Any, index: int, case_seed: int, opponent: str,
-                     depth: int, opening: int, calls: int) -> LocalMatch:
-    """Match ``index``: seeded as the autograder's (``match_seed``; x in even matches)."""
-    seed = match_seed(case_seed, index)
-    rng = random.Random(seed)
-    side = "x" if index % 2 == 0 else "o"
-    mover = MAX if side == "x" else 1 - MAX
+                     depth: int, opening: int, calls: int) -> MatchRecord:
+    """Match ``index`` (:func:`grader.games.players.run_match`, as the autograder plays it),
+    the student's own search moving for the player under test."""
     view = _SearchGame(game, depth, module.evaluate, calls)
-    state = game.initial_state()
-    record = LocalMatch(index, seed, side, opponent)
-    for _ in range(opening):
-        if game.is_terminal(state):
-            break
-        action = rng.choice(list(game.actions(state)))
-        record.positions.append(game.state_id(state))
-        record.moves.append((_mark(game, state), action))
-        record.opening += 1
-        state = game.result(state, action)
-    record.start = game.state_id(state)
-    while not game.is_terminal(state):
-        record.positions.append(game.state_id(state))
-        if game.to_move(state) == mover:
-            action = own_move(module, view, state)
-        else:
-            action = simple_move(opponent, game, state, rng)
-        record.moves.append((_mark(game, state), action))
-        state = game.result(state, action)
-    record.final = game.state_id(state)
-    payoff = game.utility(state) * (1 if side == "x" else -1)
-    record.outcome = "win" if payoff > 0 else "loss" if payoff < 0 else "draw"
-    return record
+
+    def own(state: Any, record: MatchRecord) -> Generator[Any, Any, Any]:
+        return own_move(module, view, state)
+        yield  # a generator that never yields: nothing to ask for
+
+    def theirs(state: Any, rng: random.Random) -> Any:
+        return simple_move(opponent, game, state, rng)
+
+    match = run_match(game, index, case_seed, opponent, opening, own, theirs)
+    try:
+        next(match)
+    except StopIteration as stop:
+        return stop.value
+    raise AssertionError("the local match asked for values")  # pragma: no cover
 
 
-def _mark(game: Any, state: Any) -> str:
-    return "x" if game.to_move(state) == MAX else "o"
-
-
-__all__ = ["SEARCH_CALLS", "LocalMatch", "PlayFailed", "load_search", "own_move",
-           "play_local_match"]
+__all__ = ["SEARCH_CALLS", "PlayFailed", "load_search", "own_move", "play_local_match"]
