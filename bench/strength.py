@@ -237,7 +237,7 @@ def _grade_job(job: tuple[str, int, int]) -> tuple[str, int, dict[str, list[list
         game = case.build_game()
         records = scoring_play.play_case(
             case, rubric,
-            lambda ids: {i: float(evaluation(game, game.state_from_id(i))) for i in ids})
+            lambda ids, game=game: {i: float(evaluation(game, game.state_from_id(i))) for i in ids})
         out[case.name] = [[r.side, r.outcome] for r in records]
     return name, s, out
 
@@ -256,8 +256,9 @@ def play_all(sets: int, matches: int, jobs: int) -> dict[str, Any]:
 
 def grade_set(known: dict[str, Any], sets: int, rubric: Any,
               matches_for: dict[str, int] | None = None) -> dict[str, list[float]]:
-    """Each function's evaluate points (a share of the maximum) in each seed set; each case
-    plays its own ``play.matches``, else the rubric's (``matches_for``: by opponent instead)."""
+    """Each function's evaluate points (a share of the maximum) in each seed set, scored as
+    the grader scores them (the case's points, scaled by the steps reached); each case plays
+    its own ``play.matches``, else the rubric's (``matches_for``: by opponent instead)."""
     from grader.cases import load_case
     from grader.scoring.play import play_score
 
@@ -274,8 +275,9 @@ def grade_set(known: dict[str, Any], sets: int, rubric: Any,
                     raise SystemExit(f"{name} set {s} {case_name}: {len(outcomes)} matches "
                                      f"played, {matches} wanted: run with --matches {matches}")
                 got = play_score(outcomes[:matches], rubric, case.play.opponent)
-                earned += got.points
-                full += got.full
+                points = rubric.settings_for(case, "evaluate").points  # a case may set 0
+                earned += points * (got.points / got.full if got.full else 0.0)
+                full += points
             shares.setdefault(name, []).append(earned / full)
     return shares
 

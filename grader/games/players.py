@@ -12,7 +12,7 @@ The third opponent, ``baseline`` (the staff's search with the staff's plain eval
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,4 +121,5 @@ def mark_to_move(game: Any, state: Any) -> str:
     return "x" if game.to_move(state) == MAX else "o"
 
 
-__all__ = ["MatchRecord", "mark_to_move", "run_match", "SIMPLE_OPPONENTS", "greedy_move", "match_seed", "simple_move", "wins_at_once"]
+__all__ = ["SIMPLE_OPPONENTS", "MatchRecord", "greedy_move", "mark_to_move", "match_seed",
+           "run_match", "simple_move", "wins_at_once"]

@@ -20,7 +20,7 @@ from grader.cases.rubric import Rubric
 from grader.compare import Comparison, ValueCheck, compare
 from grader.feedback import deepening, diagnosis, explain
 from grader.feedback import failure as feedback
-from grader.feedback.markdown import code_name, fenced, inline_text
+from grader.feedback.markdown import code_name, inline_text
 from grader.feedback.verdict import Observation
 from grader.run.runner import RunResult
 from grader.run.tracing import Budget
