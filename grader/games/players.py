@@ -111,8 +111,8 @@ def run_match(game: Any, index: int, case_seed: int, opponent: str, opening: int
         record.moves.append((mark_to_move(game, state), action))
         state = game.result(state, action)
     record.final = game.state_id(state)
-    payoff = game.utility(state) * (1 if side == "x" else -1)
-    record.outcome = "win" if payoff > 0 else "loss" if payoff < 0 else "draw"
+    mine = game.utility(state) * (1 if side == "x" else -1)  # the player under test's
+    record.outcome = "win" if mine > 0 else "loss" if mine < 0 else "draw"
     return record
 
 
