@@ -718,12 +718,14 @@ BY_STRENGTH = ("wrong_sign", "constant", "one_sided", "weighted")
 
 @pytest.fixture(scope="module")
 def bundled():
-    """Each of BY_STRENGTH graded in this process on the six shipped evaluate cases at the
-    bundled rubric: {name: (share of the points, {case: PlayScore})}."""
+    """Each of BY_STRENGTH graded in this process on the shipped evaluate cases that carry
+    points at the bundled rubric: {name: (share of the points, {case: PlayScore})}."""
     from bench import evaluations
 
     rubric = load_rubric()
     cases = [load_case(p) for p in sorted((ROOT / "trees").glob("*/evaluate-*.json"))]
+    cases = [c for c in cases if rubric.settings_for(c, "evaluate").points]  # not the random ones
+    assert len(cases) == 4
     graded = {}
     for name in BY_STRENGTH:
         function = evaluations.function(name)
