@@ -2,7 +2,7 @@
 
 Grades ``SUBMISSION`` (default: the correct solution, tests/submissions/correct) on every
 ``evaluate-*`` case of trees/public and trees/hidden under the default rubric (trees/rubric.toml:
-ten matches a case at depth 2), in this process and one sandbox worker, as ``grader grade``
+10 to 20 matches a case at depth 2), in this process and one sandbox worker, as ``grader grade``
 does. Prints the wall time, the CPU seconds of the grader and of the worker, the positions
 the worker evaluated and the requests it took, per case and in all. Run it once: the machine
 may be shared, so the CPU seconds are the fair figure.
@@ -51,7 +51,8 @@ def main(argv: list[str]) -> int:
                   - before_children.ru_utime - before_children.ru_stime)
     for test in results.tests:
         print(f"{test.case_name:32} {test.score:g}/{test.max_score:g}  {test.summary}")
-    print(f"\n{len(cases)} cases, {rubric.play.matches} matches each at depth "
+    played = sum(len(test.extra_data.get("play", [])) for test in results.tests)
+    print(f"\n{len(cases)} cases, {played} matches in all at depth "
           f"{rubric.play.depth}: score {results.score:g}/{results.max_score:g}")
     print(f"wall {wall:.2f} s; CPU: grader {grader_cpu:.2f} s, worker {worker_cpu:.2f} s; "
           f"{counts['positions']:,} positions evaluated in {counts['requests']} requests; "

@@ -67,6 +67,16 @@ def _check(args: argparse.Namespace) -> int:
     )
 
 
+def _play(args: argparse.Namespace) -> int:
+    from grader.commands.play import play_main
+
+    if args.matches is not None and args.matches < 1:
+        print("grader play: --matches must be at least 1", file=sys.stderr)
+        return 2
+    return play_main(args.submission, args.cases or [PUBLIC_CASES], matches=args.matches,
+                     rubric_path=args.rubric, html=args.html)
+
+
 def _batch(args: argparse.Namespace) -> int:
     from grader.commands.batch import batch_main, merge_main
 
@@ -179,6 +189,18 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--rubric", type=Path, default=None)
     check.add_argument("--html", type=Path, default=None, help="also write an HTML report here")
     check.set_defaults(run=_check)
+
+    play = commands.add_parser("play", help="students: watch your alpha_beta play with your "
+                               "evaluate against the random and greedy players")
+    play.add_argument("--submission", type=Path, default=REPO_ROOT / "student" / "search.py",
+                      help="your search.py (default: student/search.py)")
+    play.add_argument("--cases", type=Path, nargs="+", help="evaluate cases (default: the "
+                      "public ones)")
+    play.add_argument("--matches", type=int, default=None, help="matches a case (default: "
+                      "the rubric's)")
+    play.add_argument("--rubric", type=Path, default=None)
+    play.add_argument("--html", type=Path, default=None, help="also write an HTML report here")
+    play.set_defaults(run=_play)
 
     batch = commands.add_parser("batch", help="staff: grade every submission of an export, in parallel")
     batch.add_argument("submissions", type=Path, nargs="?",

@@ -27,10 +27,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Generator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from grader.games.base import MAX
+from grader.games.players import (
+    SIMPLE_OPPONENTS,
+    MatchRecord,
+    greedy_move,
+    match_seed,
+    run_match,
+    simple_move,
+)
 from reference.evaluations import baseline_evaluation, reference_evaluation
 from reference.play_search import (
     Decision,
@@ -45,37 +51,12 @@ from reference.play_search import (
 OPPONENTS = ("random", "greedy", "baseline")
 
 
-# --- the opponents --------------------------------------------------------------------------
-
-
-def _wins_at_once(game: Any, state: Any, action: Any) -> bool:
-    child = game.result(state, action)
-    if not game.is_terminal(child):
-        return False
-    payoff = game.utility(child)
-    return payoff > 0 if game.to_move(state) == MAX else payoff < 0
-
-
-def greedy_move(game: Any, state: Any, rng: random.Random) -> Any:
-    """Win at once if possible; else avoid the moves that let the opponent win at once."""
-    actions = list(game.actions(state))
-    for action in actions:
-        if _wins_at_once(game, state, action):
-            return action
-    safe = []
-    for action in actions:
-        child = game.result(state, action)
-        if game.is_terminal(child) or not any(
-                _wins_at_once(game, child, reply) for reply in game.actions(child)):
-            safe.append(action)
-    return rng.choice(safe if safe and len(safe) < len(actions) else actions)
+# --- the opponents (random and greedy: grader.games.players, shipped) ------------------------
 
 
 def opponent_move(kind: str, game: Any, state: Any, rng: random.Random, depth: int) -> Any:
-    if kind == "random":
-        return rng.choice(list(game.actions(state)))
-    if kind == "greedy":
-        return greedy_move(game, state, rng)
+    if kind in SIMPLE_OPPONENTS:
+        return simple_move(kind, game, state, rng)
     if kind == "baseline":
         return search_move(game, state, depth, baseline_evaluation)
     raise ValueError(f"expected an opponent, one of {OPPONENTS}, got: {kind!r}")
@@ -84,64 +65,22 @@ def opponent_move(kind: str, game: Any, state: Any, rng: random.Random, depth: i
 # --- one match ------------------------------------------------------------------------------
 
 
-@dataclass
-class MatchRecord:
-    """A finished match, as the grader reports it."""
-
-    index: int
-    seed: int
-    side: str  # "x" or "o": the player under test
-    opponent: str
-    start: str  # the position after the opening
-    moves: list[tuple[str, Any]] = field(default_factory=list)  # (mark, action), opening first
-    opening: int = 0  # how many of ``moves`` were the random opening
-    decisions: list[Decision] = field(default_factory=list)
-    positions: list[str] = field(default_factory=list)  # before each move, then the end
-    final: str = ""
-    outcome: str = ""  # "win", "draw" or "loss" for the player under test
-
-
-def match_seed(case_seed: int, index: int) -> int:
-    return case_seed * 1000 + index
-
-
 def play_match(game: Any, index: int, case_seed: int, opponent: str, depth: int, opening: int
                ) -> Generator[list[Any], Sequence[float], MatchRecord]:
-    """Play match ``index`` (module docstring); yields positions to evaluate, gets their values,
-    returns the :class:`MatchRecord`."""
-    seed = match_seed(case_seed, index)
-    rng = random.Random(seed)
-    side = "x" if index % 2 == 0 else "o"
-    mover = MAX if side == "x" else 1 - MAX
-    state = game.initial_state()
-    record = MatchRecord(index, seed, side, opponent, "", opening=0)
-    for _ in range(opening):
-        if game.is_terminal(state):
-            break
-        action = rng.choice(list(game.actions(state)))
-        record.positions.append(game.state_id(state))
-        record.moves.append((_mark(game, state), action))
-        record.opening += 1
-        state = game.result(state, action)
-    record.start = game.state_id(state)
-    while not game.is_terminal(state):
-        record.positions.append(game.state_id(state))
-        if game.to_move(state) == mover:
-            decision = yield from search(game, state, depth)
-            record.decisions.append(decision)
-            action = decision.action
-        else:
-            action = opponent_move(opponent, game, state, rng, depth)
-        record.moves.append((_mark(game, state), action))
-        state = game.result(state, action)
-    record.final = game.state_id(state)
-    payoff = game.utility(state) * (1 if side == "x" else -1)
-    record.outcome = "win" if payoff > 0 else "loss" if payoff < 0 else "draw"
-    return record
+    """Play match ``index`` (module docstring; the match itself is
+    :func:`grader.games.players.run_match`, shipped: ``grader play`` runs it with the student's
+    own search); yields positions to evaluate, gets their values, returns the
+    :class:`MatchRecord`."""
 
+    def searched(state: Any, record: MatchRecord) -> Generator[list[Any], Sequence[float], Any]:
+        decision = yield from search(game, state, depth)
+        record.decisions.append(decision)
+        return decision.action
 
-def _mark(game: Any, state: Any) -> str:
-    return "x" if game.to_move(state) == MAX else "o"
+    def theirs(state: Any, rng: random.Random) -> Any:
+        return opponent_move(opponent, game, state, rng, depth)
+
+    return (yield from run_match(game, index, case_seed, opponent, opening, searched, theirs))
 
 
 def losing_choice(game: Any, record: MatchRecord, depth: int

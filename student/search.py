@@ -208,9 +208,10 @@ def evaluate(game, state):
     (6 x 7, four in a row) and of the 5,5,4-game (tic-tac-toe on a 5 x 5 board, any empty
     square, four in a row) against fixed opponents, half of them as ``x`` and half as ``o``,
     and calls ``evaluate`` at its cutoff. It prunes (alpha-beta), so not every position at the
-    cutoff is evaluated, but its moves are exactly minimax's. Points come from the wins (a
-    draw counts half) that reach the rubric's thresholds, e.g. 1, 5 and 10 wins of 10 against
-    a random player.
+    cutoff is evaluated, but its moves are exactly minimax's. A win counts 1 and a draw 1/2;
+    each step of score rate (e.g. 50%, 60%, 70%, 80% of the matches against the greedy player)
+    earns half a point for each side, ``x`` and ``o``, whose score rate reaches it. Watch your
+    own ``alpha_beta`` play with this ``evaluate``: ``grader play``.
 
     * Called only on positions that are NOT terminal (the search scores those by their
       outcome itself), at the search's depth cutoff, with either player to move.

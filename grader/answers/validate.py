@@ -123,6 +123,9 @@ def validate_paths(paths: Iterable[str | Path], *, check_expect: bool = True,
                 locate(checked.errors, checked.positions)
             else:
                 names[name] = str(file)
+        if isinstance(checked.data, dict) and isinstance(checked.data.get("play"), dict):
+            checked.errors.extend(_play_reach_errors(checked.data["play"], file))
+            locate(checked.errors, checked.positions)
         if warnings is not None and isinstance(checked.data, dict):
             found = case_warnings(checked.data, file)
             locate(found, checked.positions)
@@ -152,6 +155,18 @@ def case_warnings(data: dict, file: Path) -> list[CaseError]:
                                     f"this file's folder, so editors check nothing; write "
                                     f"{right!r}", ("$schema",), str(file)))
     return found
+
+
+def _play_reach_errors(play: dict, file: Path) -> list[CaseError]:
+    """An evaluate case whose matches cannot reach its rubric's win-count thresholds."""
+    matches = play.get("matches")
+    if not isinstance(matches, int) or isinstance(matches, bool):
+        return []  # the rubric's own matches: checked with the rubric (_rubric_errors)
+    problem = _rubric_for(file).play.unreachable(matches)
+    if problem is None:
+        return []
+    return [case_error(f"play.matches: the rubric's [play] {problem}", ("play", "matches"),
+                       str(file))]
 
 
 def _rubric_errors(path: Path) -> list[CaseError]:

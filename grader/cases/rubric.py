@@ -45,6 +45,9 @@ DEFAULT_PATH = DEFAULT_RUBRIC
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 RULES = ("inclusive", "strict")
 TABLES = ("defaults", "algorithms", "random_trees", "play")
+# [play] rates: measured to rank evaluations by strength (bench/strength.py, docs/staff.md)
+DEFAULT_RATES = (("random", (1.0,)), ("greedy", (0.5, 0.6, 0.7, 0.8)),
+                 ("baseline", (0.3, 0.4, 0.5)))
 
 Check = Callable[[Any], "str | None"]  # a value -> what is wrong with it, or None
 
@@ -161,11 +164,11 @@ class RandomTreesRubric:
         return self.points
 
 
-def _threshold_list(value: Any) -> str | None:
+def _threshold_list(value: Any, high: float | None = None) -> str | None:
     if not isinstance(value, list) or not value:
         return f"expected a non-empty list of numbers, got: {value!r}"
     for item in value:
-        problem = _number(0, low_open=True)(item)
+        problem = _number(0, high, low_open=True)(item)
         if problem:
             return problem
     if value != sorted(value):
@@ -173,46 +176,88 @@ def _threshold_list(value: Any) -> str | None:
     return None
 
 
-def _thresholds(value: Any) -> str | None:
-    if isinstance(value, dict):
-        for opponent, given in value.items():
-            if opponent not in OPPONENTS:
-                return f"expected opponents as keys ({', '.join(OPPONENTS)}), got: {opponent!r}"
-            problem = _threshold_list(given)
-            if problem:
-                return f"{opponent}: {problem}"
-        return None
-    return _threshold_list(value)
+def _per_opponent(high: float | None) -> Check:
+    def check(value: Any) -> str | None:
+        if isinstance(value, dict):
+            for opponent, given in value.items():
+                if opponent not in OPPONENTS:
+                    return (f"expected opponents as keys ({', '.join(OPPONENTS)}), "
+                            f"got: {opponent!r}")
+                problem = _threshold_list(given, high)
+                if problem:
+                    return f"{opponent}: {problem}"
+            return None
+        return _threshold_list(value, high)
+
+    return check
+
+
+def _by_opponent(given: Any, opponent: str, missing: tuple) -> list[float]:
+    if isinstance(given, tuple):  # a default: (opponent, thresholds) pairs
+        given = dict(given)
+    if isinstance(given, Mapping):
+        return list(given.get(opponent, missing))
+    return list(given)
 
 
 @dataclass(frozen=True)
 class PlayRubric:
     """How ``evaluate`` cases play and score (``[play]``): a case's ``play`` overrides depth,
-    matches and opening. A test's score is ``threshold_points`` for each threshold its
-    wins reach (a draw counts ``draw_weight`` of a win), CS188's way."""
+    matches and opening.
+
+    A match scores 1 for a win and ``draw_weight`` for a draw; a side's *score rate* is its
+    matches' scores over their number (the student plays ``x`` in half the matches and ``o`` in
+    the other half). For each of the opponent's ``rates`` (steps), the test earns half of
+    ``threshold_points`` when the score rate as ``x`` reaches it and half when the rate as ``o``
+    does: a search right on one side only earns at most half, and steps against the baseline
+    rank evaluations by strength (bench/strength.py measured them: docs/staff.md). A course
+    may instead set ``thresholds``: counts of wins over all the matches, CS188's way (then
+    ``rates`` are not used)."""
 
     depth: int = _key(2, "plies the search looks ahead before it calls evaluate",
                       _number(1, 4, integer=True))
     matches: int = _key(10, "matches a case plays, the student x in half of them and o in the "
-                        "other half", _number(1, 100, integer=True))
+                        "other half", _number(2, 100, integer=True))
     opening: int = _key(2, "random plies each match starts with (seeded), so matches differ",
                         _number(0, 10, integer=True))
     calls: int = _key(1000, "the work budget of one evaluation: result/utility calls",
                       _number(0, integer=True))
     draw_weight: float = _key(0.5, "what a draw counts for, a win counting 1", _number(0, 1))
+    rates: Any = _key(
+        DEFAULT_RATES,
+        "score rates (wins + draw_weight x draws over the matches of one side) at which points "
+        "are earned: half of threshold_points for each side (x, o) whose rate reaches one; a "
+        "list for every opponent, or {opponent = list}, numbers in (0, 1]", _per_opponent(1))
     thresholds: Any = _key(
-        (("random", (1, 5, 10)), ("greedy", (1, 5, 10)), ("baseline", (1, 3, 5))),
-        "wins (draws counted draw_weight) at which points are earned: a list for every "
-        "opponent, or {opponent = list}", _thresholds)
-    threshold_points: float = _key(1, "points for each threshold reached", _number(0))
+        (), "instead of rates: wins (draws counted draw_weight) over all the matches at which "
+        "points are earned, CS188's way: a list for every opponent, or {opponent = list}; each "
+        "at most the matches a case plays", _per_opponent(None))
+    threshold_points: float = _key(1, "points for each rate (or threshold) reached", _number(0))
+    leaderboard: bool = _key(False, "write Gradescope leaderboard entries: each evaluate "
+                             "case's score rate and its win-loss margin", _boolean)
+
+    @property
+    def by_wins(self) -> bool:
+        """Scored by win counts (``thresholds`` set), not by score rates."""
+        return bool(self.thresholds)
 
     def thresholds_for(self, opponent: str) -> list[float]:
+        """The rates (or, with ``thresholds`` set, the win counts) for ``opponent``."""
+        if self.by_wins:
+            return _by_opponent(self.thresholds, opponent, (1, 5, 10))
+        return _by_opponent(self.rates, opponent, (0.5,))
+
+    def unreachable(self, matches: int) -> str | None:
+        """What is wrong with ``thresholds`` for a case of ``matches`` matches, or None."""
+        if not self.by_wins:
+            return None
         given = self.thresholds
-        if isinstance(given, tuple):  # the default: (opponent, thresholds) pairs
-            given = dict(given)
-        if isinstance(given, Mapping):
-            return list(given.get(opponent, (1, 5, 10)))
-        return list(given)
+        lists = dict(given) if isinstance(given, (Mapping, tuple)) else {"every opponent": given}
+        for opponent, values in lists.items():
+            if values and max(values) > matches:
+                return (f"threshold {max(values):g} ({opponent}) cannot be reached in "
+                        f"{matches} matches: lower it or raise matches")
+        return None
 
 
 @dataclass(frozen=True)
@@ -364,7 +409,14 @@ def rubric_from_dict(data: Mapping[str, Any], path: Path | None = None, text: st
         algorithms[name] = _section(AlgorithmRubric, values, f"algorithms.{name}", defaults, error)
     random_trees = _section(RandomTreesRubric, data.get("random_trees", {}), "random_trees",
                             RandomTreesRubric(), error)
-    play = _section(PlayRubric, data.get("play", {}), "play", PlayRubric(), error)
+    play_table = data.get("play", {})
+    play = _section(PlayRubric, play_table, "play", PlayRubric(), error)
+    if isinstance(play_table, dict) and "thresholds" in play_table and "rates" in play_table:
+        raise error("set either rates (score rates on both sides) or thresholds (win counts), "
+                    "not both", "play", "thresholds")
+    problem = play.unreachable(play.matches)
+    if problem:
+        raise error(problem, "play", "thresholds")
     return Rubric(defaults=defaults, algorithms=algorithms, random_trees=random_trees, play=play,
                   path=path)
 

@@ -40,7 +40,7 @@ def value_text(value: Any) -> str:
     return f"{number:.6g}"
 
 
-def _table(records: list[Any]) -> list[str]:
+def outcome_table(records: list[Any]) -> list[str]:
     lines = ["| you play | wins | draws | losses |", "| --- | --- | --- | --- |"]
     for side in ("x", "o"):
         mine = [r for r in records if r.side == side]
@@ -50,7 +50,7 @@ def _table(records: list[Any]) -> list[str]:
     return lines
 
 
-def _moves(record: Any) -> str:
+def moves_text(record: Any) -> str:
     parts = []
     for number, (mark, action) in enumerate(record.moves):
         who = "opening" if number < record.opening else ("you" if mark == record.side else "them")
@@ -92,27 +92,37 @@ def _best(game: Any, position: str, values: dict[Any, Any]) -> Any:
     return next(action for action, value in values.items() if value == best)
 
 
-def report(game: Any, opponent: str, records: list[Any], value: float, thresholds: list,
-           draw_weight: float, losing: dict[int, Any]) -> tuple[str, str]:
-    """(summary, Markdown output) of a played case."""
+def report(game: Any, opponent: str, records: list[Any], score: Any, draw_weight: float,
+           losing: dict[int, Any]) -> tuple[str, str]:
+    """(summary, Markdown output) of a played case; ``score``: its
+    ``grader.scoring.play.PlayScore``."""
     wins = sum(r.outcome == "win" for r in records)
     draws = sum(r.outcome == "draw" for r in records)
     losses = len(records) - wins - draws
-    reached = [t for t in thresholds if value >= t]
     summary = (f"{wins} wins, {draws} draws, {losses} losses in {len(records)} matches "
                f"against {opponent}")
-    lines = [summary + f": {value:g} (a draw counts {draw_weight:g}), thresholds "
-             f"{', '.join(f'{t:g}' for t in thresholds)}: {len(reached)} reached.", ""]
-    lines += _table(records)
+    lines = [summary + ": " + score_text(score, draw_weight), ""]
+    lines += outcome_table(records)
     lost = [r for r in records if r.outcome == "loss"]
     for record in lost[:MAX_LOST_SHOWN]:
         lines += ["", f"**Match {record.index + 1} (you: {record.side}), lost.** Moves "
-                  f"(column or square, Connect Four columns from 0 on the left): {_moves(record)}",
+                  f"(column or square, Connect Four columns from 0 on the left): {moves_text(record)}",
                   "", "Final board:", "```", draw_board(game, record.final), "```", ""]
         lines += _choice(game, record, losing.get(record.index))
     if len(lost) > MAX_LOST_SHOWN:
         lines += ["", f"Also lost: matches {', '.join(str(r.index + 1) for r in lost[MAX_LOST_SHOWN:])}."]
     return summary, "\n".join(lines)
+
+
+def score_text(score: Any, draw_weight: float) -> str:
+    """How a played case's score came about, in a sentence."""
+    listed = ", ".join(f"{t:g}" if score.by_wins else f"{t:.0%}" for t in score.thresholds)
+    if score.by_wins:
+        return (f"{score.value:g} (a draw counts {draw_weight:g}), thresholds {listed}: "
+                f"{score.reached} reached.")
+    return (f"score rate {score.rates['x']:.0%} as x and {score.rates['o']:.0%} as o (a win "
+            f"counts 1, a draw {draw_weight:g}); steps {listed}, half a step earned for each "
+            f"side that reaches it: {score.reached:g} of {len(score.thresholds)} steps.")
 
 
 def records_data(records: list[Any], game: Any = None, losing: Any = None
@@ -122,12 +132,109 @@ def records_data(records: list[Any], game: Any = None, losing: Any = None
     return match_records.records_data(records, game, losing)
 
 
-def sample_report(game: Any, positions: dict[str, Any], values: dict[str, float]) -> str:
-    """The handout's check: the sample positions and the values ``evaluate`` gave them."""
+def swapped(state_id: str) -> str:
+    """The position with the colours swapped (x for o and o for x)."""
+    return state_id.translate(str.maketrans("xo", "ox"))
+
+
+def won_in_one(game: Any) -> tuple[str, str, str]:
+    """Three positions a sane evaluation orders: x to move wins at once; o to move cannot stop
+    x (x has three in a row open at both ends); and the first's mirror, o to move winning at
+    once (the colours swapped and one harmless x mark more). Each of the first two must score
+    above the third."""
+    rows, columns, k = game.rows, game.columns, game.connect
+    bottom = rows - 1
+    gravity = type(game).__name__ == "ConnectFour"
+    # o's marks out of the way: the far columns' bottom cells (Connect Four: then up the last
+    # column), else the top row's corners and cells; x's k-1 marks at the bottom, from column 1
+    if gravity:
+        spots = [(bottom, c) for c in range(columns - 1, k, -1)]
+        spots += [(r, columns - 1) for r in range(bottom - 1, -1, -1)]
+    else:
+        spots = [(0, 0), (0, columns - 1)] + [(0, c) for c in range(1, columns - 1)]
+
+    def grid(marks: dict[tuple[int, int], str]) -> str:
+        cells = [["."] * columns for _ in range(rows)]
+        for (r, c), mark in marks.items():
+            cells[r][c] = mark
+        return "|".join("".join(row) for row in cells)
+
+    line = {(bottom, c): "x" for c in range(1, k)}  # column k (or 0) completes it
+    first = grid({**line, (bottom, 0): "o", **{spot: "o" for spot in spots[:k - 2]}})
+    unstoppable = grid({**line, **{spot: "o" for spot in spots[:k - 2]}})
+    mirror = [list(row) for row in swapped(first).split("|")]
+    extra = spots[k - 2] if gravity else (0, columns // 2)
+    mirror[extra[0]][extra[1]] = "x"
+    return first, unstoppable, "|".join("".join(row) for row in mirror)
+
+
+def mirror_pairs(game: Any, sample: list[str]) -> list[tuple[str, str]]:
+    """Pairs whose values must be ordered, the first above the second: :func:`won_in_one`'s
+    (when the board has room), then each sample position with x to move and its colour swap
+    (both legal: the counts stay equal), whose signs must differ."""
+    pairs = []
+    wide = 2 * game.connect - 1 if type(game).__name__ == "ConnectFour" else game.connect + 1
+    if getattr(game, "connect", 0) >= 3 and game.columns >= wide and game.rows >= 2:
+        first, unstoppable, mirror = won_in_one(game)
+        pairs += [(first, mirror), (unstoppable, mirror)]
+    for state_id in sample:
+        if state_id.count("x") == state_id.count("o") and swapped(state_id) != state_id:
+            pairs.append((state_id, swapped(state_id)))
+    return pairs
+
+
+SWAP_EVIDENCE = 4  # colour-swapped pairs the sign check needs
+
+
+def surely_wrong(game: Any, values: dict[str, float], pairs: list[tuple[str, str]]) -> list[str]:
+    """What the values show is surely wrong (each a sentence; none: nothing found)."""
+    flags = []
+    ordered = _ordered(game, pairs)
+    if len(set(values.values())) == 1:
+        flags.append("evaluate returned the same value for every position: the search then "
+                     "tells moves apart only by the wins and losses it sees")
+    elif ordered:  # x wins at once vs its mirror: shown, not flagged (a static count may err)
+        high, low = ordered[-1]
+        if not values[high] > values[low]:
+            flags.append(f"o cannot stop x (o to move, x's line open at both ends) got "
+                         f"{values[high]:.6g}, not more than {values[low]:.6g} where o wins at "
+                         "once (o to move): larger must be better for x whoever is to move")
+    swaps = [(values[a], values[b]) for a, b in pairs[len(ordered):]
+             if values[a] != 0 or values[b] != 0]
+    same = sum(1 for a, b in swaps if a * b > 0)
+    if len(swaps) >= SWAP_EVIDENCE and same >= 0.8 * len(swaps):
+        flags.append(f"with the colours swapped (x's marks o's and o's x's), {same} of "
+                     f"{len(swaps)} positions kept the sign of their value: what is good for x "
+                     "should be bad for x once the colours swap (does evaluate count o's marks "
+                     "against x?)")
+    return flags
+
+
+def _ordered(game: Any, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The :func:`won_in_one` pairs at the head of ``pairs``."""
+    if not pairs or not hasattr(game, "connect"):
+        return []
+    first, unstoppable, mirror = won_in_one(game)
+    return [p for p in pairs[:2] if p in ((first, mirror), (unstoppable, mirror))]
+
+
+def sample_report(game: Any, sample: list[str], values: dict[str, float],
+                  pairs: list[tuple[str, str]], flags: list[str]) -> str:
+    """The handout's check: the values ``evaluate`` gave, and what looks surely wrong."""
     lines = ["The search that plays the graded matches is not in the handout: here `evaluate` "
-             "ran on sample positions (random play from the start), and returned a finite "
-             "number for each. Check that the values make sense (positive when x is better "
-             "off); the autograder plays the matches.", ""]
-    for state_id, number in values.items():
-        lines += ["```", draw_board(game, state_id), "```", f"evaluate: {number:.6g}", ""]
+             "ran on sample positions (random play from the start) and on mirrored pairs. "
+             "`grader play` plays matches with your own `alpha_beta` calling your "
+             "`evaluate`.", ""]
+    lines += [f"Surely wrong: {flag}." for flag in flags] + ([""] if flags else [])
+    lines += ["| position (rows top to bottom) | to move | evaluate |", "| --- | --- | --- |"]
+    for state_id in sample:
+        mover = "x" if state_id.count("x") == state_id.count("o") else "o"
+        lines.append(f"| `{state_id}` | {mover} | {values[state_id]:.6g} |")
+    if _ordered(game, pairs):
+        first, unstoppable, mirror = won_in_one(game)
+        for what, state_id in (("x to move wins at once", first),
+                               ("o to move cannot stop x", unstoppable),
+                               ("o to move wins at once (the first, colours swapped)", mirror)):
+            lines += ["", f"{what}: evaluate {values[state_id]:.6g}", "```",
+                      draw_board(game, state_id), "```"]
     return "\n".join(lines)

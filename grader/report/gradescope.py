@@ -68,6 +68,8 @@ def results_dict(results: GradingResults) -> dict[str, Any]:
         data["output_format"] = "md"
         data["test_output_format"] = "md"
         data["stdout_visibility"] = "hidden"
+        if results.leaderboard:
+            data["leaderboard"] = json_safe(results.leaderboard)
         if not data.get("leaderboard"):
             data.pop("leaderboard", None)
         extra = dict(results.extra_data)

@@ -305,6 +305,11 @@ def failure_details(results: GradingResults, colour: bool = False, *, verbose: b
                                 verbose=verbose, width=width)
         if lines:
             blocks.append("\n".join(lines) + "\n")
+    for test in results.tests:  # evaluate's local check: values shown even when it passes
+        if test.passed and (test.extra_data or {}).get("show_output") and test.output:
+            blocks.append(f"{_title(test, colour, width)}\n"
+                          + "\n".join(_case_text(test, None, tree=True, legend=False,
+                                                  width=width, colour=colour)) + "\n")
     pending = not_implemented_lines(results)
     if pending:
         wrapped = [part for line in pending for part in _wrapped(line, width, "  ")]

@@ -11,8 +11,7 @@ grader's tests:
   ``result``, ``is_terminal``, ``utility``) and its board (``board(state)``, ``rows``,
   ``columns``, ``connect``), but neither the search's depth limit nor the built-in heuristic
   (``evaluate`` and ``is_cutoff`` are absent: the point is to write one's own; the bound
-  methods still reach the game, as anything in the worker can: values that are the built-in
-  heuristic's are named to staff, :func:`grader.scoring.play.built_in_heuristic`);
+  methods still reach the game, as anything in the worker can: docs/security.md);
 * each call may make at most ``calls`` ``result``/``utility`` calls (one count); the call that
   would pass it raises :class:`~grader.run.tracing.BudgetExceeded` (a ``BaseException``), and
   so does every later one, so a stop is decided by work, never by time;

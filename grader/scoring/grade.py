@@ -38,6 +38,7 @@ from grader.sandbox.limits import Limits
 from grader.scoring import upload
 from grader.scoring.named import name_mistakes
 from grader.scoring.pair import accepted_rules, grade_pair, pair_mcts_outcomes
+from grader.scoring.play import leaderboard
 from grader.scoring.results import (
     ALGORITHM_NUMBERS,
     GRADER_ERROR,
@@ -211,6 +212,8 @@ def grade(
             record(_grade_safely(case, algorithm, number, rubric, worker, answers, results,
                                  observed))
     pair_mcts_outcomes(results.tests)
+    if rubric.play.leaderboard:
+        results.leaderboard = leaderboard(results.tests)
     grader_failed = any(test.outcome == GRADER_ERROR for test in results.tests)
     named = name_mistakes(observed, answers, results)  # one diagnosis per algorithm
     results.output = "\n\n".join(filter(None, [

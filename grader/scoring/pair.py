@@ -20,7 +20,7 @@ from grader.cases.rubric import Rubric
 from grader.compare import Comparison, ValueCheck, compare
 from grader.feedback import deepening, diagnosis, explain
 from grader.feedback import failure as feedback
-from grader.feedback.markdown import code_name, fenced, inline_text
+from grader.feedback.markdown import code_name, inline_text
 from grader.feedback.verdict import Observation
 from grader.run.runner import RunResult
 from grader.run.tracing import Budget
@@ -34,6 +34,8 @@ from grader.scoring.budget import (
     work_budget,
     worker_budget,
 )
+from grader.scoring.failure import failure_outcome, note_upload_error, printed_output
+from grader.scoring.play import grade_play
 from grader.scoring.results import (
     GRADER_ERROR,
     PASSED,
@@ -41,69 +43,11 @@ from grader.scoring.results import (
     TestResult,
 )
 
-NOT_IMPLEMENTED = "NotImplementedError"
-# Import errors that mean the upload is not a Python program at all (SubmissionError: a notebook
-# that cannot be read or converted): no line of it ran.
-UNREADABLE_UPLOAD = ("SyntaxError", "IndentationError", "TabError", "SubmissionError")
-
-SANDBOX_ERRORS = ("OutputLimitExceeded", "SandboxViolation", "ScratchLimitExceeded",
-                  "RestartLimitExceeded")
-
-
 def accepted_rules(case_rule: str | None, course_rule: str) -> list[str]:
     """The pruning rules whose traces pass, the course's own rule first."""
     if case_rule == "either":
         return [course_rule] + [rule for rule in ("inclusive", "strict") if rule != course_rule]
     return [case_rule or course_rule]
-
-
-def _failure_outcome(reply: WorkerReply) -> tuple[str, str]:
-    """(outcome, Markdown message) for a reply that carries no answer.
-
-    The function's name and the worker's messages may be forged (code in search.py can write
-    on the grader's channel): shown only as an identifier and as inert text (:func:`code_name`,
-    :func:`inline_text`), never as Markdown of the student's making."""
-    error = reply.error or {}
-    function = code_name(reply.function)
-    if reply.status == "error" and error.get("type") == NOT_IMPLEMENTED:
-        return "not_implemented", f"{function} is not implemented yet (it raises NotImplementedError)."
-    if reply.status == "missing_function":
-        return "missing", f"`search.py` has no function {function}; the grader calls it by that name."
-    if reply.status == "import_error":
-        return "error", "`search.py` could not be imported, so nothing in it could be graded:\n" + _error_block(error)
-    if reply.status in ("timeout", "killed_timeout"):
-        # Never "does not prune": a search still calling the game meets its budget, not this.
-        return "timeout", (
-            f"{code_name(reply.function, '`search.py`')} was stopped by the time limit: "
-            f"{inline_text(reply.message)}."
-        )
-    if reply.status == "crashed":
-        return "crashed", f"The process running {function} died: {inline_text(reply.message)}."
-    if error.get("type") in SANDBOX_ERRORS:  # the sandbox stopped it: its message says why
-        return "error", f"{function} failed: {inline_text(error.get('message', ''))}."
-    return "error", f"{function} raised an exception:\n" + _error_block(error)
-
-
-def note_upload_error(result: TestResult, reply: WorkerReply) -> None:
-    """Record in ``result.extra_data`` (:data:`UPLOAD_ERROR`) why the upload is not a Python
-    program, when ``reply`` says so. The text is the worker's, so a submission may forge it (the
-    worst it gets is a format error for itself): kept as plain text, cut short."""
-    error = reply.error or {}
-    if reply.status == "import_error" and error.get("type") in UNREADABLE_UPLOAD:
-        kind = "" if error["type"] == "SubmissionError" else f"{error['type']}: "
-        result.extra_data[UPLOAD_ERROR] = f"{kind}{error.get('message', '')}"[:500]
-
-
-def _error_block(error: dict[str, Any]) -> str:
-    text = error.get("traceback") or f"{error.get('type', 'Error')}: {error.get('message', '')}"
-    return fenced(text.rstrip())
-
-
-def _student_output(reply: WorkerReply) -> str:
-    printed = (reply.stdout or "") + (reply.stderr or "")
-    if not printed.strip():
-        return ""
-    return "\nYour code printed:\n" + fenced(printed.rstrip()[-2000:])
 
 
 def _best(comparisons: list[tuple[Reference, Comparison]]) -> tuple[Reference, Comparison]:
@@ -148,8 +92,6 @@ def grade_pair(
     if algorithm == "mcts" and case.mcts is not None and case.mcts.check == "outcome":
         return _grade_mcts_outcome(case, result, settings, worker, answers)
     if algorithm in PLAY_ALGORITHMS:  # graded by play: no reference trace
-        from grader.scoring.play import grade_play
-
         return grade_play(case, result, rubric, worker)
 
     rules = accepted_rules(case.pruning, rubric.for_algorithm(algorithm).pruning)
@@ -160,7 +102,7 @@ def grade_pair(
     keep = TRACE_MULTIPLE * max(max(len(ref.run.generated), len(ref.run.evaluated))
                                 for ref in references) + TRACE_SLACK
     reply = _run(worker, case, algorithm, settings, budget, case.mcts, trace_limit=keep)
-    student_output = "" if result.hidden else _student_output(reply)
+    student_output = "" if result.hidden else printed_output(reply)
     course_rule = rubric.for_algorithm(algorithm).pruning
     if reply.status == "budget":
         if observed is not None:  # a variant also stopped, the same way, is consistent
@@ -168,7 +110,7 @@ def grade_pair(
         return _grade_budget_stop(case, algorithm, result, reply, references, answers,
                                   student_output)
     if reply.status != "ok":
-        result.outcome, message = _failure_outcome(reply)
+        result.outcome, message = failure_outcome(reply)
         result.summary = message.splitlines()[0]
         result.output = message + student_output
         if observed is not None:
@@ -314,7 +256,7 @@ def _grade_mcts_outcome(
             result.output = f"With seed {seed}: `mcts` {result.summary}."
             return result
         if reply.status != "ok":
-            result.outcome, message = _failure_outcome(reply)
+            result.outcome, message = failure_outcome(reply)
             result.summary = message.splitlines()[0]
             result.output = f"With seed {seed}: " + message
             note_upload_error(result, reply)

@@ -33,6 +33,7 @@ import importlib.util
 import json
 import random
 import weakref
+from dataclasses import dataclass
 from typing import Any
 
 from grader.cases import Case
@@ -43,6 +44,7 @@ from grader.feedback.markdown import inline_text
 from grader.run.evaluation import MAX_POSITIONS
 from grader.sandbox.client import Worker
 from grader.sandbox.protocol import WorkerReply
+from grader.scoring.failure import failure_outcome, note_upload_error, printed_output
 from grader.scoring.results import PASSED, TestResult
 
 EVALUATION_SEED = 0  # the student's random is seeded "<EVALUATION_SEED>:<position id>"
@@ -135,49 +137,80 @@ def _advance(index: int, match: Any, send: Any, waiting: dict, records: list, ru
         running.pop(index, None)
 
 
-def score_of(records: list[Any], rubric: Rubric, opponent: str) -> tuple[float, float, list]:
-    """(wins + draw_weight x draws, points earned, thresholds)."""
-    wins = sum(r.outcome == "win" for r in records)
-    draws = sum(r.outcome == "draw" for r in records)
-    value = wins + rubric.play.draw_weight * draws
+@dataclass(frozen=True)
+class PlayScore:
+    """A played case's score (:func:`play_score`)."""
+
+    value: float  # wins + draw_weight x draws over all the matches
+    rates: dict[str, float]  # side ("x", "o") -> score rate over that side's matches
+    thresholds: list[float]  # the opponent's rates (or win counts, scored by wins)
+    reached: float  # thresholds reached (by score rates: a half for each side reaching one)
+    points: float
+    full: float  # the points all thresholds give
+    by_wins: bool
+    wins_losses: tuple[int, int] = (0, 0)
+
+    @property
+    def margin(self) -> int:
+        """Wins minus losses."""
+        return self.wins_losses[0] - self.wins_losses[1]
+
+
+def play_score(outcomes: list[Any], rubric: Rubric, opponent: str) -> PlayScore:
+    """The score of a case's matches under ``rubric`` (:class:`PlayRubric`'s docstring says
+    how); ``outcomes``: the match records, or (side, outcome) pairs."""
+    pairs = [(o.side, o.outcome) if hasattr(o, "side") else tuple(o) for o in outcomes]
+    weight = {"win": 1.0, "draw": rubric.play.draw_weight, "loss": 0.0}
+    value = sum(weight[outcome] for _, outcome in pairs)
+    rates = {}
+    for side in ("x", "o"):
+        mine = [weight[outcome] for s, outcome in pairs if s == side]
+        rates[side] = sum(mine) / len(mine) if mine else 0.0
     thresholds = rubric.play.thresholds_for(opponent)
-    reached = sum(1 for t in thresholds if value >= t)
-    return value, reached * rubric.play.threshold_points, thresholds
+    if rubric.play.by_wins:
+        reached: float = sum(1 for t in thresholds if value >= t - 1e-9)
+    else:  # half of each step for each side whose score rate reaches it
+        reached = sum(0.5 for t in thresholds for rate in rates.values() if rate >= t - 1e-9)
+    wins = sum(outcome == "win" for _, outcome in pairs)
+    losses = sum(outcome == "loss" for _, outcome in pairs)
+    return PlayScore(value, rates, thresholds, reached, reached * rubric.play.threshold_points,
+                     len(thresholds) * rubric.play.threshold_points, rubric.play.by_wins,
+                     (wins, losses))
 
 
 def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -> TestResult:
     """Grade an ``evaluate`` case into ``result`` (its name, number and visibility set)."""
-    from grader.scoring.pair import _failure_outcome, _student_output, note_upload_error
-
     if importlib.util.find_spec("reference") is None:
         return _sample_check(case, result, rubric, worker)
     try:
         records = play_case(case, rubric, lambda ids: evaluate_ids(worker, case, ids, rubric))
     except EvaluationFailed as failed:
         reply = failed.reply
-        result.outcome, message = _failure_outcome(reply)
+        result.outcome, message = failure_outcome(reply)
         if reply.status == "budget":
             result.outcome = "budget"
             message = (f"`evaluate` was stopped: {inline_text(reply.message)} (the budget is "
                        f"{rubric.play.calls} calls an evaluation).")
         result.summary = message.splitlines()[0]
-        result.output = message + ("" if result.hidden else _student_output(reply))
+        result.output = message + ("" if result.hidden else printed_output(reply))
         note_upload_error(result, reply)
         return result
-    value, earned, thresholds = score_of(records, rubric, case.play.opponent)
-    full = len(thresholds) * rubric.play.threshold_points
-    result.score = round(result.max_score * (earned / full if full else 0.0), 6)
-    result.outcome = PASSED if result.score >= result.max_score else "wrong_value"
+    score = play_score(records, rubric, case.play.opponent)
+    result.score = round(result.max_score * (score.points / score.full if score.full else 0.0), 6)
+    result.outcome = PASSED if score.points >= score.full else "wrong_value"
     game = _game(case)  # the one the matches used: its positions are remembered already
     depth = case.play.depth or rubric.play.depth
-    result.extra_data = {}
+    wins, losses = score.wins_losses
+    result.extra_data = {"score": {"rate": round(score.value / len(records), 6),
+                                   "rates": {k: round(v, 6) for k, v in score.rates.items()},
+                                   "matches": len(records), "wins": wins, "losses": losses}}
     losing = _losing_choices(game, records, depth)
     # The follow-up requests (the pruned moves' values, the hint's) cannot change the score,
     # so a failure costs the submission nothing: after the first, none is made (a submission
     # that times out on each would take the grader's time for free, a worker restart each).
     answered = _fill_in_pruned(worker, case, rubric, game, losing.values(), depth)
     result.summary, result.output = play_feedback.report(
-        game, case.play.opponent, records, value, thresholds, rubric.play.draw_weight, losing)
+        game, case.play.opponent, records, score, rubric.play.draw_weight, losing)
     if result.score < result.max_score and answered:
         hint = likely_mistake(game, _match_values(worker, case, rubric, records))
         if hint:
@@ -189,57 +222,21 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
     result.extra_data["play_summary"] = match_records.summary_data(
         case.play.opponent, records, rubric.play,
         result.score / result.max_score if result.max_score else 0.0)
-    result.staff_output = built_in_heuristic(game, _cache(worker, case))
     return result
 
 
-def built_in_heuristic(game: Any, values: dict[str, float]) -> str:
-    """A note for staff (never a deduction) when the student's values are the built-in
-    game's own heuristic, up to a positive scale and shift, on every position evaluated (at
-    least :data:`MIN_EVIDENCE`, not all alike); "" otherwise. The handout ships that heuristic
-    in ``grader/games`` (and ``game.board.__self__._heuristic`` reaches it from ``evaluate``:
-    nothing in the worker is out of the submission's reach), and it is the baseline opponent's
-    evaluation: a one-line ``evaluate`` returning it earned 10 of 12 points on four evaluate
-    cases, the hidden baseline one in full."""
-    heuristic = getattr(game, "_heuristic", None)
-    if heuristic is None or len(values) < MIN_EVIDENCE:
-        return ""
-    # A student's own evaluation parts from the heuristic within a few positions: those are
-    # checked first, so the thousands a submission's matches reach (rebuilding them all costs
-    # as much again as the matches' own search) are checked only when the few fit
-    ids = list(values)
-    if _affine_scale(heuristic, game, values, ids[:FIRST_LOOK]) is False:
-        return ""
-    scale = _affine_scale(heuristic, game, values, ids)
-    if not scale:
-        return ""
-    return (f"evaluate returned the built-in game's own heuristic (scaled by {scale:g}) on all "
-            f"{len(ids)} positions it was asked for: the handout's grader/games heuristic, "
-            "the baseline opponent's evaluation, not the student's own (not a deduction)")
-
-
-FIRST_LOOK = 32  # positions :func:`built_in_heuristic` checks before it checks them all
-
-
-def _affine_scale(heuristic: Any, game: Any, values: dict[str, float], ids: list[str]
-                  ) -> float | bool | None:
-    """The positive scale ``s`` with ``values[i] == a + s x heuristic(i)`` for every id, False
-    when there is none, None when the heuristic is the same at all of them (no scale to tell)."""
-    pairs = [(float(heuristic(game.state_from_id(state_id))), values[state_id])
-             for state_id in ids]
-    low, high = min(pairs), max(pairs)
-    if high[0] == low[0]:
-        return None if all(_close(v, low[1]) for _, v in pairs) else False
-    if high[1] <= low[1]:
-        return False
-    scale = (high[1] - low[1]) / (high[0] - low[0])
-    if not all(_close(low[1] + scale * (h - low[0]), v) for h, v in pairs):
-        return False
-    return scale
-
-
-def _close(found: float, value: float) -> bool:
-    return abs(found - value) <= 1e-9 * max(1.0, abs(value))
+def leaderboard(tests: list[TestResult]) -> list[dict[str, Any]]:
+    """Gradescope leaderboard entries from the evaluate tests against the baseline: the score
+    rate over all their matches and wins minus losses; none without such a test."""
+    played = [t.extra_data["score"] for t in tests if t.algorithm == "evaluate"
+              and "score" in (t.extra_data or {}) and "baseline" in t.case_name]
+    if not played:
+        return []
+    matches = sum(p["matches"] for p in played)
+    rate = sum(p["rate"] * p["matches"] for p in played) / matches
+    margin = sum(p["wins"] - p["losses"] for p in played)
+    return [{"name": "evaluate: score rate vs baseline", "value": round(rate, 4)},
+            {"name": "evaluate: wins - losses vs baseline", "value": margin}]
 
 
 def _match_values(worker: Worker, case: Case, rubric: Rubric, records: list[Any]
@@ -272,8 +269,9 @@ def likely_mistake(game: Any, values: dict[str, float]) -> str:
                 "move in `actions` order.")
     agree: dict[bool, list[bool]] = {True: [], False: []}  # x to move?
     staff_negative = 0
+    staff_values = {}
     for state_id, mine in values.items():
-        staff = reference_evaluation(game, game.state_from_id(state_id))
+        staff = staff_values[state_id] = reference_evaluation(game, game.state_from_id(state_id))
         staff_negative += staff < 0
         if abs(staff) >= 1 and mine != 0:
             agree[state_id.count("x") == state_id.count("o")].append((staff > 0) == (mine > 0))
@@ -281,15 +279,48 @@ def likely_mistake(game: Any, values: dict[str, float]) -> str:
              if len(kept) >= MIN_EVIDENCE}
     if share.get(True, 0) >= 0.8 and share.get(False, 1) <= 0.2:
         return ("your values have the right sign when x is to move and the wrong one when o is: "
-                "`evaluate` returns the value for MAX (x) whoever is to move, not the value "
-                "for the player to move.")
+                "`evaluate` returns the value for the player to move (negamax's convention), "
+                "but the search wants the value for MAX (x) whoever is to move: larger better "
+                "for x, in every position.")
     if share and all(value <= 0.2 for value in share.values()):
         return ("your values have the wrong sign almost everywhere: larger must be better for "
                 "MAX (x), smaller for MIN (o).")
     if min(values.values()) >= 0 and staff_negative >= 0.2 * len(values):
         return ("your values never go below 0, even where o is clearly ahead: does `evaluate` "
                 "count o's windows and threats against x?")
+    if len(values) >= NOISE_EVIDENCE and abs(rank_correlation(
+            [values[i] for i in values], [staff_values[i] for i in values])) < NOISE_CORRELATION:
+        return ("your values look unrelated to the position: they do not rise and fall with "
+                "who is ahead (windows, threats), so the search plays almost at random except "
+                "for the wins and losses it sees. Is `evaluate` reading `game.board(state)`?")
     return ""
+
+
+NOISE_EVIDENCE = 50  # positions the noise hint needs
+NOISE_CORRELATION = 0.15  # below this rank correlation with the staff's values: unrelated
+
+
+def rank_correlation(first: list[float], second: list[float]) -> float:
+    """Spearman's rank correlation (ties get their mean rank); 0 when either is constant."""
+    def ranks(values: list[float]) -> list[float]:
+        order = sorted(range(len(values)), key=values.__getitem__)
+        out = [0.0] * len(values)
+        start = 0
+        while start < len(order):
+            end = start
+            while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+                end += 1
+            for k in range(start, end + 1):
+                out[order[k]] = (start + end) / 2
+            start = end + 1
+        return out
+
+    a, b = ranks(first), ranks(second)
+    mean_a, mean_b = sum(a) / len(a), sum(b) / len(b)
+    cov = sum((x - mean_a) * (y - mean_b) for x, y in zip(a, b))
+    var_a = sum((x - mean_a) ** 2 for x in a)
+    var_b = sum((y - mean_b) ** 2 for y in b)
+    return cov / (var_a * var_b) ** 0.5 if var_a and var_b else 0.0
 
 
 def _losing_choices(game: Any, records: list[Any], depth: int) -> dict[int, Any]:
@@ -329,8 +360,6 @@ def _fill_in_pruned(worker: Worker, case: Case, rubric: Rubric, game: Any, choic
 def _sample_check(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -> TestResult:
     """The handout's check: ``evaluate`` on sample positions, for 0 points (passed when every
     value is a finite number)."""
-    from grader.scoring.pair import _failure_outcome, _student_output, note_upload_error
-
     game = case.build_game()
     rng = random.Random(case.play.seed)
     positions: dict[str, Any] = {}
@@ -345,16 +374,23 @@ def _sample_check(case: Case, result: TestResult, rubric: Rubric, worker: Worker
         if not game.is_terminal(state):
             positions.setdefault(game.state_id(state), state)
     result.max_score, result.outcome = 0.0, "not_graded"
+    pairs = play_feedback.mirror_pairs(game, list(positions))
+    asked = list(dict.fromkeys([*positions, *(i for pair in pairs for i in pair)]))
     try:
-        values = evaluate_ids(worker, case, list(positions), rubric)
+        values = evaluate_ids(worker, case, asked, rubric)
     except EvaluationFailed as failed:
-        result.outcome, message = _failure_outcome(failed.reply)
+        result.outcome, message = failure_outcome(failed.reply)
         result.summary = message.splitlines()[0]
-        result.output = message + _student_output(failed.reply)
+        result.output = message + printed_output(failed.reply)
         note_upload_error(result, failed.reply)
         return result
-    result.outcome = PASSED  # what can be checked here holds; the points come from play
-    result.summary = (f"evaluate ran on {len(values)} sample positions; the matches against "
-                      f"{case.play.opponent} are played by the autograder")
-    result.output = play_feedback.sample_report(game, positions, values)
+    flags = play_feedback.surely_wrong(game, values, pairs)
+    # what can be checked here holds (or not): the points come from play, on the autograder
+    result.outcome = "wrong_value" if flags else PASSED
+    result.summary = (flags[0] if flags else
+                      f"evaluate ran on {len(positions)} sample positions and passed the sign "
+                      f"checks; the matches against {case.play.opponent} are played by the "
+                      "autograder (grader play plays them with your own alpha_beta)")
+    result.output = play_feedback.sample_report(game, list(positions), values, pairs, flags)
+    result.extra_data = {"show_output": True}
     return result

@@ -108,6 +108,8 @@ class GradingResults:
     staff_notes: list[str] = field(default_factory=list)  # grader errors, audit findings
     execution_time: float = 0.0
     extra_data: dict[str, Any] = field(default_factory=dict)
+    # Gradescope leaderboard entries ({"name", "value"[, "order"]}), opt-in: [play] leaderboard
+    leaderboard: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def score(self) -> float:

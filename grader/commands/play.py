@@ -1,0 +1,111 @@
+"""``grader play [SUBMISSION]``: watch your own search play with your ``evaluate``.
+
+Plays the ``evaluate`` cases' matches against the random and greedy players with the
+student's own ``alpha_beta`` at the rubric's depth calling their ``evaluate``
+(:mod:`grader.scoring.local_play`); prints a win/draw/loss table by side for each case and each
+lost match's moves and final board; ``--html FILE`` writes the same matches to the HTML report
+(the records the graded play tests keep in ``extra_data["play"]``). Cases against the baseline
+are skipped: its search and evaluation are the autograder's, not in the handout.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from grader.cases import find_cases, load_case
+from grader.cases.rubric import load_rubric
+from grader.errors import GraderError
+from grader.feedback import play as play_feedback
+from grader.games.players import SIMPLE_OPPONENTS
+from grader.scoring.local_play import PlayFailed, load_search, play_local_match
+from grader.scoring.play import play_score
+from grader.scoring.results import PASSED, GradingResults, TestResult
+
+
+def play_main(submission: Path, cases: list[Path], *, matches: int | None = None,
+              rubric_path: Path | None = None, html: Path | None = None,
+              out: TextIO | None = None) -> int:
+    """Exit 0 when every match was played, 1 when the student's code failed in one, 2 when
+    the cases or the rubric cannot be read."""
+    out = out or sys.stdout
+    try:
+        rubric = load_rubric(rubric_path)
+        played = [case for case in map(load_case, find_cases([Path(c) for c in cases]))
+                  if case.play is not None]
+    except (FileNotFoundError, GraderError) as error:
+        print(f"grader play: {error}", file=sys.stderr)
+        return 2
+    skipped = [case.name for case in played if case.play.opponent not in SIMPLE_OPPONENTS]
+    played = [case for case in played if case.play.opponent in SIMPLE_OPPONENTS]
+    if not played:
+        print("grader play: no evaluate case against the random or greedy player here",
+              file=sys.stderr)
+        return 2
+    try:
+        module = load_search(Path(submission))
+    except PlayFailed as failed:
+        print(f"grader play: {failed}", file=out)
+        return 1
+    results = GradingResults()
+    status = 0
+    for number, case in enumerate(played, 1):
+        depth = case.play.depth or rubric.play.depth
+        count = matches or case.play.matches or rubric.play.matches
+        opening = rubric.play.opening if case.play.opening is None else case.play.opening
+        game = case.build_game()
+        test = TestResult(name=f"play: {case.name} (your alpha_beta, depth {depth}, your "
+                          f"evaluate; against {case.play.opponent})", number=str(number),
+                          algorithm="evaluate", case_name=case.name, max_score=0.0, score=0.0,
+                          outcome="error", visibility="visible")
+        try:
+            records = [play_local_match(module, game, i, case.play.seed, case.play.opponent,
+                                        depth, opening, rubric.play.calls) for i in range(count)]
+        except PlayFailed as failed:
+            test.summary = str(failed)
+            test.output = f"{case.name}: your code failed: {failed}"
+            print(test.output + "\n", file=out)
+            results.tests.append(test)
+            status = 1
+            continue
+        score = play_score(records, rubric, case.play.opponent)
+        test.outcome = PASSED if all(r.outcome != "loss" for r in records) else "wrong_value"
+        test.summary, test.output = _report(game, case, records, score, rubric.play.draw_weight)
+        test.extra_data = {"play": play_feedback.records_data(records)}
+        print(test.output + "\n", file=out)
+        results.tests.append(test)
+    if skipped:
+        print(f"Not played here: {', '.join(skipped)} (against the staff's baseline search, "
+              "which only the autograder has).", file=out)
+    if html:
+        from grader.report.html import write_html_report
+
+        write_html_report(results, Path(html))
+        print(f"HTML report written to {html}", file=out)
+    return status
+
+
+def _report(game, case, records, score, draw_weight) -> tuple[str, str]:
+    wins = sum(r.outcome == "win" for r in records)
+    draws = sum(r.outcome == "draw" for r in records)
+    losses = len(records) - wins - draws
+    summary = (f"{wins} wins, {draws} draws, {losses} losses in {len(records)} matches against "
+               f"{case.play.opponent}")
+    lines = [f"## {case.name}: {summary}", "",
+             *play_feedback.outcome_table(records), "",
+             "Graded the same way this would score: " + play_feedback.score_text(score, draw_weight)
+             + " (the autograder plays with the staff's search: the same moves as a correct "
+             "alpha_beta's)"]
+    lost = [r for r in records if r.outcome == "loss"]
+    for record in lost[:play_feedback.MAX_LOST_SHOWN]:
+        lines += ["", f"Match {record.index + 1} (you: {record.side}), lost. Moves (column or "
+                  f"square, from 0): {play_feedback.moves_text(record)}", "", "Final board:",
+                  play_feedback.draw_board(game, record.final)]
+    if len(lost) > play_feedback.MAX_LOST_SHOWN:
+        lines += ["", "Also lost: matches "
+                  + ", ".join(str(r.index + 1) for r in lost[play_feedback.MAX_LOST_SHOWN:]) + "."]
+    return summary, "\n".join(lines)
+
+
+__all__ = ["play_main"]
