@@ -72,7 +72,7 @@ def play_main(submission: Path, cases: list[Path], *, matches: int | None = None
         score = play_score(records, rubric, case.play.opponent)
         test.outcome = PASSED if all(r.outcome != "loss" for r in records) else "wrong_value"
         test.summary, test.output = _report(game, case, records, score, rubric.play.draw_weight)
-        test.extra_data = {"play": play_feedback.records_data(records)}
+        test.extra_data = {"play": play_feedback.records_data(records, game)}  # no staff choice here
         print(test.output + "\n", file=out)
         results.tests.append(test)
     if skipped:
