@@ -7,6 +7,8 @@ tests/test_html_browser.py.
 
 from __future__ import annotations
 
+import dataclasses
+
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -141,12 +143,13 @@ def results_of(*tests: TestResult) -> GradingResults:
 
 def play_test(records: list[dict], *, score: float = 2, summary: bool = True,
               matches: list | None = None) -> TestResult:
-    """A played test of 3 points with ``records`` (its ``matches``, for the summary: the
-    default rubric's thresholds against greedy are 1, 5 and 10 wins)."""
+    """A played test of 3 points with ``records`` (its ``matches``, for the summary: a rubric
+    scoring by win counts, CS188's way, with thresholds 1, 5 and 10 wins)."""
     extra = {"play": records}
     if summary:
+        by_wins = dataclasses.replace(load_rubric(None).play, thresholds=(1, 5, 10))
         extra["play_summary"] = match_records.summary_data(
-            "greedy", matches or [], load_rubric(None).play, score / 3)
+            "greedy", matches or [], by_wins, score / 3)
     return TestResult(name="evaluate: c4-greedy (Connect Four)", number="7.1",
                       algorithm="evaluate", case_name="c4-greedy", max_score=3, score=score,
                       outcome="wrong_value", extra_data=extra)

@@ -707,7 +707,7 @@ def test_grader_play_plays_the_student_s_own_search_and_a_sign_flip_visibly_lose
         assert "t-connect4-greedy" in html.read_text()  # its row in the score table
     assert "4 wins, 0 draws, 0 losses" in shown["correct"]
     assert "losses in 4 matches" in shown["flipped"] and "Final board:" in shown["flipped"]
-    assert 'class="play-frame"' in (tmp_path / "flipped.html").read_text()
+    assert 'class="play-match"' in (tmp_path / "flipped.html").read_text()
     stub = __import__("io").StringIO()
     assert play_main(ROOT / "student" / "search.py", [path], matches=2, out=stub) == 1
     assert "not implemented" in stub.getvalue()

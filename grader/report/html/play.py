@@ -57,7 +57,8 @@ def verdict(test: TestResult) -> tuple[str, str] | None:
         reached, of = found
         css = "pass" if reached >= of else "part" if reached else "fail"
         mark = {"pass": "✓", "part": "◐", "fail": "✗"}[css]
-        return css, f"{mark} {reached:g} of {of} thresholds"
+        by_wins = test.extra_data["play_summary"].get("by_wins", True)
+        return css, f"{mark} {reached:g} of {of} {'thresholds' if by_wins else 'steps'}"
     wins = sum(r.get("outcome") == "win" for r in records)
     css = "pass" if test.passed else "part" if test.score > 0 else "fail"
     return css, f"{wins} of {len(records)} matches won"
