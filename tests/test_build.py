@@ -319,7 +319,10 @@ def test_pytest_k_with_an_algorithm_name_picks_that_algorithm_only():
     turns = collected("expectiminimax")  # a case name still matches as before
     assert turns and all(name.startswith("expectimax-") for name in turns)
     assert collected("not minimax and not alpha_beta and not expectimax and not maxn "
-                     "and not mcts and not iterative_deepening and not evaluate") == []
+                     "and not mcts and not iterative_deepening and not evaluate "
+                     "and not alpha_beta_tt and not quiescence") == []
+    alpha_beta = collected("alpha_beta")  # not alpha_beta_tt's, whose name holds alpha_beta
+    assert alpha_beta and all(name.startswith("alpha_beta-") for name in alpha_beta)
 
 
 def test_the_handout_explains_an_iterative_deepening_mistake_without_the_reference(

@@ -45,7 +45,7 @@ def _float(value: Any) -> float:
 def cached_steps(case: Any, algorithm: str, rule: str, answers: Any) -> list[Any] | None:
     """The reference's moments on ``case`` from ``answers`` (computed where ``reference/`` is);
     None for alpha-beta (its window has its own moments) or where none can be computed."""
-    if algorithm == "alpha_beta":
+    if algorithm in ("alpha_beta", "alpha_beta_tt", "quiescence"):
         return None
 
     def compute() -> list[Any] | None:

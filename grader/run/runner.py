@@ -3,10 +3,12 @@
 The same function serves the reference (in the grader's process, :mod:`grader.answers.solve`), the
 student (inside the sandbox worker, :mod:`grader.sandbox.client`) and the known-mistake variants of
 the feedback: each is a *function table*, a mapping from the stub names (``max_value``,
-``min_value``, ``alpha_beta``, ``expectimax``, ``maxn``, ``mcts``, ``iterative_deepening``) to
-callables. ``iterative_deepening`` gets the case's ``depth_limit`` as ``max_depth`` and its run's
-``value`` is the ``(value, action)`` pair it returned, unchecked (:func:`grader.compare.compare`
-checks it).
+``min_value``, ``alpha_beta``, ``expectimax``, ``maxn``, ``mcts``, ``iterative_deepening``,
+``alpha_beta_tt``, ``quiescence``) to callables. ``iterative_deepening`` gets the case's
+``depth_limit`` as ``max_depth`` and its run's ``value`` is the ``(value, action)`` pair it
+returned, unchecked (:func:`grader.compare.compare` checks it); ``alpha_beta_tt`` gets a fresh
+dict as its transposition table (it stays in the process that ran the search: only the trace
+and the value cross from the worker).
 """
 
 from __future__ import annotations
@@ -66,6 +68,8 @@ def run_algorithm(
         value = function(traced_game, root, settings.iterations, random.Random(settings.seed), settings.c)
     elif algorithm == "iterative_deepening":
         value = function(traced_game, root, game.depth_limit)
+    elif algorithm == "alpha_beta_tt":
+        value = function(traced_game, root, {})  # the table: a fresh dict the search fills
     else:
         value = function(traced_game, root)
     return RunResult(value=value, generated=trace.generated_ids(), evaluated=trace.evaluated_ids())
