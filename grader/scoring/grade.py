@@ -67,7 +67,8 @@ def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey) -
             course_rule = rubric.for_algorithm(algorithm).pruning
             for rule in accepted_rules(case.pruning, course_rule):
                 answers.reference(case, algorithm, rule)
-                if algorithm in ("minimax", "expectimax", "maxn", "mcts"):
+                if algorithm in ("minimax", "expectimax", "maxn", "mcts", "alpha_beta_tt",
+                                 "quiescence"):
                     explain.cached_steps(case, algorithm, rule, answers)  # the step explanation
                 if algorithm in PAIR_ALGORITHMS:
                     deepening.ordering_counts(case, rule, answers)  # nodes saved by ordering
