@@ -139,3 +139,36 @@ def test_every_catalogue_mistake_fails_a_public_case(mistake) -> None:
                                                             got.evaluated):
             failing.append(case.name)
     assert failing, mistake.name
+
+
+# --- the case checks of the quiet / noisy marks ----------------------------------------------------
+
+
+def _marked(edit) -> dict:
+    data = json.loads(INTRO.read_text())
+    edit(data["tree"])
+    return data
+
+
+@pytest.mark.parametrize("edit, says, where", [
+    (lambda tree: tree["children"][0]["children"][1].update(quiet=False),
+     "leaf 'B2' is marked \"quiet\": false", "$.tree.children[0].children[1]"),
+    (lambda tree: tree["children"][1]["children"][0].update(noisy=True),
+     "'C1' is marked noisy but its parent 'C' is quiet", "$.tree.children[1].children[0]"),
+    (lambda tree: tree["children"][0]["children"][0].pop("eval"),
+     "node 'B1' is reached past the depth limit along noisy moves (depth 2)",
+     "$.tree.children[0].children[0]"),
+])
+def test_a_misplaced_mark_or_a_missing_stand_pat_eval_is_an_error_naming_the_node(
+        edit, says, where) -> None:
+    with pytest.raises(CaseError) as caught:
+        case_from_dict(_marked(edit))
+    assert says in str(caught.value) and where in str(caught.value)
+
+
+def test_marks_in_a_case_without_quiescence_are_an_error() -> None:
+    data = json.loads(INTRO.read_text())
+    data["algorithms"] = ["alpha_beta"]
+    del data["quiescence_limit"]
+    with pytest.raises(CaseError, match="has a quiet/noisy mark, which only the quiescence"):
+        case_from_dict(data)
