@@ -14,8 +14,9 @@ from grader.cases import find_cases, load_case
 from grader.feedback.savings import table_counts, table_report
 from grader.games.nim import Nim
 from grader.games.tictactoe import TicTacToe
-from grader.run.runner import run_algorithm
+from grader.run.runner import run_algorithm, table_summary
 from grader.run.tracing import traced
+from grader.sandbox.protocol import Unreadable, parse_message, reported_table
 from reference import reference_functions
 from reference.mistakes import mistakes_for
 from reference.transposition import alpha_beta_tt, classify, probe
@@ -136,9 +137,45 @@ def test_every_catalogue_mistake_fails_a_public_case(mistake) -> None:
 def test_the_report_counts_the_nodes_the_table_saves(tmp_path) -> None:
     answers = AnswerKey(cache=tmp_path / "key.json")
     case = load_case(PUBLIC / "tt-graph-intro.json")
-    assert table_counts(case, answers) == {"table": 11, "plain": 13}
-    line = table_report(case, answers, 13)[0]
+    assert table_counts(case, answers) == {
+        "table": 11, "plain": 13,
+        "entries": {"entries": 5, "exact": 4, "lower": 0, "upper": 1, "other": 0}}
+    line = table_report(case, answers, 13, entries={"entries": 7, "exact": 4, "lower": 1,
+                                                    "upper": 2, "other": 0})[0]
+    assert line.endswith("At the end your table held 7 entries (4 exact, 1 lower, 2 upper); "
+                         "the reference's 5 entries (4 exact, 0 lower, 1 upper).")
     assert line.startswith("**Transposition table.** The reference generates 11 nodes with the "
                            "table and 13 without it (plain alpha-beta): the table saves 2 (15%).")
     assert "does your table ever answer?" in line
     assert "does your table" not in table_report(case, answers, 11)[0]
+
+
+# --- the table across the worker boundary ------------------------------------------------------
+
+
+def test_the_summary_counts_bounds_and_runs_no_code_of_the_entries() -> None:
+    class Loud(str):
+        def __eq__(self, other):
+            raise AssertionError("the summary ran the entry's code")
+
+        __hash__ = str.__hash__
+
+    class Long(tuple):
+        def __len__(self):
+            raise AssertionError("the summary ran the entry's code")
+
+    table = {"a": (1, "exact", 2), "b": (1, "lower", 2), "c": (1, Loud("upper"), 2),
+             "d": Long((1, "upper", 2)), "e": [1, "upper", 2], "f": (1, "upper", 2)}
+    assert table_summary(table) == {"entries": 6, "exact": 1, "lower": 1, "upper": 1,
+                                    "other": 3}
+
+
+def test_a_forged_table_summary_is_cut_to_the_known_kinds_and_sane_counts() -> None:
+    message = {"table": {"entries": 1e300, "exact": -4, "lower": 2.7, "upper": "x",
+                         "bogus": 9}}
+    assert reported_table(message) == {"entries": 10**12, "exact": 0, "lower": 2, "upper": 0,
+                                       "other": 0}
+    assert reported_table({"table": [1, 2]}) is None and reported_table({}) is None
+    line = b'{"event": "reply", "table": {"entries": "many"}}'
+    with pytest.raises(Unreadable, match="table"):
+        parse_message(line, len(line))

@@ -32,6 +32,7 @@ class RunResult:
     generated: list[str] = field(default_factory=list)
     evaluated: list[str] = field(default_factory=list)
     action: Any = None  # the root decision, when the runner was asked for it
+    table: dict | None = None  # alpha_beta_tt: the table the search filled (this process only)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -69,7 +70,30 @@ def run_algorithm(
     elif algorithm == "iterative_deepening":
         value = function(traced_game, root, game.depth_limit)
     elif algorithm == "alpha_beta_tt":
-        value = function(traced_game, root, {})  # the table: a fresh dict the search fills
+        table: dict = {}  # the transposition table: a fresh dict the search fills
+        value = function(traced_game, root, table)
+        return RunResult(value=value, generated=trace.generated_ids(),
+                         evaluated=trace.evaluated_ids(), table=table)
     else:
         value = function(traced_game, root)
     return RunResult(value=value, generated=trace.generated_ids(), evaluated=trace.evaluated_ids())
+
+
+TABLE_KINDS = ("entries", "exact", "lower", "upper", "other")
+TABLE_SCAN = 1_000_000  # entries of a table looked at, at most (a bigger one: "entries" only)
+
+
+def table_summary(table: dict) -> dict[str, int]:
+    """How many entries ``table`` holds, and how many are ``(value, bound, searched)`` tuples of
+    each bound kind (``other``: anything else). Plain type checks only (``type(x) is``), so no
+    code of the table's keys or values runs: the worker calls it on the student's table after
+    the student's search returned, outside its time guard."""
+    summary = dict.fromkeys(TABLE_KINDS, 0)
+    summary["entries"] = len(table)
+    if len(table) > TABLE_SCAN:
+        return summary
+    for entry in dict.values(table):
+        bound = entry[1] if type(entry) is tuple and len(entry) == 3 else None
+        kind = bound if type(bound) is str and bound in ("exact", "lower", "upper") else "other"
+        summary[kind] += 1
+    return summary

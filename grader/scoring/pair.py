@@ -189,7 +189,7 @@ def grade_pair(
         result.output = _ordering_note(case, reference.rule, answers, got, result,
                                        reply.trace_truncated)
     if algorithm == "alpha_beta_tt":  # the nodes the table saves, pass or fail
-        result.output = _savings_note(case, answers, got, result, reply.trace_truncated)
+        result.output = _savings_note(case, answers, got, result, reply)
     result.extra_data = {"timing": timing_data(reference, reply)}
     if not comparison.passed:
         result.extra_data["replay"] = _replay_data(case, reference, got)
@@ -281,11 +281,12 @@ def _ordering_note(case: Case, rule: str, answers: AnswerKey, got: RunResult,
 
 
 def _savings_note(case: Case, answers: AnswerKey, got: RunResult, result: TestResult,
-                  truncated: bool) -> str:
+                  reply: WorkerReply) -> str:
     """The test's output with the transposition table's savings first (a bug there costs
     only them)."""
     try:
-        lines = savings.table_report(case, answers, len(got.generated), truncated)
+        lines = savings.table_report(case, answers, len(got.generated), reply.trace_truncated,
+                                     reply.table)
     except Exception:  # noqa: BLE001 - the grader's failure, reported to staff
         lines = []
         result.staff_output += "table report failed:\n" + traceback.format_exc()
