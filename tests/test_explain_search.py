@@ -67,3 +67,19 @@ def test_the_note_tells_a_noisy_move(tmp_path) -> None:
     assert "found B not quiet (depth 1): stand pat 5 sets β = 5, and only its noisy moves are " \
            "searched: B1" in note
     assert "It generates B1 (past the depth limit: a noisy move" in note
+
+
+def test_the_html_replay_shows_the_tables_hits_and_stores_at_their_steps() -> None:
+    from grader.files import json_safe
+    from grader.report.html.steps import inferred_side, with_search_events
+
+    case = load_case(PUBLIC / "tt-graph-intro.json")
+    ids = run_algorithm(reference_functions(), case.build_game(), "alpha_beta_tt").generated
+    side = with_search_events(inferred_side(ids, len(ids), None, values=False),
+                              json_safe(search_moments(case.build_game(), "alpha_beta_tt")))
+    at = [[side.lines[i][1] for i in row] for row in side.rows]
+    assert "then it stored E = 5 as `lower` (v ≥ β = 5 as its loop started): (5, lower, " \
+           "searched +∞)" in at[6]
+    assert any(line.startswith("then it looked D up and found (5, exact, searched +∞)")
+               and line.endswith("no child generated") for line in at[11])
+    assert all(kind == "window" for kind, text in side.lines if text.startswith("then it"))

@@ -160,7 +160,7 @@ def _window(alpha: Any, beta: Any) -> str:
     return f"({_num(alpha)}, {_num(beta)})"
 
 
-def _event(moment: list[Any]) -> str:
+def event_text(moment: list[Any]) -> str:
     """One table look-up or store, or one quiescence step, in words."""
     kind, _, node, mover, _, _, facts = moment
     what = facts["what"]
@@ -210,7 +210,7 @@ def _search_note(moments: list[Any], step: int) -> str | None:
     """The table's or the quiescence search's events just before the reference's step, then
     the step itself."""
     events = [m for m in moments if m[0] in ("table", "quiesce") and m[1] == step]
-    said = [_event(m) for m in events[-EVENTS_LISTED:]]
+    said = [event_text(m) for m in events[-EVENTS_LISTED:]]
     more = len(events) - len(said)
     before = ""
     if said:
