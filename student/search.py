@@ -235,9 +235,10 @@ def alpha_beta_tt(game, state, table, alpha=-math.inf, beta=math.inf, depth=0):
     3. Otherwise search the children exactly as ``alpha_beta`` does (prune on equality, ``>=``
        / ``<=``, whatever the course's rule for ``alpha_beta``), in the window left by step 1.
        Call that window ``(a, b)``: alpha and beta as the loop over the children starts.
-    4. STORE, also when the loop stopped at a cut: ``table[game.key(state)] = (v, bound,
-       needed)`` with ``bound`` ``"upper"`` if ``v <= a``, ``"lower"`` if ``v >= b``, else
-       ``"exact"``. Replace any entry already there. Return ``v``.
+    4. STORE, also when the loop stopped at a cut (leave the loop with ``break``, not
+       ``return``): ``table[game.key(state)] = (v, bound, needed)`` with ``bound``
+       ``"upper"`` if ``v <= a``, ``"lower"`` if ``v >= b``, else ``"exact"``. Replace any
+       entry already there. Return ``v``.
 
     Checked like ``alpha_beta``: where states repeat, you make fewer ``game.result`` calls than
     ``alpha_beta``, and exactly the reference's.
@@ -257,7 +258,8 @@ def quiescence(game, state, alpha=-math.inf, beta=math.inf, depth=0):
       every action in order, each child's value from ``quiescence(game, child, alpha, beta,
       depth + 1)``.
     * At a cutoff (terminal, or ``depth >= game.depth_limit``), instead of returning
-      ``game.evaluate(state)``, search it with a helper of your own, at any depth:
+      ``game.evaluate(state)``, return what a helper of your own gives, called with the same
+      ``alpha``, ``beta`` and ``depth``; at any depth it does:
 
       1. ``stand = game.evaluate(state)``, always first (at a terminal it is the utility).
       2. Return ``stand`` if ``game.is_terminal(state)``, or ``game.is_quiet(state)``, or
@@ -270,7 +272,8 @@ def quiescence(game, state, alpha=-math.inf, beta=math.inf, depth=0):
          ``game.noisy_actions(state)`` only (in that order), each child searched by this
          helper at ``depth + 1``. Return ``v``.
 
-    Only states at or past the cutoff are evaluated; a quiet one exactly once.
+    No state above the cutoff is evaluated; each state the helper reaches is evaluated once,
+    in step 1, even where step 3 then returns at once.
     """
     raise NotImplementedError("quiescence is not implemented yet")
 
