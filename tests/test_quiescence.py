@@ -172,3 +172,19 @@ def test_marks_in_a_case_without_quiescence_are_an_error() -> None:
     del data["quiescence_limit"]
     with pytest.raises(CaseError, match="has a quiet/noisy mark, which only the quiescence"):
         case_from_dict(data)
+
+
+# --- the TA tools: grader new and grader generate -------------------------------------------------
+
+
+def test_new_and_generate_write_trees_where_quiescence_changes_the_answer() -> None:
+    from grader.commands.generate import generate_cases
+    from grader.commands.new import skeleton
+
+    made = [skeleton("quiescence", 2, 3), *generate_cases("quiescence", count=2)]
+    for data in made:
+        case = case_from_dict(data)
+        assert case.depth_limit == 2
+        game = case.build_game()
+        assert (run(reference_functions(), case).value, decision(game, "quiescence")) != (
+            run(reference_functions(), case, "alpha_beta").value, decision(game, "alpha_beta"))

@@ -179,3 +179,21 @@ def test_a_forged_table_summary_is_cut_to_the_known_kinds_and_sane_counts() -> N
     line = b'{"event": "reply", "table": {"entries": "many"}}'
     with pytest.raises(Unreadable, match="table"):
         parse_message(line, len(line))
+
+
+# --- the TA tools: grader new and grader generate -------------------------------------------------
+
+
+def test_new_and_generate_write_graphs_where_the_table_saves_nodes() -> None:
+    from grader.cases import case_from_dict
+    from grader.commands.generate import generate_cases
+    from grader.commands.new import skeleton
+
+    functions = reference_functions()
+    made = [skeleton("alpha_beta_tt", 3, 3), *generate_cases("alpha_beta_tt", count=2)]
+    for data in made:
+        case = case_from_dict(data)
+        assert case.form == "states"
+        table = run_algorithm(functions, case.build_game(), "alpha_beta_tt")
+        plain = run_algorithm(functions, case.build_game(), "alpha_beta")
+        assert len(table.generated) < len(plain.generated)
