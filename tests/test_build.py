@@ -340,3 +340,20 @@ def test_the_handout_explains_an_iterative_deepening_mistake_without_the_referen
     assert "Move ordering." in check.stdout
     assert "ordering saves 2 (15%)" in check.stdout
     assert "orders the root worst first" in check.stdout
+
+
+def test_the_handout_explains_a_transposition_table_mistake_without_the_reference(
+        installed_handout, tmp_path):
+    # The nodes the table saves, the table's step explanation and the hint: the key alone.
+    correct = CORRECT.read_text(encoding="utf-8")
+    wrong = correct.replace('    bound = "upper" if v <= a else "lower" if v >= b else "exact"\n',
+                            '    bound = "exact"\n')
+    assert wrong != correct
+    submission = tmp_path / "search.py"
+    submission.write_text(wrong, encoding="utf-8")
+    check = _run(installed_handout, str(installed_handout / ".venv" / "bin" / "grader"), "check",
+                 "--submission", str(submission), "-a", "alpha_beta_tt", "-k", "tt-graph-intro")
+    assert check.returncode == 1, check.stdout[-3000:] + check.stderr[-2000:]
+    assert "the table saves 2 (15%)" in check.stdout
+    assert "looked E up and found (5, lower, searched +∞)" in check.stdout
+    assert "stores a bound as exact" in check.stdout
