@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from grader.answers.tree_walk import walk
 from grader.cases import case_from_dict, find_cases, load_case
@@ -188,3 +190,27 @@ def test_new_and_generate_write_trees_where_quiescence_changes_the_answer() -> N
         game = case.build_game()
         assert (run(reference_functions(), case).value, decision(game, "quiescence")) != (
             run(reference_functions(), case, "alpha_beta").value, decision(game, "alpha_beta"))
+
+
+def test_the_failure_drawing_shows_the_noisy_moves_past_the_depth_limit(tmp_path) -> None:
+    from grader.feedback.drawing import draw_tree
+
+    case = load_case(INTRO)
+    stand_pat_less = next(m for m in mistakes_for("quiescence", "inclusive")
+                          if m.name == "no_stand_pat")
+    expected = run(reference_functions(), case)
+    got = run(stand_pat_less.functions("inclusive"), case)
+    text = "\n".join(draw_tree(case, expected, got))
+    assert "B1 MAX, eval -10 (past the depth limit)" in text
+    assert "└── D1 = 9" in text and "◀ step 6: yours" in text
+    assert "B2" not in text and "C1" not in text  # quiet moves past the limit: never drawn
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.data())
+def test_random_trees_for_quiescence_are_valid_cases_with_a_depth_limit(data) -> None:
+    from grader.scoring.random_trees import case_dicts
+
+    case = case_from_dict(data.draw(case_dicts("quiescence")))
+    assert case.depth_limit in (1, 2)
+    run(reference_functions(), case)  # every stand pat past the limit has its eval
