@@ -2,7 +2,8 @@
 
 One module an algorithm, each stating its convention in its docstring:
 :mod:`.minimax`, :mod:`.alpha_beta`, :mod:`.expectimax`, :mod:`.maxn`, :mod:`.mcts`,
-:mod:`.deepening` (iterative deepening with root move ordering).
+:mod:`.deepening` (iterative deepening with root move ordering), :mod:`.transposition`
+(alpha-beta with a transposition table), :mod:`.quiescence` (quiescence search at the cutoff).
 Never shipped to students.
 
 :func:`reference_functions` gives the *function table* that :func:`grader.run.runner.run_algorithm`
@@ -22,6 +23,8 @@ from reference.expectimax import expectimax, expectimax_decision
 from reference.maxn import maxn, maxn_decision
 from reference.mcts import Node, best_child, mcts, mcts_tree
 from reference.minimax import max_value, min_value, minimax_decision
+from reference.quiescence import quiescence, quiescence_decision
+from reference.transposition import alpha_beta_tt
 
 PRUNING_RULES = ("inclusive", "strict")
 
@@ -49,6 +52,8 @@ def reference_functions(pruning: str = "inclusive") -> dict[str, Callable[..., A
         "mcts": mcts,
         "iterative_deepening": (functools.partial(iterative_deepening, strict=True) if strict
                                 else iterative_deepening),
+        "alpha_beta_tt": alpha_beta_tt,  # the inclusive rule whatever the course's
+        "quiescence": quiescence,  # the inclusive rule whatever the course's
     }
 
 
@@ -65,6 +70,10 @@ def decision(game: Any, algorithm: str, *, pruning: str = "inclusive") -> Any:
         return minimax_decision(game, state)
     if algorithm == "alpha_beta":
         return alpha_beta_decision(game, state, strict=_strict(pruning))
+    if algorithm == "alpha_beta_tt":  # the table changes the work, not the answer
+        return alpha_beta_decision(game, state)
+    if algorithm == "quiescence":
+        return quiescence_decision(game, state)
     if algorithm == "expectimax":
         return expectimax_decision(game, state)
     if algorithm == "maxn":
@@ -80,6 +89,7 @@ __all__ = [
     "Node",
     "alpha_beta",
     "alpha_beta_decision",
+    "alpha_beta_tt",
     "best_child",
     "decision",
     "expectimax",
@@ -92,5 +102,6 @@ __all__ = [
     "mcts_tree",
     "min_value",
     "minimax_decision",
+    "quiescence",
     "reference_functions",
 ]

@@ -2,7 +2,8 @@
 
 :mod:`reference.mistakes` says how to add a mistake; the variants themselves are in
 :mod:`reference.mistakes_minimax` (minimax, alpha-beta), :mod:`reference.mistakes_other`
-(expectimax, max^n, MCTS) and :mod:`reference.mistakes_deepening` (iterative deepening).
+(expectimax, max^n, MCTS), :mod:`reference.mistakes_deepening` (iterative deepening),
+:mod:`reference.mistakes_transposition` and :mod:`reference.mistakes_quiescence`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from reference import reference_functions
 RULES = ("inclusive", "strict")
 STUBS = {"minimax": ("max_value", "min_value"), "alpha_beta": ("alpha_beta",),
          "expectimax": ("expectimax",), "maxn": ("maxn",), "mcts": ("mcts",),
-         "iterative_deepening": ("iterative_deepening",)}
+         "iterative_deepening": ("iterative_deepening",), "alpha_beta_tt": ("alpha_beta_tt",),
+         "quiescence": ("quiescence",)}
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,9 @@ the lecture pseudo-code it departs from (in words), and what to change.
 
 The catalogue is :mod:`reference.mistake_registry`'s; the variants are in
 :mod:`reference.mistakes_minimax` (minimax, alpha-beta), :mod:`reference.mistakes_other`
-(expectimax, max^n, MCTS) and :mod:`reference.mistakes_deepening` (iterative deepening), registered when this module imports them. Adding a mistake is one
+(expectimax, max^n, MCTS), :mod:`reference.mistakes_deepening` (iterative deepening),
+:mod:`reference.mistakes_transposition` (the transposition table) and
+:mod:`reference.mistakes_quiescence` (quiescence search), registered when this module imports them. Adding a mistake is one
 decorated function in one of those, with the signature of the stub it replaces
 (``alpha_beta`` variants also take ``strict``, the course's rule; a ``minimax`` variant
 replaces both ``max_value`` and ``min_value`` and dispatches on the player itself)::
@@ -27,7 +29,13 @@ registration stays a few lines.
 from __future__ import annotations
 
 # Importing the variant modules registers their mistakes in the catalogue.
-from reference import mistakes_deepening, mistakes_minimax, mistakes_other  # noqa: F401
+from reference import (  # noqa: F401
+    mistakes_deepening,
+    mistakes_minimax,
+    mistakes_other,
+    mistakes_quiescence,
+    mistakes_transposition,
+)
 from reference.mistake_registry import CATALOGUE, RULES, STUBS, Mistake, mistake, mistakes_for
 
 __all__ = ["CATALOGUE", "RULES", "STUBS", "Mistake", "mistake",

@@ -5,6 +5,8 @@ pytest's ``-k`` matches parts of test names, and some case names hold another al
 expectimax tests. Here each test also answers to ``algorithm:<name>``, and a ``-k`` word that is
 exactly an algorithm's name is read as that: ``-k minimax``, ``-k "alpha_beta and aima"`` and
 ``-k "not mcts"`` pick by algorithm; every other word (``-k fig-5-2``) keeps pytest's meaning.
+The keyword ends with ``:`` so that ``-k alpha_beta`` does not pick ``alpha_beta_tt`` too
+(pytest matches a keyword by substring).
 """
 
 import re
@@ -27,12 +29,13 @@ def pytest_sessionstart(session):
         print(f"\n{missing_message(missing, ROOT)}\n", file=sys.stderr)
         pytest.exit("the grader's packages are missing (above)", returncode=2)
 
-ALGORITHMS = ("minimax", "alpha_beta", "expectimax", "maxn", "mcts")
+ALGORITHMS = ("minimax", "alpha_beta", "expectimax", "maxn", "mcts", "iterative_deepening",
+              "alpha_beta_tt", "quiescence")
 _WORD = re.compile(r"[\w:+.\[\]\\/-]+")  # one identifier of a -k expression, as pytest reads it
 
 
 def algorithm_keyword(algorithm: str) -> str:
-    return f"algorithm:{algorithm}"
+    return f"algorithm:{algorithm}:"
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest applies -k

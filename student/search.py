@@ -22,6 +22,12 @@ The game (the formal game of the lectures)
 ``game.chance_outcomes(state)``   at a CHANCE node: ``[(action, probability), ...]``
 ``game.value_bounds``             ``(L, U)``: every leaf value lies in [L, U] (Star1), or None
 ``game.max_sum``                  bound on the sum of a value vector (shallow pruning), or None
+``game.key(state)``               a hashable key, the same for the same position however it
+                                  was reached (a transposition table's key)
+``game.is_quiet(state)``          False when the position may swing at once (quiescence)
+``game.noisy_actions(state)``     the actions that make it swing (winning or blocking a line
+                                  in the board games), a sub-list of ``actions``, same order
+``game.quiescence_limit``         plies past ``depth_limit`` a quiescence search may go
 
 States are opaque: pass them back to the game, never look inside them.
 
@@ -198,6 +204,79 @@ def iterative_deepening(game, state, max_depth):
     ``evaluated`` over all iterations, in order.
     """
     raise NotImplementedError("iterative_deepening is not implemented yet")
+
+
+def alpha_beta_tt(game, state, table, alpha=-math.inf, beta=math.inf, depth=0):
+    """Alpha-beta with a transposition table: the value of ``state``, as ``alpha_beta`` finds it.
+
+    (Without a depth limit it is the minimax value. With one, a state at the cutoff may be
+    answered by an entry searched deeper on another path, so the value may differ from
+    ``alpha_beta``'s: the grader expects the value the steps below give.)
+
+    ``table`` is a dict the grader hands in (empty at the root); your search fills it and
+    passes the same dict down. Its key is ``game.key(state)`` (never the path or the depth:
+    transposed states, reached by different move orders, share one entry); its entry is the
+    tuple ``(value, bound, searched)``:
+
+    * ``value``: the ``v`` the search of that state returned (a number for MAX);
+    * ``bound``: ``"exact"`` (``value`` is the state's value), ``"lower"`` (the value is at
+      least ``value``) or ``"upper"`` (at most ``value``);
+    * ``searched``: the plies below the state that search looked at: ``game.depth_limit -
+      depth``, or ``math.inf`` when ``game.depth_limit`` is None.
+
+    At every state, in this order (``needed`` = ``game.depth_limit - depth``, or ``math.inf``
+    without a depth limit):
+
+    1. LOOK UP ``table.get(game.key(state))``, before the cutoff test. Use the entry only if
+       ``searched >= needed`` (an entry searched shallower is ignored, as if missing). Then:
+       ``"exact"``: return ``value``; ``"lower"``: ``alpha = max(alpha, value)``;
+       ``"upper"``: ``beta = min(beta, value)``; and if now ``alpha >= beta``, return
+       ``value``. A state answered from the table generates no child.
+    2. If ``game.is_cutoff(state, depth)``: return ``game.evaluate(state)`` (store nothing).
+    3. Otherwise search the children exactly as ``alpha_beta`` does (prune on equality, ``>=``
+       / ``<=``, whatever the course's rule for ``alpha_beta``), in the window left by step 1.
+       Call that window ``(a, b)``: alpha and beta as the loop over the children starts.
+    4. STORE, also when the loop stopped at a cut (leave the loop with ``break``, not
+       ``return``): ``table[game.key(state)] = (v, bound, needed)`` with ``bound``
+       ``"upper"`` if ``v <= a``, ``"lower"`` if ``v >= b``, else ``"exact"``. Replace any
+       entry already there. Return ``v``.
+
+    Checked like ``alpha_beta``: where states repeat, you make fewer ``game.result`` calls than
+    ``alpha_beta``, and exactly the reference's.
+    """
+    raise NotImplementedError("alpha_beta_tt is not implemented yet")
+
+
+def quiescence(game, state, alpha=-math.inf, beta=math.inf, depth=0):
+    """Depth-limited alpha-beta with a quiescence search at the cutoff: the value of ``state``.
+
+    A depth limit stops the search wherever it falls, even in the middle of a fight (the
+    horizon effect). A quiescence search goes on past the limit along NOISY moves only
+    (``game.noisy_actions(state)``), until the position is quiet.
+
+    * Above the cutoff (``game.is_cutoff(state, depth)`` is False): exactly ``alpha_beta``
+      (prune on equality, ``>=`` / ``<=``, whatever the course's rule for ``alpha_beta``),
+      every action in order, each child's value from ``quiescence(game, child, alpha, beta,
+      depth + 1)``.
+    * At a cutoff (terminal, or ``depth >= game.depth_limit``), instead of returning
+      ``game.evaluate(state)``, return what a helper of your own gives, called with the same
+      ``alpha``, ``beta`` and ``depth``; at any depth it does:
+
+      1. ``stand = game.evaluate(state)``, always first (at a terminal it is the utility).
+      2. Return ``stand`` if ``game.is_terminal(state)``, or ``game.is_quiet(state)``, or
+         ``depth >= game.depth_limit + game.quiescence_limit``.
+      3. STAND PAT: the player to move may decline every noisy move, so ``stand`` is a bound
+         from their side. MAX: ``v = stand``; if ``v >= beta``: return ``v``; ``alpha =
+         max(alpha, v)``. MIN: ``v = stand``; if ``v <= alpha``: return ``v``; ``beta =
+         min(beta, v)``.
+      4. Then ``alpha_beta``'s loop, starting from that ``v``, over
+         ``game.noisy_actions(state)`` only (in that order), each child searched by this
+         helper at ``depth + 1``. Return ``v``.
+
+    No state above the cutoff is evaluated; each state the helper reaches is evaluated once,
+    in step 1, even where step 3 then returns at once.
+    """
+    raise NotImplementedError("quiescence is not implemented yet")
 
 
 def evaluate(game, state):

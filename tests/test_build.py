@@ -349,7 +349,10 @@ def test_pytest_k_with_an_algorithm_name_picks_that_algorithm_only():
     turns = collected("expectiminimax")  # a case name still matches as before
     assert turns and all(name.startswith("expectimax-") for name in turns)
     assert collected("not minimax and not alpha_beta and not expectimax and not maxn "
-                     "and not mcts and not iterative_deepening and not evaluate") == []
+                     "and not mcts and not iterative_deepening and not evaluate "
+                     "and not alpha_beta_tt and not quiescence") == []
+    alpha_beta = collected("alpha_beta")  # not alpha_beta_tt's, whose name holds alpha_beta
+    assert alpha_beta and all(name.startswith("alpha_beta-") for name in alpha_beta)
 
 
 def test_the_handout_explains_an_iterative_deepening_mistake_without_the_reference(
@@ -379,3 +382,20 @@ def test_build_modules_share_through_bundle_and_handout_not_a_circle():
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("grader.commands"):
                 assert node.module != "grader.commands.build", name
                 assert not [a.name for a in node.names if a.name.startswith("_")], name
+
+
+def test_the_handout_explains_a_transposition_table_mistake_without_the_reference(
+        installed_handout, tmp_path):
+    # The nodes the table saves, the table's step explanation and the hint: the key alone.
+    correct = CORRECT.read_text(encoding="utf-8")
+    wrong = correct.replace('    bound = "upper" if v <= a else "lower" if v >= b else "exact"\n',
+                            '    bound = "exact"\n')
+    assert wrong != correct
+    submission = tmp_path / "search.py"
+    submission.write_text(wrong, encoding="utf-8")
+    check = _run(installed_handout, str(installed_handout / ".venv" / "bin" / "grader"), "check",
+                 "--submission", str(submission), "-a", "alpha_beta_tt", "-k", "tt-graph-intro")
+    assert check.returncode == 1, check.stdout[-3000:] + check.stderr[-2000:]
+    assert "the table saves 2 (15%)" in check.stdout
+    assert "looked E up and found (5, lower, searched +∞)" in check.stdout
+    assert "stores a bound as exact" in check.stdout

@@ -221,7 +221,8 @@ STAR1 = [p for p in FILES if "value_bounds" in DATA[p]]
 SHALLOW = [p for p in FILES if "max_sum" in DATA[p]]
 # (iterative_deepening needs its depth limit: it is max_depth, so there is no unlimited run.)
 LIMITED_TREES = [p for p in FILES if DATA[p].get("depth_limit") and "game" not in DATA[p]
-                 and DATA[p]["algorithms"] != ["iterative_deepening"]]
+                 and DATA[p]["algorithms"] != ["iterative_deepening"]
+                 and "quiescence" not in DATA[p]["algorithms"]]  # no search without a limit
 
 
 @pytest.mark.parametrize("path", STAR1, ids=lambda p: p.stem)

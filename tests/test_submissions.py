@@ -56,8 +56,10 @@ RUBRIC = load_rubric()
 CASES = [load_case(path) for path in find_cases(CASE_FOLDERS)]
 # evaluate cases are graded by play: tests/test_play.py grades its variants (PLAY_VARIANTS),
 # with fewer matches; the trace variants here never touch evaluate.
+# alpha_beta_tt and quiescence cases: no variant here touches those functions (their own
+# variants are graded on them by tests/test_submissions_search.py), so they are left out.
 VARIANT_CASES = [case for case in CASES if case.name not in SLOW_CASES
-                 and case.algorithms != ["evaluate"]]
+                 and case.algorithms not in (["evaluate"], ["alpha_beta_tt"], ["quiescence"])]
 PAIRS = [(algorithm, case) for case in CASES for algorithm in case.algorithms]
 
 

@@ -224,7 +224,8 @@ def answer_key(case: Any, rubric: Any = None) -> str:
     game = case.build_game()
     vectors = case.vector_values
     try:
-        nodes = walk(game) if case.form != "game" else None
+        nodes = (walk(game, quiescence="quiescence" in case.algorithms)
+                 if case.form != "game" else None)
     except TreeTooLargeError:
         nodes = None
     where = f" (`{Path(case.path).name}`)" if case.path else ""  # no folder: keys move
@@ -252,12 +253,26 @@ def answer_key(case: Any, rubric: Any = None) -> str:
                       if not line.startswith("- Root move")]  # the chosen move, said above
             continue
         prunes = (algorithm == "expectimax" and case.value_bounds is not None) or (
-            algorithm == "maxn" and case.max_sum is not None) or algorithm == "iterative_deepening"
+            algorithm == "maxn" and case.max_sum is not None) or algorithm in (
+            "iterative_deepening", "alpha_beta_tt", "quiescence")
         lines += _run_lines(result, nodes, prunes)
         if algorithm == "iterative_deepening":
             lines.append(f"- (Alpha-beta at depth limits 1 .. {case.depth_limit}, the root's "
                          "children sorted by the previous iteration's values; every iteration "
                          "generates again the nodes it reaches.)")
+        elif algorithm == "alpha_beta_tt":
+            plain = solve(case, "alpha_beta")
+            saved = len(plain.generated) - len(result.generated)
+            lines.append(f"- (Alpha-beta with a transposition table, pruning on equality: "
+                         f"plain alpha-beta generates {len(plain.generated)} nodes here, so the "
+                         f"table saves {saved}.)")
+        elif algorithm == "quiescence":
+            plain = solve(case, "alpha_beta")
+            lines.append(f"- (Alpha-beta to depth {case.depth_limit}, then noisy moves only, "
+                         f"standing pat on the evaluation, to depth {case.depth_limit} + "
+                         f"{game.quiescence_limit}; plain depth-limited alpha-beta answers "
+                         f"{fmt(plain.value)} with move {fmt(plain.action)} in "
+                         f"{len(plain.generated)} nodes.)")
         elif not prunes:
             lines.append(f"- ({algorithm} prunes nothing: every node within the depth limit.)")
         elif algorithm == "expectimax":

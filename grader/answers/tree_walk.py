@@ -60,15 +60,22 @@ class TreeNode:
     value: Any = None  # the exact backed-up value (minimax / expectimax / max^n)
     children: list[str] = field(default_factory=list)
     repeat: bool = False  # a shared state met before: its subtree is listed at its first place
+    stand: Any = None  # quiescence: the stand-pat evaluation of a node extended past the cutoff
 
 
-def walk(game: Any, limit: int = WALK_LIMIT, *, values: bool = True) -> list[TreeNode]:
+def walk(game: Any, limit: int = WALK_LIMIT, *, values: bool = True,
+         quiescence: bool = False) -> list[TreeNode]:
     """Every node the full search (no pruning) reaches, in search order (children in
     ``actions`` / outcome order), a shared state expanded at its first occurrence only.
 
     ``values``: every node gets its exact backed-up value, by :func:`reference.values.back_up`
     (:class:`ReferenceMissingError` without ``reference/``); else only the leaves (cutoffs) get
     theirs, ``game.evaluate``. Raises :class:`TreeTooLargeError` past ``limit`` nodes.
+
+    ``quiescence``: a cutoff that is not quiet is extended along its noisy moves (to the
+    quiescence limit), as the quiescence search does; such a node is no longer a cutoff, its
+    ``stand`` is its evaluation, and its value the stand-pat one (its mover's best of the
+    evaluation and the noisy children's values).
     """
     back_up = staff("values", "the tree's backed-up values").back_up if values else None
     nodes: list[TreeNode] = []
@@ -84,16 +91,26 @@ def walk(game: Any, limit: int = WALK_LIMIT, *, values: bool = True) -> list[Tre
             node.repeat, node.value = True, first[node.id].value
             return node
         first[node.id] = node
+        noisy = None
         if node.cutoff:
-            node.value = game.evaluate(state)
-            return node
+            if not (quiescence and extends(state, depth)):
+                node.value = game.evaluate(state)
+                return node
+            node.cutoff, node.stand = False, game.evaluate(state)
+            noisy = game.noisy_actions(state)
         moves = (game.chance_outcomes(state) if node.player == CHANCE
-                 else [(a, None) for a in game.actions(state)])
+                 else [(a, None) for a in (game.actions(state) if noisy is None else noisy)])
         children = [visit(game.result(state, a), depth + 1, node.id, a, q) for a, q in moves]
         node.children = [child.id for child in children]
         if back_up is not None:
-            node.value = back_up(node.player, [c.value for c in children], [q for _, q in moves])
+            stand = [] if node.stand is None else [node.stand]  # the stand-pat option
+            node.value = back_up(node.player, stand + [c.value for c in children],
+                                 [None] * len(stand) + [q for _, q in moves])
         return node
+
+    def extends(state: Any, depth: int) -> bool:
+        return (not game.is_terminal(state) and not game.is_quiet(state)
+                and depth < game.depth_limit + game.quiescence_limit)
 
     visit(game.initial_state(), 0, None, None, None)
     return nodes
@@ -104,10 +121,11 @@ def walk_case(case: Any, answers: Any = None) -> list[TreeNode]:
     is installed; else (the handout) the answer key's, when ``answers`` (an
     :class:`~grader.answers.store.AnswerKey`) has them (:func:`node_values`); else
     the leaves' only."""
+    quiescent = "quiescence" in case.algorithms
     try:
-        return walk(case.build_game())
+        return walk(case.build_game(), quiescence=quiescent)
     except ReferenceMissingError:
-        nodes = walk(case.build_game(), values=False)
+        nodes = walk(case.build_game(), values=False, quiescence=quiescent)
 
     stored = node_values(case, answers) if answers is not None else None
     for node in nodes if stored else ():
@@ -122,7 +140,7 @@ def node_values(case: Any, answers: Any) -> dict[str, Any] | None:
 
     def compute() -> dict[str, Any] | None:
         try:
-            nodes = walk(case.build_game())
+            nodes = walk(case.build_game(), quiescence="quiescence" in case.algorithms)
         except TreeTooLargeError:
             return None
         return {node.id: json_safe(node.value) for node in nodes if not node.repeat}

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 
 ALGORITHMS = ("minimax", "alpha_beta", "expectimax", "maxn", "mcts", "iterative_deepening",
-              "evaluate")
+              "evaluate", "alpha_beta_tt", "quiescence")
 
 # Graded by play, not by a trace: the grader's search plays matches and calls the student's
 # ``evaluate(game, state)`` at its depth cutoff (:mod:`grader.scoring.play`). No reference
@@ -22,6 +22,9 @@ OPPONENTS = ("random", "greedy", "baseline")
 # ``iterative_deepening(game, root, max_depth)`` returns ``(value, action)``: a run's ``value``
 # is that pair, and ``max_depth`` is the case's ``depth_limit``.
 PAIR_ALGORITHMS = ("iterative_deepening",)
+
+# ``alpha_beta_tt(game, root, table)`` gets a fresh dict (the transposition table it fills).
+TABLE_ALGORITHMS = ("alpha_beta_tt",)
 
 
 @dataclass

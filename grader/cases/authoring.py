@@ -163,3 +163,53 @@ def case_json(data: dict) -> str:
 
 __all__ = ["AuthoringError", "case_json", "case_name", "full_tree", "parse_shape",
            "random_leaves", "schema_ref", "turns_for", "with_evals"]
+
+
+def transposition_graph(rng: random.Random, branching: int, depth: int, low: int,
+                        high: int) -> tuple[str, dict]:
+    """``(start, states)``: a layered graph with transpositions, for ``alpha_beta_tt``.
+
+    Level ``d`` has ``branching + 1`` states at most (fewer near the root), so most states are
+    reached from several parents; each state's children are ``branching`` distinct states of
+    the next level, taken in turn. MAX and MIN alternate from a MAX start; the last level's
+    states are leaves with random values."""
+    levels = [["A"]]
+    letters = iter("BCDEFGHIJKLMNOPQRSTUVWXYZ")
+    for d in range(1, depth + 1):
+        width = min(branching ** d, branching + 1)
+        levels.append([next(letters) + (str(d) if d > 1 else "") for _ in range(width)]
+                      if d <= 25 else [f"S{d}.{i}" for i in range(width)])
+    states: dict[str, Any] = {}
+    for d, level in enumerate(levels[:-1]):
+        below = levels[d + 1]
+        for i, state in enumerate(level):
+            children = [below[(i + k) % len(below)] for k in range(min(branching, len(below)))]
+            states[state] = {"player": "max" if d % 2 == 0 else "min",
+                             "successors": [[f"{state}-{child}".lower(), child]
+                                            for child in children]}
+    for state in levels[-1]:
+        states[state] = {"value": rng.randint(low, high)}
+    return "A", states
+
+
+def quiescence_marks(tree: dict, rng: random.Random, depth_limit: int, low: int,
+                     high: int) -> dict:
+    """``tree`` (full form) with what a ``quiescence`` case needs: an ``eval`` on every inner
+    node at or past ``depth_limit``, and about half of them ``"quiet": false`` with their
+    first child (and maybe others) ``"noisy": true``."""
+    def node(item: dict, depth: int) -> dict:
+        if "children" not in item:
+            return item
+        result = {key: value for key, value in item.items() if key != "children"}
+        children = [node(child, depth + 1) for child in item["children"]]
+        if depth >= depth_limit:
+            result["eval"] = rng.randint(low, high)
+            if rng.random() < 0.5:
+                result["quiet"] = False
+                children = [dict(child, noisy=True) if i == 0 or rng.random() < 0.4 else child
+                            for i, child in enumerate(children)]
+        result["children"] = children
+        return result
+
+    return node(tree, 0)
+

@@ -28,12 +28,15 @@ def build_builtin(data: dict, file: str | None = None) -> Game:
     name = data["game"]
     bounds = data.get("value_bounds")
     try:
-        return builtin_game(
+        game = builtin_game(
             name, data.get("state"), data.get("params"),
             depth_limit=data.get("depth_limit"),
             value_bounds=tuple(bounds) if bounds is not None else None,
             max_sum=data.get("max_sum"),
         )
+        if data.get("quiescence_limit") is not None:
+            game.quiescence_limit = data["quiescence_limit"]
+        return game
     except ModuleNotFoundError as error:
         module = BUILTIN_GAMES.get(name, ("?",))[0]
         if error.name and module.startswith(error.name):

@@ -161,8 +161,11 @@ class Case:
             return build_builtin(self.data, self.file)
         nodes, root = self._tree_nodes
         with collector_paused():
-            return TreeGame(nodes, root, players=self.players, depth_limit=self.depth_limit,
+            game = TreeGame(nodes, root, players=self.players, depth_limit=self.depth_limit,
                             value_bounds=self.value_bounds, max_sum=self.max_sum)
+        if self.data.get("quiescence_limit") is not None:
+            game.quiescence_limit = self.data["quiescence_limit"]
+        return game
 
     @functools.cached_property
     def _tree_nodes(self) -> tuple[list[Node], str]:

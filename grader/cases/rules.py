@@ -19,8 +19,10 @@ from grader.errors import CaseError
 # runs alpha-beta): Star1 (expectimax) and shallow pruning (maxn) cut the same way under either,
 # so "maxn/strict" would be a second name for "maxn".
 PRUNING_ALGORITHMS = ("alpha_beta", "iterative_deepening")
-TWO_PLAYER_ALGORITHMS = ("minimax", "alpha_beta", "expectimax", "iterative_deepening")
-NO_CHANCE_ALGORITHMS = ("minimax", "alpha_beta", "maxn", "mcts", "iterative_deepening")
+TWO_PLAYER_ALGORITHMS = ("minimax", "alpha_beta", "expectimax", "iterative_deepening",
+                         "alpha_beta_tt", "quiescence")
+NO_CHANCE_ALGORITHMS = ("minimax", "alpha_beta", "maxn", "mcts", "iterative_deepening",
+                        "alpha_beta_tt", "quiescence")
 DEEPENING_ALGORITHMS = ("iterative_deepening",)  # cut at every depth 1 .. depth_limit
 
 
@@ -54,6 +56,13 @@ def field_errors(data: dict, file: str | None) -> list[CaseError]:
         add("iterative_deepening searches to depths 1 .. depth_limit, so its case needs a "
             "depth_limit (max_depth); set depth_limit, or remove iterative_deepening",
             "algorithms", algorithms.index("iterative_deepening"))
+    if "quiescence" in algorithms and data.get("depth_limit") is None:
+        add("quiescence searches on from the depth cutoff, so its case needs a depth_limit; "
+            "set depth_limit, or remove quiescence",
+            "algorithms", algorithms.index("quiescence"))
+    if data.get("quiescence_limit") is not None and "quiescence" not in algorithms:
+        add("quiescence_limit is given but quiescence is not in algorithms; add quiescence to "
+            "algorithms or remove quiescence_limit", "quiescence_limit")
     if "evaluate" in algorithms:
         errors.extend(_play_errors(data, file))
     elif "play" in data:

@@ -35,6 +35,7 @@ class EdgeSpec:
     path: JsonPath
     probability: float | None = None
     probability_path: JsonPath | None = None
+    noisy: bool = False  # quiescence: a noisy move (full tree: the child's "noisy": true)
 
 
 @dataclass
@@ -48,6 +49,7 @@ class NodeSpec:
     value: Any = None
     eval: Any = None
     has_probabilities: bool = False  # a states-form 'probabilities' list was given
+    quiet: bool = True  # quiescence: false where the file says "quiet": false
 
     @property
     def is_leaf(self) -> bool:
@@ -61,7 +63,7 @@ def _full_tree(root: dict, errors: list, file: str | None) -> list[NodeSpec]:
     while stack:
         obj, path = stack.pop()
         node = NodeSpec(obj["id"], path, obj.get("player"), value=obj.get("value"),
-                        eval=obj.get("eval"))
+                        eval=obj.get("eval"), quiet=obj.get("quiet", True))
         if node.id in first_path:
             errors.append(case_error(
                 f"id {node.id!r} is used twice (first at {format_path(first_path[node.id])}); "
@@ -70,7 +72,8 @@ def _full_tree(root: dict, errors: list, file: str | None) -> list[NodeSpec]:
         chance = obj.get("player") == "chance"
         for i, child in enumerate(obj.get("children", ())):
             child_path = path + ("children", i)
-            edge = EdgeSpec(child.get("action", child["id"]), child["id"], child_path)
+            edge = EdgeSpec(child.get("action", child["id"]), child["id"], child_path,
+                            noisy=child.get("noisy", False))
             if "probability" in child:
                 if chance:
                     edge.probability = child["probability"]
@@ -255,6 +258,7 @@ def to_nodes(specs: list[NodeSpec], root: str, players: int, vectors: bool) -> l
         probabilities = ([edge.probability for edge in spec.edges]
                          if player == CHANCE else None)
         nodes.append(Node(spec.id, player, [(edge.action, edge.child) for edge in spec.edges],
-                          probabilities, convert(spec.value), convert(spec.eval)))
+                          probabilities, convert(spec.value), convert(spec.eval), spec.quiet,
+                          tuple(edge.action for edge in spec.edges if edge.noisy)))
     return nodes
 

@@ -113,6 +113,52 @@ def _graph_errors(
                 depths.setdefault(edge.child, set()).add(depth + 1)
     errors.extend(_depth_errors(data, by_id, depths, file))
     errors.extend(_searched_errors(data, by_id, depths, root, file))
+    errors.extend(_quiescence_errors(data, nodes, by_id, depths, file))
+    return errors
+
+
+def _quiescence_errors(data: dict, nodes: list[NodeSpec], by_id: dict, depths: dict,
+                       file: str | None) -> list[CaseError]:
+    """The quiet / noisy marks: only in a quiescence case, ``"quiet": false`` on nodes with
+    children, ``"noisy": true`` under such a node; and an ``eval`` on every inner node the
+    quiescence search reaches past the depth limit (its stand-pat value)."""
+    errors = []
+    marked = any(not node.quiet or any(edge.noisy for edge in node.edges) for node in nodes)
+    if not marked:
+        return errors
+    if "quiescence" not in data["algorithms"]:
+        mark = next(node for node in nodes if not node.quiet or any(e.noisy for e in node.edges))
+        return [case_error(f"node {mark.id!r} has a quiet/noisy mark, which only the quiescence "
+                           "search reads; add quiescence to algorithms or remove the marks",
+                           mark.path, file)]
+    for node in nodes:
+        if not node.quiet and node.is_leaf:
+            errors.append(case_error(f"leaf {node.id!r} is marked \"quiet\": false, but a leaf "
+                                     "has no move to make: remove the mark", node.path, file))
+        for edge in node.edges:
+            if edge.noisy and node.quiet:
+                errors.append(case_error(
+                    f"{edge.child!r} is marked noisy but its parent {node.id!r} is quiet, so "
+                    f"the search never follows it: mark {node.id!r} \"quiet\": false, or remove "
+                    "\"noisy\"", edge.path, file))
+    limit = data.get("depth_limit")
+    if limit is None or errors:
+        return errors
+    horizon = limit + data.get("quiescence_limit", 2)
+    frontier = [(state, limit) for state, reached in depths.items() if limit in reached]
+    while frontier:  # past the limit: noisy moves only, to the quiescence limit
+        state, depth = frontier.pop()
+        node = by_id[state]
+        if node.is_leaf:
+            continue
+        if node.eval is None and depth > limit:
+            errors.append(case_error(
+                f"node {state!r} is reached past the depth limit along noisy moves (depth "
+                f"{depth}) and has children, so the quiescence search evaluates it (stand pat): "
+                "give it 'eval'", node.path, file))
+        if node.quiet or depth >= horizon:
+            continue
+        frontier.extend((edge.child, depth + 1) for edge in node.edges if edge.noisy)
     return errors
 
 

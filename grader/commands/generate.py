@@ -34,8 +34,10 @@ from grader.cases.authoring import (
     case_json,
     check_size,
     full_tree,
+    quiescence_marks,
     random_leaves,
     schema_ref,
+    transposition_graph,
     with_evals,
 )
 from grader.errors import CaseError
@@ -76,6 +78,11 @@ def check_options(algorithm: str, depth: int, branching: int, count: int, requir
         raise AuthoringError(f"expected --count of at least 1, got {count}")
     if low > high:
         raise AuthoringError(f"expected --low <= --high, got {low} > {high}")
+    if algorithm == "quiescence" and depth < 2:
+        raise AuthoringError("a quiescence case needs --depth 2 or more (the depth limit is one "
+                             "less: the last ply is searched by the quiescence search)")
+    if algorithm in ("alpha_beta_tt", "quiescence") and require is not None:
+        raise AuthoringError(f"--require is for alpha-beta's exercises, not {algorithm}'s")
     if require is None:
         return
     if require not in REQUIREMENTS:
@@ -126,6 +133,20 @@ def satisfies(case: Any, require: str | None, rule: str = "inclusive") -> bool:
     return any(cut.deep for cut in replay(case.build_game(), rule).cuts)
 
 
+def _shows_off(data: dict, algorithm: str) -> bool:
+    """An alpha_beta_tt graph where the table saves nodes; a quiescence tree whose answer is
+    not plain depth-limited alpha-beta's (any case for the other algorithms)."""
+    if algorithm not in ("alpha_beta_tt", "quiescence"):
+        return True
+    from grader.answers.solve import solve
+
+    case = case_from_dict(data)
+    got, plain = solve(case, algorithm), solve(case, "alpha_beta")
+    if algorithm == "alpha_beta_tt":
+        return len(got.generated) < len(plain.generated)
+    return (got.value, got.action) != (plain.value, plain.action)
+
+
 def generate_cases(algorithm: str, *, depth: int = 3, branching: int = 3, seed: int = 0,
                    count: int = 1, require: str | None = None, low: int = -10, high: int = 20,
                    rule: str = "inclusive", schema: str | None = None) -> list[dict]:
@@ -152,7 +173,14 @@ def generate_cases(algorithm: str, *, depth: int = 3, branching: int = 3, seed: 
         if algorithm == "iterative_deepening":  # cut at every depth: evals inside, the limit
             data["tree"] = with_evals(full_tree(tree, ["max", "min"], False), rng, low, high)
             data["depth_limit"] = depth
-        if satisfies(case_from_dict(data), require, rule):
+        if algorithm == "alpha_beta_tt":  # a graph with transpositions (the same every try
+            del data["tree"]                # but its leaf values)
+            data["start"], data["states"] = transposition_graph(rng, branching, depth, low, high)
+        if algorithm == "quiescence":  # cut one ply above the leaves, noisy marks there
+            data["tree"] = quiescence_marks(full_tree(tree, ["max", "min"], False), rng,
+                                            depth - 1, low, high)
+            data["depth_limit"] = depth - 1
+        if satisfies(case_from_dict(data), require, rule) and _shows_off(data, algorithm):
             found.append(data)
             if len(found) == count:
                 break

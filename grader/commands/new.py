@@ -21,8 +21,10 @@ from grader.cases.authoring import (
     check_size,
     full_tree,
     parse_shape,
+    quiescence_marks,
     random_leaves,
     schema_ref,
+    transposition_graph,
     turns_for,
     with_evals,
 )
@@ -36,6 +38,11 @@ def _interesting(case: Any, algorithm: str, depth: int) -> bool:
 
     game = case.build_game()
     first = game.actions(game.initial_state())[0]
+    if algorithm == "alpha_beta_tt":  # the table answers some state a second time
+        run = solve(case, "alpha_beta_tt")
+        return len(run.generated) < len(solve(case, "alpha_beta").generated)
+    if algorithm == "quiescence":  # the quiescent answer is not the depth-limited one
+        return solve(case, "quiescence").value != solve(case, "alpha_beta").value
     graded = ("minimax" if algorithm in ("alpha_beta", "mcts", "iterative_deepening")
               else algorithm)
     if case.vector_values:  # more than two players (mcts too): max^n is the exact answer
@@ -74,6 +81,17 @@ def skeleton(algorithm: str, branching: int, depth: int, *, players: int = 2,
         leaves = random_leaves(random.Random(seed), branching, depth, low, high,
                                players if vectors else None)
         data["tree"] = full_tree(leaves, turns, vectors)
+        if algorithm == "alpha_beta_tt":  # a graph: transposed states for the table
+            del data["tree"]
+            data["start"], data["states"] = transposition_graph(random.Random(seed), branching,
+                                                                depth, low, high)
+        if algorithm == "quiescence":  # the last ply past the limit, some of it noisy
+            if depth < 2:
+                raise AuthoringError("a quiescence case needs a depth of at least 2 (the "
+                                     "depth limit is one less); use e.g. --shape 2x3")
+            data["depth_limit"] = depth - 1
+            data["tree"] = quiescence_marks(data["tree"], random.Random(seed), depth - 1,
+                                            low, high)
         if algorithm == "iterative_deepening":  # cut at every depth: evals inside, the limit
             data["tree"] = with_evals(data["tree"], random.Random(seed), low, high)
             data["depth_limit"] = depth

@@ -119,6 +119,7 @@ class _Tree:
     got: list[str]
     vectors: bool
     notes: dict[str, str] = field(default_factory=dict)
+    past_limit: bool = False  # quiescence: below the depth limit, draw what either search made
 
     def __post_init__(self) -> None:
         self.ref_steps, self.got_steps = positions(self.expected), positions(self.got)
@@ -129,14 +130,21 @@ class _Tree:
         return self.game.state_id(state)
 
     def children(self, state: Any, depth: int) -> list[tuple[Any, float | None]]:
-        """(child state, probability) in search order; none below the depth limit."""
+        """(child state, probability) in search order; none below the depth limit (with
+        ``past_limit``: there, only the children either search generated)."""
         limit = self.game.depth_limit
-        if self.game.is_terminal(state) or (limit is not None and depth >= limit):
+        if self.game.is_terminal(state):
             return []
         probabilities = self.game.node(state).probabilities
         actions = self.game.actions(state)
-        return [(self.game.result(state, action), probabilities[i] if probabilities else None)
-                for i, action in enumerate(actions)]
+        children = [(self.game.result(state, action), probabilities[i] if probabilities else None)
+                    for i, action in enumerate(actions)]
+        if limit is not None and depth >= limit:
+            if not self.past_limit:
+                return []
+            return [(child, p) for child, p in children
+                    if self.ref_count[self.id(child)] or self.got_count[self.id(child)]]
+        return children
 
     def size(self, state: Any, depth: int) -> int:
         """Nodes in the subtree drawn under ``state`` (itself included)."""
@@ -153,7 +161,8 @@ class _Tree:
         text += " " + player_name(node.player, self.vectors)
         limit = self.game.depth_limit
         if limit is not None and depth >= limit:
-            text += f", eval {describe(node.eval)} (depth limit)"
+            where = "depth limit" if depth == limit else "past the depth limit"
+            text += f", eval {describe(node.eval)} ({where})"
         return text
 
     def mark(self, node_id: str) -> str:
@@ -249,7 +258,8 @@ def draw_tree(case: Any, expected: Any, got: Any, *, max_rows: int = MAX_ROWS,
     if not isinstance(game, TreeGame):
         return []
     tree = _Tree(game, list(expected.generated), list(got.generated),
-                 vectors=bool(getattr(case, "vector_values", False)))
+                 vectors=bool(getattr(case, "vector_values", False)),
+                 past_limit="quiescence" in getattr(case, "algorithms", ()))
     diff = diff_sequence("generated", tree.expected, tree.got)
     if not diff.equal:
         step = diff.first_difference

@@ -1,4 +1,5 @@
-"""The step explanation at the first difference, for minimax, expectimax (Star1), max^n and MCTS.
+"""The step explanation at the first difference, for minimax, expectimax (Star1), max^n, MCTS,
+alpha-beta with a transposition table and quiescence search.
 
 Alpha-beta's is the window sentence of :func:`grader.feedback.drawing.window_note`; this module
 does the same for the other algorithms, from the reference's moments (:mod:`reference.steps`,
@@ -13,7 +14,12 @@ them without ``reference/``):
 * max^n: the mover, its best vector so far (and a tie that kept the first child), and the
   shallow-pruning bound ``max_sum - parent's best`` at that node, or why there is none;
 * MCTS: the iteration, each selection level's children with their ``n``, ``w`` and UCB1, the
-  expansion chosen, and the playout's utility with the reward each node on the path got.
+  expansion chosen, and the playout's utility with the reward each node on the path got;
+* ``alpha_beta_tt`` and ``quiescence`` (:mod:`reference.steps_search`): what the reference's
+  table did just before the step (a hit answering a node, an entry narrowing the window or
+  ignored as searched shallower, a store and why it is a bound or exact) or its quiescence
+  search (stand pat, a stand-pat cut, a quiet node, the quiescence limit, the noisy moves
+  searched), then the node and window where it generates its next child.
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from grader.feedback.markdown import inline_text, trace_end
 from grader.files import json_safe
 
 MAX_LISTED = 6  # children or path nodes quoted at most
+SEARCH_STEPS = ("alpha_beta_tt", "quiescence")  # replays with table / quiescence events
+EVENTS_LISTED = 4  # table or quiescence events quoted before the step at most
 
 
 def _num(value: Any) -> str:
@@ -51,7 +59,11 @@ def cached_steps(case: Any, algorithm: str, rule: str, answers: Any) -> list[Any
     def compute() -> list[Any] | None:
         from grader.answers.solve import mcts_settings
 
-        if algorithm == "mcts":
+        if algorithm in SEARCH_STEPS:
+            from reference.steps_search import search_moments
+
+            moments = search_moments(case.build_game(), algorithm)
+        elif algorithm == "mcts":
             import random
 
             from reference.steps import mcts_moments
@@ -90,6 +102,8 @@ def step_note(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
     yours = got.generated[step] if step < len(got.generated) else None
     if algorithm == "mcts":
         text = _mcts_note(moments, step)
+    elif algorithm in SEARCH_STEPS:
+        text = _search_note(moments, step)
     else:
         text = _tree_note(moments, step, yours, algorithm, case)
     if text is None:
@@ -140,6 +154,80 @@ def _tree_note(moments: list[Any], step: int, yours: str | None, algorithm: str,
         pruned = ", ".join(children[:MAX_LISTED]) + (" ..." if len(children) > MAX_LISTED else "")
         return f"{where}{backed}.{reason} So it stops there and skips {pruned}."
     return f"{where}{backed}.{reason} It generates {children[0]} next."
+
+
+def _window(alpha: Any, beta: Any) -> str:
+    return f"({_num(alpha)}, {_num(beta)})"
+
+
+def event_text(moment: list[Any]) -> str:
+    """One table look-up or store, or one quiescence step, in words."""
+    kind, _, node, mover, _, _, facts = moment
+    what = facts["what"]
+    if kind == "table":
+        value, bound, searched = facts["entry"]
+        entry = f"({_num(value)}, {bound}, searched {_num(searched)})"
+        if what == "store":
+            reason = {"upper": f"v ≤ α = {_num(facts['alpha'])} as its loop started",
+                      "lower": f"v ≥ β = {_num(facts['beta'])} as its loop started",
+                      "exact": f"inside the window {_window(facts['alpha'], facts['beta'])}"
+                      }[bound]
+            return f"stored {node} = {_num(value)} as `{bound}` ({reason}): {entry}"
+        looked = f"looked {node} up and found {entry}, {_num(facts['needed'])} plies needed"
+        if what == "shallow":
+            return looked + ": searched shallower, so ignored, and it searches " + node
+        if what == "hit" and bound == "exact":
+            return looked + f": it answers {node} = {_num(value)}, no child generated"
+        alpha, beta = facts["now"]
+        change = (f"raises α to {_num(alpha)}" if bound == "lower"
+                  else f"lowers β to {_num(beta)}")
+        if what == "hit":
+            return (looked + f": it {change}, the window {_window(alpha, beta)} closes, so "
+                    f"{node} = {_num(value)} with no child generated")
+        return looked + f": it {change}, the window {_window(alpha, beta)} stays open, so it " \
+            f"searches {node}"
+    stand, depth = _num(facts["stand"]), facts["depth"]
+    if what == "terminal":
+        return f"scored {node} (terminal): {stand}"
+    if what == "quiet":
+        return f"stood pat at {node} (depth {depth}, at or past the depth limit, quiet): {stand}"
+    if what == "horizon":
+        return (f"stood pat at {node}: depth {depth} is the quiescence limit "
+                f"({facts['horizon']}), so it returns its evaluation {stand}")
+    if what == "stand_cut":
+        test = (f"{stand} ≥ β = {_num(facts['beta'])}" if mover == "MAX"
+                else f"{stand} ≤ α = {_num(facts['alpha'])}")
+        return (f"stood pat at {node} (not quiet): its evaluation {test}, so it returns "
+                f"{stand} without a noisy move")
+    alpha, beta = facts["now"]
+    change = f"α = {_num(alpha)}" if mover == "MAX" else f"β = {_num(beta)}"
+    noisy = ", ".join(facts.get("noisy", [])[:MAX_LISTED]) or "none"
+    return (f"found {node} not quiet (depth {depth}): stand pat {stand} sets {change}, and "
+            f"only its noisy moves are searched: {noisy}")
+
+
+def _search_note(moments: list[Any], step: int) -> str | None:
+    """The table's or the quiescence search's events just before the reference's step, then
+    the step itself."""
+    events = [m for m in moments if m[0] in ("table", "quiesce") and m[1] == step]
+    said = [event_text(m) for m in events[-EVENTS_LISTED:]]
+    more = len(events) - len(said)
+    before = ""
+    if said:
+        before = (f"Before its step {step + 1} the reference "
+                  + ("" if not more else f"({more} earlier events not shown) ")
+                  + "; ".join(said) + ". ")
+    moment = next((m for m in moments if m[0] == "generate" and m[1] == step), None)
+    if moment is None:
+        return before + (f"At step {step + 1} the reference had finished: it generated {step} "
+                         "nodes in all.")
+    _, _, node, mover, seen, children, facts = moment
+    where = (f"At step {step + 1} it is at {node} ({mover}), window "
+             f"{_window(facts['alpha'], facts['beta'])}, v = {_num(facts['v'])}")
+    backed = f", its children so far: {_seen(seen, 'alpha_beta')}" if seen else ""
+    noisy = (" (past the depth limit: a noisy move, the only kind searched there)"
+             if facts.get("noisy") else "")
+    return f"{before}{where}{backed}. It generates {children[0]}{noisy} next."
 
 
 def _star1_chance_reason(kind: str, seen: list[Any], facts: dict[str, Any]) -> str:

@@ -17,6 +17,12 @@ what depth-limited, stochastic and n-player search need:
 ``game.chance_outcomes(state)``   ``[(action, probability), ...]`` at a chance node
 ``game.value_bounds``             ``(L, U)`` when a case asks for Star1 pruning, else None
 ``game.max_sum``                  the bound on the sum of payoffs for max^n shallow pruning
+``game.key(state)``               a hashable key, equal for transposed states (the same
+                                  position reached by different move orders): a
+                                  transposition table's key
+``game.is_quiet(state)``          False when the position may swing at once (quiescence)
+``game.noisy_actions(state)``     the actions that make it swing, in ``actions`` order
+``game.quiescence_limit``         plies past ``depth_limit`` a quiescence search may extend
 ================================  ===========================================================
 
 States are opaque: code that searches only passes them back to the game. Misuse raises a
@@ -50,6 +56,7 @@ class Game:
     depth_limit: int | None = None
     value_bounds: tuple[float, float] | None = None
     max_sum: float | None = None
+    quiescence_limit: int = 2
 
     # --- what a subclass provides -------------------------------------------------------
     def initial_state(self) -> State:
@@ -82,6 +89,25 @@ class Game:
     def state_id(self, state: State) -> str:
         """A readable, stable id: what traces record and feedback prints."""
         raise NotImplementedError
+
+    def key(self, state: State) -> Hashable:
+        """A transposition table's key: equal for the same position whatever the path to it.
+        Every game here names a position by its id (the id leaves out the path and the ply)."""
+        return self.state_id(state)
+
+    def _noisy_actions(self, state: State) -> tuple[Action, ...]:
+        """The actions that make the position swing (quiescence); none by default."""
+        return ()
+
+    def noisy_actions(self, state: State) -> tuple[Action, ...]:
+        """The noisy subset of ``actions(state)``, in ``actions`` order (none at a terminal)."""
+        if self.is_terminal(state):
+            return ()
+        return tuple(self._noisy_actions(state))
+
+    def is_quiet(self, state: State) -> bool:
+        """True when a search may stop here: no noisy action (a terminal is quiet)."""
+        return not self.noisy_actions(state)
 
     def depth_of(self, state: State) -> int:
         """Edges from the case's root to ``state``."""

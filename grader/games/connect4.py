@@ -20,6 +20,9 @@ diagonal win; a full board without a line is a draw.
   without an ``x``, and divide by the power of ten above the largest possible total (100 on the
   default board: 24 windows of at most 2 marks), so the value lies strictly inside (-1, 1).
 * State ids: the board string (``"....|....|.o..|.xx."``); ``ConnectFour(state=id)`` rebuilds it.
+  The transposition key (``game.key``) is the id.
+* Noisy actions (quiescence): a move whose mark completes the mover's line (wins) or lands on
+  the last empty cell of a line the opponent would complete (blocks), as in tic-tac-toe.
 """
 
 from __future__ import annotations

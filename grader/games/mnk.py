@@ -15,6 +15,9 @@ Tic-tac-toe is the 3,3,3-game.
   ``x`` marks of windows without an ``o`` minus the ``o`` marks of windows without an ``x``,
   divided by the power of ten above the largest possible total, strictly inside (-1, 1).
 * State ids: the board string; ``MNKGame(state=id)`` rebuilds it.
+  The transposition key (``game.key``) is the id.
+* Noisy actions (quiescence): a move whose mark completes the mover's line (wins) or lands on
+  the last empty cell of a line the opponent would complete (blocks), as in tic-tac-toe.
 """
 
 from __future__ import annotations

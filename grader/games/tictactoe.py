@@ -15,6 +15,9 @@ from the marks: ``x`` when both have as many, ``o`` when ``x`` has one more.
   a line is open for a player when the opponent has no mark on it: a multiple of 0.1 in
   [-0.8, 0.8], strictly inside the utilities.
 * State ids: the board string, ``"x.o|...|..x"``; ``TicTacToe(state=id)`` rebuilds the position.
+  The transposition key (``game.key``) is the id.
+* Noisy actions (quiescence): a move that completes the mover's line (wins) or takes the last
+  empty cell of a line the opponent would complete (blocks); quiet: none such.
 """
 
 from __future__ import annotations
@@ -257,6 +260,22 @@ class GridGame(Game):
             return child
 
         return result
+
+    def _noisy_actions(self, state: Board) -> tuple[int, ...]:
+        """Quiescence: the moves that complete a line for the mover (a win) or fill the one
+        empty cell of a line the opponent would complete next (a block)."""
+        cells = state.cells
+        mine = "x" if self.to_move(state) == MAX else "o"
+        noisy = []
+        for action in self.actions(state):
+            square = self._square(cells, action)
+            for line in self._lines:
+                if square in line:
+                    others = {cells[i] for i in line if i != square}
+                    if others == {mine} or others == {"o" if mine == "x" else "x"}:
+                        noisy.append(action)
+                        break
+        return tuple(noisy)
 
     def _result(self, state: Board, action: int) -> Board:
         cells = state.cells

@@ -27,6 +27,8 @@ class Node:
     probabilities: list[float] | None = None  # one per child, at chance nodes
     value: Value = None  # leaves
     eval: Value = None  # internal nodes a depth limit can cut
+    quiet: bool = True  # quiescence: False where the case marks the node "quiet": false
+    noisy: tuple[str, ...] = ()  # quiescence: the actions to children marked "noisy": true
 
 
 class TreeState:
@@ -128,6 +130,12 @@ class TreeGame(Game):
         if node.eval is None:
             return super()._heuristic(state)
         return node.eval
+
+    def is_quiet(self, state: TreeState) -> bool:
+        return self._node(state).quiet
+
+    def noisy_actions(self, state: TreeState) -> tuple[str, ...]:
+        return self._node(state).noisy
 
     def _chance_outcomes(self, state: TreeState) -> list[tuple[str, float]]:
         return list(self._outcomes[state._index])

@@ -3,10 +3,12 @@
 The same function serves the reference (in the grader's process, :mod:`grader.answers.solve`), the
 student (inside the sandbox worker, :mod:`grader.sandbox.client`) and the known-mistake variants of
 the feedback: each is a *function table*, a mapping from the stub names (``max_value``,
-``min_value``, ``alpha_beta``, ``expectimax``, ``maxn``, ``mcts``, ``iterative_deepening``) to
-callables. ``iterative_deepening`` gets the case's ``depth_limit`` as ``max_depth`` and its run's
-``value`` is the ``(value, action)`` pair it returned, unchecked (:func:`grader.compare.compare`
-checks it).
+``min_value``, ``alpha_beta``, ``expectimax``, ``maxn``, ``mcts``, ``iterative_deepening``,
+``alpha_beta_tt``, ``quiescence``) to callables. ``iterative_deepening`` gets the case's
+``depth_limit`` as ``max_depth`` and its run's ``value`` is the ``(value, action)`` pair it
+returned, unchecked (:func:`grader.compare.compare` checks it); ``alpha_beta_tt`` gets a fresh
+dict as its transposition table (it stays in the process that ran the search: only the trace
+and the value cross from the worker).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class RunResult:
     generated: list[str] = field(default_factory=list)
     evaluated: list[str] = field(default_factory=list)
     action: Any = None  # the root decision, when the runner was asked for it
+    table: dict | None = None  # alpha_beta_tt: the table the search filled (this process only)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -66,6 +69,31 @@ def run_algorithm(
         value = function(traced_game, root, settings.iterations, random.Random(settings.seed), settings.c)
     elif algorithm == "iterative_deepening":
         value = function(traced_game, root, game.depth_limit)
+    elif algorithm == "alpha_beta_tt":
+        table: dict = {}  # the transposition table: a fresh dict the search fills
+        value = function(traced_game, root, table)
+        return RunResult(value=value, generated=trace.generated_ids(),
+                         evaluated=trace.evaluated_ids(), table=table)
     else:
         value = function(traced_game, root)
     return RunResult(value=value, generated=trace.generated_ids(), evaluated=trace.evaluated_ids())
+
+
+TABLE_KINDS = ("entries", "exact", "lower", "upper", "other")
+TABLE_SCAN = 1_000_000  # entries of a table looked at, at most (a bigger one: "entries" only)
+
+
+def table_summary(table: dict) -> dict[str, int]:
+    """How many entries ``table`` holds, and how many are ``(value, bound, searched)`` tuples of
+    each bound kind (``other``: anything else). Plain type checks only (``type(x) is``), so no
+    code of the table's keys or values runs: the worker calls it on the student's table after
+    the student's search returned, outside its time guard."""
+    summary = dict.fromkeys(TABLE_KINDS, 0)
+    summary["entries"] = len(table)
+    if len(table) > TABLE_SCAN:
+        return summary
+    for entry in dict.values(table):
+        bound = entry[1] if type(entry) is tuple and len(entry) == 3 else None
+        kind = bound if type(bound) is str and bound in ("exact", "lower", "upper") else "other"
+        summary[kind] += 1
+    return summary

@@ -121,6 +121,7 @@ class TracedGame:
         "players", "depth_limit", "value_bounds", "max_sum",
         "to_move", "actions", "result", "is_terminal", "utility",
         "is_cutoff", "evaluate", "chance_outcomes", "with_depth_limit",
+        "key", "is_quiet", "noisy_actions", "quiescence_limit",
     )  # fmt: skip
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -195,6 +196,10 @@ def _wrap(game: Game, trace: Trace) -> TracedGame:
         "evaluate": evaluate,
         "chance_outcomes": game.chance_outcomes,
         "with_depth_limit": lambda limit: _wrap(game.with_depth_limit(limit), trace),
+        "key": game.key,
+        "is_quiet": game.is_quiet,
+        "noisy_actions": game.noisy_actions,
+        "quiescence_limit": game.quiescence_limit,
     }
     for name, value in attributes.items():
         object.__setattr__(wrapper, name, value)

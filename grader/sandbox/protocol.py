@@ -20,7 +20,10 @@ JSON lines over a private socket (never stdout), in this order::
                "stdout", "stderr", "printed", "elapsed", "function", "message", "cpu",
                "trace_truncated", "budget_stop": {"kind", "calls"} (status "budget"),
                "calls": {"result", "evaluated"} (the game calls the search made, before the
-               trace was cut: the parent applies the exact work budget to them)}
+               trace was cut: the parent applies the exact work budget to them),
+               "table": {"entries", "exact", "lower", "upper", "other"} (alpha_beta_tt, status
+               "ok": the student's transposition table summed up; the dict itself never
+               crosses)}
 
 (``missing_function`` and grader failures are answered with a reply and no ``started``.)
 
@@ -61,6 +64,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from grader.run.packing import pack_ids, unpack_ids
+from grader.run.runner import TABLE_KINDS
 from grader.sandbox.capture import join_output
 from grader.sandbox.limits import Limits, MiB
 from grader.sandbox.values import decode_value, encode_value
@@ -118,6 +122,7 @@ class WorkerReply:
     trace_truncated: bool = False  # a list passed MAX_TRACE ids and was cut
     budget_stop: dict[str, Any] | None = None  # status "budget": {"kind", "calls"}
     calls: dict[str, int] | None = None  # {"result", "evaluated"}: the worker's word
+    table: dict[str, int] | None = None  # alpha_beta_tt: its table's entries, by bound kind
 
     @property
     def ok(self) -> bool:
@@ -203,6 +208,7 @@ MESSAGE_SCHEMA: dict[str, Any] = {
         "ids": {"type": "array", "maxItems": 2 * MAX_TRACE},
         "trace_truncated": {"type": "boolean"},
         "calls": {"type": "object", "additionalProperties": _NUMBER},
+        "table": {"type": "object", "additionalProperties": _NUMBER},
         "recycle": {"type": "boolean"},
         "printed": _NUMBER,
         "elapsed": _NUMBER,
@@ -364,6 +370,17 @@ def error_fields(error: dict[str, Any]) -> dict[str, str]:
     return {key: cut_text(str(error.get(key, "")), ERROR_CAPS[key]) for key in ERROR_KEYS}
 
 
+def reported_table(message: dict[str, Any]) -> dict[str, int] | None:
+    """A reply's transposition-table summary (:func:`grader.run.runner.table_summary`),
+    checked: the known kinds only, each a whole number from 0 to 10^12 (None when it sent
+    none)."""
+    given = message.get("table")
+    if not isinstance(given, dict):
+        return None
+    return {kind: int(min(max(finite_number(given.get(kind), 0.0), 0.0), 1e12))
+            for kind in TABLE_KINDS}
+
+
 def reply_from_message(message: dict[str, Any], function: str | None, *, stdout: str, stderr: str,
                        printed: int, limits: Limits) -> WorkerReply:
     """A :class:`WorkerReply` from a worker's reply (checked by :func:`parse_message`).
@@ -398,6 +415,7 @@ def reply_from_message(message: dict[str, Any], function: str | None, *, stdout:
         trace_truncated=bool(message.get("trace_truncated")),
         budget_stop=budget_stop(message) if status == "budget" else None,
         calls=reported_calls(message),
+        table=reported_table(message) if status == "ok" else None,
     )
     if printed > limits.flood and status in ("ok", "error"):
         text = (

@@ -45,7 +45,7 @@ from grader.games import BUILTIN_GAMES
 from grader.paths import SCHEMA_REF
 from grader.run import runner, tracing
 from grader.run.calibration import calibration_seconds
-from grader.run.runner import MctsSettings, function_name, run_algorithm
+from grader.run.runner import MctsSettings, function_name, run_algorithm, table_summary
 from grader.run.tracing import Budget
 from grader.sandbox.capture import Captured
 from grader.sandbox.evaluating import serve_evaluate_request
@@ -299,6 +299,8 @@ def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any
                 status="ok", value=encode_value(result.value, safe_repr_factory(repr_seconds))
             )
             generated, evaluated = result.generated, result.evaluated
+            if result.table is not None:  # alpha_beta_tt: the student's own dict, summed up
+                reply["table"] = table_summary(result.table)
             calls = call_counts(result)  # a RunResult holds the trace's lists
             cap = _trace_cap(request)
             truncated = len(generated) > cap or len(evaluated) > cap

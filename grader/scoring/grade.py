@@ -29,7 +29,7 @@ from grader.cases import Case, find_cases, load_case
 from grader.cases.algorithms import PAIR_ALGORITHMS, PLAY_ALGORITHMS
 from grader.cases.rubric import Rubric, load_rubric
 from grader.errors import CaseError, SubmissionError
-from grader.feedback import deepening, diagnosis, explain
+from grader.feedback import deepening, diagnosis, explain, savings
 from grader.feedback.verdict import Observation
 from grader.sandbox.audit import record_audit
 from grader.sandbox.client import Worker
@@ -68,10 +68,13 @@ def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey) -
             course_rule = rubric.for_algorithm(algorithm).pruning
             for rule in accepted_rules(case.pruning, course_rule):
                 answers.reference(case, algorithm, rule)
-                if algorithm in ("minimax", "expectimax", "maxn", "mcts"):
+                if algorithm in ("minimax", "expectimax", "maxn", "mcts", "alpha_beta_tt",
+                                 "quiescence"):
                     explain.cached_steps(case, algorithm, rule, answers)  # the step explanation
                 if algorithm in PAIR_ALGORITHMS:
                     deepening.ordering_counts(case, rule, answers)  # nodes saved by ordering
+                if algorithm == "alpha_beta_tt":
+                    savings.table_counts(case, answers)  # nodes saved by the table
             diagnosis.cached_runs(case, algorithm, course_rule, answers)  # the named mistakes
             if algorithm == "alpha_beta":  # both rules: the report shows a student's rule too
                 for rule in ("inclusive", "strict"):

@@ -18,7 +18,7 @@ from grader.cases import Case
 from grader.cases.algorithms import PAIR_ALGORITHMS, PLAY_ALGORITHMS
 from grader.cases.rubric import Rubric
 from grader.compare import Comparison, ValueCheck, compare
-from grader.feedback import deepening, diagnosis, explain
+from grader.feedback import deepening, diagnosis, explain, savings
 from grader.feedback import failure as feedback
 from grader.feedback.markdown import code_name, inline_text
 from grader.feedback.verdict import Observation
@@ -144,6 +144,8 @@ def grade_pair(
         result.output += student_output
     if pair:  # the nodes root ordering saves, pass or fail
         result.output = _ordering_note(case, reference.rule, answers, got, result, cut)
+    if algorithm == "alpha_beta_tt":  # the nodes the table saves, pass or fail
+        result.output = _savings_note(case, answers, got, result, reply)
     result.extra_data = {"timing": timing_data(reference, reply)}
     if not comparison.passed:
         result.extra_data["replay"] = _replay_data(case, reference, got)
@@ -233,6 +235,19 @@ def _ordering_note(case: Case, rule: str, answers: AnswerKey, got: RunResult,
     except Exception:  # noqa: BLE001 - the grader's failure, reported to staff
         lines = []
         result.staff_output += "ordering report failed:\n" + traceback.format_exc()
+    return "\n\n".join(filter(None, ["\n".join(lines), result.output]))
+
+
+def _savings_note(case: Case, answers: AnswerKey, got: RunResult, result: TestResult,
+                  reply: WorkerReply) -> str:
+    """The test's output with the transposition table's savings first (a bug there costs
+    only them)."""
+    try:
+        lines = savings.table_report(case, answers, len(got.generated), reply.trace_truncated,
+                                     reply.table)
+    except Exception:  # noqa: BLE001 - the grader's failure, reported to staff
+        lines = []
+        result.staff_output += "table report failed:\n" + traceback.format_exc()
     return "\n\n".join(filter(None, ["\n".join(lines), result.output]))
 
 

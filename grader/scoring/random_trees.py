@@ -65,6 +65,9 @@ def case_dicts(draw: Any, algorithm: str) -> dict[str, Any]:
     # four (2 or 1), Star1 bounds / max_sum one in four.
     limit = 0 if algorithm == "mcts" else draw(st.integers(0, 7))
     depth_limit = {6: 2, 7: 1}.get(limit)
+    quiescence = algorithm == "quiescence"  # always a limit; past it, quiet and noisy marks
+    if quiescence:
+        depth_limit = 1 if limit < 4 else 2
     bounded = algorithm in ("expectimax", "maxn") and draw(st.integers(0, 3)) == 3
     total = 6  # max^n with max_sum: entries >= 0 summing to at most this
 
@@ -104,6 +107,13 @@ def case_dicts(draw: Any, algorithm: str) -> dict[str, Any]:
         data = {"id": _node_id(position), "player": name, "children": children}
         if depth_limit is not None and depth == depth_limit:
             data["eval"] = value()
+        if quiescence and depth > depth_limit:  # reached along noisy moves: a stand pat
+            data["eval"] = value()
+        if quiescence and depth >= depth_limit and draw(st.integers(0, 1)):
+            data["quiet"] = False
+            for index, child in enumerate(children):
+                if index == 0 or draw(st.integers(0, 1)):
+                    child["noisy"] = True
         return data
 
     case = {"$schema": SCHEMA, "name": "random-tree", "description": "a random tree",
@@ -234,6 +244,8 @@ def _probe(worker: Any, algorithm: str) -> Any:
             "tree": {"id": "A", "player": "max" if algorithm != "maxn" else 0, "children": [
                 {"id": "B", "value": [1, 0, 0] if algorithm == "maxn" else 1},
                 {"id": "C", "value": [0, 1, 0] if algorithm == "maxn" else 0}]}}
+    if algorithm == "quiescence":  # a quiescence case needs a depth limit
+        data["depth_limit"] = 1
     return worker.run(data, algorithm, time_limit=5.0)
 
 

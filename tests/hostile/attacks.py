@@ -936,6 +936,33 @@ ATTACKS: list[Attack] = [
             "an upload holding a symbolic link to nothing beside search.py: in grader batch, "
             "stat() of it raised FileNotFoundError and no submission was graded",
             "", upload="dangling_link", scope="none"),
+    _attack("poisoned_table", "runaway",
+            "alpha_beta_tt searches right, then fills the table the grader handed in with "
+            "entries whose len(), == and hash loop forever: the worker sums the table up after "
+            "the search returned, outside its time guard, so it must run none of their code",
+            textwrap.dedent("""
+                class _Forever(tuple):
+                    def __len__(self):
+                        while True:
+                            pass
+
+                class _Bound(str):
+                    def __eq__(self, other):
+                        while True:
+                            pass
+
+                    __hash__ = str.__hash__
+
+                _correct_tt = alpha_beta_tt
+
+                def alpha_beta_tt(game, state, table, alpha=-math.inf, beta=math.inf, depth=0):
+                    value = _correct_tt(game, state, table, alpha, beta, depth)
+                    if depth == 0:
+                        for i in range(1000):
+                            table[("poison", i)] = _Forever((1, 2, 3))
+                            table[("bound", i)] = (value, _Bound("exact"), 0)
+                    return value
+            """), target="alpha_beta_tt", scope="none"),
     _attack("notebook_markup", "forgery",
             "a notebook whose dropped IPython line closes its code span and writes HTML and "
             "bold text into the results' output, and a comment after 20,000 spaces on which "

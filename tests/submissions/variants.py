@@ -406,9 +406,75 @@ _PLAY_VARIANTS = [
     ),
 ]
 
+# alpha_beta_tt and quiescence: tests/test_transposition.py and tests/test_quiescence.py grade
+# these on those algorithms' cases only (the other algorithms' functions are the correct ones).
+TT_CALL = """alpha_beta_tt(game, game.result(state, action), table, alpha, beta,
+                                     depth + 1))"""
+TT_CUT = "            {test}:\n                break\n"
+_SEARCH_VARIANTS = [
+    Variant(
+        "tt_bound_as_exact", "alpha_beta_tt stores every value as `\"exact\"`, also the "
+        "bound a cut or a fail-low gives", ("alpha_beta_tt",), ("alpha_beta_tt",),
+        (('    bound = "upper" if v <= a else "lower" if v >= b else "exact"\n',
+          '    bound = "exact"\n'),),
+    ),
+    Variant(
+        "tt_shallower_entry", "alpha_beta_tt uses a table entry whatever depth it was searched "
+        "to", ("alpha_beta_tt",), ("alpha_beta_tt",),
+        (("    if entry is not None and entry[2] >= needed:\n", "    if entry is not None:\n"),),
+    ),
+    Variant(
+        "tt_keyed_on_path", "alpha_beta_tt keys its table on the path of actions from the root, "
+        "so transposed states never share an entry", ("alpha_beta_tt",), ("alpha_beta_tt",),
+        ((("def alpha_beta_tt(game, state, table, alpha=-math.inf, beta=math.inf, depth=0):\n"
+           "    key = game.key(state)\n"),
+          ("def alpha_beta_tt(game, state, table, alpha=-math.inf, beta=math.inf, depth=0,\n"
+           "                  path=()):\n    key = path\n")),
+         ("v = max(v, " + TT_CALL, "v = max(v, " + TT_CALL[:-2] + ", path + (action,)))"),
+         ("v = min(v, " + TT_CALL, "v = min(v, " + TT_CALL[:-2] + ", path + (action,)))")),
+    ),
+    Variant(
+        "tt_no_store_at_cut", "alpha_beta_tt returns at a cut without storing the state",
+        ("alpha_beta_tt",), ("alpha_beta_tt",),
+        (("depth + 1))\n" + TT_CUT.format(test="if v >= beta"),
+          "depth + 1))\n" + TT_CUT.format(test="if v >= beta").replace("break", "return v")),
+         ("depth + 1))\n" + TT_CUT.format(test="if v <= alpha"),
+          "depth + 1))\n" + TT_CUT.format(test="if v <= alpha").replace("break", "return v"))),
+    ),
+    Variant(
+        "q_no_quiescence", "quiescence returns `game.evaluate(state)` at the cutoff, as plain "
+        "depth-limited alpha-beta", ("quiescence",), ("quiescence",),
+        (("        return _quiesce(game, state, alpha, beta, depth)\n",
+          "        return game.evaluate(state)\n"),),
+    ),
+    Variant(
+        "q_no_stand_pat", "quiescence starts past the cutoff from -infinity (MAX) / +infinity "
+        "(MIN) instead of the stand-pat evaluation", ("quiescence",), ("quiescence",),
+        (("    v = stand\n", "    v = -math.inf if game.to_move(state) == MAX else math.inf\n"),),
+    ),
+    Variant(
+        "q_all_moves", "quiescence follows every action past the cutoff, not only the noisy ones, "
+        "and goes on at quiet states", ("quiescence",), ("quiescence",),
+        (("    if (game.is_terminal(state) or game.is_quiet(state)\n",
+          "    if (game.is_terminal(state)\n"),
+         ("        alpha = max(alpha, v)\n        for action in game.noisy_actions(state):\n",
+          "        alpha = max(alpha, v)\n        for action in game.actions(state):\n"),
+         ("        beta = min(beta, v)\n        for action in game.noisy_actions(state):\n",
+          "        beta = min(beta, v)\n        for action in game.actions(state):\n")),
+    ),
+    Variant(
+        "q_no_limit", "quiescence ignores `game.quiescence_limit`: noisy moves are followed until "
+        "the position is quiet", ("quiescence",), ("quiescence",),
+        ((("    if (game.is_terminal(state) or game.is_quiet(state)\n"
+           "            or depth >= game.depth_limit + game.quiescence_limit):\n"),
+          "    if game.is_terminal(state) or game.is_quiet(state):\n"),),
+    ),
+]
+
 VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _VARIANTS}  # by trace
+SEARCH_VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _SEARCH_VARIANTS}
 PLAY_VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _PLAY_VARIANTS}
-ALL: dict[str, Variant] = {**VARIANTS, **PLAY_VARIANTS}
+ALL: dict[str, Variant] = {**VARIANTS, **PLAY_VARIANTS, **SEARCH_VARIANTS}
 
 
 def source(name: str) -> str:

@@ -16,10 +16,17 @@ from typing import Any
 from grader.compare import diff_sequence
 from grader.feedback.diagnosis import Hint
 from grader.feedback.drawing import window_note
-from grader.feedback.explain import step_note
+from grader.feedback.explain import SEARCH_STEPS, cached_steps, step_note
 from grader.report.html.mcts import mcts_iterations, mcts_side
 from grader.report.html.picture import tree_svg
-from grader.report.html.steps import Side, TreeIndex, inferred_side, reference_moments, window_side
+from grader.report.html.steps import (
+    Side,
+    TreeIndex,
+    inferred_side,
+    reference_moments,
+    window_side,
+    with_search_events,
+)
 from grader.run.runner import RunResult
 from grader.scoring.results import TestResult
 
@@ -81,6 +88,8 @@ def build_replay(test: TestResult, case: Any, replay: dict[str, Any], answers: A
     else:
         known = index is not None and None not in index.value.values()  # handout: in the key?
         ref = inferred_side(ref_ids, total, index, values=known)
+        if algorithm in SEARCH_STEPS:  # the table's hits and stores, the stand pats
+            ref = with_search_events(ref, cached_steps(case, algorithm, rule, answers))
         yours = inferred_side(got_ids, total, index, values=False)
         notes = [_values_note(case)] if known else []
     result = CaseReplay(test, case, rule, expected, got, first, ref, yours,

@@ -15,6 +15,7 @@ from typing import Any
 from grader.compare import describe
 from grader.feedback.diagnosis import window_moments
 from grader.feedback.drawing import Moment, number, player_name, stored_moments
+from grader.feedback.explain import event_text
 from grader.games.base import CHANCE, MAX
 
 
@@ -29,13 +30,16 @@ class Side:
     _seen: dict[tuple[str, str], int] = field(default_factory=dict, repr=False)
 
     def add(self, lines: list[tuple[str, str]]) -> None:
-        row = []
+        self.rows.append([])
+        self.extend(len(self.rows) - 1, lines)
+
+    def extend(self, step: int, lines: list[tuple[str, str]]) -> None:
+        """More lines at ``step`` (a step already added)."""
         for line in lines:
             if line not in self._seen:
                 self._seen[line] = len(self.lines)
                 self.lines.append(list(line))
-            row.append(self._seen[line])
-        self.rows.append(row)
+            self.rows[step].append(self._seen[line])
 
     def data(self) -> dict[str, Any]:
         return {"ids": self.ids, "rows": self.rows, "lines": self.lines}
@@ -99,6 +103,16 @@ def inferred_side(ids: list[str], total: int, index: TreeIndex | None, values: b
             continue
         stack.append((node, []))
         side.add([_entered(node, parent, index)] + (_so_far(stack[:-1], index) if values else []))
+    return side
+
+
+def with_search_events(side: Side, moments: list[Any] | None) -> Side:
+    """``side`` (the reference's, inferred from its trace) with what its transposition table or
+    quiescence search did after each step (the answer key's moments, :mod:`reference.steps_search`):
+    a hit, an entry narrowing the window, a store; a stand pat, a quiet node, the noisy moves."""
+    for moment in moments or ():
+        if moment[0] in ("table", "quiesce") and moment[1] < len(side.rows):
+            side.extend(moment[1], [("window", f"then it {event_text(moment)}")])
     return side
 
 

@@ -220,6 +220,91 @@ def iterative_deepening(game, state, max_depth):
     return v, best
 
 
+def alpha_beta_tt(game, state, table, alpha=-math.inf, beta=math.inf, depth=0):
+    key = game.key(state)
+    needed = math.inf if game.depth_limit is None else game.depth_limit - depth
+    entry = table.get(key)
+    if entry is not None and entry[2] >= needed:
+        value, bound, _ = entry
+        if bound == "exact":
+            return value
+        if bound == "lower":
+            alpha = max(alpha, value)
+        else:
+            beta = min(beta, value)
+        if alpha >= beta:
+            return value
+    if game.is_cutoff(state, depth):
+        return game.evaluate(state)
+    a, b = alpha, beta
+    if game.to_move(state) == MAX:
+        v = -math.inf
+        for action in game.actions(state):
+            v = max(v, alpha_beta_tt(game, game.result(state, action), table, alpha, beta,
+                                     depth + 1))
+            if v >= beta:
+                break
+            alpha = max(alpha, v)
+    else:
+        v = math.inf
+        for action in game.actions(state):
+            v = min(v, alpha_beta_tt(game, game.result(state, action), table, alpha, beta,
+                                     depth + 1))
+            if v <= alpha:
+                break
+            beta = min(beta, v)
+    bound = "upper" if v <= a else "lower" if v >= b else "exact"
+    table[key] = (v, bound, needed)
+    return v
+
+
+def _quiesce(game, state, alpha, beta, depth):
+    stand = game.evaluate(state)
+    if (game.is_terminal(state) or game.is_quiet(state)
+            or depth >= game.depth_limit + game.quiescence_limit):
+        return stand
+    v = stand
+    if game.to_move(state) == MAX:
+        if v >= beta:
+            return v
+        alpha = max(alpha, v)
+        for action in game.noisy_actions(state):
+            v = max(v, _quiesce(game, game.result(state, action), alpha, beta, depth + 1))
+            if v >= beta:
+                return v
+            alpha = max(alpha, v)
+    else:
+        if v <= alpha:
+            return v
+        beta = min(beta, v)
+        for action in game.noisy_actions(state):
+            v = min(v, _quiesce(game, game.result(state, action), alpha, beta, depth + 1))
+            if v <= alpha:
+                return v
+            beta = min(beta, v)
+    return v
+
+
+def quiescence(game, state, alpha=-math.inf, beta=math.inf, depth=0):
+    if game.is_cutoff(state, depth):
+        return _quiesce(game, state, alpha, beta, depth)
+    if game.to_move(state) == MAX:
+        v = -math.inf
+        for action in game.actions(state):
+            v = max(v, quiescence(game, game.result(state, action), alpha, beta, depth + 1))
+            if v >= beta:
+                return v
+            alpha = max(alpha, v)
+        return v
+    v = math.inf
+    for action in game.actions(state):
+        v = min(v, quiescence(game, game.result(state, action), alpha, beta, depth + 1))
+        if v <= alpha:
+            return v
+        beta = min(beta, v)
+    return v
+
+
 def evaluate(game, state):
     # Windows of `connect` cells held by one player only, weighted 1, 4, 16, ... by their
     # marks; plus half a point for each mark in the middle column(s).

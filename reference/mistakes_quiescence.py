@@ -1,0 +1,147 @@
+"""Known mistakes of depth-limited alpha-beta with quiescence search, each with its hint.
+
+Registered in the catalogue (:mod:`reference.mistake_registry`) on import. Every variant is
+:func:`_q`, the reference's search (:mod:`reference.quiescence`) with one flag switched on.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from grader.games.base import MAX
+from reference.mistake_registry import mistake
+
+THE_CONVENTION = "the quiescence steps in the `quiescence` docstring"
+
+
+def _loop(game: Any, state: Any, actions: Any, v: float, alpha: float, beta: float,
+          depth: int, search: Any) -> float:
+    maximizing = game.to_move(state) == MAX
+    for action in actions:
+        child = search(game.result(state, action), alpha, beta, depth + 1)
+        if maximizing:
+            v = max(v, child)
+            if v >= beta:
+                return v
+            alpha = max(alpha, v)
+        else:
+            v = min(v, child)
+            if v <= alpha:
+                return v
+            beta = min(beta, v)
+    return v
+
+
+def _quiesce(game: Any, state: Any, alpha: float, beta: float, depth: int,
+             flags: dict[str, bool]) -> float:
+    stand = game.evaluate(state)
+    horizon = game.depth_limit + game.quiescence_limit + (1 if flags.get("horizon_late") else 0)
+    if game.is_terminal(state) or (depth >= horizon and not flags.get("no_limit")):
+        return stand
+    if game.is_quiet(state) and not flags.get("all_moves"):
+        return stand
+    maximizing = game.to_move(state) == MAX
+    v = stand
+    if flags.get("no_stand_pat") or (flags.get("stand_pat_max_only") and not maximizing):
+        v = -math.inf if maximizing else math.inf
+    elif not flags.get("no_stand_pat_cut"):
+        if maximizing:
+            if v >= beta:
+                return v
+            alpha = max(alpha, v)
+        else:
+            if v <= alpha:
+                return v
+            beta = min(beta, v)
+    actions = game.actions(state) if flags.get("all_moves") else game.noisy_actions(state)
+    if not actions:
+        return stand
+    return _loop(game, state, actions, v, alpha, beta, depth,
+                 lambda s, a, b, d: _quiesce(game, s, a, b, d, flags))
+
+
+def _search(game: Any, state: Any, alpha: float, beta: float, depth: int,
+            flags: dict[str, bool]) -> float:
+    if game.is_cutoff(state, depth):
+        if flags.get("no_quiescence"):
+            return game.evaluate(state)
+        return _quiesce(game, state, alpha, beta, depth, flags)
+    start = -math.inf if game.to_move(state) == MAX else math.inf
+    return _loop(game, state, game.actions(state), start, alpha, beta, depth,
+                 lambda s, a, b, d: _search(game, s, a, b, d, flags))
+
+
+def _switched(**flags: bool):
+    """The search of :func:`_search` with one mistake switched on (the stub's signature)."""
+    def search(game: Any, state: Any, alpha: float = -math.inf, beta: float = math.inf,
+               depth: int = 0) -> float:
+        return _search(game, state, alpha, beta, depth, flags)
+    return search
+
+
+mistake(
+    "no_quiescence", "quiescence", title="stops at the depth limit",
+    does="your search returns `game.evaluate(state)` at the cutoff, as plain depth-limited "
+         "alpha-beta does, and never looks past it along noisy moves (the horizon effect)",
+    departs=THE_CONVENTION + ": at a cutoff that is not quiet, search the noisy moves",
+    fix="at a cutoff call your quiescence helper instead of returning `game.evaluate(state)`",
+)(_switched(no_quiescence=True))
+
+mistake(
+    "all_moves", "quiescence", title="extends every move past the limit",
+    does="past the depth limit your search follows every action, not only "
+         "`game.noisy_actions(state)`, and it goes on at quiet states too",
+    departs=THE_CONVENTION + ": step 2 returns `stand` at a quiet state; step 4 loops over "
+            "the noisy actions only",
+    fix="loop over `game.noisy_actions(state)` in the quiescence helper and return `stand` "
+        "when `game.is_quiet(state)`",
+)(_switched(all_moves=True))
+
+mistake(
+    "no_stand_pat", "quiescence", title="no stand pat",
+    does="your quiescence search starts `v` at -infinity (MAX) / +infinity (MIN), so the player "
+         "to move is made to take a noisy move even when standing pat is better",
+    departs=THE_CONVENTION + ": step 3, `v = stand` and the cut on it before any noisy move",
+    fix="start `v = stand`; MAX returns it if `v >= beta`, else `alpha = max(alpha, v)`; MIN "
+        "mirrored",
+)(_switched(no_stand_pat=True))
+
+mistake(
+    "no_stand_pat_cut", "quiescence", title="does not cut on the stand-pat value",
+    does="your quiescence search starts from `v = stand` but searches the noisy moves even "
+         "when `stand` alone already fails high (MAX, `stand >= beta`) or low (MIN)",
+    departs=THE_CONVENTION + ": step 3 returns `stand` before any noisy move when it is "
+            "outside the window, and narrows the window with it",
+    fix="right after `v = stand`: MAX `if v >= beta: return v` then `alpha = max(alpha, v)`; "
+        "MIN `if v <= alpha: return v` then `beta = min(beta, v)`",
+)(_switched(no_stand_pat_cut=True))
+
+mistake(
+    "stand_pat_max_only", "quiescence", title="stands pat for MAX only",
+    does="your quiescence search lets MAX stand pat but makes MIN take a noisy move (MIN "
+         "starts from +infinity)",
+    departs=THE_CONVENTION + ": step 3, the stand-pat bound holds for the player to move, "
+            "MIN too",
+    fix="at MIN: `v = stand`; `if v <= alpha: return v`; `beta = min(beta, v)`",
+)(_switched(stand_pat_max_only=True))
+
+mistake(
+    "no_quiescence_limit", "quiescence", title="ignores the quiescence limit",
+    does="your quiescence search goes on along noisy moves until the position is quiet, "
+         "however deep",
+    departs=THE_CONVENTION + ": step 2 returns `stand` at `depth >= game.depth_limit + "
+            "game.quiescence_limit`",
+    fix="return `stand` once `depth >= game.depth_limit + game.quiescence_limit`",
+)(_switched(no_limit=True))
+
+mistake(
+    "quiescence_limit_off_by_one", "quiescence", title="goes one ply past the quiescence limit",
+    does="your quiescence search extends one ply further than `game.quiescence_limit` allows",
+    departs=THE_CONVENTION + ": step 2 returns `stand` at `depth >= game.depth_limit + "
+            "game.quiescence_limit` (depth counts from the root, as everywhere)",
+    fix="compare `depth >= game.depth_limit + game.quiescence_limit`, not `>`",
+)(_switched(horizon_late=True))
+
+
+__all__: list[str] = []
