@@ -53,6 +53,9 @@ def name_mistakes(observed: list[tuple[TestResult, Observation]], answers: Any,
         if found is None:
             continue
         found.count_shown = not any(test.hidden for test, _ in pairs)  # hidden tests: no count
+        found.untraced = sum(  # MCTS's move checks: no trace to explain, so not in ``pairs``
+            test.algorithm == algorithm and test.extra_data.get("check") == "outcome"
+            for test in results.tests)
         diagnoses[algorithm] = found
         apart = _apart_lines(algorithm, found, pairs[0][1].rule, results)
         hint = "\n".join(part for line in found.markdown() + apart for part in wrap(line))
