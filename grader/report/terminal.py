@@ -7,9 +7,9 @@ terminal screen (:data:`BLOCK_LINES`); the rest listed by number, every one in f
 ``verbose`` (``grader check --verbose``) or in the HTML report. The failure texts are the tests'
 Markdown outputs (the same the Gradescope page shows), made readable in a terminal: code fences
 dropped, ``**bold**`` bold, prose wrapped to the terminal's width (``COLUMNS`` honoured, at most
-100 columns). A function that is not implemented yet gets one line, not one block per case. Colour only when the stream is a
-terminal and ``NO_COLOR`` is unset (https://no-color.org); ASCII instead of box lines and
-symbols when the stream is not UTF-8 or ``GRADER_ASCII`` is set.
+100 columns). A function that is not implemented yet gets one line, not one block per case.
+Colour only when the stream is a terminal and ``NO_COLOR`` is unset (https://no-color.org);
+ASCII instead of box lines and symbols when the stream is not UTF-8 or ``GRADER_ASCII`` is set.
 """
 
 from __future__ import annotations
@@ -288,7 +288,8 @@ def not_implemented_lines(results: GradingResults) -> list[str]:
                 test.number)
     lines = []
     for function, numbers in by_function.items():
-        shown = ", ".join(numbers[:6]) + (f" and {len(numbers) - 6} more" if len(numbers) > 6 else "")
+        shown = ", ".join(numbers[:6])
+        shown += f" and {len(numbers) - 6} more" if len(numbers) > 6 else ""
         plural = "s" if len(numbers) > 1 else ""
         lines.append(f"`{function}` is not implemented yet: {len(numbers)} test{plural} ({shown}).")
     return lines
