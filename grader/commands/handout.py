@@ -29,7 +29,6 @@ MIN_WINDOW_CHARS = 40  # shorter windows (`else:` / `return v` / ...) say nothin
 IDENTITY_KEYS = ("$schema", "name", "description", "expect", "points", "visibility")
 
 
-
 def handout_entries(root: Path = REPO_ROOT, *, cache: Path | None = CACHE_KEY) -> list[Entry]:
     """What students get; :func:`find_leaks` must find nothing in it before it is written."""
     from grader.cases import find_cases, load_case
