@@ -333,6 +333,8 @@ def test_handout_readme_states_the_rubrics_pruning_rule_and_the_html_report(tmp_
     text = handout.handout_readme((REPO / "docker" / "handout" / "README.md").read_text(), rubric)
     assert "<!--" not in text and says in text
     assert "grader check --html report.html" in text and "pytest -k minimax" in text
+    long = [line for line in text.splitlines() if len(line) > 100 and line[:1] != "|"]
+    assert not long, long  # a student reads it in a terminal too (tables aside)
 
 
 def test_pytest_k_with_an_algorithm_name_picks_that_algorithm_only():

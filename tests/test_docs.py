@@ -109,6 +109,27 @@ def test_staff_guide_states_the_total_of_the_bundled_cases():
     assert said and float(said[1]) == float(said[2]) == total, (said and said[0], total)
 
 
+def test_staff_guide_states_the_public_totals_here_and_in_the_handout():
+    """GitHub Classroom's and GitLab's totals (docs/staff.md, section 8): the public cases' points
+    here, and without the `evaluate` cases' (0-point checks in the handout, which has no
+    reference to play against); a public case added elsewhere changes both."""
+    from grader.cases import find_cases, load_case
+    from grader.cases.rubric import load_rubric
+
+    rubric = load_rubric(TREES / "rubric.toml")
+    points = [(algorithm, rubric.settings_for(case, algorithm).points)
+              for case in map(load_case, find_cases([TREES / "public"]))
+              for algorithm in case.algorithms]
+    here = sum(p for _, p in points)
+    handout = sum(p for algorithm, p in points if algorithm != "evaluate")
+    text = " ".join((REPO / "docs" / "staff.md").read_text(encoding="utf-8").split())
+    said_here = re.search(r"played for points \((\d+) with the shipped rubric\)", text)
+    assert said_here and int(said_here[1]) == here, (said_here and said_here[0], here)
+    said_handout = re.findall(r"runs \((\d+)\)|points (\d+)/(\d+)", text)
+    numbers = {int(n) for match in said_handout for n in match if n}
+    assert len(said_handout) >= 3 and numbers == {handout}, (said_handout, handout)
+
+
 def layout_problems(text: str, where: str) -> list[str]:
     """A layout block (README.md, docs/architecture.md) names every folder of the repository it
     covers and every package of grader/."""

@@ -478,3 +478,24 @@ def test_student_pytest_front_end_names_one_test_per_case_and_algorithm():
     assert "test_search.py::test_public_case[minimax-aima-fig-5-2] FAILED" in ran.stdout
     assert ran.returncode == 1 and "2 failed" in ran.stdout
     assert "`alpha_beta` is not implemented yet" in ran.stdout  # the grader's own message
+
+
+def test_the_same_exception_on_every_case_is_shown_once_then_listed():
+    """A search that raises the same error everywhere: one traceback, the other tests by number
+    (not six copies of it on the screen); a different failure is still shown."""
+    from grader.report.terminal import algorithm_block
+
+    raised = ("`alpha_beta` raised an exception:\n```\nTraceback (most recent call last):\n"
+              '  File "search.py", line 39, in alpha_beta\n    return oops + 1\n'
+              "NameError: name 'oops' is not defined\n```")
+    tests = [TestResult(name=f"alpha_beta: case-{i}", number=f"2.{i}", algorithm="alpha_beta",
+                        case_name=f"case-{i}", max_score=1.0, score=0.0, outcome="error",
+                        summary="`alpha_beta` raised NameError", output=raised)
+             for i in range(1, 8)]
+    tests[6].output = raised.replace("line 39", "line 41")
+    lines = algorithm_block("alpha_beta", tests, None)
+    text = "\n".join(lines)
+    assert text.count("NameError") == 2 and "line 41" in text, text
+    said = " ".join(text.split("The same failure, word for word, on ")[1].split())
+    assert said == "2.2 case-2, 2.3 case-3, 2.4 case-4, 2.5 case-5, 2.6 case-6.", said
+    assert "Also failing" not in text and max(map(len, lines)) <= 100

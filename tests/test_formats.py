@@ -260,8 +260,10 @@ def test_classroom_step_hands_the_runners_to_the_reporter(graded, tmp_path):
 def test_junit_meets_is_the_gitlab_job_status(graded, tmp_path, capsys):
     path = tmp_path / "junit.xml"
     junit.write_results(graded, path)
-    assert junit.meets(path, 1.0) == 1 and "below 1 of the points" in capsys.readouterr().out
+    assert junit.meets(path, 1.0) == 1
+    assert "5/8: below 100% of the points (PASS_FRACTION 1)," in capsys.readouterr().out
     assert junit.meets(path, 0.6) == 0 and junit.meets(path, 0.0) == 0  # 5 of 8 points
+    assert "5/8: at least 60% of the points (PASS_FRACTION 0.6);" in capsys.readouterr().out
     path.write_text(junit.error_xml("boom"))
     assert junit.meets(path, 0.0) == 1  # the grader failed: never a green job
     assert junit.meets(tmp_path / "missing.xml", 0.0) == 1

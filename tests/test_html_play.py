@@ -1,5 +1,5 @@
 """The play part of the HTML report (grader/report/html/board.py, play.py) and the match
-records it reads (grader/feedback/play.py's records_data), from hand-made matches: no grading.
+records it reads (grader/feedback/records.py's records_data), from hand-made matches: no grading.
 
 The report of matches really played is checked in tests/test_play.py, and in a browser in
 tests/test_html_browser.py.

@@ -425,5 +425,6 @@ def test_gitlab_ci_reports_junit_and_fails_the_job_below_the_pass_fraction(tmp_p
 def test_ci_goes_with_the_handout_only(tmp_path, capsys):
     out = tmp_path / "a.zip"
     assert cli_main(["build", "autograder", "--ci", "github", "--out", str(out)]) == 1
-    assert "goes with the handout" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert "goes with the handout" in said and "handout --ci github --out" in said, said
     assert not out.exists()

@@ -435,6 +435,14 @@ def test_mcts_by_mean_builds_the_same_tree_but_answers_another_child(graded):
     trace_cases = [c for c in VARIANT_CASES if "mcts" in c.algorithms and c.mcts.check == "trace"]
     assert all(tests[("mcts", c.name)].outcome in ("passed", "wrong_value") for c in trace_cases)
     assert tests[("mcts", "mcts-visits-not-mean")].outcome == "wrong_value"
+    # the named mistake rests on the trace cases only, and says so (the student sees them all)
+    mcts = [test for test in graded["mcts_by_mean"].tests if test.algorithm == "mcts"]
+    why = " ".join(next(test for test in mcts if not test.passed).output.split())
+    checks = sum(test.extra_data.get("check") == "outcome" for test in mcts)
+    assert checks and "whose trace is compared" in why, why
+    if not any(test.hidden for test in mcts if test.extra_data.get("check") != "outcome"):
+        assert f"all {len(mcts) - checks} graded mcts cases whose trace is compared (not the " \
+               f"{checks} that check only the move chosen)" in why, why
 
 
 @pytest.mark.parametrize("name", ["mcts_max_reward", "ucb_log10", "mcts_expand_all",

@@ -215,3 +215,18 @@ def test_a_small_tree_tells_alternatives_apart_or_none_is_claimed():
     # the same search written two ways: no tree tells them apart, and none is claimed
     assert telling_tree("alpha_beta", ["never_prunes", "no_window_passing"], "inclusive",
                         tries=30) is None
+
+
+def test_the_why_line_counts_the_cases_it_rests_on_and_says_which():
+    """MCTS's move checks have no trace to explain: the student sees five mcts tests, the
+    diagnosis rests on three, and the sentence must not call those three "all" of them."""
+    from grader.feedback.diagnosis import Hint
+    from grader.feedback.verdict import Diagnosis
+
+    hint = Hint("mcts_by_mean", "answers by mean reward", "does", "departs", "fix")
+    traced = " ".join(Diagnosis("mcts", [hint], 3).markdown())
+    assert "on all 3 graded mcts cases, the passing" in traced
+    mixed = " ".join(Diagnosis("mcts", [hint], 3, untraced=2).markdown())
+    assert "all 3 graded mcts cases whose trace is compared (not the 2 that check only" in mixed
+    hidden = " ".join(Diagnosis("mcts", [hint], 3, count_shown=False, untraced=2).markdown())
+    assert "every graded mcts case whose trace is compared," in hidden and "2" not in hidden

@@ -49,16 +49,19 @@ def autograder_entries(root: Path = REPO_ROOT, *, cache: Path | None = CACHE_KEY
         *collect(root, "trees"),
     ]
 
+
 # Each target: (root, answer cache) -> the entries of its zip. A new platform adds one line.
 TARGETS: dict[str, Callable[[Path, Path | None], list[Entry]]] = {
     "autograder": lambda root, cache: autograder_entries(root, cache=cache),
     "handout": checked_handout,
 }
 
+
 def build_main(target: str, out: Path, *, root: Path = REPO_ROOT,
                cache: Path | None = CACHE_KEY, ci: str | None = None,
                image: str | None = None) -> int:
-    """``grader build autograder|handout --out FILE``: 0 when written; 1, nothing written, when not.
+    """``grader build autograder|handout --out FILE``: 0 when written; else nothing is written
+    and 1 (a case, a file or the target is wrong) or 2 (``--out`` cannot take the zip).
 
     ``root`` is the repository to build from; ``cache`` the answer cache the built answer keys
     go through (:func:`answer_key`). Other platforms' layouts are built by their own modules:

@@ -168,7 +168,7 @@ def build_handout_ci_main(target: str, out: Path, ci: str, *, root: Path = REPO_
     try:
         if target != "handout":
             raise BuildError(f"--ci {ci} goes with the handout, not with {target!r}: "
-                             "grader build handout --ci {ci} --out handout.zip")
+                             f"grader build handout --ci {ci} --out handout.zip")
         if ci not in CI_TARGETS:
             raise BuildError(f"expected --ci to be one of {', '.join(CI_TARGETS)}, got: {ci!r}")
         entries = refuse_leaks(with_ci(handout_entries(root, cache=cache), ci), root)

@@ -63,7 +63,9 @@ def skipped(name: str) -> bool:
 
 
 def file_entry(root: Path, path: str, *, under: str | None = None,
-          executable: bool | None = None) -> Entry:
+               executable: bool | None = None) -> Entry:
+    """The file ``root/path`` as an entry at ``under`` (default: the same path); its mode kept
+    unless ``executable`` says."""
     source = root / path
     if not source.is_file():
         raise BuildError(f"expected the file {path} in {str(root)!r}, found none")
@@ -93,7 +95,7 @@ def answer_key(root: Path, cases: list, cache: Path | None) -> bytes:
 
     key = AnswerKey(files=[], cache=cache)
     if key.version is None:
-        raise BuildError("the handout's answer key needs reference/ (pip install -e . here)")
+        raise BuildError("the answer key needs reference/ (pip install -e . here)")
     prepare_answers(cases, load_rubric(root / "trees" / "rubric.toml"), key)
     key.save()  # new answers (and their times) join the staff cache
     with tempfile.TemporaryDirectory() as folder:

@@ -29,7 +29,6 @@ MIN_WINDOW_CHARS = 40  # shorter windows (`else:` / `return v` / ...) say nothin
 IDENTITY_KEYS = ("$schema", "name", "description", "expect", "points", "visibility")
 
 
-
 def handout_entries(root: Path = REPO_ROOT, *, cache: Path | None = CACHE_KEY) -> list[Entry]:
     """What students get; :func:`find_leaks` must find nothing in it before it is written."""
     from grader.cases import find_cases, load_case
@@ -56,15 +55,15 @@ def handout_entries(root: Path = REPO_ROOT, *, cache: Path | None = CACHE_KEY) -
 
 
 PRUNING_MARKER = re.compile(r"<!-- pruning-rule:[^>]*-->")
-PRUNING_TEXT = {
+PRUNING_TEXT = {  # lines within 100 columns, as the rest of the README
     "inclusive": (
-        "Alpha-beta here prunes **on equality** (the inclusive rule, as in the lectures and "
-        "AIMA): a MAX node stops at `v >= beta`, a MIN node at `v <= alpha`. This is the rule "
+        "Alpha-beta here prunes **on equality** (the inclusive rule, as in the lectures and\n"
+        "AIMA): a MAX node stops at `v >= beta`, a MIN node at `v <= alpha`. This is the rule\n"
         "the docstrings in `search.py` describe."),
     "strict": (
-        "Alpha-beta here prunes **only on a strict inequality** (CS188's rule): a MAX node stops "
-        "at `v > beta`, a MIN node at `v < alpha`; a value equal to the bound does not prune. "
-        "Where the docstrings in `search.py` show `>=` / `<=`, use `>` / `<`."),
+        "Alpha-beta here prunes **only on a strict inequality** (CS188's rule): a MAX node\n"
+        "stops at `v > beta`, a MIN node at `v < alpha`; a value equal to the bound does not\n"
+        "prune. Where the docstrings in `search.py` show `>=` / `<=`, use `>` / `<`."),
 }
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from grader.feedback.records import preferred_move
+
 MAX_LOST_SHOWN = 3  # lost matches written out in full; the others are listed
 
 
@@ -65,7 +67,7 @@ def _choice(game: Any, record: Any, found: Any) -> list[str]:
     decision, staff = found
     lines = [f"Where your choice lost: before move {record.positions.index(decision.position) + 1}"
              f", your search played {decision.action}; the same search with the staff's "
-             f"evaluation would have played {_best(game, decision.position, staff)}.",
+             f"evaluation would have played {preferred_move(decision.position, staff)}.",
              "", "```", draw_board(game, decision.position), "```", "",
              "| move | your search's value | with the staff's evaluation |",
              "| --- | --- | --- |"]
@@ -84,12 +86,6 @@ def _choice(game: Any, record: Any, found: Any) -> list[str]:
                  + ("; a pruned move is one the search saw could not beat the move it kept, "
                     "without evaluating all of it)" if decision.pruned else ")"))
     return lines
-
-
-def _best(game: Any, position: str, values: dict[Any, Any]) -> Any:
-    mover_is_x = position.count("x") == position.count("o")
-    best = max(values.values()) if mover_is_x else min(values.values())
-    return next(action for action, value in values.items() if value == best)
 
 
 def report(game: Any, opponent: str, records: list[Any], score: Any, draw_weight: float,

@@ -87,7 +87,8 @@ def choice_data(record: Any, found: Any) -> dict[str, Any] | None:
 
 def preferred_move(position: str, values: dict[Any, Any]) -> Any:
     """The move the player to move at ``position`` prefers by ``values`` (for x: larger is
-    better), the first in order on ties (as ``grader.feedback.play``'s text says it)."""
+    better), the first in order on ties: the staff's move, in the HTML report and in
+    ``grader.feedback.play``'s text alike."""
     mover_is_x = position.count("x") == position.count("o")
     best = max(values.values()) if mover_is_x else min(values.values())
     return next(action for action, value in values.items() if value == best)

@@ -53,6 +53,7 @@ class Diagnosis:
     cases: int = 0  # the graded cases it rests on
     count_shown: bool = True  # False where hidden tests are among them: their number is not told
     seen: str = "graded"  # "visible" when decided on the visible tests alone (hidden ones exist)
+    untraced: int = 0  # graded cases with no trace to explain (MCTS's move checks over seeds)
 
     def title(self) -> str:
         """The titles, as alternatives: ``"never prunes"``, ``"a, or b"``."""
@@ -64,6 +65,9 @@ class Diagnosis:
         every = (f"every {self.seen} {self.algorithm} case" if not self.count_shown
                  else f"the one {self.seen} {self.algorithm} case" if self.cases == 1
                  else f"all {self.cases} {self.seen} {self.algorithm} cases")
+        if self.untraced:  # the student sees more tests than the diagnosis rests on: say why
+            every += (f" whose trace is compared (not the {self.untraced} that check only the "
+                      "move chosen)" if self.count_shown else " whose trace is compared")
         if len(self.hints) > 1:
             lines += [f"Your code behaves like each of {len(self.hints)} known mistakes on "
                       f"{every} (value and traces); no graded case tells them apart, so check "

@@ -122,9 +122,9 @@ def meets(path: Path, pass_fraction: float = 1.0) -> int:
     if errors:
         print(f"the grader failed on {errors} test(s): see the report; the job fails")
         return 1
+    needed = f"{pass_fraction * 100:g}% of the points (PASS_FRACTION {pass_fraction:g})"
     if score < pass_fraction * total - 1e-9:
-        print(f"points {score:g}/{total:g}: below {pass_fraction:g} of the points "
-              "(PASS_FRACTION), so the job fails")
+        print(f"points {score:g}/{total:g}: below {needed}, so the job fails")
         return 1
-    print(f"points {score:g}/{total:g}: at least {pass_fraction:g} of the points; the job passes")
+    print(f"points {score:g}/{total:g}: at least {needed}; the job passes")
     return 0

@@ -3,13 +3,14 @@
 The table has a line an algorithm, its named mistake once, and a row per failing test. Then,
 per algorithm with a failure, one block: the named mistake's hint once, and the failing tests,
 the smallest first, each with its first difference (the first with its tree), within one
-terminal screen (:data:`BLOCK_LINES`); the rest listed by number, every one in full with
+terminal screen (:data:`BLOCK_LINES`), a failure word for word like one above (the same
+exception) listed by number instead; the rest listed by number, every one in full with
 ``verbose`` (``grader check --verbose``) or in the HTML report. The failure texts are the tests'
 Markdown outputs (the same the Gradescope page shows), made readable in a terminal: code fences
 dropped, ``**bold**`` bold, prose wrapped to the terminal's width (``COLUMNS`` honoured, at most
-100 columns). A function that is not implemented yet gets one line, not one block per case. Colour only when the stream is a
-terminal and ``NO_COLOR`` is unset (https://no-color.org); ASCII instead of box lines and
-symbols when the stream is not UTF-8 or ``GRADER_ASCII`` is set.
+100 columns). A function that is not implemented yet gets one line, not one block per case.
+Colour only when the stream is a terminal and ``NO_COLOR`` is unset (https://no-color.org);
+ASCII instead of box lines and symbols when the stream is not UTF-8 or ``GRADER_ASCII`` is set.
 """
 
 from __future__ import annotations
@@ -235,7 +236,8 @@ def algorithm_block(algorithm: str, tests: list[TestResult], diagnosis: dict | N
                     colour: bool = False, verbose: bool = False, width: int = WIDTH,
                     room: int = BLOCK_LINES) -> list[str]:
     """One algorithm's failures: its named mistake once, then the failing tests, the smallest
-    first, each with its first difference; the first with its tree. Within ``room`` lines
+    first, each with its first difference; the first with its tree; one word for word like a
+    test shown above only by number. Within ``room`` lines
     (unless ``verbose``: every test in full; or the hint and the first test's tree are more:
     that tree is still shown); the tests left out are listed by number."""
     failing = [t for t in tests if not t.passed and t.output and t.outcome != NOT_IMPLEMENTED]
@@ -260,22 +262,31 @@ def algorithm_block(algorithm: str, tests: list[TestResult], diagnosis: dict | N
         drawn = TREE_HEADING in test.output
         views.append((not drawn, len(short), len(full), test, full, short))
     views.sort(key=lambda view: view[:3])  # a case with a tree first, the smallest first
-    left_out = []
+    left_out, same, shown = [], [], set()
     for index, (_, _, _, test, full, short) in enumerate(views):
-        if index == 0 and len(full) + 2 <= room:  # its tree too, if that fits a screen alone
+        if tuple(full) in shown:  # word for word a failure shown above (the same exception)
+            same.append(test)
+        elif index == 0 and len(full) + 2 <= room:  # its tree too, if that fits a screen alone
             lines += ["", _title(test, colour, width), *full]
         elif len(lines) + len(short) + 2 <= room - 2:
             lines += ["", _title(test, colour, width), *short]
         else:
             left_out.append(test)
+        shown.add(tuple(full))
+    if same:
+        lines += ["", *_wrapped(f"The same failure, word for word, on {_listed(same)}.", width)]
     if left_out:
-        left_out.sort(key=lambda t: tuple(int(part) for part in t.number.split(".")
-                                          if part.isdigit()))
-        listed = ", ".join(f"{t.number} {t.case_name}" for t in left_out)
-        lines += ["", *_wrapped(f"Also failing: {listed}. To see one in full: "
+        lines += ["", *_wrapped(f"Also failing: {_listed(left_out)}. To see one in full: "
                                 f"grader check -a {algorithm} -k NAME --verbose (or --html "
                                 "report.html).", width)]
     return lines
+
+
+def _listed(tests: list[TestResult]) -> str:
+    """Tests by number and case name, in number order."""
+    ordered = sorted(tests, key=lambda t: tuple(int(part) for part in t.number.split(".")
+                                                if part.isdigit()))
+    return ", ".join(f"{t.number} {t.case_name}" for t in ordered)
 
 
 def not_implemented_lines(results: GradingResults) -> list[str]:
@@ -288,7 +299,8 @@ def not_implemented_lines(results: GradingResults) -> list[str]:
                 test.number)
     lines = []
     for function, numbers in by_function.items():
-        shown = ", ".join(numbers[:6]) + (f" and {len(numbers) - 6} more" if len(numbers) > 6 else "")
+        shown = ", ".join(numbers[:6])
+        shown += f" and {len(numbers) - 6} more" if len(numbers) > 6 else ""
         plural = "s" if len(numbers) > 1 else ""
         lines.append(f"`{function}` is not implemented yet: {len(numbers)} test{plural} ({shown}).")
     return lines

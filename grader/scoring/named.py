@@ -113,6 +113,10 @@ def _diagnosis(algorithm: str, pairs: list[tuple[TestResult, Observation]], ever
         return None
     if found is not None:
         found.count_shown = not any(test.hidden for test, _ in pairs)  # hidden tests: no count
+        seen = {test.visibility for test, _ in pairs}
+        found.untraced = sum(  # MCTS's move checks: no trace to explain, so not in ``pairs``
+            test.algorithm == algorithm and test.extra_data.get("check") == "outcome"
+            and test.visibility in seen for test in results.tests)
         if found.count_shown and len(pairs) < every:
             found.seen = "visible"  # decided without the tests students cannot see yet
     return found

@@ -1,6 +1,6 @@
 """A match of a grid game replayed and drawn as a board: the one drawing piece of play reports.
 
-:func:`replay_match` rebuilds a match from its record (``grader.feedback.play.records_data``:
+:func:`replay_match` rebuilds a match from its record (``grader.feedback.records.records_data``:
 ``initial`` + ``moves``, or the first version's ``positions``), with no game model, answer key
 or reference: Connect Four's marks fall to the lowest empty cell of the column played, the
 m,n,k-game's and tic-tac-toe's go on the square played. :func:`board_svg` draws the position
