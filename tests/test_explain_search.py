@@ -52,7 +52,9 @@ def test_the_note_tells_the_table_look_up_that_kept_the_window_open(tmp_path) ->
     assert note.startswith("Before its step 9 the reference looked E up and found (5, lower, "
                            "searched +∞)")
     assert "raises α to 5, the window (5, +∞) stays open, so it searches E" in note
-    assert note.endswith("It generates G next. Your search had stopped.")
+    # the variant returned (no work-budget stop): "stopped" is kept for a real stop
+    assert note.endswith("It generates G next. Yours had made no more `result` calls: it "
+                         "returned after 8.")
 
 
 def test_the_note_tells_the_stand_pat_cut(tmp_path) -> None:

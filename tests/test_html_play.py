@@ -147,7 +147,7 @@ def play_test(records: list[dict], *, score: float = 2, summary: bool = True,
     scoring by win counts, CS188's way, with thresholds 1, 5 and 10 wins)."""
     extra = {"play": records}
     if summary:
-        by_wins = dataclasses.replace(load_rubric(None).play, thresholds=(1, 5, 10))
+        by_wins = dataclasses.replace(load_rubric(None).play, thresholds=[1, 5, 10])
         extra["play_summary"] = match_records.summary_data(
             "greedy", matches or [], by_wins, score / 3)
     return TestResult(name="evaluate: c4-greedy (Connect Four)", number="7.1",
@@ -242,7 +242,7 @@ def test_a_rubric_scoring_by_rates_gets_its_rates_and_percent_thresholds():
                                                                  0.75)  # half steps
     page = report_html(results_of(test))
     text = " ".join(" ".join(section_of(page, "7.1").itertext()).split())
-    assert "25% ✓ 50% ◐ : 1.5 of 2 reached" in text and "◐ 1.5 of 2 thresholds" in page
+    assert "25% ✓ 50% ◐ : 1.5 of 2 reached" in text and "◐ 1.5 of 2 steps" in page
 
 
 def test_a_forged_choice_and_summary_in_a_results_file_are_drawn_as_inert_text():

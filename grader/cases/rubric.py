@@ -231,7 +231,8 @@ class PlayRubric:
     thresholds: Any = _key(
         (), "instead of rates: wins (draws counted draw_weight) over all the matches at which "
         "points are earned, CS188's way: a list for every opponent, or {opponent = list}; each "
-        "at most the matches a case plays", _per_opponent(None))
+        "at most the matches a case plays; empty (the default): scored by rates",
+        lambda value: None if value == [] else _per_opponent(None)(value))
     threshold_points: float = _key(1, "points for each rate (or threshold) reached", _number(0))
     leaderboard: bool = _key(False, "write Gradescope leaderboard entries: each evaluate "
                              "case's score rate and its win-loss margin", _boolean)
@@ -411,7 +412,7 @@ def rubric_from_dict(data: Mapping[str, Any], path: Path | None = None, text: st
                             RandomTreesRubric(), error)
     play_table = data.get("play", {})
     play = _section(PlayRubric, play_table, "play", PlayRubric(), error)
-    if isinstance(play_table, dict) and "thresholds" in play_table and "rates" in play_table:
+    if isinstance(play_table, dict) and play_table.get("thresholds") and "rates" in play_table:
         raise error("set either rates (score rates on both sides) or thresholds (win counts), "
                     "not both", "play", "thresholds")
     problem = play.unreachable(play.matches)
