@@ -20,6 +20,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from grader.errors import GraderError, SubmissionError
+from grader.sandbox.allowance import CpuAccount
 from grader.sandbox.capture import join_output
 from grader.sandbox.channel import Channel
 from grader.sandbox.limits import LANDLOCK_ENV, Limits, resolve_user
@@ -37,7 +38,7 @@ from grader.sandbox.process import (
     worker_environment,
 )
 from grader.sandbox.protocol import ERROR_KEYS, WorkerReply, finite_number
-from grader.sandbox.watch import MIN_IDLE, Watch
+from grader.sandbox.watch import MIN_IDLE, Watch, process_cpu
 
 
 class WorkerProcess:
@@ -80,6 +81,10 @@ class WorkerProcess:
         # code ran (None: not started)
         self.calibration: float | None = None
         self.notebook: ConvertedNotebook | None = None  # a notebook submission, once converted
+        # the submission's CPU over all its calls and starts (grader.sandbox.allowance)
+        self.account = CpuAccount(limits.submission_cpu, limits.hiding_cpu)
+        self._after_timeout = False  # the last process ended at a time-out
+        self._last_cpu: float | None = None  # the last process's CPU, read as it was ended
 
     # --- lifecycle ------------------------------------------------------------------------
     def __enter__(self):  # (returns the subclass's type)
@@ -95,6 +100,8 @@ class WorkerProcess:
 
     def close(self) -> None:
         """Kill the worker's process group and remove its scratch folder. Idempotent."""
+        if self._proc is not None and self._proc.returncode is None:
+            self._last_cpu = process_cpu(self._proc.pid)  # before the kill (the allowance)
         if self._finalizer is not None:
             self._finalizer()
             self._finalizer = None
@@ -153,6 +160,9 @@ class WorkerProcess:
             return
         self.startup_seconds = time.perf_counter() - started
         self._cpu = finite_number(ready.get("cpu"), 0.0)
+        # the parent's own reading: what the process sent, its code may have written
+        self.account.charge_start(process_cpu(self.pid) or self._cpu, self._after_timeout)
+        self._after_timeout = False
         stdout, stderr = self._take_output()
         stdout = join_output(str(ready.get("stdout", "")), stdout, self.limits.output)
         stderr = join_output(str(ready.get("stderr", "")), stderr, self.limits.output)

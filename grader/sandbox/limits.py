@@ -16,10 +16,11 @@ from __future__ import annotations
 import math
 import os
 import tempfile
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
 
 from grader.errors import GraderError
+from grader.sandbox.allowance import HIDING_CPU, platform_allowance
 
 if TYPE_CHECKING:
     import pwd
@@ -51,6 +52,10 @@ class Limits:
     flood: int = 10 * MiB  # a call printing more (stdout + stderr, all ways) fails
     scratch: int = 64 * MiB  # the scratch folder's size after a call (files of file_size each)
     scratch_entries: int = 1_000  # and its files and folders: more fails the call
+    # the submission's CPU seconds over all its calls and worker starts: half the platform's
+    # time budget ($GRADER_TIME_BUDGET, run_autograder's 540 s by default; grader.sandbox.allowance)
+    submission_cpu: float = field(default_factory=platform_allowance)
+    hiding_cpu: float = HIDING_CPU  # CPU seconds its time-outs may cost in all (the same module)
 
     def __post_init__(self) -> None:
         for item in fields(self):
