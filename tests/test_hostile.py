@@ -141,6 +141,11 @@ def _environment(root: Path) -> dict[str, str]:
     }
 
 
+def _budget(attack: Any) -> dict[str, str]:
+    """The platform's time budget the attack is graded under, as run_autograder exports it."""
+    return {"GRADER_TIME_BUDGET": str(attack.budget)} if attack.budget else {}
+
+
 def _snapshot(root: Path) -> dict[str, tuple]:
     """Every file and folder under ``root``: mode, owner, and content hash or listing."""
     state = {}
@@ -271,7 +276,8 @@ def _run(variant: Variant, attack: Any, template: Path, workdir: Path) -> Run:
     try:
         done = subprocess.run(
             _command(variant.python, root, submission), cwd=root / "source", capture_output=True, text=True,
-            env={**_environment(root), **variant.env}, timeout=2 * TIME_BOUND, **ids,
+            env={**_environment(root), **variant.env, **_budget(attack)}, timeout=2 * TIME_BOUND,
+            **ids,
             start_new_session=True,  # as on Gradescope: no other run shares its process group
         )  # fmt: skip
         returncode, stdout, stderr = done.returncode, done.stdout, done.stderr
