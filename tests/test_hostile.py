@@ -93,7 +93,13 @@ def _tree(root: Path) -> list[Path]:
 
 
 def _remove(root: Path) -> None:
-    """Delete ``root`` and all below it, deepest first (``shutil.rmtree`` recurses too)."""
+    """Delete ``root`` and all below it: ``rm -rf`` (iterative, in C: the 210 layouts' 200,000
+    files took minutes of the suite in Python), else deepest first here (``shutil.rmtree``
+    recurses, and an upload may hold 1,500 nested folders)."""
+    if shutil.which("rm"):
+        subprocess.run(["rm", "-rf", "--", str(root)], capture_output=True, check=False)
+        if not os.path.lexists(root):
+            return
     for path in reversed(_tree(root)):
         try:
             path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
