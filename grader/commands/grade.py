@@ -16,7 +16,7 @@ from grader.report.formats import get_format, write_error
 
 def grade_main(
     submission: Path, cases: list[Path], *, results_path: Path | None = None,
-    rubric_path: Path | None = None, format_name: str = "gradescope",
+    rubric_path: Path | None = None, format_name: str = "gradescope", jobs: int = 1,
 ) -> int:
     """``grader grade``: grade and write ``results_path`` (default: the format's usual file
     name) in ``format_name``. Exit 0, or 2 when the grader failed.
@@ -34,7 +34,8 @@ def grade_main(
     reserve_space(results_path)  # a disk the submission fills still takes the results
     try:
         require_sandbox("grader grade")  # Gradescope grades only in the full sandbox
-        results = grade(Path(submission), [Path(c) for c in cases], rubric=load_rubric(rubric_path))
+        results = grade(Path(submission), [Path(c) for c in cases], rubric=load_rubric(rubric_path),
+                        jobs=max(1, jobs))
         chosen.write(results, results_path)
         print(f"score {round(results.score, 6):g}/{results.max_score:g}; "
               f"{chosen.name} results written to {results_path}")

@@ -24,6 +24,7 @@ processes), one rule with two sums:
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass, field
 
 TIME_BUDGET_ENV = "GRADER_TIME_BUDGET"  # the platform's seconds for one grade (run_autograder)
@@ -65,6 +66,8 @@ class CpuAccount:
     hidden: float = 0.0
     timeouts: int = 0
     timed_out: set[str] = field(default_factory=set)  # algorithms stopped by the time limit
+    # workers grading one submission at once share its account (grader.scoring.grade)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def refusal(self, algorithm: str, window: float) -> str:
         """Why the next call of ``algorithm`` (CPU window ``window``) is not run; "" to run it."""
@@ -88,19 +91,21 @@ class CpuAccount:
         """``cpu`` seconds used; with ``algorithm``, by a call stopped by the time limit (charged
         at least ``window`` to the hiding allowance)."""
         cpu = max(float(cpu), 0.0)
-        self.spent += cpu
-        if algorithm is not None:
-            self.hidden += max(cpu, window)
-            self.timeouts += 1
-            self.timed_out.add(algorithm)
+        with self.lock:
+            self.spent += cpu
+            if algorithm is not None:
+                self.hidden += max(cpu, window)
+                self.timeouts += 1
+                self.timed_out.add(algorithm)
 
     def charge_start(self, cpu: float, after_timeout: bool) -> None:
         """A worker's start (its import and calibration); one after a time-out is that
         time-out's cost too."""
         cpu = max(float(cpu), 0.0)
-        self.spent += cpu
-        if after_timeout:
-            self.hidden += cpu
+        with self.lock:
+            self.spent += cpu
+            if after_timeout:
+                self.hidden += cpu
 
 
 __all__ = ["CpuAccount", "platform_allowance", "TIME_BUDGET_ENV", "HIDING_CPU"]

@@ -202,6 +202,8 @@ class Worker(WorkerProcess):
     def _with_import_output(self, reply: WorkerReply) -> WorkerReply:
         """``reply`` with what the import printed before it (once), a notebook's lines named
         by cell."""
+        if self._import_output != ("", "") and not self.show_import_output:
+            self._import_output = ("", "")
         if self._import_output != ("", ""):
             stdout, stderr = self._import_output
             reply.stdout = join_output(stdout, reply.stdout, self.limits.output)

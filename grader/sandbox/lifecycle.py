@@ -84,6 +84,9 @@ class WorkerProcess:
         # the submission's CPU over all its calls and starts (grader.sandbox.allowance)
         self.account = CpuAccount(limits.submission_cpu, limits.hiding_cpu)
         self._after_timeout = False  # the last process ended at a time-out
+        # what the import printed goes with the next reply (False: another worker of the same
+        # submission shows it; grader.scoring.grade's parallel workers)
+        self.show_import_output = True
         self._last_cpu: float | None = None  # the last process's CPU, read as it was ended
 
     # --- lifecycle ------------------------------------------------------------------------
