@@ -41,15 +41,16 @@ def test_the_allowance_is_half_the_platforms_budget(given, allowance):
 
 
 def test_only_a_function_stopped_by_the_time_limit_before_is_refused():
-    account = CpuAccount(total=100.0, hiding=3.0, functions=2)
+    account = CpuAccount(total=100.0, hiding=2.4, functions=2)
     assert account.refusal("alpha_beta", 1.0) == ""
     account.charge(0.2, "alpha_beta", window=1.0)  # a time-out costs at least its window
     assert account.hidden == 1.0 and account.spent == pytest.approx(0.2)
-    assert account.refusal("alpha_beta", 1.0) == ""  # 1 + 1 + a window kept for minimax: 3
-    account.charge(1.0, "alpha_beta", window=1.0)
-    assert HIDDEN in account.refusal("alpha_beta", 1.0)
+    # 1 + 1 + a window kept for minimax passes 2.4, but one time-out may be the machine's load
+    assert account.refusal("alpha_beta", 1.0) == ""
+    account.charge(0.5, "alpha_beta", window=0.5)
+    assert HIDDEN in account.refusal("alpha_beta", 0.5)  # 1.5 + 0.5 + 0.5 > 2.4
     assert account.refusal("minimax", 1.0) == ""  # never stopped that way: always called
-    account.charge(99.0)
+    account.charge(99.3)
     assert WHOLE in account.refusal("minimax", 1.0)  # the whole allowance holds for every call
 
 
@@ -77,6 +78,7 @@ def test_hiding_code_costs_a_bounded_sum_and_code_calling_the_game_still_runs(tm
         searched = worker.run(CASE, "minimax", time_limit=0.1)
         account = worker.account
     assert first.status in ("timeout", "killed_timeout") and HIDDEN not in first.message
+    assert HIDDEN not in later[0].message  # twice stopped, before any refusal
     refused = [reply for reply in later if HIDDEN in reply.message]
     assert refused and all(reply.status == "timeout" for reply in later)
     assert later.index(refused[0]) + len(refused) == len(later)  # once refused, always

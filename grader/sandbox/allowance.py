@@ -14,8 +14,10 @@ processes), one rule with two sums:
 * **the hiding allowance** (``Limits.hiding_cpu``, 20 CPU s): what calls stopped by the time
   limit cost, each charged at least its window (the CPU time a call may run without calling the
   game) and the fresh worker's start that follows. Once another such time-out could pass it, a
-  function (an algorithm) that was stopped that way before is not called again; a function never
-  stopped that way is always called (a window is kept in reserve for each). Code that keeps
+  function (an algorithm) that was stopped that way twice before is not called again (twice: a
+  machine under heavy load may stop honest code once); a function never stopped that way is
+  always called (a window is kept in reserve for each; where a window is over 2.5 s, a slow
+  machine's, the second time-out may pass the sum by a window). Code that keeps
   calling the game never meets the time limit (its budget, counted in game calls, stops it
   first), so this rule cannot change its score; only code that ran a whole window without a
   game call loses the tests it did not reach (docs/security.md).
@@ -31,6 +33,7 @@ TIME_BUDGET_ENV = "GRADER_TIME_BUDGET"  # the platform's seconds for one grade (
 DEFAULT_TIME_BUDGET = 540.0  # run_autograder's default (under Gradescope's 10 minutes)
 ALLOWANCE_SHARE = 0.5  # the share of the platform's budget the submission's calls may use
 HIDING_CPU = 20.0  # CPU s that time-outs may cost a submission in all
+REFUSED_AFTER = 2  # time-outs of a function before it may be refused (one may be the load's)
 
 WHOLE = ("your code used the submission's whole CPU allowance ({allowance:g} CPU s, all tests "
          "together); the tests it did not reach score 0")
@@ -65,7 +68,7 @@ class CpuAccount:
     spent: float = 0.0
     hidden: float = 0.0
     timeouts: int = 0
-    timed_out: set[str] = field(default_factory=set)  # algorithms stopped by the time limit
+    timed_out: dict[str, int] = field(default_factory=dict)  # time-outs, by algorithm
     # workers grading one submission at once share its account (grader.scoring.grade)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
@@ -73,7 +76,7 @@ class CpuAccount:
         """Why the next call of ``algorithm`` (CPU window ``window``) is not run; "" to run it."""
         if self.spent >= self.total:
             return WHOLE.format(allowance=self.total)
-        if algorithm in self.timed_out:
+        if self.timed_out.get(algorithm, 0) >= REFUSED_AFTER:
             reserve = max(self.functions - len(self.timed_out), 0) * window
             if self.hidden + window + reserve > self.hiding:
                 return HIDDEN.format(count=self.timeouts, allowance=self.hiding)
@@ -96,7 +99,7 @@ class CpuAccount:
             if algorithm is not None:
                 self.hidden += max(cpu, window)
                 self.timeouts += 1
-                self.timed_out.add(algorithm)
+                self.timed_out[algorithm] = self.timed_out.get(algorithm, 0) + 1
 
     def charge_start(self, cpu: float, after_timeout: bool) -> None:
         """A worker's start (its import and calibration); one after a time-out is that
