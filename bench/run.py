@@ -10,7 +10,10 @@ untraced search), ``big`` (loading a 10^6-node case file; the deepest tree that 
 ``batch_issue`` (the same on issue 19's mix: correct, never-prunes, strict-pruning,
 chance-as-min), ``batch_issue_traces`` (that mix on every case but the ``evaluate`` ones,
 which are graded by play: the cases issue 19 measured), ``autograder`` (``run_autograder`` in a fresh /autograder-like tree: the first
-submission against a warm one, bench/autograder.py). ``--rubric FILE``: the batch sections
+submission against a warm one, bench/autograder.py), ``profile`` (where one grade spends CPU,
+grader and worker, bench/profile_grade.py), ``cs188`` (this grader against CS188's multi-agent
+autograder, paired, bench/cs188.py: skipped, saying why, without CS188's project: ``--cs188
+DIR`` once, then it is cached). ``--rubric FILE``: the batch sections
 under a course's own rubric (what a lower ``time_floor`` or fewer ``[play] matches`` buy).
 
 The answer cache is a fresh temporary folder (``GRADER_CACHE``): the ``grade`` section's first
@@ -39,11 +42,11 @@ except ImportError:  # run with a Python outside the project's venv: use the ven
         os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), *sys.argv])
     raise
 
-from bench import autograder, scale, sections  # noqa: E402
+from bench import autograder, cs188, profile_grade, scale, sections  # noqa: E402
 from bench.measure import load_average  # noqa: E402
 
 SECTIONS = ("grade", "cases", "tracing", "big", "batch", "batch_issue", "batch_issue_traces",
-            "autograder")
+            "autograder", "profile", "cs188")
 RESULTS = REPO / "bench" / "results.json"
 
 
@@ -56,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rubric", type=Path, default=None,
                         help="the batch sections' rubric (default trees/rubric.toml): what a "
                         "course's own time_floor or [play] matches cost")
+    parser.add_argument("--cs188", type=Path, default=None,
+                        help="CS188's multiagent project, for the cs188 section (then cached)")
     args = parser.parse_args(argv)
     if args.rubric is not None:
         args.rubric = args.rubric.resolve()  # the batch runs from the repository's root
@@ -85,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
                                                rubric=args.rubric),
             "batch_issue_traces": lambda: scale.batch(scale.ISSUE_MIX, args.jobs, cache,
                                                       scale.trace_cases(), rubric=args.rubric),
+            "profile": lambda: profile_grade.profile_grade(),
+            "cs188": lambda: _cs188(args.cs188, runs, cache),
         }
         if "cases" in args.only and "grade" not in args.only:
             _warm(cache)
@@ -102,6 +109,16 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(json.dumps(figures, indent=2, default=str) + "\n")
     print(f"\nfigures written to {args.out}")
     return 0
+
+
+def _cs188(given: Path | None, runs: int, cache: Path) -> dict:
+    """The paired comparison, or why it was skipped (no CS188 project given or cached)."""
+    try:
+        folder = cs188.cs188_folder(given)
+    except SystemExit as reason:
+        print(f"skipped: {reason}")
+        return {"skipped": str(reason)}
+    return cs188.paired(folder, runs, cache)
 
 
 def _warm(cache: Path) -> None:

@@ -46,7 +46,7 @@ def _grade(args: argparse.Namespace) -> int:
 
     cases = args.cases or ([PUBLIC_CASES, HIDDEN_CASES] if args.hidden else [PUBLIC_CASES])
     return grade_main(args.submission, cases, results_path=args.results, rubric_path=args.rubric,
-                      format_name=args.format)
+                      format_name=args.format, jobs=args.jobs)
 
 
 # The functions of student/search.py whose algorithm has another name in the grader.
@@ -174,6 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "classroom.json for classroom)")
     grade.add_argument("--hidden", action="store_true", help="include trees/hidden")
     grade.add_argument("--rubric", type=Path, default=None)
+    grade.add_argument("--jobs", type=int, default=1, metavar="N",
+                       help="workers grading at once (default 1; the same results as one's)")
     grade.set_defaults(run=_grade)
 
     check = commands.add_parser("check", help="students: run the public cases, see what is wrong")

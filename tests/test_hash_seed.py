@@ -7,7 +7,9 @@ the real ``grader grade`` under two hash seeds, each with an answer cache of its
 reference answers are computed under each seed too), and the results must be the same apart
 from the fields that are timings by nature (docs/staff.md, "Reproducible"). A set or a
 frozenset of strings iterated where the output's order comes from, a ``hash()`` used as a key
-order or a seed, fails here.
+order or a seed, fails here. The second seed's run grades with two workers at once (``--jobs
+2``): its results must be one worker's too (the tests shared out, run in parallel, put back in
+order; the named mistake decided on the same observations).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ variants = suite_modules.load("submissions/variants.py")
 
 SUBMISSIONS = ("strict_pruning", "ucb_log10")
 SEEDS = ("1", "2")  # two seeds under which sets of strings iterate in different orders
+JOBS = {"1": "1", "2": "2"}  # workers grading at once, by seed
 
 
 def _without_timings(results: dict) -> dict:
@@ -40,7 +43,8 @@ def _without_timings(results: dict) -> dict:
 def _grade(submission: Path, out: Path, seed: str, cache: Path) -> dict:
     env = {**os.environ, "PYTHONHASHSEED": seed, "GRADER_CACHE": str(cache), "NO_COLOR": "1"}
     done = subprocess.run([sys.executable, "-m", "grader", "grade", "--submission",
-                           str(submission), "--results", str(out)], cwd=ROOT, env=env,
+                           str(submission), "--results", str(out), "--jobs", JOBS[seed]],
+                          cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     return json.loads(out.read_text())

@@ -93,7 +93,13 @@ def _tree(root: Path) -> list[Path]:
 
 
 def _remove(root: Path) -> None:
-    """Delete ``root`` and all below it, deepest first (``shutil.rmtree`` recurses too)."""
+    """Delete ``root`` and all below it: ``rm -rf`` (iterative, in C: the 210 layouts' 200,000
+    files took minutes of the suite in Python), else deepest first here (``shutil.rmtree``
+    recurses, and an upload may hold 1,500 nested folders)."""
+    if shutil.which("rm"):
+        subprocess.run(["rm", "-rf", "--", str(root)], capture_output=True, check=False)
+        if not os.path.lexists(root):
+            return
     for path in reversed(_tree(root)):
         try:
             path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
@@ -140,6 +146,11 @@ def _environment(root: Path) -> dict[str, str]:
         "PYTHONDONTWRITEBYTECODE": "1",
         "GRADESCOPE_SECRET_TOKEN": CANARY,
     }
+
+
+def _budget(attack: Any) -> dict[str, str]:
+    """The platform's time budget the attack is graded under, as run_autograder exports it."""
+    return {"GRADER_TIME_BUDGET": str(attack.budget)} if attack.budget else {}
 
 
 def _snapshot(root: Path) -> dict[str, tuple]:
@@ -274,7 +285,8 @@ def _run(variant: Variant, attack: Any, template: Path, workdir: Path) -> Run:
     try:
         done = subprocess.run(
             _command(variant.python, root, submission), cwd=root / "source", capture_output=True, text=True,
-            env={**_environment(root), **variant.env}, timeout=2 * TIME_BOUND, **ids,
+            env={**_environment(root), **variant.env, **_budget(attack)}, timeout=2 * TIME_BOUND,
+            **ids,
             start_new_session=True,  # as on Gradescope: no other run shares its process group
         )  # fmt: skip
         returncode, stdout, stderr = done.returncode, done.stdout, done.stderr

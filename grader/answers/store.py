@@ -113,6 +113,7 @@ class _SharedIds:
 
     def __init__(self) -> None:
         self.seen: dict[str, str] = {}
+        self.unpacked: set[int] = set()  # ids of the lists unpacked here: shared already
 
     def __call__(self, data: dict[str, Any]) -> Any:
         if PACKED in data:  # a stored trace (the innermost dict: hooked before its parent's)
@@ -123,9 +124,13 @@ class _SharedIds:
             ids = unpack_ids(lists[0], [self.seen.setdefault(i, i) for i in table], len(lists[0]))
             if ids is None:
                 raise ValueError("a damaged packed trace")  # the file is ignored (_load)
+            self.unpacked.add(id(ids))  # its parent's hook need not share its entries again
             return ids
         for name in ("generated", "evaluated"):
             ids = data.get(name)
+            if id(ids) in self.unpacked:  # (the list is alive: its parent holds it)
+                self.unpacked.discard(id(ids))
+                continue
             if type(ids) is list and len(ids) > PACK_OVER:
                 shared = self.seen.setdefault
                 data[name] = [shared(i, i) if type(i) is str else i for i in ids]

@@ -98,6 +98,7 @@ results_dir="$grade_root/results"
 results="$results_dir/results.json"
 python="${{GRADER_PYTHON:-python3}}"
 budget="${{GRADER_TIME_BUDGET:-{budget}}}"
+export GRADER_TIME_BUDGET="$budget"  # the submission's CPU allowance is half of it
 
 mkdir -p "$results_dir" "$source_dir/.cache" && chmod 700 "$results_dir"
 rm -f "$results"

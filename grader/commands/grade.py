@@ -17,7 +17,7 @@ from grader.report.formats import get_format, write_error
 
 def grade_main(
     submission: Path, cases: list[Path], *, results_path: Path | None = None,
-    rubric_path: Path | None = None, format_name: str = "gradescope",
+    rubric_path: Path | None = None, format_name: str = "gradescope", jobs: int = 1,
 ) -> int:
     """``grader grade``: grade and write ``results_path`` (default: the format's usual file
     name) in ``format_name``. Exit 0, or 2 when the grader failed.
@@ -43,7 +43,8 @@ def grade_main(
         print(f"grading failed: {error}; error results written to {results_path}")
         return 2
     try:
-        results = grade(Path(submission), [Path(c) for c in cases], rubric=rubric)
+        results = grade(Path(submission), [Path(c) for c in cases], rubric=rubric,
+                        jobs=max(1, jobs))
         chosen.write(results, results_path)
         print(f"score {round(results.score, 6):g}/{results.max_score:g}; "
               f"{chosen.name} results written to {results_path}")

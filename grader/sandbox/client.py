@@ -66,7 +66,8 @@ from grader.sandbox.protocol import (
     mcts_dict,
     reply_from_message,
 )
-from grader.sandbox.watch import MIN_IDLE, Watch, cpu_limits, kill_message
+from grader.sandbox.allowance import WHOLE
+from grader.sandbox.watch import MIN_IDLE, Watch, cpu_limits, kill_message, process_cpu
 
 
 class Worker(WorkerProcess):
@@ -180,7 +181,12 @@ class Worker(WorkerProcess):
             self.start()
             window, most = self.cpu_limits(time_limit, time_multiple, budget)
         if self._import_failure is None:
-            return window, most, None
+            refusal = self.account.refusal(algorithm, window)
+            if refusal:  # the submission's allowance (grader.sandbox.allowance): not run
+                return window, most, WorkerReply("timeout", algorithm=algorithm,
+                                                 time_limit=window, message=refusal)
+            most = self.account.most(most)
+            return min(window, most), most, None
         failure = self._import_failure
         return window, most, relabel_reply(WorkerReply(
             failure.status, error=dict(failure.error or {}), stdout=failure.stdout,
@@ -196,6 +202,8 @@ class Worker(WorkerProcess):
     def _with_import_output(self, reply: WorkerReply) -> WorkerReply:
         """``reply`` with what the import printed before it (once), a notebook's lines named
         by cell."""
+        if self._import_output != ("", "") and not self.show_import_output:
+            self._import_output = ("", "")
         if self._import_output != ("", ""):
             stdout, stderr = self._import_output
             reply.stdout = join_output(stdout, reply.stdout, self.limits.output)
@@ -209,11 +217,23 @@ class Worker(WorkerProcess):
         now: the worker's CPU time, CPU idleness and, last resort, the wall clock. A message
         holding more than ``max_items`` JSON items is forged (counted before decoding)."""
         self._channel.max_items = max_items
+        pid, cut, self._last_cpu = self.pid, self.account.cut(most), None
+        before = process_cpu(pid) if pid is not None else None
         try:
-            return self._exchange_within_limits(request, window, most)
+            reply = self._exchange_within_limits(request, window, most)
         finally:
             if self._channel is not None:
                 self._channel.max_items = MAX_MESSAGE_ITEMS
+        # charged on the parent's own readings of the process's CPU (a killed one: the last)
+        after = self._last_cpu if self.pid != pid else process_cpu(pid)
+        used = (after or 0.0) - (before or 0.0) if before is not None else 0.0
+        timed_out = reply.status in ("timeout", "killed_timeout")
+        self.account.charge(used, request.get("algorithm") or "evaluate" if timed_out else None,
+                            window)
+        self._after_timeout = timed_out and self._proc is None
+        if timed_out and cut:  # stopped by the submission's allowance, not the call's limit
+            reply.message = WHOLE.format(allowance=self.account.total)
+        return reply
 
     def _exchange_within_limits(self, request: dict[str, Any], window: float,
                                 most: float) -> WorkerReply:
@@ -234,9 +254,11 @@ class Worker(WorkerProcess):
             reply = self._channel.expect("reply", watch.wall_deadline, seq, watch)
             return self._finish(reply, function)
         except Deadline:
+            self._last_cpu = process_cpu(self.pid)  # before the kill: what the call used
             self._kill_and_drain(Deadline())
             return self._killed("killed_timeout", function, kill_message(watch, window))
         except Closed as error:
+            self._last_cpu = process_cpu(self.pid)
             detail = self._kill_and_drain(error)
             if self._proc is not None and self._proc.returncode == -getattr(signal, "SIGXCPU", 0):
                 return self._killed("killed_timeout", function, (

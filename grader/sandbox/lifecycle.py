@@ -20,6 +20,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from grader.errors import GraderError, SubmissionError
+from grader.sandbox.allowance import CpuAccount
 from grader.sandbox.capture import join_output
 from grader.sandbox.channel import Channel
 from grader.sandbox.limits import LANDLOCK_ENV, Limits, resolve_user
@@ -39,7 +40,7 @@ from grader.sandbox.process import (
 from grader.sandbox.protocol import WorkerReply, error_fields, finite_number
 
 RESTART_LIMIT = "RestartLimitExceeded"  # the error of a test no worker was started again for
-from grader.sandbox.watch import MIN_IDLE, Watch, process_sample
+from grader.sandbox.watch import MIN_IDLE, Watch, process_cpu, process_sample
 
 
 class WorkerProcess:
@@ -83,6 +84,13 @@ class WorkerProcess:
         # code ran (None: not started)
         self.calibration: float | None = None
         self.notebook: ConvertedNotebook | None = None  # a notebook submission, once converted
+        # the submission's CPU over all its calls and starts (grader.sandbox.allowance)
+        self.account = CpuAccount(limits.submission_cpu, limits.hiding_cpu)
+        self._after_timeout = False  # the last process ended at a time-out
+        # what the import printed goes with the next reply (False: another worker of the same
+        # submission shows it; grader.scoring.grade's parallel workers)
+        self.show_import_output = True
+        self._last_cpu: float | None = None  # the last process's CPU, read as it was ended
 
     # --- lifecycle ------------------------------------------------------------------------
     def __enter__(self):  # (returns the subclass's type)
@@ -98,6 +106,8 @@ class WorkerProcess:
 
     def close(self) -> None:
         """Kill the worker's process group and remove its scratch folder. Idempotent."""
+        if self._proc is not None and self._proc.returncode is None:
+            self._last_cpu = process_cpu(self._proc.pid)  # before the kill (the allowance)
         if self._finalizer is not None:
             self._finalizer()
             self._finalizer = None
@@ -168,7 +178,10 @@ class WorkerProcess:
         self._cpu = finite_number(ready.get("cpu"), 0.0)
         sample = process_sample(self.pid) if self.pid is not None else None  # the parent's
         #                                  own reading: the worker's word may be forged
-        self.start_cpu += min(max(self._cpu, sample[0] if sample else 0.0, 0.0), 1e6)
+        used = min(max(self._cpu, sample[0] if sample else 0.0, 0.0), 1e6)
+        self.start_cpu += used
+        self.account.charge_start(used, self._after_timeout)
+        self._after_timeout = False
         stdout, stderr = self._take_output()
         stdout = join_output(str(ready.get("stdout", "")), stdout, self.limits.output)
         stderr = join_output(str(ready.get("stderr", "")), stderr, self.limits.output)

@@ -16,10 +16,11 @@ from __future__ import annotations
 import math
 import os
 import tempfile
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
 
 from grader.errors import GraderError
+from grader.sandbox.allowance import HIDING_CPU, platform_allowance
 
 if TYPE_CHECKING:
     import pwd
@@ -55,6 +56,10 @@ class Limits:
     #                            import each time): past it no worker is started again, and
     #                            the tests left fail (os._exit in every function, an import
     #                            spinning 4.5 s: paid again at each of 111 tests)
+    # the submission's CPU seconds over all its calls and worker starts: half the platform's
+    # time budget ($GRADER_TIME_BUDGET, run_autograder's 540 s by default; grader.sandbox.allowance)
+    submission_cpu: float = field(default_factory=platform_allowance)
+    hiding_cpu: float = HIDING_CPU  # CPU seconds its time-outs may cost in all (the same module)
 
     def __post_init__(self) -> None:
         for item in fields(self):

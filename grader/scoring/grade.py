@@ -18,8 +18,10 @@ chosen move is minimax-optimal in at least the rubric's share of them.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -120,6 +122,58 @@ def _grade_safely(case: Case, algorithm: str, number: str, rubric: Rubric, worke
         )
 
 
+PLAY_COST = 300_000  # a play case's estimated cost, in the reference's game calls
+MCTS_CALL_COST = 20  # game calls estimated an MCTS iteration (its playout)
+
+
+def _cost(case: Case, algorithm: str, rubric: Rubric, answers: AnswerKey) -> int:
+    """A test's estimated cost in game calls: the reference's trace on the case (the answer key
+    holds it), a playout's calls an MCTS iteration a seed, a constant for a play case."""
+    if algorithm in PLAY_ALGORITHMS:
+        return PLAY_COST
+    try:
+        if algorithm == "mcts" and case.mcts is not None:
+            seeds = (case.mcts.seeds or rubric.settings_for(case, algorithm).outcome_seeds
+                     if case.mcts.check == "outcome" else 1)
+            return MCTS_CALL_COST * case.mcts.iterations * seeds
+        run = answers.reference(case, algorithm, rubric.for_algorithm(algorithm).pruning).run
+        return len(run.generated) + len(run.evaluated)
+    except Exception:  # noqa: BLE001 - grading the test says what is wrong with it
+        return 1_000
+
+
+def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubric: Rubric,
+                 answers: AnswerKey, results: GradingResults, pool: ThreadPoolExecutor | None
+                 ) -> list[tuple[TestResult, list[tuple[TestResult, Observation]]]]:
+    """Each ``(case, algorithm, number)`` graded, with what it observed, in ``items``' order.
+
+    With several workers, the tests are shared out before any runs, by their estimated cost
+    (:func:`_cost`, the largest first, each to the least loaded worker): a function of the
+    cases only, so a regrade gives each worker the same tests in the same order. Each worker
+    runs its share in ``items``' order, in a thread of ``pool`` (the GIL is released while the
+    grader waits for its worker, where most of a grade's CPU is spent)."""
+    def one(worker: Worker, index: int) -> tuple[TestResult, list[tuple[TestResult, Observation]]]:
+        seen: list[tuple[TestResult, Observation]] = []
+        case, algorithm, number = items[index]
+        return _grade_safely(case, algorithm, number, rubric, worker, answers, results, seen), seen
+
+    if pool is None or len(workers) == 1 or len(items) < 2:
+        return [one(workers[0], index) for index in range(len(items))]
+    shares: list[list[int]] = [[] for _ in workers]
+    loads = [0] * len(workers)
+    costs = [_cost(case, algorithm, rubric, answers) for case, algorithm, _ in items]
+    for index in sorted(range(len(items)), key=lambda i: (-costs[i], i)):
+        least = loads.index(min(loads))
+        shares[least].append(index)
+        loads[least] += costs[index]
+    graded: dict[int, Any] = {}
+    futures = [pool.submit(lambda w=worker, share=sorted(share): [(i, one(w, i)) for i in share])
+               for worker, share in zip(workers, shares)]
+    for future in futures:
+        graded.update(future.result())
+    return [graded[index] for index in range(len(items))]
+
+
 class _NoRandomTrees:
     """What :func:`_random_trees` gives when the rubric gives random trees no points."""
 
@@ -153,12 +207,14 @@ def grade(
     answers: AnswerKey | None = None,
     progress: Callable[[TestResult], None] | None = None,
     load: Callable[[Path], Case] | None = None,
+    jobs: int = 1,
 ) -> GradingResults:
     """Grade ``submission`` (a ``search.py``, a folder or zip holding one) on the cases.
 
     Reference answers come from ``answers`` (default: :meth:`AnswerKey.default`), which
     computes and caches what it does not hold yet. ``load`` reads a case file (default:
-    :func:`~grader.cases.load_case`; a batch passes cases it loaded once).
+    :func:`~grader.cases.load_case`; a batch passes cases it loaded once). ``jobs``: workers
+    grading at once (:func:`_in_parallel`: the same results as one worker's, in the same order).
     """
     started = time.perf_counter()
     rubric = rubric or load_rubric()
@@ -202,18 +258,30 @@ def grade(
             progress(test)
 
     observed: list[tuple[TestResult, Observation]] = []
+
+    def run_all(workers: list[Worker], items: list[tuple[Case, str, str]]) -> None:
+        for test, seen in _in_parallel(workers, items, rubric, answers, results, pool):
+            observed.extend(seen)
+            record(test)
+
+    count = max(1, min(jobs, len(planned)))
     # the grader's own measure of this machine (batch: once for all), so the worker need not
-    with open_worker(submission, limits=limits or Limits(),
-                     calibration=answers.calibration()) as worker:
-        for case, algorithm, number in upload.numbered(shown, counters):
-            record(_grade_safely(case, algorithm, number, rubric, worker, answers, results,
-                                 observed))
+    with contextlib.ExitStack() as stack:
+        # threads that outlive every worker: a worker dies with the thread that started it
+        # (PR_SET_PDEATHSIG), and one may start a fresh worker after a time-out; the workers
+        # are closed (below, first out) before the pool's threads end
+        pool = stack.enter_context(ThreadPoolExecutor(count)) if count > 1 else None
+        workers = [stack.enter_context(open_worker(
+            submission, limits=limits or Limits(), calibration=answers.calibration()))
+            for _ in range(count)]
+        worker = workers[0]
+        for other in workers[1:]:  # one submission, one allowance; its import printed once
+            other.account, other.show_import_output = worker.account, False
+        run_all(workers, list(upload.numbered(shown, counters)))
         for test in _random_trees(rubric).random_tree_tests(rubric, worker, counters, wanted,
                                                              name_filter):
             record(test)  # numbered after the algorithm's visible cases
-        for case, algorithm, number in upload.numbered(not_shown, counters):
-            record(_grade_safely(case, algorithm, number, rubric, worker, answers, results,
-                                 observed))
+        run_all(workers, list(upload.numbered(not_shown, counters)))
     pair_mcts_outcomes(results.tests)
     if rubric.play.leaderboard:
         results.leaderboard = leaderboard(results.tests)

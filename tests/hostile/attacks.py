@@ -77,6 +77,7 @@ class Attack:
     output: str = ""  # regex the results' top-level output matches
     upload: str = ""  # a maker of UPLOADS: how the submission is uploaded (default: search.py)
     results_bytes: int = 0  # when set, results.json is smaller than this
+    budget: int = 0  # the platform's time budget the run is given ($GRADER_TIME_BUDGET; 0: none)
 
 
 def _attack(name: str, category: str, description: str, source: str, **expect) -> Attack:
@@ -1024,6 +1025,20 @@ ATTACKS: list[Attack] = [
                     alpha, beta = (max(alpha, v), beta) if maximize else (alpha, min(beta, v))
                 return v
             """), message=r"generated", score=0.5),
+    _attack("burns_the_allowance", "runaway",
+            "a search that calls the game, spending 0.3 CPU s between calls (never a window "
+            "without one): every test's CPU limits summed passed the platform's budget (746 CPU "
+            "s for one submission); at a 2 s budget its call ends at the submission's allowance",
+            """
+            def maxn(game, state, depth=0):
+                import time
+                while True:
+                    started = time.process_time()
+                    while time.process_time() - started < 0.3:
+                        pass
+                    game.result(state, game.actions(state)[0])
+            """, target="maxn", budget=2, slow=True,
+            message=TIMEOUT + r": your code used the submission's whole CPU allowance"),
     _attack("prints_a_lot", "accident", "a correct search printing 2 MB of debugging output",
             _ab("""
                 if depth == 0:

@@ -1,0 +1,92 @@
+"""A submission's CPU allowance (grader/sandbox/allowance.py): all its calls together stay under
+the platform's budget, and code that hides from the work budget costs a bounded sum, while code
+that keeps calling the game is never refused."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from test_sandbox import CASE, FAST, MINIMAX, submission
+
+from grader.run.tracing import Budget
+from grader.sandbox.allowance import CpuAccount, platform_allowance
+from grader.sandbox.client import Worker
+from grader.sandbox.limits import Limits
+
+WHOLE = "whole CPU allowance"
+HIDDEN = "time-outs may cost"
+# minimax that spins 0.15 CPU s at every call before searching: never a whole window without a
+# game call (the window is 0.5 s), but each call costs its 0.15 s.
+BURNING = MINIMAX.replace("def max_value(game, state, depth=0):\n", """def max_value(game, state, depth=0):
+    if depth == 0:
+        import time
+        started = time.process_time()
+        while time.process_time() - started < 0.15:
+            pass
+""")
+HIDING = MINIMAX + """
+def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):
+    while True:
+        pass
+"""
+
+
+@pytest.mark.parametrize("given, allowance", [
+    ({"GRADER_TIME_BUDGET": "540"}, 270.0), ({"GRADER_TIME_BUDGET": "270"}, 135.0),
+    ({}, 270.0), ({"GRADER_TIME_BUDGET": "soon"}, 270.0), ({"GRADER_TIME_BUDGET": "-5"}, 270.0),
+])
+def test_the_allowance_is_half_the_platforms_budget(given, allowance):
+    assert platform_allowance(given) == allowance
+
+
+def test_only_a_function_stopped_by_the_time_limit_before_is_refused():
+    account = CpuAccount(total=100.0, hiding=2.4, functions=2)
+    assert account.refusal("alpha_beta", 1.0) == ""
+    account.charge(0.2, "alpha_beta", window=1.0)  # a time-out costs at least its window
+    assert account.hidden == 1.0 and account.spent == pytest.approx(0.2)
+    # 1 + 1 + a window kept for minimax passes 2.4, but one time-out may be the machine's load
+    assert account.refusal("alpha_beta", 1.0) == ""
+    account.charge(0.5, "alpha_beta", window=0.5)
+    assert HIDDEN in account.refusal("alpha_beta", 0.5)  # 1.5 + 0.5 + 0.5 > 2.4
+    assert account.refusal("minimax", 1.0) == ""  # never stopped that way: always called
+    account.charge(99.3)
+    assert WHOLE in account.refusal("minimax", 1.0)  # the whole allowance holds for every call
+
+
+def test_a_search_burning_cpu_in_every_call_stops_at_the_submissions_allowance(tmp_path):
+    limits = replace(FAST, submission_cpu=0.9)
+    with Worker(submission(tmp_path, BURNING), limits=limits) as worker:
+        replies = [worker.run(CASE, "minimax", time_limit=0.5, budget=Budget(1000, 1000))
+                   for _ in range(8)]
+        spent = worker.account.spent
+    statuses = [reply.status for reply in replies]
+    assert statuses[0] == "ok" and replies[0].value == 3, replies[0]
+    first_stop = statuses.index("timeout")
+    assert all(status == "ok" for status in statuses[:first_stop])
+    assert all(status == "timeout" and WHOLE in reply.message
+               for status, reply in zip(statuses[first_stop:], replies[first_stop:])), replies
+    # the last call is cut at what was left; the worker's guard ticks each quarter window
+    assert 0.9 <= spent <= 0.9 + FAST.time / 4 + 0.1, spent
+
+
+def test_hiding_code_costs_a_bounded_sum_and_code_calling_the_game_still_runs(tmp_path):
+    limits = replace(FAST, hiding_cpu=1.2)
+    with Worker(submission(tmp_path, HIDING), limits=limits) as worker:
+        first = worker.run(CASE, "alpha_beta", time_limit=0.1)
+        later = [worker.run(CASE, "alpha_beta", time_limit=0.1) for _ in range(5)]
+        searched = worker.run(CASE, "minimax", time_limit=0.1)
+        account = worker.account
+    assert first.status in ("timeout", "killed_timeout") and HIDDEN not in first.message
+    assert HIDDEN not in later[0].message  # twice stopped, before any refusal
+    refused = [reply for reply in later if HIDDEN in reply.message]
+    assert refused and all(reply.status == "timeout" for reply in later)
+    assert later.index(refused[0]) + len(refused) == len(later)  # once refused, always
+    # time-outs charged at least a window each, the fresh worker after each too, within 1.2 s
+    assert account.hidden <= 1.2 and account.timeouts == len(later) - len(refused) + 1
+    assert searched.status == "ok" and searched.value == 3, searched
+
+
+def test_limits_carry_the_allowance_from_the_environment(monkeypatch):
+    monkeypatch.setenv("GRADER_TIME_BUDGET", "60")
+    assert Limits().submission_cpu == 30.0
