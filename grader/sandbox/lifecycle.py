@@ -38,9 +38,9 @@ from grader.sandbox.process import (
     worker_environment,
 )
 from grader.sandbox.protocol import WorkerReply, error_fields, finite_number
+from grader.sandbox.watch import MIN_IDLE, Watch, process_cpu, process_sample
 
 RESTART_LIMIT = "RestartLimitExceeded"  # the error of a test no worker was started again for
-from grader.sandbox.watch import MIN_IDLE, Watch, process_cpu, process_sample
 
 
 class WorkerProcess:
