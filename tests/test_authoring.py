@@ -115,7 +115,9 @@ def test_the_key_of_an_evaluate_case_says_how_it_plays_and_scores():
 
     text = answer_key(load_case(PUBLIC / "evaluate-connect4-greedy.json"), load_rubric())
     assert "Graded by play" in text and "Opponent: **greedy**; 10 matches (seeds 2000-2009)" in text
-    assert "Points: 1 at each of 1, 5, 10 wins (a draw counts 0.5), 3 in all." in text
+    assert ("Points: 1 at each score-rate step 0.5, 0.6, 0.7, 0.8 (a side's wins, a draw "
+            "counting 0.5, over its matches), half for each side, x and o, whose rate reaches "
+            "it; 4 in all.") in text
 
 
 

@@ -125,7 +125,8 @@ def test_enough_cases_split_public_hidden():
     hidden = [p for p in FILES if _where(p) == "hidden"]
     assert len(FILES) >= 40
     assert len(public) + len(hidden) == len(FILES), "cases belong in trees/public or trees/hidden"
-    assert 0.55 <= len(public) / len(FILES) <= 0.75, (len(public), len(hidden))
+    # about half public (students see what each algorithm is graded on) and a hidden twin or more
+    assert 0.5 <= len(public) / len(FILES) <= 0.75, (len(public), len(hidden))
 
 
 def test_names_unique_and_equal_to_file_names():

@@ -258,8 +258,8 @@ def test_a_lost_match_steps_to_its_losing_choice_with_both_moves_ringed(driver, 
     records = results.tests[0].extra_data["play"]
     assert [r["outcome"] for r in records] == ["loss", "loss"]
     open_report(driver, path)
-    assert "2 of 3 thresholds" not in driver.page_source  # 0 of 3 here
-    assert "0 of 3 thresholds" in driver.find_element(By.CSS_SELECTOR, "table.scores").text
+    assert "2 of 3 steps" not in driver.page_source  # 0 of 3 here
+    assert "0 of 3 steps" in driver.find_element(By.CSS_SELECTOR, "table.scores").text
     assert "MAX" not in driver.find_element(By.CSS_SELECTOR, ".legend").text
     shown = driver.find_elements(By.CSS_SELECTOR, "details.play-details")
     assert len(shown) == 2 and all(d.get_attribute("open") for d in shown)

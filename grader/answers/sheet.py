@@ -214,7 +214,10 @@ def _play_lines(case: Any, rubric: Any) -> list[str]:
         (f"- Each match opens with {opening} random plies; the staff's search looks {depth} "
          "plies ahead and calls the student's `evaluate` at its cutoff."),
         (f"- Points: {fmt(rules.threshold_points)} at each of {thresholds} wins (a draw counts "
-         f"{fmt(rules.draw_weight)}), {fmt(points)} in all."),
+         f"{fmt(rules.draw_weight)}), {fmt(points)} in all." if rules.by_wins else
+         f"- Points: {fmt(rules.threshold_points)} at each score-rate step {thresholds} (a "
+         f"side's wins, a draw counting {fmt(rules.draw_weight)}, over its matches), half for "
+         f"each side, x and o, whose rate reaches it; {fmt(points)} in all."),
     ]
 
 

@@ -43,8 +43,12 @@ def play_main(submission: Path, cases: list[Path], *, matches: int | None = None
         print("grader play: no evaluate case against the random or greedy player here",
               file=sys.stderr)
         return 2
+    search = Path(submission)
+    if not (search / "search.py" if search.is_dir() else search).is_file():
+        print(f"grader play: {search}: no search.py there", file=sys.stderr)
+        return 2  # bad input: nothing to play
     try:
-        module = load_search(Path(submission))
+        module = load_search(search)
     except PlayFailed as failed:
         print(f"grader play: {failed}", file=out)
         return 1
