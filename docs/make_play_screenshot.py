@@ -13,7 +13,6 @@ Needs what the browser test needs (chromium, chromium-driver, selenium).
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 import tempfile
 from pathlib import Path
@@ -22,14 +21,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 MAX_BYTES = 150_000  # the README's picture stays small
 
-
-def browser_test():
-    sys.path.insert(0, str(REPO / "tests"))  # the test module imports its neighbours
-    spec = importlib.util.spec_from_file_location("test_html_browser",
-                                                  REPO / "tests" / "test_html_browser.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+sys.path.insert(0, str(HERE))
+from make_screenshot import browser_test  # noqa: E402 - the one loader of the browser test
 
 
 def main(argv: list[str]) -> int:
