@@ -31,6 +31,17 @@ def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):
         pass
 """
 
+# min_value loops at the root; max_value (and min_value below the root) is right
+LOOPING_MIN = MINIMAX + """
+_min_value = min_value
+
+def min_value(game, state, depth=0):
+    while depth == 0:
+        pass
+    return _min_value(game, state, depth)
+"""
+MIN_ROOT = {**CASE, "tree": {**CASE["tree"], "player": "min"}}
+
 
 @pytest.mark.parametrize("given, allowance", [
     ({"GRADER_TIME_BUDGET": "540"}, 270.0), ({"GRADER_TIME_BUDGET": "270"}, 135.0),
@@ -90,3 +101,16 @@ def test_hiding_code_costs_a_bounded_sum_and_code_calling_the_game_still_runs(tm
 def test_limits_carry_the_allowance_from_the_environment(monkeypatch):
     monkeypatch.setenv("GRADER_TIME_BUDGET", "60")
     assert Limits().submission_cpu == 30.0
+
+
+def test_a_looping_min_value_does_not_get_a_correct_max_value_refused(tmp_path):
+    """Both are minimax: time-outs were counted by algorithm, so a min_value stopped twice got
+    every later max_value test refused ("this function was stopped that way before")."""
+    limits = replace(FAST, hiding_cpu=1.0)
+    with Worker(submission(tmp_path, LOOPING_MIN), limits=limits) as worker:
+        stopped = [worker.run(MIN_ROOT, "minimax", time_limit=0.1) for _ in range(3)]
+        searched = worker.run(CASE, "minimax", time_limit=0.1)
+        account = worker.account
+    assert account.timed_out == {"min_value": 2}, account.timed_out
+    assert HIDDEN in stopped[2].message, stopped[2]  # 0.2 + 0.1 + 9 windows kept > 1.0
+    assert searched.status == "ok" and searched.value == 3, searched

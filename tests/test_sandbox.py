@@ -1120,6 +1120,24 @@ def test_worker_starts_are_bounded_per_submission(worker_for):
     assert worker.starts == 1
 
 
+def test_worker_starts_are_bounded_per_submission_across_its_workers(worker_for):
+    """``grade --jobs 2`` gives a submission two workers sharing one account: each had a
+    ``restart_cpu`` bound of its own, so the submission's starts could take twice the bound."""
+    body = """
+        import os
+
+        def max_value(game, state, depth=0):
+            os._exit(0)
+    """
+    limits = Limits(time=0.5, kill_margin=0.5, import_time=0.5, restart_cpu=0.01)
+    first, second = worker_for(body, limits), worker_for(body, limits)
+    second.account = first.account
+    assert first.run(CASE, "minimax", time_limit=1).status == "crashed"
+    refused = second.run(CASE, "minimax", time_limit=1)
+    assert refused.status == "error" and refused.error["type"] == "RestartLimitExceeded"
+    assert "its 1 start took" in refused.message and second.starts == 0
+
+
 def test_a_stale_line_is_dropped_before_it_is_parsed(worker_for, monkeypatch):
     """Issue 34: valid-looking replies of 24 MiB for a request that does not exist were each
     parsed in full (0.73 grader CPU s) until the wall clock ended the call; now a line that
