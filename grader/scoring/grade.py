@@ -214,7 +214,8 @@ def grade(
     Reference answers come from ``answers`` (default: :meth:`AnswerKey.default`), which
     computes and caches what it does not hold yet. ``load`` reads a case file (default:
     :func:`~grader.cases.load_case`; a batch passes cases it loaded once). ``jobs``: workers
-    grading at once (:func:`_in_parallel`: the same results as one worker's, in the same order).
+    grading at once (:func:`_in_parallel`: the same results as one worker's, in the same order,
+    for a submission that keeps nothing between calls: docs/security.md).
     """
     started = time.perf_counter()
     rubric = rubric or load_rubric()
