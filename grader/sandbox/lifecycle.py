@@ -53,7 +53,8 @@ class WorkerProcess:
     resolve_ids = staticmethod(resolve_user)
 
     def __init__(
-        self, submission: Path | str, *, limits: Limits = Limits(), user: str | int | None = None,
+        self, submission: Path | str, *, limits: Limits = Limits(),
+        user: str | int | tuple[int, int] | None = None,
         calibration: float | None = None,
     ) -> None:
         """``calibration``: this machine's :func:`~grader.run.calibration.calibration_seconds`,

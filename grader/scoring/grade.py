@@ -36,7 +36,7 @@ from grader.feedback.verdict import Observation
 from grader.sandbox.audit import record_audit
 from grader.sandbox.client import Worker
 from grader.sandbox.portable import open_worker
-from grader.sandbox.limits import Limits
+from grader.sandbox.limits import Limits, worker_users
 from grader.scoring import upload
 from grader.scoring.named import name_mistakes
 from grader.scoring.pair import accepted_rules, grade_pair, pair_mcts_outcomes
@@ -272,9 +272,11 @@ def grade(
         # (PR_SET_PDEATHSIG), and one may start a fresh worker after a time-out; the workers
         # are closed (below, first out) before the pool's threads end
         pool = stack.enter_context(ThreadPoolExecutor(count)) if count > 1 else None
+        # as root, each worker a user of its own: one cannot signal (kill) another where
+        # Landlock cannot scope signals
         workers = [stack.enter_context(open_worker(
-            submission, limits=limits or Limits(), calibration=answers.calibration()))
-            for _ in range(count)]
+            submission, limits=limits or Limits(), calibration=answers.calibration(), user=user))
+            for user in worker_users(count)]
         worker = workers[0]
         for other in workers[1:]:  # one submission, one allowance; its import printed once
             other.account, other.show_import_output = worker.account, False
