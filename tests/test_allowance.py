@@ -59,12 +59,23 @@ def test_only_a_function_stopped_by_the_time_limit_before_is_refused():
     # 1 + 1 + a window kept for minimax passes 2.4, but one time-out may be the machine's load
     assert account.refusal("alpha_beta", 1.0) == ""
     account.charge(0.5, "alpha_beta", window=0.5)
-    assert HIDDEN in account.refusal("alpha_beta", 0.5)  # 1.5 + 0.5 + 0.5 > 2.4
+    assert HIDDEN in account.refusal("alpha_beta", 0.5)  # 1.5 + 0.5 + 2 x 0.5 kept > 2.4
     assert account.refusal("minimax", 1.0) == ""  # never stopped that way: always called
     account.charge(99.3)
     assert WHOLE in account.refusal("minimax", 1.0)  # the whole allowance holds for every call
 
 
+def test_time_outs_of_every_function_cost_at_most_the_hiding_allowance():
+    """Each function may be stopped twice before it can be refused: the reserve kept one window
+    a function never stopped, so ten looping functions at 1 s windows cost 28 s, not 20."""
+    account = CpuAccount(total=1000.0)
+    for function in ("max_value", "min_value", "alpha_beta", "expectimax", "maxn", "mcts",
+                     "iterative_deepening", "evaluate", "alpha_beta_tt", "quiescence"):
+        for _ in range(12):
+            if not account.refusal(function, 1.0):
+                account.charge(1.0, function, window=1.0)
+    assert account.timed_out == dict.fromkeys(account.timed_out, 2) and len(account.timed_out) == 10
+    assert account.hidden <= account.hiding == 20.0, account.hidden
 def test_a_search_burning_cpu_in_every_call_stops_at_the_submissions_allowance(tmp_path):
     limits = replace(FAST, submission_cpu=0.9)
     with Worker(submission(tmp_path, BURNING), limits=limits) as worker:

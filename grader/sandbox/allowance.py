@@ -16,11 +16,12 @@ processes), one rule with two sums:
   game) and the fresh worker's start that follows. Once another such time-out could pass it, a
   function (the stub called: ``max_value`` and ``min_value`` apart, so one looping does not get
   the other refused) that was stopped that way twice before is not called again (twice: a
-  machine under heavy load may stop honest code once); a function never stopped that way is
-  always called (a window is kept in reserve for each; where a window is over 2.5 s, a slow
-  machine's, the second time-out may pass the sum by a window). Code that keeps
-  calling the game never meets the time limit (its budget, counted in game calls, stops it
-  first), so this rule cannot change its score; only code that ran a whole window without a
+  machine under heavy load may stop honest code once); a function stopped that way less than
+  twice is always called (a window is kept in reserve for each time-out it may still have, so
+  the windows' sum stays within the allowance, the fresh workers' starts on top, or within two
+  windows a function where that is more: 20 windows of over 1 s, a slow machine's). Code that
+  keeps calling the game never meets the time limit (its budget, counted in game calls, stops
+  it first), so this rule cannot change its score; only code that ran a whole window without a
   game call loses the tests it did not reach (docs/security.md).
 """
 
@@ -87,7 +88,9 @@ class CpuAccount:
         if self.spent >= self.total:
             return WHOLE.format(allowance=self.total)
         if self.timed_out.get(function, 0) >= REFUSED_AFTER:
-            reserve = max(self.functions - len(self.timed_out), 0) * window
+            # the time-outs other functions may still have before they can be refused
+            owed = sum(min(count, REFUSED_AFTER) for count in self.timed_out.values())
+            reserve = max(REFUSED_AFTER * self.functions - owed, 0) * window
             if self.hidden + window + reserve > self.hiding:
                 return HIDDEN.format(count=self.timeouts, allowance=self.hiding)
         return ""
