@@ -18,7 +18,7 @@ from grader.errors import GraderError
 from grader.run.tracing import Budget
 from grader.sandbox.client import Worker
 from grader.sandbox.confine import landlock_abi
-from grader.sandbox.limits import LANDLOCK_ENV, Limits
+from grader.sandbox.limits import LANDLOCK_ENV, Limits, worker_users
 from grader.sandbox.private import PRIVATE_ENV, coverable
 from grader.sandbox.protocol import WorkerReply
 from grader.sandbox.values import OpaqueValue, decode_value, encode_value
@@ -1136,6 +1136,15 @@ def test_worker_starts_are_bounded_per_submission_across_its_workers(worker_for)
     refused = second.run(CASE, "minimax", time_limit=1)
     assert refused.status == "error" and refused.error["type"] == "RestartLimitExceeded"
     assert "its 1 start took" in refused.message and second.starts == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
+def test_workers_grading_at_once_are_users_of_their_own():
+    """``grade --jobs 2`` ran both workers as one user: where Landlock cannot scope signals one
+    killed the other (tests/hostile: ``kills_sibling_worker``)."""
+    assert worker_users(1) == [None]
+    users = worker_users(2)
+    assert len(set(users)) == 2 and all(user and user[0] > 0 for user in users), users
 
 
 def test_a_stale_line_is_dropped_before_it_is_parsed(worker_for, monkeypatch):

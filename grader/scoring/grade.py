@@ -265,18 +265,19 @@ def grade(
             observed.extend(seen)
             record(test)
 
-    count = max(1, min(jobs, len(planned)))
+    # as root, each worker a user of its own: one cannot signal (kill) another where Landlock
+    # cannot scope signals (one worker where the job slots for that cannot be claimed)
+    users = worker_users(max(1, min(jobs, len(planned))))
+    count = len(users)
     # the grader's own measure of this machine (batch: once for all), so the worker need not
     with contextlib.ExitStack() as stack:
         # threads that outlive every worker: a worker dies with the thread that started it
         # (PR_SET_PDEATHSIG), and one may start a fresh worker after a time-out; the workers
         # are closed (below, first out) before the pool's threads end
         pool = stack.enter_context(ThreadPoolExecutor(count)) if count > 1 else None
-        # as root, each worker a user of its own: one cannot signal (kill) another where
-        # Landlock cannot scope signals
         workers = [stack.enter_context(open_worker(
             submission, limits=limits or Limits(), calibration=answers.calibration(), user=user))
-            for user in worker_users(count)]
+            for user in users]
         worker = workers[0]
         for other in workers[1:]:  # one submission, one allowance; its import printed once
             other.account, other.show_import_output = worker.account, False
