@@ -19,7 +19,8 @@ the layout (the source appended is then never read). ``folder`` puts ``search.py
 that name inside the upload; ``output`` is a regular expression the results' top-level output
 matches; ``results_bytes``, when set, bounds results.json's size. ``upload`` names a maker of
 :data:`UPLOADS`: the submission is uploaded its way (a zip given to the grader, a notebook, a
-folder of many levels) instead of as ``search.py``.
+folder of many levels) instead of as ``search.py``. ``jobs`` grades it with ``grader grade --jobs
+N`` (two workers at once).
 """
 
 from __future__ import annotations
