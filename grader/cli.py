@@ -175,7 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--hidden", action="store_true", help="include trees/hidden")
     grade.add_argument("--rubric", type=Path, default=None)
     grade.add_argument("--jobs", type=int, default=1, metavar="N",
-                       help="workers grading at once (default 1; the same results as one's)")
+                       help="workers grading at once (default 1; the same results as one's "
+                            "for a search.py that keeps nothing between calls)")
     grade.set_defaults(run=_grade)
 
     check = commands.add_parser("check", help="students: run the public cases, see what is wrong")

@@ -31,6 +31,17 @@ def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):
         pass
 """
 
+# min_value loops at the root; max_value (and min_value below the root) is right
+LOOPING_MIN = MINIMAX + """
+_min_value = min_value
+
+def min_value(game, state, depth=0):
+    while depth == 0:
+        pass
+    return _min_value(game, state, depth)
+"""
+MIN_ROOT = {**CASE, "tree": {**CASE["tree"], "player": "min"}}
+
 
 @pytest.mark.parametrize("given, allowance", [
     ({"GRADER_TIME_BUDGET": "540"}, 270.0), ({"GRADER_TIME_BUDGET": "270"}, 135.0),
@@ -48,12 +59,23 @@ def test_only_a_function_stopped_by_the_time_limit_before_is_refused():
     # 1 + 1 + a window kept for minimax passes 2.4, but one time-out may be the machine's load
     assert account.refusal("alpha_beta", 1.0) == ""
     account.charge(0.5, "alpha_beta", window=0.5)
-    assert HIDDEN in account.refusal("alpha_beta", 0.5)  # 1.5 + 0.5 + 0.5 > 2.4
+    assert HIDDEN in account.refusal("alpha_beta", 0.5)  # 1.5 + 0.5 + 2 x 0.5 kept > 2.4
     assert account.refusal("minimax", 1.0) == ""  # never stopped that way: always called
     account.charge(99.3)
     assert WHOLE in account.refusal("minimax", 1.0)  # the whole allowance holds for every call
 
 
+def test_time_outs_of_every_function_cost_at_most_the_hiding_allowance():
+    """Each function may be stopped twice before it can be refused: the reserve kept one window
+    a function never stopped, so ten looping functions at 1 s windows cost 28 s, not 20."""
+    account = CpuAccount(total=1000.0)
+    for function in ("max_value", "min_value", "alpha_beta", "expectimax", "maxn", "mcts",
+                     "iterative_deepening", "evaluate", "alpha_beta_tt", "quiescence"):
+        for _ in range(12):
+            if not account.refusal(function, 1.0):
+                account.charge(1.0, function, window=1.0)
+    assert account.timed_out == dict.fromkeys(account.timed_out, 2) and len(account.timed_out) == 10
+    assert account.hidden <= account.hiding == 20.0, account.hidden
 def test_a_search_burning_cpu_in_every_call_stops_at_the_submissions_allowance(tmp_path):
     limits = replace(FAST, submission_cpu=0.9)
     with Worker(submission(tmp_path, BURNING), limits=limits) as worker:
@@ -90,3 +112,16 @@ def test_hiding_code_costs_a_bounded_sum_and_code_calling_the_game_still_runs(tm
 def test_limits_carry_the_allowance_from_the_environment(monkeypatch):
     monkeypatch.setenv("GRADER_TIME_BUDGET", "60")
     assert Limits().submission_cpu == 30.0
+
+
+def test_a_looping_min_value_does_not_get_a_correct_max_value_refused(tmp_path):
+    """Both are minimax: time-outs were counted by algorithm, so a min_value stopped twice got
+    every later max_value test refused ("this function was stopped that way before")."""
+    limits = replace(FAST, hiding_cpu=1.0)
+    with Worker(submission(tmp_path, LOOPING_MIN), limits=limits) as worker:
+        stopped = [worker.run(MIN_ROOT, "minimax", time_limit=0.1) for _ in range(3)]
+        searched = worker.run(CASE, "minimax", time_limit=0.1)
+        account = worker.account
+    assert account.timed_out == {"min_value": 2}, account.timed_out
+    assert HIDDEN in stopped[2].message, stopped[2]  # 0.2 + 0.1 + 9 windows kept > 1.0
+    assert searched.status == "ok" and searched.value == 3, searched

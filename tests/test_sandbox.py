@@ -18,7 +18,7 @@ from grader.errors import GraderError
 from grader.run.tracing import Budget
 from grader.sandbox.client import Worker
 from grader.sandbox.confine import landlock_abi
-from grader.sandbox.limits import LANDLOCK_ENV, Limits
+from grader.sandbox.limits import LANDLOCK_ENV, Limits, worker_users
 from grader.sandbox.private import PRIVATE_ENV, coverable
 from grader.sandbox.protocol import WorkerReply
 from grader.sandbox.values import OpaqueValue, decode_value, encode_value
@@ -1118,6 +1118,33 @@ def test_worker_starts_are_bounded_per_submission(worker_for):
     assert second.status == "error" and second.error["type"] == "RestartLimitExceeded"
     assert "was not started again: its 1 start took" in second.message
     assert worker.starts == 1
+
+
+def test_worker_starts_are_bounded_per_submission_across_its_workers(worker_for):
+    """``grade --jobs 2`` gives a submission two workers sharing one account: each had a
+    ``restart_cpu`` bound of its own, so the submission's starts could take twice the bound."""
+    body = """
+        import os
+
+        def max_value(game, state, depth=0):
+            os._exit(0)
+    """
+    limits = Limits(time=0.5, kill_margin=0.5, import_time=0.5, restart_cpu=0.01)
+    first, second = worker_for(body, limits), worker_for(body, limits)
+    second.account = first.account
+    assert first.run(CASE, "minimax", time_limit=1).status == "crashed"
+    refused = second.run(CASE, "minimax", time_limit=1)
+    assert refused.status == "error" and refused.error["type"] == "RestartLimitExceeded"
+    assert "its 1 start took" in refused.message and second.starts == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
+def test_workers_grading_at_once_are_users_of_their_own():
+    """``grade --jobs 2`` ran both workers as one user: where Landlock cannot scope signals one
+    killed the other (tests/hostile: ``kills_sibling_worker``)."""
+    assert worker_users(1) == [None]
+    users = worker_users(2)
+    assert len(set(users)) == 2 and all(user and user[0] > 0 for user in users), users
 
 
 def test_a_stale_line_is_dropped_before_it_is_parsed(worker_for, monkeypatch):

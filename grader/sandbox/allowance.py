@@ -14,12 +14,14 @@ processes), one rule with two sums:
 * **the hiding allowance** (``Limits.hiding_cpu``, 20 CPU s): what calls stopped by the time
   limit cost, each charged at least its window (the CPU time a call may run without calling the
   game) and the fresh worker's start that follows. Once another such time-out could pass it, a
-  function (an algorithm) that was stopped that way twice before is not called again (twice: a
-  machine under heavy load may stop honest code once); a function never stopped that way is
-  always called (a window is kept in reserve for each; where a window is over 2.5 s, a slow
-  machine's, the second time-out may pass the sum by a window). Code that keeps
-  calling the game never meets the time limit (its budget, counted in game calls, stops it
-  first), so this rule cannot change its score; only code that ran a whole window without a
+  function (the stub called: ``max_value`` and ``min_value`` apart, so one looping does not get
+  the other refused) that was stopped that way twice before is not called again (twice: a
+  machine under heavy load may stop honest code once); a function stopped that way less than
+  twice is always called (a window is kept in reserve for each time-out it may still have, so
+  the windows' sum stays within the allowance, the fresh workers' starts on top, or within two
+  windows a function where that is more: 20 windows of over 1 s, a slow machine's). Code that
+  keeps calling the game never meets the time limit (its budget, counted in game calls, stops
+  it first), so this rule cannot change its score; only code that ran a whole window without a
   game call loses the tests it did not reach (docs/security.md).
 """
 
@@ -29,11 +31,16 @@ import os
 import threading
 from dataclasses import dataclass, field
 
+from grader.cases.algorithms import ALGORITHMS
+
 TIME_BUDGET_ENV = "GRADER_TIME_BUDGET"  # the platform's seconds for one grade (run_autograder)
 DEFAULT_TIME_BUDGET = 540.0  # run_autograder's default (under Gradescope's 10 minutes)
 ALLOWANCE_SHARE = 0.5  # the share of the platform's budget the submission's calls may use
 HIDING_CPU = 20.0  # CPU s that time-outs may cost a submission in all
 REFUSED_AFTER = 2  # time-outs of a function before it may be refused (one may be the load's)
+# The functions graded, each counted apart: an algorithm's stub, minimax's two (max_value and
+# min_value: one looping must not get the other refused).
+FUNCTIONS = len(ALGORITHMS) + 1
 
 WHOLE = ("your code used the submission's whole CPU allowance ({allowance:g} CPU s, all tests "
          "together); the tests it did not reach score 0")
@@ -64,20 +71,26 @@ class CpuAccount:
 
     total: float  # CPU s in all (``Limits.submission_cpu``)
     hiding: float = HIDING_CPU  # CPU s of time-outs in all (``Limits.hiding_cpu``)
-    functions: int = 7  # the functions graded (one window kept in reserve for each)
+    functions: int = FUNCTIONS  # the functions graded (one window kept in reserve for each)
     spent: float = 0.0
     hidden: float = 0.0
     timeouts: int = 0
-    timed_out: dict[str, int] = field(default_factory=dict)  # time-outs, by algorithm
+    timed_out: dict[str, int] = field(default_factory=dict)  # time-outs, by function
+    # worker starts (``Limits.restart_cpu`` bounds their CPU), all of the submission's workers'
+    starts: int = 0
+    start_cpu: float = 0.0
     # workers grading one submission at once share its account (grader.scoring.grade)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
-    def refusal(self, algorithm: str, window: float) -> str:
-        """Why the next call of ``algorithm`` (CPU window ``window``) is not run; "" to run it."""
+    def refusal(self, function: str, window: float) -> str:
+        """Why the next call of ``function`` (the stub called: ``max_value``, ``alpha_beta``,
+        ...; CPU window ``window``) is not run; "" to run it."""
         if self.spent >= self.total:
             return WHOLE.format(allowance=self.total)
-        if self.timed_out.get(algorithm, 0) >= REFUSED_AFTER:
-            reserve = max(self.functions - len(self.timed_out), 0) * window
+        if self.timed_out.get(function, 0) >= REFUSED_AFTER:
+            # the time-outs other functions may still have before they can be refused
+            owed = sum(min(count, REFUSED_AFTER) for count in self.timed_out.values())
+            reserve = max(REFUSED_AFTER * self.functions - owed, 0) * window
             if self.hidden + window + reserve > self.hiding:
                 return HIDDEN.format(count=self.timeouts, allowance=self.hiding)
         return ""
@@ -90,16 +103,16 @@ class CpuAccount:
         """Whether a call limited to ``most`` was limited by the whole allowance."""
         return self.total - self.spent <= most
 
-    def charge(self, cpu: float, algorithm: str | None = None, window: float = 0.0) -> None:
-        """``cpu`` seconds used; with ``algorithm``, by a call stopped by the time limit (charged
-        at least ``window`` to the hiding allowance)."""
+    def charge(self, cpu: float, function: str | None = None, window: float = 0.0) -> None:
+        """``cpu`` seconds used; with ``function``, by a call of that stub stopped by the time
+        limit (charged at least ``window`` to the hiding allowance)."""
         cpu = max(float(cpu), 0.0)
         with self.lock:
             self.spent += cpu
-            if algorithm is not None:
+            if function is not None:
                 self.hidden += max(cpu, window)
                 self.timeouts += 1
-                self.timed_out[algorithm] = self.timed_out.get(algorithm, 0) + 1
+                self.timed_out[function] = self.timed_out.get(function, 0) + 1
 
     def charge_start(self, cpu: float, after_timeout: bool) -> None:
         """A worker's start (its import and calibration); one after a time-out is that
@@ -107,6 +120,8 @@ class CpuAccount:
         cpu = max(float(cpu), 0.0)
         with self.lock:
             self.spent += cpu
+            self.starts += 1
+            self.start_cpu += cpu
             if after_timeout:
                 self.hidden += cpu
 

@@ -113,8 +113,11 @@ class Worker(WorkerProcess):
             raise ValueError(f"expected time_limit to be positive, got: {time_limit!r}")
         if hasattr(case, "public_dict"):
             case = case.public_dict()
-        check_case_builds(case)  # the grader's own failure is raised here, never by the worker
-        window, most, failed = self._prepare(time_limit, time_multiple, budget, algorithm)
+        root = check_case_builds(case)  # the grader's own failure is raised here, never by
+        #                                 the worker; minimax's stub at the root too
+        function = root if algorithm == "minimax" else algorithm  # what the allowance counts
+        window, most, failed = self._prepare(time_limit, time_multiple, budget, algorithm,
+                                             function)
         if failed is not None:
             return failed
         request = {
@@ -127,7 +130,8 @@ class Worker(WorkerProcess):
             "budget": budget.to_dict() if budget is not None else None,
             "trace_limit": min(int(trace_limit or MAX_TRACE), MAX_TRACE),
         }
-        reply = self._exchange(request, window, most, items_allowed(request["trace_limit"]))
+        reply = self._exchange(request, window, most, items_allowed(request["trace_limit"]),
+                               function)
         reply.algorithm, reply.time_limit = algorithm, window
         return self._with_import_output(reply)
 
@@ -144,14 +148,15 @@ class Worker(WorkerProcess):
         if not 0 < len(ids) <= MAX_POSITIONS:
             raise ValueError(f"expected 1 to {MAX_POSITIONS} positions, got: {len(ids)}")
         budget = Budget(result=calls * len(ids), evaluated=len(ids))
-        window, most, failed = self._prepare(time_limit, time_multiple, budget, "evaluate")
+        window, most, failed = self._prepare(time_limit, time_multiple, budget, "evaluate",
+                                             "evaluate")
         if failed is not None:
             return failed
         request = {"seq": self._next_seq(), "time_limit": window, "cpu_most": most,
                    "evaluate": {"game": game, "params": dict(params), "ids": list(ids),
                                 "calls": int(calls), "seed": int(seed)}}
         # a reply of more numbers than that is forged
-        reply = self._exchange(request, window, most, max_items=len(ids) + 50_000)
+        reply = self._exchange(request, window, most, len(ids) + 50_000, "evaluate")
         reply.algorithm, reply.time_limit = "evaluate", window
         if reply.status == "ok":
             values, problem = evaluation_values(reply.value, len(ids))
@@ -167,10 +172,11 @@ class Worker(WorkerProcess):
         return self._with_import_output(reply)
 
     def _prepare(self, time_limit: float, time_multiple: float, budget: Budget | None,
-                 algorithm: str) -> tuple[float, float, WorkerReply | None]:
+                 algorithm: str, function: str) -> tuple[float, float, WorkerReply | None]:
         """A worker ready for the next request, and the request's CPU window and most: a
         fresh one when the last died or has too little of its CPU allowance left. The third
-        item is the reply to give instead of sending anything (search.py did not import)."""
+        item is the reply to give instead of sending anything (search.py did not import, or
+        the allowance refuses ``function``, the stub the call would run)."""
         self.start()
         window, most = self.cpu_limits(time_limit, time_multiple, budget)
         if self._proc is not None and (
@@ -181,7 +187,7 @@ class Worker(WorkerProcess):
             self.start()
             window, most = self.cpu_limits(time_limit, time_multiple, budget)
         if self._import_failure is None:
-            refusal = self.account.refusal(algorithm, window)
+            refusal = self.account.refusal(function, window)
             if refusal:  # the submission's allowance (grader.sandbox.allowance): not run
                 return window, most, WorkerReply("timeout", algorithm=algorithm,
                                                  time_limit=window, message=refusal)
@@ -212,10 +218,11 @@ class Worker(WorkerProcess):
         return relabel_reply(reply, self.notebook)
 
     def _exchange(self, request: dict[str, Any], window: float, most: float,
-                  max_items: int) -> WorkerReply:
+                  max_items: int, function: str) -> WorkerReply:
         """Send ``request`` and wait for its reply under the parent's own limits, counted from
         now: the worker's CPU time, CPU idleness and, last resort, the wall clock. A message
-        holding more than ``max_items`` JSON items is forged (counted before decoding)."""
+        holding more than ``max_items`` JSON items is forged (counted before decoding). A
+        time-out is charged to ``function``, the stub called."""
         self._channel.max_items = max_items
         pid, cut, self._last_cpu = self.pid, self.account.cut(most), None
         before = process_cpu(pid) if pid is not None else None
@@ -228,8 +235,7 @@ class Worker(WorkerProcess):
         after = self._last_cpu if self.pid != pid else process_cpu(pid)
         used = (after or 0.0) - (before or 0.0) if before is not None else 0.0
         timed_out = reply.status in ("timeout", "killed_timeout")
-        self.account.charge(used, request.get("algorithm") or "evaluate" if timed_out else None,
-                            window)
+        self.account.charge(used, function if timed_out else None, window)
         self._after_timeout = timed_out and self._proc is None
         if timed_out and cut:  # stopped by the submission's allowance, not the call's limit
             reply.message = WHOLE.format(allowance=self.account.total)

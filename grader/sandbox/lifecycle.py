@@ -53,7 +53,8 @@ class WorkerProcess:
     resolve_ids = staticmethod(resolve_user)
 
     def __init__(
-        self, submission: Path | str, *, limits: Limits = Limits(), user: str | int | None = None,
+        self, submission: Path | str, *, limits: Limits = Limits(),
+        user: str | int | tuple[int, int] | None = None,
         calibration: float | None = None,
     ) -> None:
         """``calibration``: this machine's :func:`~grader.run.calibration.calibration_seconds`,
@@ -67,7 +68,6 @@ class WorkerProcess:
         self.limits = limits
         self.user = user
         self.starts = 0  # processes started so far
-        self.start_cpu = 0.0  # CPU seconds they took until ready (the import), in all
         self.startup_seconds: float | None = None  # the last start, until the import was done
         self._ids = self.resolve_ids(user)
         self._proc: subprocess.Popen | None = None
@@ -123,10 +123,13 @@ class WorkerProcess:
         """Start the worker and import the submission (:meth:`run` does this when needed)."""
         if self._proc is not None or self._import_failure is not None:
             return
-        if self.starts and self.start_cpu > self.limits.restart_cpu:
-            starts = f"{self.starts} start{'s' if self.starts != 1 else ''}"
+        # the bound is the submission's: its account is shared by the workers grading it at
+        # once (grade --jobs), so each does not get a bound of its own
+        count, spent = self.account.starts, self.account.start_cpu
+        if count and spent > self.limits.restart_cpu:
+            starts = f"{count} start{'s' if count != 1 else ''}"
             message = (f"the worker running search.py was not started again: its {starts} "
-                       f"took {self.start_cpu:.1f} s of CPU time in all (importing "
+                       f"took {spent:.1f} s of CPU time in all (importing "
                        f"search.py each time), more than the {self.limits.restart_cpu:g} s a "
                        "submission may spend on them; earlier tests ended it (os._exit, a "
                        "crash, a time-out)")
@@ -179,7 +182,6 @@ class WorkerProcess:
         sample = process_sample(self.pid) if self.pid is not None else None  # the parent's
         #                                  own reading: the worker's word may be forged
         used = min(max(self._cpu, sample[0] if sample else 0.0, 0.0), 1e6)
-        self.start_cpu += used
         self.account.charge_start(used, self._after_timeout)
         self._after_timeout = False
         stdout, stderr = self._take_output()

@@ -3,9 +3,10 @@
 The parent's side of the limits: the worker applies them (:mod:`grader.sandbox.confine`).
 
 Users: one worker at a time (``grader grade``) runs as ``$GRADER_WORKER_USER`` (else
-``nobody``). Several at once (``grader batch``) must not share a user, or one submission could
-signal (kill) another's worker wherever Landlock cannot scope signals (kernels before 6.12):
-each grading process claims a job slot (:func:`claim_worker_slot`), and the worker of slot
+``nobody``). Several at once (``grader batch``, ``grader grade --jobs N``) must not share a
+user, or one worker could signal (kill) another wherever Landlock cannot scope signals (kernels
+before 6.12): each grading process claims a job slot (:func:`claim_worker_slot`; ``grade
+--jobs N``: one a worker, :func:`worker_users`), and the worker of slot
 ``k`` runs as the user ``<base>-k`` (docker/setup.sh makes ``grader-worker-1`` ...), else as
 the uid ``SLOT_UID_BASE + k``, a uid no account has (the kernel needs no account to run a
 process as a uid).
@@ -31,7 +32,7 @@ LANDLOCK_ENV = "GRADER_LANDLOCK"  # "0": do not confine the worker with Landlock
 WORKER_SLOT_ENV = "GRADER_WORKER_SLOT"  # this process's job slot (1, 2, ...), set by batch
 SLOT_UID_BASE = 62_000  # slot k without an account of its own runs as this uid + k
 MAX_SLOTS = 512
-_SLOT_LOCK: list[int] = []  # the claimed slot's lock, held for this process's life
+_SLOT_LOCK: list[int] = []  # the claimed slots' locks, held for this process's life
 
 
 @dataclass(frozen=True)
@@ -70,12 +71,15 @@ class Limits:
                 raise ValueError(f"expected limit {item.name!r} to be positive, got: {value!r}")
 
 
-def resolve_user(user: str | int | None) -> tuple[int, int] | None:
+def resolve_user(user: str | int | tuple[int, int] | None) -> tuple[int, int] | None:
     """(uid, gid) the worker drops to, or None (no drop: the grader is not root, or ``user``
-    is root). As root the default is ``$GRADER_WORKER_USER``, else ``nobody``. Where there
-    are no POSIX users (Windows), None."""
+    is root). As root the default is ``$GRADER_WORKER_USER``, else ``nobody``; a ``(uid,
+    gid)`` pair (a job slot's, :func:`worker_users`) is taken as it is. Where there are no
+    POSIX users (Windows), None."""
     if not hasattr(os, "geteuid"):
         return None
+    if isinstance(user, tuple):
+        return user
     if os.geteuid() != 0:
         if user is None or _lookup_user(user).pw_uid == os.geteuid():
             return None
@@ -121,6 +125,30 @@ def claim_worker_slot(folder: str | None = None) -> int:
     process ends. The slots are the machine's, not one batch's: a slot's user is a machine-wide
     uid, so two batches running at once must not share one (a submission of one could signal
     the other's workers). Returns the slot (0: none free)."""
+    slot = _claim_slot(folder)
+    if slot:
+        os.environ[WORKER_SLOT_ENV] = str(slot)
+    return slot
+
+
+def worker_users(count: int) -> list[tuple[int, int] | None]:
+    """The users of ``count`` workers grading one submission at once (``grader grade --jobs``):
+    as root, a job slot's each (claimed as :func:`claim_worker_slot` claims one), so that none
+    can signal another where Landlock cannot scope signals (one killed the other as it started:
+    a staff error, and every test of the other's share failed as an import that died); else
+    the default user for each (None: not root, or one worker). One worker, the default user,
+    where that many slots cannot be claimed (the slots' folder full or not writable)."""
+    base = os.environ.get(WORKER_USER_ENV) or "nobody"
+    if count < 2 or resolve_user(None) is None:
+        return [None] * count
+    slots = [_claim_slot() for _ in range(count)]
+    if not all(slots):
+        return [None]
+    return [slot_ids(base, slot) for slot in slots]
+
+
+def _claim_slot(folder: str | None = None) -> int:
+    """The lowest free job slot, its lock held for this process's life (0: none free)."""
     import fcntl  # POSIX only, as is every job slot
 
     folder = folder or os.path.join(tempfile.gettempdir(), f"grader-slots-{os.getuid()}")
@@ -138,8 +166,7 @@ def claim_worker_slot(folder: str | None = None) -> int:
         except OSError:
             os.close(handle)
             continue
-        _SLOT_LOCK[:] = [handle]
-        os.environ[WORKER_SLOT_ENV] = str(slot)
+        _SLOT_LOCK.append(handle)
         return slot
     return 0
 

@@ -95,11 +95,12 @@ def require_sandbox(command: str) -> None:
 
 
 def open_worker(submission: Path | str, *, limits: Limits = Limits(),
-                calibration: float | None = None) -> Worker:
+                calibration: float | None = None,
+                user: str | int | tuple[int, int] | None = None) -> Worker:
     """The worker for this machine: the sandboxed one, or :class:`PortableWorker`
-    (``calibration``: see :class:`Worker`)."""
+    (``calibration`` and ``user``: see :class:`Worker`; the portable one runs as the parent)."""
     if portable_reason() is None:
-        return Worker(submission, limits=limits, calibration=calibration)
+        return Worker(submission, limits=limits, calibration=calibration, user=user)
     return PortableWorker(submission, limits=limits, calibration=calibration)
 
 

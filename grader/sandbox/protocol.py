@@ -64,7 +64,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from grader.run.packing import pack_ids, unpack_ids
-from grader.run.runner import TABLE_KINDS
+from grader.run.runner import TABLE_KINDS, function_name
 from grader.sandbox.capture import join_output
 from grader.sandbox.limits import Limits, MiB
 from grader.sandbox.values import decode_value, encode_value
@@ -428,11 +428,14 @@ def reply_from_message(message: dict[str, Any], function: str | None, *, stdout:
     return reply
 
 
-_BUILT: dict[str, None] = {}  # cases already checked in this process, by their JSON text
+# cases already checked in this process, by their JSON text: the stub minimax calls at the root
+_BUILT: dict[str, str] = {}
 
 
-def check_case_builds(case: Mapping[str, Any]) -> None:
-    """Raise :class:`~grader.errors.GraderError` when the grader cannot build ``case`` itself.
+def check_case_builds(case: Mapping[str, Any]) -> str:
+    """Raise :class:`~grader.errors.GraderError` when the grader cannot build ``case`` itself;
+    return the stub ``minimax`` calls at its root (``max_value`` or ``min_value``: the CPU
+    allowance counts each function's time-outs apart, from the grader's own game).
 
     Called before a case is sent, so that a case that does not build is the grader's failure,
     raised in the grader's own process; the worker building it is then only the student's.
@@ -442,11 +445,16 @@ def check_case_builds(case: Mapping[str, Any]) -> None:
 
     key = json.dumps(case, sort_keys=True, default=repr)
     if key in _BUILT:
-        return
+        return _BUILT[key]
     try:
-        case_from_dict(dict(case)).build_game()
+        game = case_from_dict(dict(case)).build_game()
     except Exception as error:  # noqa: BLE001 - any failure is the grader's, and said so
         raise GraderError(f"the case sent to the worker does not build: {error}") from error
+    try:
+        root = function_name("minimax", game)
+    except Exception:  # noqa: BLE001 - a root without a mover: the call itself says so
+        root = "minimax"
     if len(_BUILT) > 1000:
         _BUILT.clear()
-    _BUILT[key] = None
+    _BUILT[key] = root
+    return root

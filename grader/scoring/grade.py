@@ -36,7 +36,7 @@ from grader.feedback.verdict import Observation
 from grader.sandbox.audit import record_audit
 from grader.sandbox.client import Worker
 from grader.sandbox.portable import open_worker
-from grader.sandbox.limits import Limits
+from grader.sandbox.limits import Limits, worker_users
 from grader.scoring import upload
 from grader.scoring.named import name_mistakes
 from grader.scoring.pair import accepted_rules, grade_pair, pair_mcts_outcomes
@@ -214,7 +214,8 @@ def grade(
     Reference answers come from ``answers`` (default: :meth:`AnswerKey.default`), which
     computes and caches what it does not hold yet. ``load`` reads a case file (default:
     :func:`~grader.cases.load_case`; a batch passes cases it loaded once). ``jobs``: workers
-    grading at once (:func:`_in_parallel`: the same results as one worker's, in the same order).
+    grading at once (:func:`_in_parallel`: the same results as one worker's, in the same order,
+    for a submission that keeps nothing between calls: docs/security.md).
     """
     started = time.perf_counter()
     rubric = rubric or load_rubric()
@@ -264,7 +265,10 @@ def grade(
             observed.extend(seen)
             record(test)
 
-    count = max(1, min(jobs, len(planned)))
+    # as root, each worker a user of its own: one cannot signal (kill) another where Landlock
+    # cannot scope signals (one worker where the job slots for that cannot be claimed)
+    users = worker_users(max(1, min(jobs, len(planned))))
+    count = len(users)
     # the grader's own measure of this machine (batch: once for all), so the worker need not
     with contextlib.ExitStack() as stack:
         # threads that outlive every worker: a worker dies with the thread that started it
@@ -272,8 +276,8 @@ def grade(
         # are closed (below, first out) before the pool's threads end
         pool = stack.enter_context(ThreadPoolExecutor(count)) if count > 1 else None
         workers = [stack.enter_context(open_worker(
-            submission, limits=limits or Limits(), calibration=answers.calibration()))
-            for _ in range(count)]
+            submission, limits=limits or Limits(), calibration=answers.calibration(), user=user))
+            for user in users]
         worker = workers[0]
         for other in workers[1:]:  # one submission, one allowance; its import printed once
             other.account, other.show_import_output = worker.account, False

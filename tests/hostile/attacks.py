@@ -19,7 +19,8 @@ the layout (the source appended is then never read). ``folder`` puts ``search.py
 that name inside the upload; ``output`` is a regular expression the results' top-level output
 matches; ``results_bytes``, when set, bounds results.json's size. ``upload`` names a maker of
 :data:`UPLOADS`: the submission is uploaded its way (a zip given to the grader, a notebook, a
-folder of many levels) instead of as ``search.py``.
+folder of many levels) instead of as ``search.py``. ``jobs`` grades it with ``grader grade --jobs
+N`` (two workers at once).
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ class Attack:
     upload: str = ""  # a maker of UPLOADS: how the submission is uploaded (default: search.py)
     results_bytes: int = 0  # when set, results.json is smaller than this
     budget: int = 0  # the platform's time budget the run is given ($GRADER_TIME_BUDGET; 0: none)
+    jobs: int = 0  # graded with ``grader grade --jobs N`` (0: one worker, the default)
 
 
 def _attack(name: str, category: str, description: str, source: str, **expect) -> Attack:
@@ -442,6 +444,24 @@ ATTACKS: list[Attack] = [
     _attack("kill_parent", "escape", "SIGKILL to the grader (its parent process)",
             _ab("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nreturn 3"),
             message=REFUSED, fenced=True),
+    _attack("kills_sibling_worker", "escape",
+            "graded with --jobs 2, the import sends SIGKILL to every other child of its "
+            "grader (read from /proc) for 0.3 CPU s: both workers ran as one user, so where "
+            "Landlock cannot scope signals each killed the other as it started (a staff error, "
+            "and the other's tests failed as an import that died)",
+            """
+            import os as _os, signal as _signal, time as _time
+            _started = _time.process_time()
+            while _time.process_time() - _started < 0.3:
+                for _pid in range(max(2, _os.getpid() - 3000), _os.getpid() + 3000):
+                    try:
+                        with open(f"/proc/{_pid}/stat") as _stat:  # another run's: left alone
+                            _parent = int(_stat.read().rsplit(")", 1)[1].split()[1])
+                        if _pid != _os.getpid() and _parent == _os.getppid():
+                            _os.kill(_pid, _signal.SIGKILL)
+                    except (OSError, ValueError, IndexError):
+                        pass
+            """, scope="none", fenced=True, jobs=2),
     _attack("kill_parent_group", "escape", "SIGKILL to the grader's process group",
             _ab("import os, signal\nos.killpg(os.getpgid(os.getppid()), signal.SIGKILL)\nreturn 3"),
             message=REFUSED, fenced=True),
