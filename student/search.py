@@ -229,12 +229,14 @@ def alpha_beta_tt(game, state, table, alpha=-math.inf, beta=math.inf, depth=0):
 
     1. LOOK UP ``table.get(game.key(state))``, before the cutoff test. Use the entry only if
        ``searched >= needed`` (an entry searched shallower is ignored, as if missing). Then:
-       ``"exact"``: return ``value``; ``"lower"``: ``alpha = max(alpha, value)``;
-       ``"upper"``: ``beta = min(beta, value)``; and if now ``alpha >= beta``, return
-       ``value``. A state answered from the table generates no child.
+       ``"exact"``: return ``value`` at once, whatever the window; ``"lower"``: ``alpha =
+       max(alpha, value)``; ``"upper"``: ``beta = min(beta, value)``; after a lower or upper
+       entry, if now ``alpha >= beta``, return ``value``. A state answered from the table
+       generates no child.
     2. If ``game.is_cutoff(state, depth)``: return ``game.evaluate(state)`` (store nothing).
     3. Otherwise search the children exactly as ``alpha_beta`` does (prune on equality, ``>=``
-       / ``<=``, whatever the course's rule for ``alpha_beta``), in the window left by step 1.
+       / ``<=``, whatever the course's rule for ``alpha_beta``), in the window left by step 1,
+       each child's value from ``alpha_beta_tt(game, child, table, alpha, beta, depth + 1)``.
        Call that window ``(a, b)``: alpha and beta as the loop over the children starts.
     4. STORE, also when the loop stopped at a cut (leave the loop with ``break``, not
        ``return``): ``table[game.key(state)] = (v, bound, needed)`` with ``bound``
@@ -258,7 +260,8 @@ def quiescence(game, state, alpha=-math.inf, beta=math.inf, depth=0):
       (prune on equality, ``>=`` / ``<=``, whatever the course's rule for ``alpha_beta``),
       every action in order, each child's value from ``quiescence(game, child, alpha, beta,
       depth + 1)``.
-    * At a cutoff (terminal, or ``depth >= game.depth_limit``), instead of returning
+    * At a cutoff (``game.is_cutoff(state, depth)``: terminal, or ``depth >=
+      game.depth_limit``; quiescence cases always have a depth limit), instead of returning
       ``game.evaluate(state)``, return what a helper of your own gives, called with the same
       ``alpha``, ``beta`` and ``depth``; at any depth it does:
 
