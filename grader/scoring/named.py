@@ -57,33 +57,40 @@ def name_mistakes(observed: list[tuple[TestResult, Observation]], answers: Any,
     for_staff: dict[str, Diagnosis] = {}  # on every test (extra_data, never shown to students)
     hints: dict[str, str] = {}  # the summary's paragraph, as its visible tests end with it
     for algorithm, pairs in by_algorithm.items():
-        found_by_scope: dict[frozenset[str], Diagnosis | None] = {}
-        everything = frozenset(test.visibility for test, _ in pairs)
-        found_by_scope[everything] = _diagnosis(algorithm, pairs, len(pairs), answers, results)
-        if found_by_scope[everything] is not None:
-            for_staff[algorithm] = found_by_scope[everything]
-        for test, observation in [(None, None), *pairs]:
-            if test is not None and observation.passed:
-                continue
-            scope = _seen_with(test.visibility if test is not None else "visible",
-                               {t.visibility for t, _ in pairs})
-            if scope not in found_by_scope:
-                found_by_scope[scope] = _diagnosis(
-                    algorithm, [pair for pair in pairs if pair[0].visibility in scope],
-                    len(pairs), answers, results)
-            found = found_by_scope[scope]
+        present = {test.visibility for test, _ in pairs}
+        rule = pairs[0][1].rule  # the course's rule: the same on every case of the algorithm
+        # scope (the visibilities seen together) -> its diagnosis, and its hint paragraph,
+        # each worked out once
+        found_in: dict[frozenset[str], Diagnosis | None] = {}
+        hint_in: dict[frozenset[str], str] = {}
+
+        def diagnosis_in(scope: frozenset[str]) -> Diagnosis | None:
+            if scope not in found_in:
+                seen = [pair for pair in pairs if pair[0].visibility in scope]
+                found_in[scope] = _diagnosis(algorithm, seen, len(pairs), answers, results)
+            return found_in[scope]
+
+        def hint(scope: frozenset[str], found: Diagnosis) -> str:
+            if scope not in hint_in:
+                lines = found.markdown() + _apart_lines(algorithm, found, rule, results)
+                hint_in[scope] = "\n".join(part for line in lines for part in wrap(line))
+            return hint_in[scope]
+
+        staff = diagnosis_in(frozenset(present))
+        if staff is not None:
+            for_staff[algorithm] = staff
+        shown = _seen_with("visible", present)
+        if diagnosis_in(shown) is not None:
+            diagnoses[algorithm] = diagnosis_in(shown)
+            hints[algorithm] = hint(shown, diagnoses[algorithm])
+        for test, observation in pairs:
+            scope = _seen_with(test.visibility, present)
+            found = None if observation.passed else diagnosis_in(scope)
             if found is None:
                 continue
-            rule = observation.rule if observation is not None else pairs[0][1].rule
-            apart = _apart_lines(algorithm, found, rule, results)
-            hint = [part for line in found.markdown() + apart for part in wrap(line)]
-            if test is None:
-                diagnoses[algorithm] = found
-                hints[algorithm] = "\n".join(hint)
-                continue
-            test.output = test.output.rstrip("\n") + "\n\n" + "\n".join(hint)
+            test.output = test.output.rstrip("\n") + "\n\n" + hint(scope, found)
             test.summary += f" (likely mistake: {found.title()})"
-            test.extra_data["mistakes"] = [asdict(hint) for hint in found.hints]
+            test.extra_data["mistakes"] = [asdict(named) for named in found.hints]
     if for_staff:
         # "hint": the paragraph the visible failing tests end with (the terminal shows it once)
         results.extra_data["diagnoses"] = {
