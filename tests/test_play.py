@@ -26,6 +26,7 @@ from grader.cases import case_from_dict, load_case
 from grader.cases.rubric import RubricError, load_rubric, rubric_from_dict
 from grader.errors import CaseError
 from grader.feedback import play as play_feedback
+from grader.feedback import records as match_records
 from grader.games import builtin_game
 from grader.games.base import MAX
 from grader.games.tictactoe import grid_lines
@@ -825,4 +826,4 @@ def test_grader_play_with_a_correct_alpha_beta_plays_the_autograder_s_matches():
     local = [play_local_match(module, game, i, 2, "greedy", 2, 2, 1000) for i in range(2)]
     assert [(r.moves, r.final, r.outcome) for r in local] == \
         [(r.moves, r.final, r.outcome) for r in graded]
-    assert play_feedback.records_data(local) == play_feedback.records_data(graded)
+    assert match_records.records_data(local) == match_records.records_data(graded)

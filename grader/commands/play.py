@@ -18,6 +18,7 @@ from grader.cases import find_cases, load_case
 from grader.cases.rubric import load_rubric
 from grader.errors import GraderError
 from grader.feedback import play as play_feedback
+from grader.feedback import records as match_records
 from grader.games.players import SIMPLE_OPPONENTS
 from grader.scoring.local_play import PlayFailed, load_search, play_local_match
 from grader.scoring.play import play_score
@@ -76,7 +77,7 @@ def play_main(submission: Path, cases: list[Path], *, matches: int | None = None
         score = play_score(records, rubric, case.play.opponent)
         test.outcome = PASSED if all(r.outcome != "loss" for r in records) else "wrong_value"
         test.summary, test.output = _report(game, case, records, score, rubric.play.draw_weight)
-        test.extra_data = {"play": play_feedback.records_data(records, game)}  # no staff choice here
+        test.extra_data = {"play": match_records.records_data(records, game)}  # no staff choice
         print(test.output + "\n", file=out)
         results.tests.append(test)
     if skipped:

@@ -121,13 +121,6 @@ def score_text(score: Any, draw_weight: float) -> str:
             f"side that reaches it: {score.reached:g} of {len(score.thresholds)} steps.")
 
 
-def records_data(records: list[Any], game: Any = None, losing: Any = None
-                 ) -> list[dict[str, Any]]:
-    """The matches as JSON data: :func:`grader.feedback.records.records_data` (its home)."""
-    from grader.feedback import records as match_records
-    return match_records.records_data(records, game, losing)
-
-
 def swapped(state_id: str) -> str:
     """The position with the colours swapped (x for o and o for x)."""
     return state_id.translate(str.maketrans("xo", "ox"))

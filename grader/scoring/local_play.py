@@ -16,7 +16,7 @@ players (:mod:`grader.games.players`), both sides, seeded as the autograder seed
 * Every match runs in this process, in the student's own code: a local tool for one's own
   ``search.py``. Grading runs the submission in the sandbox and with the staff's search.
 * The matches are the graded ones' (:func:`grader.games.players.run_match`, the same seeds and
-  records, ``grader.feedback.play.records_data`` writes both), so the HTML report shows them
+  records, ``grader.feedback.records.records_data`` writes both), so the HTML report shows them
   alike, and with a correct ``alpha_beta`` they are move for move the autograder's.
 """
 
