@@ -88,8 +88,10 @@ def test_a_search_burning_cpu_in_every_call_stops_at_the_submissions_allowance(t
     assert all(status == "ok" for status in statuses[:first_stop])
     assert all(status == "timeout" and WHOLE in reply.message
                for status, reply in zip(statuses[first_stop:], replies[first_stop:])), replies
-    # the last call is cut at what was left; the worker's guard ticks each quarter window
-    assert 0.9 <= spent <= 0.9 + FAST.time / 4 + 0.1, spent
+    # the last call is cut at what was left (the worker's guard ticks each quarter window);
+    # at most one window over, whatever the load (a loaded run overshot a quarter window by
+    # 0.03 s): eight uncut calls would spend about 8 windows
+    assert 0.9 <= spent <= 0.9 + FAST.time, spent
 
 
 def test_hiding_code_costs_a_bounded_sum_and_code_calling_the_game_still_runs(tmp_path):
