@@ -6,6 +6,8 @@ Runs, interleaved so that a change in the machine's load hits both alike, ``grad
 CS188's multi-agent ``autograder.py --no-graphics`` (its 25 points, its Pacman games included),
 each in a fresh process, and prints the medians of CPU time (the process and its children) and
 peak memory, and the ratio. The target (issue 33): at most 0.4x CS188's CPU, no more memory.
+Then the floor (:mod:`bench.floor`): the correct solution's own work in that grade, with no
+grader around it, and its ratio to CS188's run; what the grade spends beyond it is the grader's.
 
 CS188's project is not in this repository (it is Berkeley's): give a folder holding its
 ``multiagent/`` project with a solved ``multiAgents.py`` (``autograder.py`` must score 25/25 in
@@ -30,6 +32,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from bench.floor import floor  # noqa: E402
 from bench.measure import GRADER, PYTHON, load_average, run_measured, table  # noqa: E402
 
 CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
@@ -89,8 +92,14 @@ def paired(folder: Path, runs: int, cache: Path) -> dict[str, Any]:
     print(f"grader grade --hidden / CS188 autograder.py: CPU {ratio:.2f}x (target "
           f"{TARGET_RATIO}x), peak memory {memory:.2f}x (target 1x); {runs} pairs, CS188 "
           f"{total.group(0)}; load average {load_average()}")
+    own = floor(runs=3)["total_cpu_s"]  # bench/floor.py: what no grader of these cases avoids
+    floor_ratio = own / figures["cs188"]["cpu"]
+    print(f"the correct solution's own work alone (bench/floor.py): {own:.2f} CPU s, "
+          f"{floor_ratio:.2f}x CS188's; the grader's own cost: {figures['grader']['cpu'] - own:.2f}"
+          " CPU s")
     return {**figures, "cpu_ratio": ratio, "memory_ratio": memory, "runs": runs,
-            "target_cpu_ratio": TARGET_RATIO, "cs188_folder": str(folder)}
+            "target_cpu_ratio": TARGET_RATIO, "cs188_folder": str(folder),
+            "floor_cpu_s": own, "floor_ratio": floor_ratio}
 
 
 def _in(folder: Path, command: list[str]) -> dict[str, Any]:

@@ -74,14 +74,22 @@ def grade_all(runs: int, cache: Path) -> dict[str, Any]:
             "warm_peak_mb_apart": split_mb, "target_wall": 5.0, "target_peak_mb": 100}
 
 
-def _import_student(path: Path) -> dict[str, Any]:
+def import_student(path: Path) -> dict[str, Any]:
     spec = importlib.util.spec_from_file_location("bench_student", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return vars(module)
 
 
-def _own_run(functions: Any, case: Any, game: Any, algorithm: str, seeds: list[int]) -> Any:
+def run_seeds(case: Any, algorithm: str, rubric: Any) -> list[int]:
+    """The MCTS seeds the grader runs the case's test with (one for every other algorithm)."""
+    if algorithm == "mcts" and case.mcts.check == "outcome":
+        count = case.mcts.seeds or rubric.settings_for(case, algorithm).outcome_seeds
+        return list(range(case.mcts.seed, case.mcts.seed + count))
+    return [case.mcts.seed]
+
+
+def own_run(functions: Any, case: Any, game: Any, algorithm: str, seeds: list[int]) -> Any:
     """The algorithm on the untraced game, as the grader would call it (every seed it runs)."""
     from grader.run.runner import function_name
 
@@ -89,6 +97,8 @@ def _own_run(functions: Any, case: Any, game: Any, algorithm: str, seeds: list[i
     root = game.initial_state()
     if algorithm == "iterative_deepening":  # the calls of grader.run.runner.run_algorithm
         return function(game, root, game.depth_limit)
+    if algorithm == "alpha_beta_tt":
+        return function(game, root, {})  # a fresh transposition table each call
     if algorithm != "mcts":
         return function(game, root)
     mcts = case.mcts
@@ -107,7 +117,7 @@ def per_case(runs: int, cache: Path) -> dict[str, Any]:
 
     rubric = load_rubric()
     key_s, answers = timed(lambda: AnswerKey(cache=cache / "answer-key.json"), runs)
-    student = _import_student(CORRECT)
+    student = import_student(CORRECT)
     load_s, cases = timed(lambda: [load_case(path) for path in find_cases(CASE_DIRS)], runs)
     rows = []
     with Worker(CORRECT, limits=Limits()) as worker:
@@ -118,17 +128,14 @@ def per_case(runs: int, cache: Path) -> dict[str, Any]:
                 if algorithm == "evaluate":
                     continue  # graded by play, not against a reference run: bench/play.py
                 settings = rubric.settings_for(case, algorithm)
-                seeds = [case.mcts.seed]
-                if algorithm == "mcts" and case.mcts.check == "outcome":
-                    count = case.mcts.seeds or settings.outcome_seeds
-                    seeds = list(range(case.mcts.seed, case.mcts.seed + count))
+                seeds = run_seeds(case, algorithm, rubric)
                 rule = next(r for r in accepted_rules(case.pruning, settings.pruning)
                             if r in ("inclusive", "strict"))  # a rubric may say "either"
                 functions = reference.reference_functions(rule)
                 own, own_cpu, _ = timed_both(
-                    lambda: _own_run(functions, case, game, algorithm, seeds), runs)
+                    lambda: own_run(functions, case, game, algorithm, seeds), runs)
                 mine, mine_cpu, _ = timed_both(
-                    lambda: _own_run(student, case, game, algorithm, seeds), runs)
+                    lambda: own_run(student, case, game, algorithm, seeds), runs)
                 graded, graded_cpu, test = timed_both(  # CPU: the grader's and the worker's
                     lambda: grade_pair(case, algorithm, "1.1", rubric, worker, answers), runs,
                     lambda: worker._cpu)
