@@ -101,6 +101,15 @@ def write_json_atomically(data: Any, path: Path) -> None:
     write_text_atomically(json_text(data), path)
 
 
+def write_data_atomically(data: Any, path: Path) -> None:
+    """A results format's data written atomically: text as it is (JUnit's XML), anything else as
+    JSON."""
+    if isinstance(data, str):
+        write_text_atomically(data, Path(path))
+    else:
+        write_json_atomically(data, Path(path))
+
+
 def write_results_file(path: Path, render: Callable[[], Any],
                        fallback: Callable[[str, str], Any]) -> Any:
     """Write what ``render()`` gives (a dict as JSON, a str as text) to ``path`` atomically, and
@@ -110,10 +119,7 @@ def write_results_file(path: Path, render: Callable[[], Any],
         data = render()
     except Exception as error:  # noqa: BLE001 - any failure of ours still leaves a valid file
         data = fallback(f"writing results failed: {error!r}", traceback.format_exc())
-    if isinstance(data, str):
-        write_text_atomically(data, Path(path))
-    else:
-        write_json_atomically(data, Path(path))
+    write_data_atomically(data, path)
     return data
 
 

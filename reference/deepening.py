@@ -26,13 +26,10 @@ track of which nodes were best, and when we redo the tree, order children in thi
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 from grader.games.base import MAX, MIN
-from reference.alpha_beta import _alpha_beta
-
-ChildSearch = Callable[[Any, Any, float, float, int, bool], float]
+from reference.alpha_beta import alpha_beta
 
 
 def best_first(player: Any, actions: list[Any], values: dict[Any, float]) -> list[Any]:
@@ -45,7 +42,7 @@ def best_first(player: Any, actions: list[Any], values: dict[Any, float]) -> lis
 def root_iteration(
     game: Any, state: Any, order: list[Any], strict: bool, *,
     alpha: float = -math.inf, beta: float = math.inf,
-    search: ChildSearch = _alpha_beta, start: tuple[float, Any] | None = None,
+    start: tuple[float, Any] | None = None,
 ) -> tuple[float, Any, dict[Any, float]]:
     """One iteration's root loop: (value, decision, {action: value the child returned}).
 
@@ -60,7 +57,7 @@ def root_iteration(
     if start is not None:
         v, best = start
     for action in order:
-        child_value = search(game, game.result(state, action), alpha, beta, 1, strict)
+        child_value = alpha_beta(game, game.result(state, action), alpha, beta, 1, strict=strict)
         values[action] = child_value
         if player == MAX:
             if best is None or child_value > v:

@@ -115,10 +115,13 @@ def _search(game: Any, state: Any, depth: int) -> float:
     return _star1(game, state, -math.inf, math.inf, depth, tuple(bounds))
 
 
-def expectimax(game: Any, state: Any, depth: int = 0) -> float:
-    """The expectimax value of ``state`` (Star1 pruning when ``game.value_bounds`` is set)."""
+def expectimax(game: Any, state: Any, depth: int = 0, *, star1: bool = True) -> float:
+    """The expectimax value of ``state``; Star1 prunes when ``game.value_bounds`` is set, unless
+    ``star1=False`` (the known mistake that ignores the bounds)."""
     if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
         raise ValueError(f"expectimax: expected depth to be a non-negative int, got: {depth!r}")
+    if not star1:
+        return _expectimax(game, state, depth)
     bounds = game.value_bounds
     if bounds is not None and not (len(bounds) == 2 and bounds[0] <= bounds[1]):
         raise ValueError(f"expectimax: expected value_bounds (L, U) with L <= U, got: {bounds!r}")

@@ -61,7 +61,8 @@ class Node:
         return f"<Node {self.state} via {self.action!r}: w={self.w} n={self.n}>"
 
 
-def _reward(u: Any, player: Any) -> float:
+def reward_for(u: Any, player: Any) -> float:
+    """What utility ``u`` is worth to ``player``, the player who moved into a node (step 4)."""
     if isinstance(u, (tuple, list)):
         return u[player]
     if player == MAX:
@@ -71,7 +72,8 @@ def _reward(u: Any, player: Any) -> float:
     raise ValueError(f"a number utility needs MAX or MIN to move, got player {player!r}")
 
 
-def _iterate(game: Any, root: Node, rng: Any, c: float) -> None:
+def iterate(game: Any, root: Node, rng: Any, c: float) -> None:
+    """One iteration (steps 1 to 4) from ``root``; ``rng.choice`` draws the playout's moves."""
     node = root
     while not node.terminal and not node.untried:  # 1. selection
         best = node.children[0]
@@ -93,7 +95,7 @@ def _iterate(game: Any, root: Node, rng: Any, c: float) -> None:
     while node is not None:  # 4. backpropagation
         node.n += 1
         if node.parent is not None:
-            node.w += _reward(u, node.player)
+            node.w += reward_for(u, node.player)
         node = node.parent
 
 
@@ -105,7 +107,7 @@ def mcts_tree(game: Any, state: Any, iterations: int, rng: Any, c: float = math.
     if root.terminal:
         return root
     for _ in range(iterations):
-        _iterate(game, root, rng, c)
+        iterate(game, root, rng, c)
     return root
 
 
@@ -124,4 +126,4 @@ def mcts(game: Any, state: Any, iterations: int, rng: Any, c: float = math.sqrt(
     return None if child is None else child.action
 
 
-__all__ = ["Node", "best_child", "mcts", "mcts_tree"]
+__all__ = ["Node", "best_child", "iterate", "mcts", "mcts_tree", "reward_for"]

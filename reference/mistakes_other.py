@@ -13,9 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from grader.games.base import CHANCE, MAX
-from reference.expectimax import _expectimax
 from reference.expectimax import expectimax as reference_expectimax
-from reference.mcts import Node, _reward
+from reference.mcts import Node, reward_for
 from reference.mistake_registry import mistake
 
 # --- expectimax ------------------------------------------------------------------------------
@@ -86,7 +85,7 @@ _STAR1 = "Star1 at a chance node (the `expectimax` docstring; Ballard 1983)"
         "two Star1 tests after each chance child but the last",
 )
 def _ignores_bounds(game: Any, state: Any, depth: int = 0) -> float:
-    return _expectimax(game, state, depth)
+    return reference_expectimax(game, state, depth, star1=False)
 
 
 def _star1_variant(*, r_late: bool = False, swap_bounds: bool = False) -> Callable[..., float]:
@@ -130,7 +129,7 @@ def _star1_variant(*, r_late: bool = False, swap_bounds: bool = False) -> Callab
 
     def search(game: Any, state: Any, depth: int = 0) -> float:
         if game.value_bounds is None:
-            return _expectimax(game, state, depth)
+            return reference_expectimax(game, state, depth)
         return star1(game, state, -math.inf, math.inf, depth)
 
     return search
@@ -296,7 +295,7 @@ def _mcts_variant(*, log: Callable[[float], float] = math.log, by_mean: bool = F
                     if min_gets_max_sign and game.players == 2:
                         player = MAX
                     player = game.to_move(node.state) if reward_to_move else player
-                    node.w += -_reward(u, player) if credit_opponent else _reward(u, player)
+                    node.w += -reward_for(u, player) if credit_opponent else reward_for(u, player)
                 node = node.parent
         score = (lambda n: n.w / n.n) if by_mean else (lambda n: n.n)
         best = None

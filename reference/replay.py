@@ -32,12 +32,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.games.base import MAX, MIN
+from reference.steps import StepLimitReached
 
 PRUNING_RULES = ("inclusive", "strict")
-
-
-class _Enough(Exception):
-    """More than ``until`` nodes were generated: the replay stops there."""
 
 
 @dataclass
@@ -101,12 +98,13 @@ class AlphaBetaReplay:
         self.complete = True
         try:
             self.value = self._search(game.initial_state(), -math.inf, math.inf, 0, None, None)
-        except _Enough:
+        except StepLimitReached:
             self.value, self.complete = None, False
 
     def _search(self, state: Any, alpha: float, beta: float, depth: int,
                 alpha_from: int | None, beta_from: int | None) -> Any:
-        """``reference.alpha_beta._alpha_beta``, recording; ``*_from``: who set each bound."""
+        """The recursion of :func:`reference.alpha_beta.alpha_beta`, recording; ``*_from``: who
+        set each bound."""
         game = self.game
         visit = Visit(game.state_id(state), depth, alpha, beta)
         self.visits.append(visit)
@@ -128,7 +126,7 @@ class AlphaBetaReplay:
                                  v, [child_id]])
             self.generated.append(child_id)
             if self.until is not None and len(self.generated) > self.until + 1:
-                raise _Enough
+                raise StepLimitReached
             found = self._search(child, alpha, beta, depth + 1, alpha_from, beta_from)
             if is_max:
                 v = max(v, found)

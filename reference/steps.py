@@ -33,11 +33,12 @@ from grader.games.base import CHANCE, MAX, MIN
 STEP_LIMIT = 3000  # nodes generated before a replay stops (the key stays small)
 
 
-class _Enough(Exception):
-    pass
+class StepLimitReached(Exception):
+    """A replay generated more than its ``until`` nodes: it stops there."""
 
 
-def _name(player: Any) -> Any:
+def player_name(player: Any) -> Any:
+    """A moment's ``mover``: ``"MAX"``, ``"MIN"``, ``"CHANCE"`` or the player index itself."""
     return {MAX: "MAX", MIN: "MIN", CHANCE: "CHANCE"}.get(player, player)
 
 
@@ -53,7 +54,7 @@ class TreeSteps:
         self.bounds = tuple(bounds) if bounds is not None else None
         try:
             self.value = self._search(game.initial_state(), 0, -math.inf, math.inf, None)
-        except _Enough:
+        except StepLimitReached:
             self.value, self.complete = None, False
 
     def _child(self, state: Any, action: Any) -> tuple[Any, str]:
@@ -61,7 +62,7 @@ class TreeSteps:
         made = self.game.result(state, action)
         self.generated.append(self.game.state_id(made))
         if len(self.generated) > self.until:
-            raise _Enough
+            raise StepLimitReached
         return made, self.generated[-1]
 
     def _search(self, state: Any, depth: int, alpha: float, beta: float, parent: Any) -> Any:
@@ -86,15 +87,15 @@ class TreeSteps:
             facts = {"alpha": alpha, "beta": beta, "v": v} if self.bounds else {}
             step = len(self.generated)
             child, child_id = self._child(state, action)
-            self.moments.append(["generate", step, node, _name(player), list(seen), [child_id],
-                                 facts])
+            self.moments.append(["generate", step, node, player_name(player), list(seen),
+                                 [child_id], facts])
             value = self._search(child, depth + 1, alpha, beta, None)
             seen.append([child_id, value, None])
             v = max(v, value) if is_max else min(v, value)
             if self.bounds and ((v >= beta) if is_max else (v <= alpha)):
                 rest = [self.game.state_id(self.game.result(state, a)) for a in actions[index + 1:]]
                 if rest:
-                    self.moments.append(["cut", len(self.generated), node, _name(player),
+                    self.moments.append(["cut", len(self.generated), node, player_name(player),
                                          list(seen), rest, {"alpha": alpha, "beta": beta, "v": v}])
                 return v
             if self.bounds:
@@ -172,7 +173,7 @@ def mcts_moments(game: Any, iterations: int, rng: Any, c: float = math.sqrt(2),
                  until: int = STEP_LIMIT) -> list[list[Any]]:
     """One ``"iteration"`` moment per iteration of :mod:`reference.mcts` on ``game`` (stops
     once more than ``until`` nodes were generated)."""
-    from reference.mcts import Node, _reward
+    from reference.mcts import Node, reward_for
 
     steps = [0]
     real_result = game.result
@@ -221,13 +222,15 @@ def mcts_moments(game: Any, iterations: int, rng: Any, c: float = math.sqrt(2),
         while node is not None:
             node.n += 1
             if node.parent is not None:
-                reward = _reward(u, node.player)
+                reward = reward_for(u, node.player)
                 node.w += reward
-                rewards.append([ident(node.state), _name(node.player), reward])
+                rewards.append([ident(node.state), player_name(node.player), reward])
             node = node.parent
         moments.append(["iteration", start, index, path, expanded,
                         list(u) if isinstance(u, (tuple, list)) else u, rewards])
     return moments
 
 
-__all__ = ["STEP_LIMIT", "TreeSteps", "mcts_moments", "tree_moments"]
+__all__ = [
+    "STEP_LIMIT", "StepLimitReached", "TreeSteps", "mcts_moments", "player_name", "tree_moments",
+]

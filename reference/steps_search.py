@@ -28,7 +28,7 @@ import math
 from typing import Any
 
 from grader.games.base import MAX, MIN
-from reference.steps import STEP_LIMIT, _Enough, _name
+from reference.steps import STEP_LIMIT, StepLimitReached, player_name
 from reference.transposition import EXACT, LOWER, classify, needed
 
 
@@ -45,7 +45,7 @@ class _Replay:
         ``["stopped", until]``."""
         try:
             self.search(self.game.initial_state(), -math.inf, math.inf, 0)
-        except _Enough:
+        except StepLimitReached:
             return [*self.moments, ["stopped", self.until]]
         return self.moments
 
@@ -54,7 +54,7 @@ class _Replay:
 
     def note(self, kind: str, state: Any, facts: dict[str, Any]) -> None:
         self.moments.append([kind, len(self.generated), self.game.state_id(state),
-                             _name(self.game.to_move(state)), [], [], facts])
+                             player_name(self.game.to_move(state)), [], [], facts])
 
     def loop(self, state: Any, actions: Any, v: float, alpha: float, beta: float,
              depth: int, search: Any, extra: dict[str, Any]) -> float:
@@ -68,8 +68,8 @@ class _Replay:
             child = game.result(state, action)
             self.generated.append(game.state_id(child))
             if len(self.generated) > self.until:
-                raise _Enough
-            self.moments.append(["generate", step, node, _name(player), list(seen),
+                raise StepLimitReached
+            self.moments.append(["generate", step, node, player_name(player), list(seen),
                                  [self.generated[-1]],
                                  {"alpha": alpha, "beta": beta, "v": v, **extra}])
             value = search(child, alpha, beta, depth + 1)

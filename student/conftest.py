@@ -29,8 +29,7 @@ def pytest_sessionstart(session):
         print(f"\n{missing_message(missing, ROOT)}\n", file=sys.stderr)
         pytest.exit("the grader's packages are missing (above)", returncode=2)
 
-ALGORITHMS = ("minimax", "alpha_beta", "expectimax", "maxn", "mcts", "iterative_deepening",
-              "alpha_beta_tt", "quiescence")
+
 _WORD = re.compile(r"[\w:+.\[\]\\/-]+")  # one identifier of a -k expression, as pytest reads it
 
 
@@ -40,6 +39,10 @@ def algorithm_keyword(algorithm: str) -> str:
 
 @pytest.hookimpl(tryfirst=True)  # before pytest applies -k
 def pytest_collection_modifyitems(config, items):
+    # the grader's own list, imported here: by now pytest_sessionstart (or test_search.py, when
+    # this conftest is not pytest's first) has put the grader on the path
+    from grader.cases.algorithms import ALGORITHMS
+
     for item in items:
         algorithm = getattr(getattr(item, "callspec", None), "params", {}).get("algorithm")
         if isinstance(algorithm, str):

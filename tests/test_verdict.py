@@ -27,8 +27,8 @@ from grader.compare import check_value, compare
 from grader.feedback.diagnosis import (
     BUDGET_FACTOR,
     BUDGET_FLOOR,
-    _Budgeted,
-    _OverBudget,
+    BudgetedGame,
+    OverBudget,
     cached_runs,
     diagnosable,
 )
@@ -61,9 +61,9 @@ def observe(table: dict, case, algorithm: str, rule: str) -> Observation:
     budget = max(BUDGET_FLOOR, BUDGET_FACTOR * len(reference.generated))
     settings_ = mcts_settings(case) if algorithm == "mcts" else None
     try:
-        got = run_algorithm(table, _Budgeted(case.build_game(), budget), algorithm,
+        got = run_algorithm(table, BudgetedGame(case.build_game(), budget), algorithm,
                             mcts=settings_)
-    except (_OverBudget, RecursionError):
+    except (OverBudget, RecursionError):
         return Observation(case, rule, False, None, "timeout")
     except Exception:  # noqa: BLE001 - the worker reports it as an error
         return Observation(case, rule, False, None, "error")

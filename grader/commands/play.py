@@ -76,7 +76,9 @@ def play_main(submission: Path, cases: list[Path], *, matches: int | None = None
             continue
         score = play_score(records, rubric, case.play.opponent)
         test.outcome = PASSED if all(r.outcome != "loss" for r in records) else "wrong_value"
-        test.summary, test.output = _report(game, case, records, score, rubric.play.draw_weight)
+        test.summary, text = play_feedback.report(game, case.play.opponent, records, score,
+                                                  rubric.play.draw_weight)
+        test.output = f"## {case.name}: {text}"
         test.extra_data = {"play": match_records.records_data(records, game)}  # no staff choice
         print(test.output + "\n", file=out)
         results.tests.append(test)
@@ -89,28 +91,6 @@ def play_main(submission: Path, cases: list[Path], *, matches: int | None = None
         write_html_report(results, Path(html))
         print(f"HTML report written to {html}", file=out)
     return status
-
-
-def _report(game, case, records, score, draw_weight) -> tuple[str, str]:
-    wins = sum(r.outcome == "win" for r in records)
-    draws = sum(r.outcome == "draw" for r in records)
-    losses = len(records) - wins - draws
-    summary = (f"{wins} wins, {draws} draws, {losses} losses in {len(records)} matches against "
-               f"{case.play.opponent}")
-    lines = [f"## {case.name}: {summary}", "",
-             *play_feedback.outcome_table(records), "",
-             "Graded the same way this would score: " + play_feedback.score_text(score, draw_weight)
-             + " (the autograder plays with the staff's search: the same moves as a correct "
-             "alpha_beta's)"]
-    lost = [r for r in records if r.outcome == "loss"]
-    for record in lost[:play_feedback.MAX_LOST_SHOWN]:
-        lines += ["", f"Match {record.index + 1} (you: {record.side}), lost. Moves (column or "
-                  f"square, from 0): {play_feedback.moves_text(record)}", "", "Final board:",
-                  play_feedback.draw_board(game, record.final)]
-    if len(lost) > play_feedback.MAX_LOST_SHOWN:
-        lines += ["", "Also lost: matches "
-                  + ", ".join(str(r.index + 1) for r in lost[play_feedback.MAX_LOST_SHOWN:]) + "."]
-    return summary, "\n".join(lines)
 
 
 __all__ = ["play_main"]

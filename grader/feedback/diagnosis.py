@@ -79,12 +79,12 @@ def trace_hash(generated: list[str]) -> str:
     return digest
 
 
-class _OverBudget(Exception):
-    pass
+class OverBudget(Exception):
+    """A :class:`BudgetedGame` asked for more children than its limit."""
 
 
-class _Budgeted:
-    """The game, with ``result`` counted: past ``limit`` calls it raises :class:`_OverBudget`.
+class BudgetedGame:
+    """The game, with ``result`` counted: past ``limit`` calls it raises :class:`OverBudget`.
     ``made`` keeps the states generated, so a stopped run's prefix is known."""
 
     def __init__(self, game: Any, limit: int) -> None:
@@ -99,7 +99,7 @@ class _Budgeted:
     def result(self, state: Any, action: Any) -> Any:
         self._left -= 1
         if self._left < 0:
-            raise _OverBudget
+            raise OverBudget
         child = self._game.result(state, action)
         self.made.append(child)
         return child
@@ -135,10 +135,10 @@ def variant_runs(case: Any, algorithm: str, rule: str) -> list[dict[str, Any]]:
             "departs": mistake.departs, "fix": mistake.fix, "status": "ran", "same": False,
             "value": None, "generated_hash": None, "evaluated_hash": None,
         }
-        game = _Budgeted(case.build_game(), budget)
+        game = BudgetedGame(case.build_game(), budget)
         try:
             run = run_algorithm(mistake.functions(rule), game, algorithm, mcts=settings)
-        except _OverBudget:
+        except OverBudget:
             entry.update(status="budget", prefix_length=game.limit,
                          prefix_hash=game.prefix_hash())
         except RecursionError:  # a search that never stops: the student's would time out
@@ -228,5 +228,6 @@ def diagnosable(case: Any, algorithm: str) -> bool:
                 and getattr(getattr(case, "mcts", None), "check", "trace") != "trace")
 
 
-__all__ = ["Hint", "cached_runs", "diagnosable", "diagnose", "hint_of", "matching_hints",
-           "reproduces", "trace_hash", "variant_runs", "window_moments"]
+__all__ = ["BudgetedGame", "Hint", "OverBudget", "cached_runs", "diagnosable", "diagnose",
+           "hint_of", "matching_hints", "reproduces", "trace_hash", "variant_runs",
+           "window_moments"]

@@ -38,7 +38,7 @@ from typing import Any, TextIO
 from grader.answers.tree_walk import positions
 from grader.compare import describe, diff_sequence
 from grader.errors import GraderError
-from grader.feedback.markdown import inline_text, trace_end
+from grader.feedback.explain import with_yours
 from grader.games.base import CHANCE, MAX, MIN
 
 WIDTH = 100  # no line of feedback is longer
@@ -369,9 +369,7 @@ def window_note(case: Any, rule: str, expected: list[str], got: list[str],
         text = (f"At step {step + 1} the reference is at {who} with {window} and {v} so far: "
                 f"{v.split(' = ')[0]} {sign} {bound.split(' = ')[0]}, no cut, so it generates "
                 f"{moment.children[0]} next.")
-    if yours is None:  # ``stopped``: by the work budget (not a search that returned)
-        return text + " " + trace_end(len(got), stopped=stopped)
-    return text + f" Yours generated {inline_text(yours)}."  # a forged id: inert
+    return with_yours(text, got, step, stopped=stopped)
 
 
 __all__ = ["LEGEND", "Moment", "alpha_beta_moments", "asciify", "draw_tree", "number",

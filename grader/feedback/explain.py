@@ -28,7 +28,7 @@ from typing import Any
 
 from grader.compare import describe, diff_sequence
 from grader.errors import GraderError
-from grader.feedback.markdown import inline_text, trace_end
+from grader.feedback.markdown import inline_text
 from grader.files import json_safe
 
 MAX_LISTED = 6  # children or path nodes quoted at most
@@ -108,9 +108,18 @@ def step_note(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
         text = _tree_note(moments, step, yours, algorithm, case)
     if text is None:
         return None
-    if yours is None:  # ``stopped``: by the work budget (not a search that returned)
-        return text + " " + trace_end(len(got.generated), stopped=stopped)
-    return text + f" Yours generated {inline_text(yours)}."  # a forged id: inert
+    return with_yours(text, got.generated, step, stopped=stopped)
+
+
+def with_yours(note: str, generated: list[str], step: int, *, stopped: bool = False) -> str:
+    """``note``, the reference's step at the first difference ``step`` (this module's, or
+    alpha-beta's window), followed by what the student's ``generated`` has there: its id, or how
+    it ended before it (a stop only when the work budget stopped the search: ``stopped``)."""
+    if step < len(generated):
+        return note + f" Yours generated {inline_text(generated[step])}."  # a forged id: inert
+    if stopped:
+        return note + " Your search had stopped."
+    return note + f" Yours had made no more `result` calls: it returned after {len(generated)}."
 
 
 def _mover(mover: Any, algorithm: str) -> str:
@@ -317,4 +326,4 @@ def _mcts_note(moments: list[Any], step: int) -> str | None:
     return " ".join(parts)
 
 
-__all__ = ["cached_steps", "step_note"]
+__all__ = ["cached_steps", "step_note", "with_yours"]

@@ -123,13 +123,3 @@ def _plain_line(line: str) -> str:
     line = _CODE_SPAN.sub(lambda m: m.group(2).strip(" ") or m.group(0), line)
     line = _BOLD.sub(r"\1", line)
     return _ASIDE.sub(lambda m: escaped[int(m.group(1))], line)
-
-
-def trace_end(length: int, *, stopped: bool = False, cut: bool = False) -> str:
-    """The sentence for a student's ``generated`` that ends before the first difference: a
-    stop only when the work budget stopped the search; a cut trace claims nothing past its end."""
-    if stopped:
-        return "Your search had stopped."
-    if cut:
-        return f"Your trace was cut after {length} entries, before this step."
-    return f"Yours had made no more `result` calls: it returned after {length}."

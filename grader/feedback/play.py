@@ -89,22 +89,31 @@ def _choice(game: Any, record: Any, found: Any) -> list[str]:
 
 
 def report(game: Any, opponent: str, records: list[Any], score: Any, draw_weight: float,
-           losing: dict[int, Any]) -> tuple[str, str]:
+           losing: dict[int, Any] | None = None) -> tuple[str, str]:
     """(summary, Markdown output) of a played case; ``score``: its
-    ``grader.scoring.play.PlayScore``."""
+    ``grader.scoring.play.PlayScore``; ``losing``: each lost graded match's losing decision and
+    the staff's values there. ``losing=None``: ``grader play``'s matches, played by the student's
+    own search, which has no staff search beside it: no choice is shown, and the score is what
+    grading would give."""
     wins = sum(r.outcome == "win" for r in records)
     draws = sum(r.outcome == "draw" for r in records)
     losses = len(records) - wins - draws
     summary = (f"{wins} wins, {draws} draws, {losses} losses in {len(records)} matches "
                f"against {opponent}")
-    lines = [summary + ": " + score_text(score, draw_weight), ""]
-    lines += outcome_table(records)
+    if losing is None:
+        lines = [summary, "", *outcome_table(records), "",
+                 "Graded the same way this would score: " + score_text(score, draw_weight)
+                 + " (the autograder plays with the staff's search: the same moves as a correct "
+                 "alpha_beta's)"]
+    else:
+        lines = [summary + ": " + score_text(score, draw_weight), "", *outcome_table(records)]
     lost = [r for r in records if r.outcome == "loss"]
     for record in lost[:MAX_LOST_SHOWN]:
         lines += ["", f"**Match {record.index + 1} (you: {record.side}), lost.** Moves "
                   f"(column or square, Connect Four columns from 0 on the left): {moves_text(record)}",
-                  "", "Final board:", "```", draw_board(game, record.final), "```", ""]
-        lines += _choice(game, record, losing.get(record.index))
+                  "", "Final board:", "```", draw_board(game, record.final), "```"]
+        if losing is not None:
+            lines += ["", *_choice(game, record, losing.get(record.index))]
     if len(lost) > MAX_LOST_SHOWN:
         lines += ["", f"Also lost: matches {', '.join(str(r.index + 1) for r in lost[MAX_LOST_SHOWN:])}."]
     return summary, "\n".join(lines)

@@ -36,7 +36,13 @@ from typing import Any
 
 from grader.feedback.markdown import plain_text
 from grader.files import write_results_file
-from grader.scoring.results import GRADER_ERROR, NEUTRAL_GRADER_ERROR, GradingResults, TestResult
+from grader.scoring.results import (
+    GRADER_ERROR,
+    NEUTRAL_GRADER_ERROR,
+    GradingResults,
+    TestResult,
+    reaches_pass_fraction,
+)
 
 MAX_MESSAGE = 300  # the reason shown in a failed test's name: one line
 CHECKS = "checks"  # the runner of tests worth no points
@@ -46,15 +52,13 @@ ERROR_RUNNER = "grading"
 def _reason(test: TestResult) -> str:
     if test.outcome == GRADER_ERROR:
         return NEUTRAL_GRADER_ERROR
-    if test.hidden:
-        return "not passed"
-    text = " ".join(plain_text(test.summary or "not passed").split())
+    text = " ".join(plain_text(test.failure_reason).split())
     return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
 
 
 def _label(test: TestResult) -> str:
     if test.hidden:
-        return f"hidden test {test.number}"
+        return test.hidden_label
     return f"{test.number} {test.algorithm}: {test.case_name}" if test.case_name else \
         f"{test.number} {test.name}"
 
@@ -140,7 +144,7 @@ def write_github_step(results_path: Path, env_file: Path | None = None,
         runners = error_results("no classroom.json")["runners"]
     earned = sum(test.get("score", 0) for data in runners.values() for test in data["tests"])
     total = sum(data.get("max_score", 0) for data in runners.values())
-    if earned >= pass_fraction * total - 1e-9:
+    if reaches_pass_fraction(earned, total, pass_fraction):
         for data in runners.values():
             data["status"] = "pass" if data["status"] == "fail" else data["status"]
     with env_file.open("a", encoding="utf-8") as stream:

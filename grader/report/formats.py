@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from grader.files import write_json_atomically, write_text_atomically
+from grader.files import write_data_atomically
 from grader.report import classroom, gradescope, junit, prairielearn
 from grader.scoring.results import GradingResults
 
@@ -58,8 +58,4 @@ def write_results(results: GradingResults, path: Path, format_name: str = "grade
 
 def write_error(message: str, detail: str, path: Path, format_name: str = "gradescope") -> None:
     """Write the format's "the grader failed" file: no score, a neutral message for students."""
-    data = get_format(format_name).error_text(message, detail)
-    if isinstance(data, str):
-        write_text_atomically(data, Path(path))
-    else:
-        write_json_atomically(data, Path(path))
+    write_data_atomically(get_format(format_name).error_text(message, detail), path)

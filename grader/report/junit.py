@@ -24,7 +24,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from grader.files import write_results_file
-from grader.scoring.results import GRADER_ERROR, NEUTRAL_GRADER_ERROR, GradingResults, TestResult
+from grader.scoring.results import (
+    GRADER_ERROR,
+    NEUTRAL_GRADER_ERROR,
+    GradingResults,
+    TestResult,
+    reaches_pass_fraction,
+)
 
 SUITES_NAME = "adversarial-search"
 MAX_TEXT = 100_000  # characters of feedback a test
@@ -47,7 +53,7 @@ def _properties(parent: ET.Element, score: float, max_score: float) -> None:
 
 
 def _testcase(suite: ET.Element, test: TestResult) -> None:
-    name = f"hidden test {test.number}" if test.hidden else f"{test.number} {test.name}"
+    name = test.hidden_label if test.hidden else f"{test.number} {test.name}"
     case = ET.SubElement(suite, "testcase", classname=f"search.{test.algorithm}",
                          name=_text(name, 500), time="0")
     points = f"{_points(test.score)}/{_points(test.max_score)} points"
@@ -55,10 +61,10 @@ def _testcase(suite: ET.Element, test: TestResult) -> None:
         error = ET.SubElement(case, "error", type="grader_error", message=NEUTRAL_GRADER_ERROR)
         error.text = NEUTRAL_GRADER_ERROR
     elif not test.passed:
-        summary = "not passed" if test.hidden else (test.summary or "not passed")
+        reason = test.failure_reason
         failure = ET.SubElement(case, "failure", type=test.outcome,
-                                message=_text(f"{points}: {summary}", 2000))
-        failure.text = "" if test.hidden else _text(test.output or summary)
+                                message=_text(f"{points}: {reason}", 2000))
+        failure.text = "" if test.hidden else _text(test.output or reason)
     if not test.hidden:
         ET.SubElement(case, "system-out").text = points
 
@@ -123,7 +129,7 @@ def meets(path: Path, pass_fraction: float = 1.0) -> int:
         print(f"the grader failed on {errors} test(s): see the report; the job fails")
         return 1
     needed = f"{pass_fraction * 100:g}% of the points (PASS_FRACTION {pass_fraction:g})"
-    if score < pass_fraction * total - 1e-9:
+    if not reaches_pass_fraction(score, total, pass_fraction):
         print(f"points {score:g}/{total:g}: below {needed}, so the job fails")
         return 1
     print(f"points {score:g}/{total:g}: at least {needed}; the job passes")

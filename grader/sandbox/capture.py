@@ -31,11 +31,16 @@ class CappedBuffer:
         """Bytes fed since the last :meth:`take`."""
         return len(self.data) + self.dropped
 
-    def take(self) -> str:
-        """The text kept so far (with a note of what was dropped); empties the buffer."""
+    def text(self) -> str:
+        """The text kept so far, with a note of what was dropped."""
         text = self.data.decode("utf-8", "replace")
         if self.dropped:
             text += f"\n[... {self.dropped} more bytes not shown]\n"
+        return text
+
+    def take(self) -> str:
+        """:meth:`text`, and the buffer emptied."""
+        text = self.text()
         self.data = bytearray()
         self.dropped = 0
         return text
@@ -48,36 +53,21 @@ def join_output(first: str, second: str, limit: int) -> str:
     return text
 
 
-class Capture(io.RawIOBase):
-    """Keeps the first ``limit`` bytes written, counts the rest: printing never fills memory."""
+class Capture(CappedBuffer, io.RawIOBase):
+    """The worker's side: a :class:`CappedBuffer` written to as a binary stream (what
+    ``sys.stdout.buffer`` is), so printing never fills memory."""
 
     def __init__(self, limit: int) -> None:
-        super().__init__()
-        self.limit = limit
-        self.data = bytearray()
-        self.dropped = 0
+        io.RawIOBase.__init__(self)
+        CappedBuffer.__init__(self, limit)
 
     def writable(self) -> bool:
         return True
 
     def write(self, chunk: Any) -> int:
         chunk = bytes(chunk)
-        room = self.limit - len(self.data)
-        if room > 0:
-            self.data += chunk[:room]
-        self.dropped += max(0, len(chunk) - max(room, 0))
+        self.feed(chunk)
         return len(chunk)
-
-    @property
-    def total(self) -> int:
-        """Bytes written so far (kept and dropped)."""
-        return len(self.data) + self.dropped
-
-    def text(self) -> str:
-        text = self.data.decode("utf-8", "replace")
-        if self.dropped:
-            text += f"\n[... {self.dropped} more bytes not shown]\n"
-        return text
 
 
 class CapturedText(io.TextIOBase):

@@ -31,7 +31,7 @@ from typing import Any
 from grader.answers.solve import mcts_settings
 from grader.answers.store import reference_available
 from grader.cases import case_from_dict
-from grader.feedback.diagnosis import BUDGET_FLOOR, _Budgeted
+from grader.feedback.diagnosis import BUDGET_FLOOR, BudgetedGame
 from grader.feedback.failure import wrap
 from grader.feedback.verdict import Diagnosis, Observation, diagnose_submission, summary_markdown
 from grader.files import json_safe
@@ -188,8 +188,8 @@ def telling_tree(algorithm: str, names: list[str], rule: str,
         outcome = {}
         for mistake in chosen:
             try:
-                run = run_algorithm(mistake.functions(rule), _Budgeted(case.build_game(),
-                                    BUDGET_FLOOR), algorithm,
+                run = run_algorithm(mistake.functions(rule),
+                                    BudgetedGame(case.build_game(), BUDGET_FLOOR), algorithm,
                                     mcts=mcts_settings(case) if algorithm == "mcts" else None)
                 outcome[mistake.name] = (f"generates {' '.join(run.generated)}, value "
                                          f"{json.dumps(json_safe(run.value))}")

@@ -343,7 +343,7 @@ def random_tree_tests(rubric: Any, worker: Any, counters: dict[str, int],
     if not reference_available():
         return
     for algorithm in ALGORITHM_NUMBERS:
-        if not _selected(rubric, algorithm, wanted, name_filter):
+        if not random_test_selected(rubric, algorithm, wanted, name_filter):
             continue
         counters[algorithm] += 1
         number = f"{ALGORITHM_NUMBERS[algorithm]}.{counters[algorithm]}"
@@ -357,7 +357,10 @@ def random_tree_tests(rubric: Any, worker: Any, counters: dict[str, int],
                              staff_output=traceback.format_exc(), summary="grader error")
 
 
-def _selected(rubric: Any, algorithm: str, wanted: set[str] | None, name_filter: str | None) -> bool:
+def random_test_selected(rubric: Any, algorithm: str, wanted: set[str] | None,
+                         name_filter: str | None) -> bool:
+    """Whether ``algorithm``'s random-tree test runs: it has points, and the command's
+    algorithms (``wanted``) and name filter take it."""
     if not rubric.random_trees.points_for(algorithm):
         return False
     if wanted and algorithm not in wanted:
@@ -369,7 +372,7 @@ def handout_note(rubric: Any, wanted: set[str] | None = None, name_filter: str |
     """Where the reference is missing: which random-tree tests run on Gradescope only."""
     if reference_available():
         return ""
-    skipped = [a for a in ALGORITHM_NUMBERS if _selected(rubric, a, wanted, name_filter)]
+    skipped = [a for a in ALGORITHM_NUMBERS if random_test_selected(rubric, a, wanted, name_filter)]
     if not skipped:
         return ""
     points = sum(rubric.random_trees.points_for(a) for a in skipped)

@@ -86,6 +86,18 @@ class TestResult:
     def hidden(self) -> bool:
         return self.visibility != "visible"
 
+    @property
+    def hidden_label(self) -> str:
+        """What the platforms that list tests by name call a hidden test: its number only (its
+        name would tell its case)."""
+        return f"hidden test {self.number}"
+
+    @property
+    def failure_reason(self) -> str:
+        """The one line a test that is not passed shows where tests are listed: its summary, or
+        only "not passed" for a hidden test."""
+        return "not passed" if self.hidden else (self.summary or "not passed")
+
     def clean(self) -> int:
         """Replace NUL and lone surrogates in every string; note it in ``output``. How many."""
         count = 0
@@ -185,6 +197,12 @@ class GradingResults:
         return groups
 
 
+
+
+def reaches_pass_fraction(earned: float, total: float, pass_fraction: float) -> bool:
+    """Whether ``earned`` points reach ``pass_fraction`` of ``total`` (1: full marks), rounding
+    aside: the CI reports' pass mark (JUnit's job status, GitHub Classroom's run)."""
+    return earned >= pass_fraction * total - 1e-9
 
 
 def clean_data(value: Any) -> tuple[Any, int]:

@@ -63,10 +63,10 @@ def planned_points(rubric: Any, planned: Iterable[tuple[Any, str]], wanted: set[
     points = sum(rubric.settings_for(case, algorithm).points for case, algorithm in planned)
     if reference_available() and any(map(rubric.random_trees.points_for, ALGORITHM_NUMBERS)):
         # imported only here: random_trees imports hypothesis (a third of grade's memory)
-        from grader.scoring import random_trees as shrink
+        from grader.scoring import random_trees
 
         points += sum(rubric.random_trees.points_for(algorithm) for algorithm in ALGORITHM_NUMBERS
-                      if shrink._selected(rubric, algorithm, wanted, name_filter))
+                      if random_trees.random_test_selected(rubric, algorithm, wanted, name_filter))
     return float(points)
 
 

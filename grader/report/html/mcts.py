@@ -63,7 +63,7 @@ def mcts_iterations(game: Any, generated: list[str], iterations: int, c: float
     ``(action, visits, mean reward)``, and a note when the trace departs from the convention
     (then the iterations before that point). Raises ImportError without ``reference/``.
     """
-    from reference.mcts import Node, _iterate
+    from reference.mcts import Node, iterate
 
     traced = _TraceGame(game, generated)
     root = Node(game, game.initial_state())
@@ -71,7 +71,7 @@ def mcts_iterations(game: Any, generated: list[str], iterations: int, c: float
     stats: list[list[tuple[str, int, float]]] = []
     try:
         for _ in range(iterations if not root.terminal else 0):
-            _iterate(traced, root, traced, c)
+            iterate(traced, root, traced, c)
             ends.append(traced.position)
             stats.append([(str(k.action), k.n, k.w / k.n) for k in root.children])
     except _Departs as departure:
