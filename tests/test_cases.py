@@ -309,6 +309,17 @@ def test_algorithm_overrides_and_case_overrides(tmp_path: Path) -> None:
     assert rubric.settings_for(custom, "mcts").outcome_seeds == 4
 
 
+def test_random_tree_points_for_all_skip_the_algorithms_without_random_trees(tmp_path: Path) -> None:
+    """A number "for all" gave evaluate and iterative_deepening a random-tree test that could not
+    build its case: a failed 0/0 test and a grader error for staff."""
+    file = tmp_path / "rubric.toml"
+    file.write_text("[random_trees]\npoints = 2\n")
+    rubric = load_rubric(file)
+    assert rubric.random_trees.points_for("quiescence") == 2
+    assert rubric.random_trees.points_for("evaluate") == 0
+    assert rubric.random_trees.points_for("iterative_deepening") == 0
+
+
 @pytest.mark.parametrize("text, path, words", [
     ("[defaults]\npont = 1\n", "defaults.pont", ["unknown key 'pont'", "did you mean 'points'"]),
     ('[defaults]\npruning = "loose"\n', "defaults.pruning", ["'inclusive', 'strict'", "'loose'"]),
@@ -317,6 +328,8 @@ def test_algorithm_overrides_and_case_overrides(tmp_path: Path) -> None:
     ("[algorithms.alphabeta]\npoints = 1\n", "algorithms.alphabeta", ["unknown algorithm"]),
     ("[defalts]\n", "defalts", ["unknown table", "did you mean [defaults]"]),
     ("[random_trees]\npoints = {minmax = 1}\n", "random_trees.points", ["'minmax'"]),
+    ("[random_trees]\npoints = {evaluate = 1}\n", "random_trees.points",
+     ["evaluate has no random-tree test", "remove evaluate"]),
 ])
 def test_bad_rubric_names_the_file_and_key(
     tmp_path: Path, text: str, path: str, words: list

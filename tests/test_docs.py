@@ -96,14 +96,14 @@ def test_staff_guide_states_the_total_of_the_bundled_cases():
     """The total a correct solution scores (`grader grade ... --hidden`): every test's points as
     the rubric and the cases set them, computed without grading."""
     from grader.cases import find_cases, load_case
+    from grader.cases.algorithms import RANDOM_TREE_ALGORITHMS
     from grader.cases.rubric import load_rubric
 
     rubric = load_rubric(TREES / "rubric.toml")
     cases = [load_case(path) for path in find_cases([TREES / "public", TREES / "hidden"])]
     total = sum(rubric.settings_for(case, algorithm).points
                 for case in cases for algorithm in case.algorithms)
-    total += sum(rubric.random_trees.points_for(a) for a in
-                 ("minimax", "alpha_beta", "expectimax", "maxn", "mcts"))
+    total += sum(rubric.random_trees.points_for(a) for a in RANDOM_TREE_ALGORITHMS)
     text = (REPO / "docs" / "staff.md").read_text(encoding="utf-8")
     said = re.search(r"prints `score ([\d.]+)/([\d.]+)`", text)
     assert said and float(said[1]) == float(said[2]) == total, (said and said[0], total)

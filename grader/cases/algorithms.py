@@ -26,6 +26,12 @@ PAIR_ALGORITHMS = ("iterative_deepening",)
 # ``alpha_beta_tt(game, root, table)`` gets a fresh dict (the transposition table it fills).
 TABLE_ALGORITHMS = ("alpha_beta_tt",)
 
+# Those the random-tree tests can draw trees for (:mod:`grader.scoring.random_trees`): not the
+# ones graded by play (no tree), nor iterative deepening (its trees would need a depth limit
+# and its answers are pairs: the generator draws neither).
+RANDOM_TREE_ALGORITHMS = tuple(a for a in ALGORITHMS
+                               if a not in PLAY_ALGORITHMS and a not in PAIR_ALGORITHMS)
+
 
 @dataclass
 class MctsSettings:

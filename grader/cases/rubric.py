@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from grader.cases.algorithms import ALGORITHMS, OPPONENTS
+from grader.cases.algorithms import ALGORITHMS, OPPONENTS, RANDOM_TREE_ALGORITHMS
 from grader.errors import CaseError
 from grader.paths import DEFAULT_RUBRIC
 
@@ -97,8 +97,11 @@ def _boolean(value: Any) -> str | None:
 def _points_table(value: Any) -> str | None:
     if isinstance(value, dict):
         for algorithm, points in value.items():
+            if algorithm in ALGORITHMS and algorithm not in RANDOM_TREE_ALGORITHMS:
+                return (f"{algorithm} has no random-tree test (random trees are drawn for "
+                        f"{', '.join(RANDOM_TREE_ALGORITHMS)}); remove {algorithm}")
             if algorithm not in ALGORITHMS:
-                return (f"expected algorithm names as keys ({', '.join(ALGORITHMS)}), "
+                return (f"expected algorithm names as keys ({', '.join(RANDOM_TREE_ALGORITHMS)}), "
                         f"got: {algorithm!r}")
             problem = _number(0)(points)
             if problem:
@@ -153,12 +156,15 @@ class RandomTreesRubric:
     """The random-tree tests: the smallest failing tree found is shown (``[random_trees]``)."""
 
     points: float | Mapping[str, float] = _key(
-        0, "points of each algorithm's random-tree test: a number for all, or "
-        "{algorithm = number} (missing algorithms: 0)", _points_table)
+        0, "points of each algorithm's random-tree test: a number for all that have one (every "
+        "algorithm but evaluate and iterative_deepening), or {algorithm = number} (missing "
+        "algorithms: 0)", _points_table)
     count: int = _key(200, "random trees tried a test", _number(1, integer=True))
     seed: int = _key(0, "seed of the tree generator", _number(0, integer=True))
 
     def points_for(self, algorithm: str) -> float:
+        if algorithm not in RANDOM_TREE_ALGORITHMS:
+            return 0
         if isinstance(self.points, Mapping):
             return self.points.get(algorithm, 0)
         return self.points
