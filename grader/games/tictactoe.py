@@ -148,6 +148,9 @@ class GridGame(Game):
         ]
         self._runs = {mark: (mark,) * connect for mark in "xo"}
         self._id_length = rows * (columns + 1) - 1  # an id's length: rows, "|" between them
+        # cells -> its rows, in one call (board and ids: asked for at every evaluation in play)
+        self._cut_rows = itemgetter(*[slice(i, i + columns)
+                                      for i in range(0, rows * columns, columns)])
         self._run_shifts = _run_shifts(columns, connect)
         # board -> its children made so far, by action (None: not yet): one lookup a child
         self._memo: dict[Board, list[Board | None]] = {}
@@ -366,6 +369,8 @@ class GridGame(Game):
 
     def _joined(self, cells: str) -> str:
         """The rows of ``cells``, top to bottom, joined by ``|``."""
+        if len(cells) == self.rows * self.columns and self.rows > 1:  # else a str, not rows
+            return "|".join(self._cut_rows(cells))
         n = self.columns
         return "|".join(cells[i : i + n] for i in range(0, len(cells), n))
 
@@ -386,8 +391,11 @@ class GridGame(Game):
 
     def board(self, state: Board) -> tuple[str, ...]:
         """The position's rows, top to bottom, each a string of ``x`` / ``o`` / ``.``."""
+        cells = state.cells
+        if len(cells) == self.rows * self.columns and self.rows > 1:
+            return self._cut_rows(cells)
         n = self.columns
-        return tuple(state.cells[i : i + n] for i in range(0, len(state.cells), n))
+        return tuple(cells[i : i + n] for i in range(0, len(cells), n))
 
     def state_from_id(self, state_id: str) -> Board:
         """The position whose id is ``state_id`` (a board string of this game's shape), its ply
