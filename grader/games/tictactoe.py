@@ -58,6 +58,17 @@ def grid_lines(rows: int, columns: int, connect: int) -> tuple[tuple[int, ...], 
     return tuple(lines)
 
 
+@lru_cache(maxsize=64)  # made once a shape: the worker builds a game for every request
+def lines_through(rows: int, columns: int, connect: int) -> tuple[tuple[itemgetter, ...], ...]:
+    """Per cell: a getter for each line through it, returning that line's marks as a tuple."""
+    through: list[list[itemgetter]] = [[] for _ in range(rows * columns)]
+    for line in grid_lines(rows, columns, connect):
+        getter = itemgetter(*line)
+        for cell in line:
+            through[cell].append(getter)
+    return tuple(map(tuple, through))
+
+
 def parse_grid(state: Any, game: str) -> tuple[str, int, int]:
     """``"x.o|...|..x"`` (or a list of rows) -> (cells, rows, columns); ValueError if malformed."""
     rows = state.split("|") if isinstance(state, str) else state
@@ -142,10 +153,7 @@ class GridGame(Game):
         self.rows, self.columns, self.connect = rows, columns, connect
         self._width = rows * columns  # actions are 0 .. _width - 1
         self._lines = grid_lines(rows, columns, connect)
-        # per cell: a getter for each line through it, returning that line's marks as a tuple
-        self._through = [
-            [itemgetter(*line) for line in self._lines if i in line] for i in range(rows * columns)
-        ]
+        self._through = lines_through(rows, columns, connect)
         self._runs = {mark: (mark,) * connect for mark in "xo"}
         self._id_length = rows * (columns + 1) - 1  # an id's length: rows, "|" between them
         # cells -> its rows, in one call (board and ids: asked for at every evaluation in play)
