@@ -49,19 +49,21 @@ def reference_evaluation(game: Any, state: Any) -> float:
 
 def _windows_worth(game: Any, cells: str, weights: str) -> float:
     """The sum over the board's windows of each one's worth by its marks, in ``weights``."""
-    readers, worth = _tables(game.rows, game.columns, game.connect, weights)
-    return sum([worth[read(cells)] for read in readers])
+    read, worth = _tables(game.rows, game.columns, game.connect, weights)
+    marks = iter(read(cells))  # every window's marks, one window after another
+    return sum(map(worth.__getitem__, zip(*[marks] * game.connect)))  # window by window
 
 
 @lru_cache(maxsize=32)
 def _tables(rows: int, columns: int, connect: int, weights: str
-            ) -> tuple[tuple[itemgetter, ...], dict[tuple[str, ...], float]]:
-    """The windows' readers (an itemgetter of each window's cells: a tuple, as ``connect`` >= 2)
+            ) -> tuple[itemgetter, dict[tuple[str, ...], float]]:
+    """The windows' reader (an itemgetter of every window's cells, one window after another)
     and each window's worth by its marks: ``baseline`` (x marks of a window without an o, minus
     o marks of a window without an x) or ``reference`` (4 ** (marks - 1) for a window one player
     holds alone, for x; minus that for o). Tables, as the search orders moves by the baseline:
     it is worth being quick."""
-    readers = tuple(itemgetter(*window) for window in grid_lines(rows, columns, connect))
+    reader = itemgetter(*[cell for window in grid_lines(rows, columns, connect)
+                           for cell in window])
     worth: dict[tuple[str, ...], float] = {}
     for marks in product("xo.", repeat=connect):
         x, o = marks.count("x"), marks.count("o")
@@ -69,4 +71,4 @@ def _tables(rows: int, columns: int, connect: int, weights: str
             worth[marks] = (not o) * x - (not x) * o
         else:
             worth[marks] = 4.0 ** (x - 1) if x and not o else -4.0 ** (o - 1) if o and not x else 0.0
-    return readers, worth
+    return reader, worth

@@ -9,6 +9,7 @@ misuse, and check that a wrapper overriding ``result`` is never bypassed by the 
 from __future__ import annotations
 
 import math
+import random
 import textwrap
 from typing import Any
 
@@ -16,7 +17,7 @@ import pytest
 
 from grader.games import MAX, MIN, builtin_game
 from grader.games.base import Game
-from grader.games.tictactoe import TicTacToe
+from grader.games.tictactoe import TicTacToe, grid_lines
 from grader.run.tracing import Budget, BudgetExceeded, traced
 from grader.sandbox.client import Worker
 from grader.sandbox.limits import Limits
@@ -93,6 +94,63 @@ def test_remembered_movers_actions_and_ids_follow_the_rules_on_every_board():
             assert game.actions(state) == (() if state.winner else empty)
             assert game.state_id(state) == "|".join([cells[0:3], cells[3:6], cells[6:9]])
             assert game.is_cutoff(state, 0) == game.is_terminal(state)
+
+
+def _rebuilt_slowly(game: Any, rows: list[str]) -> tuple[str, int, str] | str:
+    """What ``state_from_id`` must give for ``rows``, found the plain way: (cells, ply,
+    winner) by reading every line's cells one by one, or "impossible"."""
+    cells = "".join(rows)
+    x, o = cells.count("x"), cells.count("o")
+    columns = len(rows[0])
+    won = {cells[line[0]] for line in grid_lines(game.rows, game.columns, game.connect)
+           if cells[line[0]] != "." and all(cells[i] == cells[line[0]] for i in line)}
+    floating = game.NAME == "connect-four" and any(
+        cells[i] == "." and cells[i - columns] != "." for i in range(columns, len(cells)))
+    if floating or x not in (o, o + 1) or len(won) == 2 or won - {"x" if x > o else "o"}:
+        return "impossible"
+    return cells, x + o, won.pop() if won else ""
+
+
+@pytest.mark.parametrize("name, params", [
+    ("connect4", {"rows": 6, "columns": 7, "connect": 4}), ("mnk", {}),
+    ("mnk", {"rows": 4, "columns": 6, "connect": 3}), ("mnk", {"rows": 1, "columns": 5,
+                                                               "connect": 2}),
+    ("connect4", {"rows": 5, "columns": 3, "connect": 3}), ("tictactoe", {})])
+def test_rebuilding_a_position_from_its_id_checks_it_as_the_rules_say(name, params):
+    # state_from_id's quick path (an id of the game's shape) and its bit-mask lines stand in
+    # for the full parse and a line-by-line read: the same boards, the same refusals
+    game = builtin_game(name, None, params)
+    rng = random.Random(7)
+    rows, columns = game.rows, game.columns
+    outcomes = set()
+    for _ in range(1500):
+        marks = rng.randrange(rows * columns + 1)
+        cells = [rng.choice("xo") if i < marks else "." for i in range(rows * columns)]
+        rng.shuffle(cells)
+        if game.NAME == "connect-four" and rng.random() < 0.8:  # mostly with gravity
+            by_column = [sorted((cells[r * columns + c] for r in range(rows)),
+                                key=lambda mark: mark != ".") for c in range(columns)]
+            cells = [by_column[c][r] for r in range(rows) for c in range(columns)]
+        board_rows = ["".join(cells[r * columns:(r + 1) * columns]) for r in range(rows)]
+        expected = _rebuilt_slowly(game, board_rows)
+        state_id = "|".join(board_rows)
+        for given in (state_id, board_rows):  # the quick path, and the full parse
+            try:
+                board = game.state_from_id(given)
+                got: Any = (board.cells, board.ply, board.winner)
+            except ValueError as error:
+                assert str(error).startswith(f"{game.NAME} position {given!r} is impossible")
+                got = "impossible"
+            assert got == expected, state_id
+        outcomes.add(expected if expected == "impossible" else bool(expected[2]))
+        if expected != "impossible":
+            assert game.state_id(board) == state_id
+    assert outcomes == {"impossible", True, False}  # every kind met
+    for bad in (state_id + "|", state_id[:-1], "|" + state_id.replace("|", "", 1),
+                state_id.replace(".", ",", 1) if "." in state_id else "," + state_id[1:], "",
+                state_id.replace("|", "\n")):
+        with pytest.raises(ValueError, match=f"{game.NAME} position"):
+            game.state_from_id(bad)
 
 
 @pytest.mark.parametrize("action", [1.0, True, -1, 9, "4", None, 0])

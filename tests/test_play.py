@@ -2,7 +2,7 @@
 opponents, the worker's evaluate request (and forged replies to it), the lockstep matches and
 their cache, the score by thresholds, the hints, the handout's check and determinism.
 
-The default rubric's matches (ten a case, six cases) are measured by bench/play.py, not here:
+The default rubric's matches (six cases, 64 matches) are measured by bench/play.py, not here:
 these tests play two to four matches a case.
 """
 

@@ -1172,3 +1172,28 @@ def test_a_stale_line_is_dropped_before_it_is_parsed(worker_for, monkeypatch):
     reply = worker.run(CASE, "minimax", time_limit=2)
     assert reply.status == "ok" and reply.value == 3
     assert parsed and max(parsed) < 100_000  # only the real messages were parsed
+
+
+def test_a_line_is_of_the_request_exactly_where_the_seq_pattern_finds_it():
+    # The filter's plain search for the worker's own `"seq": N` stands in for the regex
+    # `"seq"\s*:\s*N(?![\d.eE])`, which decides every other line: the same answer everywhere.
+    import re
+
+    from grader.sandbox.channel import request_pattern
+
+    rng = random.Random(6)
+    pieces = [b'"seq"', b": ", b":", b" ", b"\t", b"1", b"12", b"123", b".", b"e", b"E", b"x",
+              b",", b'"', b"seq", b"{", b"}", b"0"]
+    found = 0
+    for _ in range(5000):
+        seq = rng.choice([1, 12, 123, 1230, 2**52 + 7])
+        parts = [rng.choice(pieces) for _ in range(rng.randrange(12))]
+        if rng.random() < 0.7:
+            parts.insert(rng.randrange(len(parts) + 1), b'"seq": %d' % seq)
+        line = b"".join(parts)
+        end = len(line) - rng.randrange(3)
+        expected = re.compile(rb'"seq"\s*:\s*%d(?![\d.eE])' % seq).search(line, 0, end)
+        assert request_pattern(seq).search(bytearray(line), 0, end) == bool(expected), line
+        found += bool(expected)
+    assert 1000 < found < 4000  # both kinds met often
+    assert request_pattern(None) is None

@@ -58,6 +58,17 @@ def grid_lines(rows: int, columns: int, connect: int) -> tuple[tuple[int, ...], 
     return tuple(lines)
 
 
+@lru_cache(maxsize=64)  # made once a shape: the worker builds a game for every request
+def lines_through(rows: int, columns: int, connect: int) -> tuple[tuple[itemgetter, ...], ...]:
+    """Per cell: a getter for each line through it, returning that line's marks as a tuple."""
+    through: list[list[itemgetter]] = [[] for _ in range(rows * columns)]
+    for line in grid_lines(rows, columns, connect):
+        getter = itemgetter(*line)
+        for cell in line:
+            through[cell].append(getter)
+    return tuple(map(tuple, through))
+
+
 def parse_grid(state: Any, game: str) -> tuple[str, int, int]:
     """``"x.o|...|..x"`` (or a list of rows) -> (cells, rows, columns); ValueError if malformed."""
     rows = state.split("|") if isinstance(state, str) else state
@@ -85,6 +96,41 @@ def parse_grid(state: Any, game: str) -> tuple[str, int, int]:
     return cells, len(rows), len(rows[0])
 
 
+_MARK_BITS = {mark: str.maketrans({"x": "0", "o": "0", ".": "0", "|": "0", mark: "1"})
+              for mark in "xo"}  # an id -> binary digits: 1 where ``mark`` is
+
+
+def _run_shifts(columns: int, connect: int) -> tuple[tuple[int, ...], ...]:
+    """For each direction of a line in an id (rows of ``columns`` cells joined by ``|``, so
+    ``columns + 1`` characters a row): the shifts that turn a bit mask of the id into the mask
+    of the cells that start ``connect`` marks in a row that way (:func:`_has_run`). The ``|``
+    column stops a row, or a diagonal, from running on into the next row."""
+    found = []
+    for step in (1, columns, columns + 1, columns + 2):  # across, down-left, down, down-right
+        shifts, length = [], 1
+        while 2 * length <= connect:  # runs of `length` -> runs of twice that
+            shifts.append(length * step)
+            length *= 2
+        if length < connect:  # then the rest: runs of `length` overlapping by what is over
+            shifts.append((connect - length) * step)
+        found.append(tuple(shifts))
+    return tuple(found)
+
+
+def _has_run(joined: str, bits: dict[int, str], run_shifts: tuple[tuple[int, ...], ...]) -> bool:
+    """Whether the id ``joined`` has a line of the mark that ``bits`` (a translation table)
+    marks with 1s: a bit of ``mask & mask >> shift`` is set where a run starts and another
+    starts ``shift`` further on (:func:`_run_shifts`)."""
+    mask = int(joined.translate(bits), 2)
+    for shifts in run_shifts:
+        runs = mask
+        for shift in shifts:
+            runs &= runs >> shift
+        if runs:
+            return True
+    return False
+
+
 class GridGame(Game):
     """Two players placing ``x``/``o`` on a grid; ``connect`` in a line wins. Subclasses set where
     a mark may go (:meth:`actions`, :meth:`_square`) and how windows are weighted."""
@@ -107,12 +153,13 @@ class GridGame(Game):
         self.rows, self.columns, self.connect = rows, columns, connect
         self._width = rows * columns  # actions are 0 .. _width - 1
         self._lines = grid_lines(rows, columns, connect)
-        # per cell: a getter for each line through it, returning that line's marks as a tuple
-        self._through = [
-            [itemgetter(*line) for line in self._lines if i in line] for i in range(rows * columns)
-        ]
+        self._through = lines_through(rows, columns, connect)
         self._runs = {mark: (mark,) * connect for mark in "xo"}
-        self._line_marks = [itemgetter(*line) for line in self._lines]  # connect >= 2: tuples
+        self._id_length = rows * (columns + 1) - 1  # an id's length: rows, "|" between them
+        # cells -> its rows, in one call (board and ids: asked for at every evaluation in play)
+        self._cut_rows = itemgetter(*[slice(i, i + columns)
+                                      for i in range(0, rows * columns, columns)])
+        self._run_shifts = _run_shifts(columns, connect)
         # board -> its children made so far, by action (None: not yet): one lookup a child
         self._memo: dict[Board, list[Board | None]] = {}
         self._empty: dict[str, tuple[int, ...]] = {}  # cells -> the empty squares, ascending
@@ -146,8 +193,9 @@ class GridGame(Game):
                              f"{max(rows, columns)}, got {connect!r}")
         return rows, columns
 
-    def _check_position(self, cells: str, state: Any) -> str:
-        """The winner of a given position; ValueError if it cannot arise in play."""
+    def _check_position(self, cells: str, state: Any, joined: str | None = None) -> str:
+        """The winner of a given position; ValueError if it cannot arise in play. ``joined``:
+        its id, when the caller has it (else it is made from ``cells``)."""
         where = f"{self.NAME} position {state!r} is impossible"
         x, o = cells.count("x"), cells.count("o")
         if x not in (o, o + 1):
@@ -155,16 +203,11 @@ class GridGame(Game):
                 f"{where}: x moves first, so x has as many marks as o or one more "
                 f"(x has {x}, o has {o})"
             )
-        # every line's marks read at once (the evaluate assignment rebuilds each position it
-        # is asked about from its id, so this runs thousands of times a submission)
-        x_run, o_run = self._runs["x"], self._runs["o"]
-        won = set()
-        for line_marks in self._line_marks:
-            marks = line_marks(cells)
-            if marks == x_run:
-                won.add("x")
-            elif marks == o_run:
-                won.add("o")
+        # the lines found with bit masks of the id (the evaluate assignment rebuilds each
+        # position it is asked about from its id, so this runs thousands of times a submission)
+        joined = self._joined(cells) if joined is None else joined
+        won = {mark for mark, count in (("x", x), ("o", o))
+               if count >= self.connect and _has_run(joined, _MARK_BITS[mark], self._run_shifts)}
         if len(won) == 2:
             raise ValueError(f"{where}: both x and o have a line")
         last = "x" if x > o else "o"
@@ -334,6 +377,8 @@ class GridGame(Game):
 
     def _joined(self, cells: str) -> str:
         """The rows of ``cells``, top to bottom, joined by ``|``."""
+        if len(cells) == self.rows * self.columns and self.rows > 1:  # else a str, not rows
+            return "|".join(self._cut_rows(cells))
         n = self.columns
         return "|".join(cells[i : i + n] for i in range(0, len(cells), n))
 
@@ -354,12 +399,26 @@ class GridGame(Game):
 
     def board(self, state: Board) -> tuple[str, ...]:
         """The position's rows, top to bottom, each a string of ``x`` / ``o`` / ``.``."""
+        cells = state.cells
+        if len(cells) == self.rows * self.columns and self.rows > 1:
+            return self._cut_rows(cells)
         n = self.columns
-        return tuple(state.cells[i : i + n] for i in range(0, len(state.cells), n))
+        return tuple(cells[i : i + n] for i in range(0, len(cells), n))
 
     def state_from_id(self, state_id: str) -> Board:
         """The position whose id is ``state_id`` (a board string of this game's shape), its ply
         counted from the empty board; ValueError when it is malformed or cannot arise in play."""
+        columns = self.columns
+        if type(state_id) is str and len(state_id) == self._id_length \
+                and state_id[columns::columns + 1] == "|" * (self.rows - 1):
+            # the ids the grader sends: this shape's rows, "|" between them, only there
+            cells = state_id.replace("|", "")
+            if len(cells) == self.rows * columns and \
+                    cells.count("x") + cells.count("o") + cells.count(".") == len(cells):
+                self._check_shape(state_id, cells)
+                return Board(cells, len(cells) - cells.count("."),
+                             self._check_position(cells, state_id, state_id))
+        # anything else: parsed in full (the same position, or the error naming the fault)
         cells, rows, columns = parse_grid(state_id, self.NAME)
         if (rows, columns) != (self.rows, self.columns):
             raise ValueError(f"{self.NAME} position {state_id!r}: expected {self.rows} rows of "

@@ -101,12 +101,14 @@ def play_case(case: Case, rubric: Rubric, evaluate: Any) -> list[Any]:
     for index, match in list(running.items()):
         _advance(index, match, None, waiting, records, running)
     while waiting:
-        ids = [game.state_id(p) for positions in waiting.values() for p in positions]
+        asked = {index: [game.state_id(p) for p in positions]  # each position's id made once
+                 for index, positions in waiting.items()}
+        waiting = {}
+        ids = [i for match_ids in asked.values() for i in match_ids]
         values = evaluate(ids) if ids else {}
-        asked, waiting = waiting, {}
-        for index, positions in asked.items():
-            got = [values[game.state_id(p)] for p in positions]
-            _advance(index, running[index], got, waiting, records, running)
+        for index, match_ids in asked.items():
+            _advance(index, running[index], [values[i] for i in match_ids], waiting, records,
+                     running)
     return records
 
 
