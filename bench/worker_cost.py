@@ -1,0 +1,164 @@
+"""Where the worker's CPU goes on the full tic-tac-toe minimax case (549,945 nodes).
+
+``python bench/worker_cost.py [--runs N]`` (or ``bench/run.py --only worker_cost``). The case is
+``trees/hidden/tictactoe-empty-board-minimax.json``, the submission the correct solution. Each
+stage is what the worker does for that request, run here in one process on a fresh game each
+time (a worker builds the game anew for each request, so the board memo starts empty):
+
+* ``search``: the student's ``max_value`` on the bare game, untraced;
+* ``traced``: the same under the tracing wrapper (the wrapper's share: traced - search);
+* ``ids``: the trace's boards turned into id strings (:meth:`Trace.generated_ids`), as
+  :func:`grader.run.runner.run_algorithm` does in the worker;
+* ``pack``: :func:`grader.sandbox.protocol.pack_trace` (each distinct id once, 4-byte indexes);
+* ``reply``: the reply dict to JSON bytes (the worker's ``send``), and the parent's ``loads``;
+
+and, end to end, the real sandboxed worker's CPU for the request (``/proc/<pid>/stat`` before and
+after), which the stages should roughly add up to. CPU seconds (``time.process_time``), medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.util
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from bench.measure import load_average, table  # noqa: E402
+
+CASE = REPO / "trees" / "hidden" / "tictactoe-empty-board-minimax.json"
+CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
+
+
+def _student() -> Any:
+    spec = importlib.util.spec_from_file_location("bench_correct_search", CORRECT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _cpu(function: Callable[[], Any]) -> tuple[float, Any]:
+    gc.collect()
+    before = time.process_time()
+    result = function()
+    return time.process_time() - before, result
+
+
+def stages(runs: int) -> dict[str, Any]:
+    """The in-process stages' median CPU seconds (module docstring)."""
+    from grader.cases import load_case
+    from grader.run.runner import run_algorithm
+    from grader.run.tracing import traced
+    from grader.sandbox.protocol import pack_trace
+
+    case = load_case(CASE)
+    student = _student()
+    samples: dict[str, list[float]] = {name: [] for name in
+                                       ("search", "traced", "ids", "pack", "dumps", "loads",
+                                        "worker path")}
+    sizes: dict[str, int] = {}
+    for _ in range(runs):
+        game = case.build_game()
+        seconds, _ = _cpu(lambda game=game: student.max_value(game, game.initial_state()))
+        samples["search"].append(seconds)
+        game = case.build_game()
+        wrapper, trace = traced(game)
+        seconds, _ = _cpu(lambda: student.max_value(wrapper, game.initial_state()))
+        samples["traced"].append(seconds)
+        seconds, (generated, evaluated) = _cpu(
+            lambda: (trace.generated_ids(), trace.evaluated_ids()))
+        samples["ids"].append(seconds)
+        seconds, packed = _cpu(lambda: pack_trace(generated, evaluated))
+        samples["pack"].append(seconds)
+        reply = {"event": "reply", "status": "ok", "value": 0, **packed,
+                 "trace_truncated": False, "calls": {"result": len(trace.generated),
+                                                      "evaluated": len(trace.evaluated)}}
+        seconds, line = _cpu(lambda: json.dumps(reply, allow_nan=False).encode() + b"\n")
+        samples["dumps"].append(seconds)
+        seconds, _ = _cpu(lambda: json.loads(line))
+        samples["loads"].append(seconds)
+        sizes = {"generated": len(trace.generated), "evaluated": len(trace.evaluated),
+                 "distinct_ids": len(packed["ids"]), "reply_bytes": len(line)}
+        del wrapper, trace, generated, evaluated, packed, reply, line
+        # the worker's own path, as one: run_algorithm (traced search + ids), then the packing
+        game = case.build_game()
+        seconds, _ = _cpu(lambda game=game: _worker_path(run_algorithm, student, game, pack_trace))
+        samples["worker path"].append(seconds)
+    medians = {name: statistics.median(values) for name, values in samples.items()}
+    return {"medians": medians, "samples": samples, **sizes}
+
+
+def _worker_path(run_algorithm: Any, student: Any, game: Any, pack_trace: Any) -> int:
+    result = run_algorithm(vars(student), game, "minimax")
+    packed = pack_trace(result.generated, result.evaluated)
+    return len(json.dumps(packed).encode())
+
+
+def real_worker(runs: int) -> list[float]:
+    """The sandboxed worker's CPU seconds for the request, ``runs`` times (one worker)."""
+    from grader.cases import load_case
+    from grader.sandbox.portable import open_worker
+    from grader.sandbox.watch import process_cpu
+
+    case = load_case(CASE)
+    used = []
+    with open_worker(CORRECT) as worker:
+        worker.start()
+        for _ in range(runs):
+            before = process_cpu(worker.pid)
+            reply = worker.run(case, "minimax", time_limit=60)
+            after = process_cpu(worker.pid)
+            if reply.status != "ok" or before is None or after is None:
+                raise RuntimeError(f"the worker's reply: {reply.status} {reply.message}")
+            used.append(after - before)
+    return used
+
+
+def worker_cost(runs: int = 3) -> dict[str, Any]:
+    """Both measures, printed as a table; the figures returned."""
+    figures = stages(runs)
+    medians = figures["medians"]
+    real = real_worker(runs)
+    figures["real_worker"] = real
+    figures["real_worker_median"] = statistics.median(real)
+    search = medians["search"]
+    rows = [
+        ["the student's search, untraced", f"{search:.3f}", ""],
+        ["the tracing wrapper (traced - untraced)", f"{medians['traced'] - search:.3f}",
+         f"traced {medians['traced'] / search:.2f}x"],
+        ["the ids (board -> id string per entry)", f"{medians['ids']:.3f}", ""],
+        ["the packing (distinct ids, 4-byte indexes)", f"{medians['pack']:.3f}", ""],
+        ["the reply to JSON (worker)", f"{medians['dumps']:.3f}",
+         f"{figures['reply_bytes']:,} bytes"],
+        ["the reply from JSON (grader)", f"{medians['loads']:.3f}", "not the worker's"],
+        ["the worker's path in one (run_algorithm + pack + dumps)",
+         f"{medians['worker path']:.3f}", ""],
+        ["the real worker, one request (its process's CPU)",
+         f"{figures['real_worker_median']:.3f}", "protocol, checks, capture included"],
+    ]
+    print(f"full tic-tac-toe minimax, correct solution: {figures['generated']:,} generated, "
+          f"{figures['evaluated']:,} evaluated, {figures['distinct_ids']:,} distinct ids; "
+          f"CPU s, medians of {runs}; load {load_average()}")
+    print(table(rows, ["stage", "CPU s", "note"]))
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args(argv)
+    figures = worker_cost(args.runs)
+    print(json.dumps({k: v for k, v in figures.items() if k != "samples"}, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
