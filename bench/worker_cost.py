@@ -10,6 +10,9 @@ time (a worker builds the game anew for each request, so the board memo starts e
 * ``ids``: the trace's boards turned into id strings (:meth:`Trace.generated_ids`), as
   :func:`grader.run.runner.run_algorithm` does in the worker;
 * ``pack``: :func:`grader.sandbox.protocol.pack_trace` (each distinct id once, 4-byte indexes);
+* ``packed from states``: what the worker does instead of the two since issue 33,
+  :func:`grader.sandbox.reply_parts.packed_trace` (the lists packed by the boards' cells, an id
+  made for each distinct board only), checked to give the same fields;
 * ``reply``: the reply dict to JSON bytes (the worker's ``send``), and the parent's ``loads``;
 
 and, end to end, the real sandboxed worker's CPU for the request (``/proc/<pid>/stat`` before and
@@ -36,6 +39,7 @@ from bench.measure import load_average, table  # noqa: E402
 
 CASE = REPO / "trees" / "hidden" / "tictactoe-empty-board-minimax.json"
 CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
+BUDGET_CALLS = 2_000_000  # the work budget the grader gives this case (its cap)
 
 
 def _student() -> Any:
@@ -58,12 +62,13 @@ def stages(runs: int) -> dict[str, Any]:
     from grader.run.runner import run_algorithm
     from grader.run.tracing import traced
     from grader.sandbox.protocol import pack_trace
+    from grader.sandbox.reply_parts import packed_trace
 
     case = load_case(CASE)
     student = _student()
     samples: dict[str, list[float]] = {name: [] for name in
-                                       ("search", "traced", "ids", "pack", "dumps", "loads",
-                                        "worker path")}
+                                       ("search", "traced", "ids", "pack", "by states",
+                                        "dumps", "loads", "worker path")}
     sizes: dict[str, int] = {}
     for _ in range(runs):
         game = case.build_game()
@@ -78,6 +83,10 @@ def stages(runs: int) -> dict[str, Any]:
         samples["ids"].append(seconds)
         seconds, packed = _cpu(lambda: pack_trace(generated, evaluated))
         samples["pack"].append(seconds)
+        seconds, (by_states, _) = _cpu(lambda: packed_trace(trace))
+        samples["by states"].append(seconds)
+        if by_states != packed:
+            raise RuntimeError("packed_trace's fields differ from pack_trace's of the ids")
         reply = {"event": "reply", "status": "ok", "value": 0, **packed,
                  "trace_truncated": False, "calls": {"result": len(trace.generated),
                                                       "evaluated": len(trace.evaluated)}}
@@ -90,34 +99,57 @@ def stages(runs: int) -> dict[str, Any]:
         del wrapper, trace, generated, evaluated, packed, reply, line
         # the worker's own path, as one: run_algorithm (traced search + ids), then the packing
         game = case.build_game()
-        seconds, _ = _cpu(lambda game=game: _worker_path(run_algorithm, student, game, pack_trace))
+        seconds, _ = _cpu(lambda game=game: _worker_path(student, game))
         samples["worker path"].append(seconds)
     medians = {name: statistics.median(values) for name, values in samples.items()}
     return {"medians": medians, "samples": samples, **sizes}
 
 
-def _worker_path(run_algorithm: Any, student: Any, game: Any, pack_trace: Any) -> int:
-    result = run_algorithm(vars(student), game, "minimax")
-    packed = pack_trace(result.generated, result.evaluated)
-    return len(json.dumps(packed).encode())
+def _worker_path(student: Any, game: Any) -> int:
+    """The worker's request as it runs it: the search traced, its ids not made, the trace
+    packed from the states, the reply's JSON."""
+    from grader.run.runner import run_algorithm
+    from grader.run.tracing import traced
+
+    kept = []
+
+    def keep(game: Any, budget: Any = None) -> Any:  # as the worker's _Stash keeps the trace
+        wrapper, trace = traced(game, budget)
+        kept.append(trace)
+        return wrapper, trace
+
+    from grader.run import runner
+    from grader.sandbox.reply_parts import packed_trace
+
+    real, runner.traced = runner.traced, keep
+    try:
+        run_algorithm(vars(student), game, "minimax", ids=False)
+    finally:
+        runner.traced = real
+    packed, _ = packed_trace(kept[0])
+    return len(json.dumps(packed, allow_nan=False).encode())
 
 
 def real_worker(runs: int) -> list[float]:
     """The sandboxed worker's CPU seconds for the request, ``runs`` times (one worker)."""
     from grader.cases import load_case
+    from grader.run.tracing import Budget
     from grader.sandbox.portable import open_worker
     from grader.sandbox.watch import process_cpu
 
     case = load_case(CASE)
+    budget = Budget(result=BUDGET_CALLS, evaluated=BUDGET_CALLS)
     used = []
-    with open_worker(CORRECT) as worker:
-        worker.start()
-        for _ in range(runs):
-            before = process_cpu(worker.pid)
-            reply = worker.run(case, "minimax", time_limit=60)
-            after = process_cpu(worker.pid)
+    for _ in range(runs):  # a fresh worker each time: the request's CPU limit may restart one
+        with open_worker(CORRECT) as worker:
+            worker.start()
+            pid = worker.pid
+            before = process_cpu(pid)
+            reply = worker.run(case, "minimax", time_limit=60, budget=budget)
+            after = process_cpu(pid) if worker.pid == pid else None
             if reply.status != "ok" or before is None or after is None:
-                raise RuntimeError(f"the worker's reply: {reply.status} {reply.message}")
+                raise RuntimeError(f"the worker's reply: {reply.status} {reply.message} "
+                                   f"(pid {pid}, then {worker.pid})")
             used.append(after - before)
     return used
 
@@ -136,10 +168,12 @@ def worker_cost(runs: int = 3) -> dict[str, Any]:
          f"traced {medians['traced'] / search:.2f}x"],
         ["the ids (board -> id string per entry)", f"{medians['ids']:.3f}", ""],
         ["the packing (distinct ids, 4-byte indexes)", f"{medians['pack']:.3f}", ""],
+        ["instead of both: packed from the boards (packed_trace)", f"{medians['by states']:.3f}",
+         f"{(medians['ids'] + medians['pack']) / medians['by states']:.1f}x less; same fields"],
         ["the reply to JSON (worker)", f"{medians['dumps']:.3f}",
          f"{figures['reply_bytes']:,} bytes"],
         ["the reply from JSON (grader)", f"{medians['loads']:.3f}", "not the worker's"],
-        ["the worker's path in one (run_algorithm + pack + dumps)",
+        ["the worker's path in one (traced search + packed_trace + dumps)",
          f"{medians['worker path']:.3f}", ""],
         ["the real worker, one request (its process's CPU)",
          f"{figures['real_worker_median']:.3f}", "protocol, checks, capture included"],

@@ -57,6 +57,10 @@ class Game:
     value_bounds: tuple[float, float] | None = None
     max_sum: float | None = None
     quiescence_limit: int = 2
+    # A state's hashable key, equal for states whose ids are equal (a grid game's cells), or
+    # None: the worker then packs a trace by key, making the id of each distinct state only
+    # (grader.sandbox.reply_parts.packed_trace)
+    trace_key: Callable[[State], Hashable] | None = None
 
     # --- what a subclass provides -------------------------------------------------------
     def initial_state(self) -> State:

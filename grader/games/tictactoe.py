@@ -91,6 +91,7 @@ class GridGame(Game):
 
     NAME = "grid"
     VALUE_RANGE = (-1.0, 1.0)
+    trace_key = _cells  # a board's id is its cells' rows joined (state_id)
 
     def __init__(
         self,

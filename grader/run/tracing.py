@@ -94,12 +94,13 @@ class Trace:
     budget_stop: str | None = None  # "result" or "evaluated": the limit the search ran into
 
     def generated_ids(self) -> list[str]:
-        return self._ids(self.generated)
+        return self.ids_of(self.generated)
 
     def evaluated_ids(self) -> list[str]:
-        return self._ids(self.evaluated)
+        return self.ids_of(self.evaluated)
 
-    def _ids(self, states: list[Any]) -> list[str]:
+    def ids_of(self, states: list[Any]) -> list[str]:
+        """The ids of ``states``, states this trace holds (or a part of one of its lists)."""
         # A game may offer ``state_ids(states)``: the ids of states it made itself (all a trace
         # holds: children from ``result``, states ``utility``/``evaluate`` accepted), in bulk and
         # without re-checking each state (an explicit tree: four times cheaper).

@@ -85,7 +85,7 @@ class WorkerProcess:
         self.calibration: float | None = None
         self.notebook: ConvertedNotebook | None = None  # a notebook submission, once converted
         # the submission's CPU over all its calls and starts (grader.sandbox.allowance)
-        self.account = CpuAccount(limits.submission_cpu, limits.hiding_cpu)
+        self.account = CpuAccount(self.limits.submission_cpu, self.limits.hiding_cpu)
         self._after_timeout = False  # the last process ended at a time-out
         # what the import printed goes with the next reply (False: another worker of the same
         # submission shows it; grader.scoring.grade's parallel workers)
