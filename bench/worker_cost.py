@@ -17,6 +17,12 @@ time (a worker builds the game anew for each request, so the board memo starts e
 
 and, end to end, the real sandboxed worker's CPU for the request (``/proc/<pid>/stat`` before and
 after), which the stages should roughly add up to. CPU seconds (``time.process_time``), medians.
+
+Does the case earn its cost? :func:`catches` runs every known minimax mistake (the catalogue's,
+``reference.mistakes``, and the known-wrong submissions of tests/submissions/variants.py whose
+mistake touches minimax) on every minimax case, public and hidden, in this process, and lists
+the cases each one fails (value or either list differing from the reference's): a mistake that
+only this case catches is what the case buys.
 """
 
 from __future__ import annotations
@@ -154,6 +160,55 @@ def real_worker(runs: int) -> list[float]:
     return used
 
 
+def catches() -> dict[str, list[str]]:
+    """The minimax cases each known minimax mistake fails (module docstring)."""
+    import math
+
+    import reference
+    from grader.cases import find_cases, load_case
+    from grader.run.runner import run_algorithm
+    from grader.run.tracing import Budget, BudgetExceeded
+    from reference.mistakes import mistakes_for
+
+    sys.path.insert(0, str(REPO / "tests"))
+    import suite_modules  # noqa: PLC0415 (the suite's loader of the known-wrong submissions)
+
+    variants = suite_modules.load("submissions/variants.py")
+    tables: dict[str, dict[str, Any]] = {
+        f"catalogue: {m.name}": m.functions("inclusive") for m in mistakes_for("minimax", "inclusive")}
+    for name, variant in variants.VARIANTS.items():
+        if "minimax" in variant.algorithms:
+            spec = importlib.util.spec_from_loader(f"variant_{name}", loader=None)
+            module = importlib.util.module_from_spec(spec)
+            exec(compile(variants.source(name), f"{name}/search.py", "exec"), vars(module))
+            tables[f"tests/submissions: {name}"] = vars(module)
+    cases = [load_case(path) for path in find_cases([REPO / "trees" / "public",
+                                                      REPO / "trees" / "hidden"])]
+    cases = [case for case in cases if "minimax" in case.algorithms]
+    failed: dict[str, list[str]] = {label: [] for label in tables}
+    for case in cases:
+        want = run_algorithm(reference.reference_functions(), case.build_game(), "minimax")
+        budget = Budget(result=40 * len(want.generated) + 1000,
+                        evaluated=40 * len(want.evaluated) + 1000)
+        for label, functions in tables.items():
+            try:
+                got = run_algorithm(functions, case.build_game(), "minimax", budget=budget)
+            except (BudgetExceeded, Exception):  # noqa: BLE001 - a failure either way
+                failed[label].append(case.name)
+                continue
+            same_value = (isinstance(got.value, (int, float)) and not isinstance(got.value, bool)
+                          and math.isclose(got.value, want.value, abs_tol=1e-9))
+            if not (same_value and got.generated == want.generated
+                    and got.evaluated == want.evaluated):
+                failed[label].append(case.name)
+    print(f"minimax mistakes on the {len(cases)} minimax cases: the cases each fails")
+    print(table([[label, len(names), ("ONLY " if names == [CASE.stem] else "")
+                  + ("the full case among them" if CASE.stem in names else "not the full case")]
+                 for label, names in failed.items()],
+                ["mistake", "cases failed", "full tic-tac-toe minimax"]))
+    return failed
+
+
 def worker_cost(runs: int = 3) -> dict[str, Any]:
     """Both measures, printed as a table; the figures returned."""
     figures = stages(runs)
@@ -190,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args(argv)
     figures = worker_cost(args.runs)
+    figures["catches"] = catches()
     print(json.dumps({k: v for k, v in figures.items() if k != "samples"}, default=str))
     return 0
 
