@@ -110,8 +110,12 @@ def _without_timings(results: dict) -> dict:
 
 def test_two_workers_grade_as_one_does(autograder, tmp_path):
     """Issue 33: with two CPUs run_autograder grades with two workers (256 MiB each); a wrong
-    submission's results, feedback included, are those of one worker (512 MiB)."""
+    submission's results, feedback included, are those of one worker (512 MiB). (Its
+    ``evaluate`` left a stub: the play cases' matches are most of a grade's CPU, and
+    tests/test_hash_seed.py compares them with two workers already.)"""
     wrong = variants.materialize("no_window_passing", tmp_path / "wrong")
+    wrong.write_text(wrong.read_text() + "\n\ndef evaluate(game, state):\n"
+                     "    raise NotImplementedError\n")
     runs = [run_autograder(autograder, {"search.py": wrong}, GRADER_JOBS=jobs)
             for jobs in ("1", "2")]
     assert "grading with 1 worker(s) of 512 MiB each" in runs[0][1]
