@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import random
+import re
 import resource
 import shutil
 import tempfile
@@ -790,6 +791,19 @@ def test_the_worker_packs_a_trace_from_its_states_as_from_their_ids():
     assert packed_trace(shared)[0] == pack_trace(["a", "a", "b"], ["b"])
     unhashable = Trace(pairs, generated=[["a"], ["b"]], evaluated=[])
     assert packed_trace(unhashable)[0] == pack_trace(["a", "b"], [])
+
+
+def test_each_workers_memory_comes_from_the_environment(monkeypatch):
+    """Issue 33: run_autograder gives two workers 256 MiB each through $GRADER_WORKER_MEMORY;
+    a value that is not a whole number of MiB from 128 is a staff error naming the variable."""
+    from grader.sandbox.limits import MiB, WORKER_MEMORY_ENV, worker_memory
+
+    assert worker_memory({}) == 512 and worker_memory({WORKER_MEMORY_ENV: " 256 "}) == 256
+    for bad in ("lots", "64", "-256", "1.5", "99999999"):
+        with pytest.raises(GraderError, match=rf"\$GRADER_WORKER_MEMORY: .*got: '{re.escape(bad)}'"):
+            worker_memory({WORKER_MEMORY_ENV: bad})
+    monkeypatch.setenv(WORKER_MEMORY_ENV, "256")
+    assert Limits().memory == 256 * MiB
 
 
 def test_a_packed_trace_is_read_back_exactly_and_checked_before_it_is_used():
