@@ -126,6 +126,16 @@ def workers(runs: int, cache: Path) -> dict[str, Any]:
             for jobs in samples:
                 container_cache.unlink(missing_ok=True)  # every submission is a first one
                 samples[jobs].append(median_measured(command, 1, env={**env, "GRADER_JOBS": jobs}))
+        # the whole process tree's resident memory at its peak (what the container holds):
+        # the correct solution, and the corpus's memory bomb in both workers at once
+        attacks = suite_modules.load("hostile/attacks.py")
+        peaks: dict[str, int] = {}
+        for label, source in (("correct", CORRECT.read_text()), ("memory_bomb_two_workers",
+                              attacks.submission_text(attacks.BY_NAME["memory_bomb_two_workers"]))):
+            (root / "submission" / "search.py").write_text(source)
+            for jobs in ("1", "2"):
+                peaks[f"{label}, {jobs} worker(s)"] = tree_peak_mb(
+                    command, {**os.environ, **env, "GRADER_JOBS": jobs})
         same = {}
         for name in ("correct", *WRONG):
             source = CORRECT.read_text() if name == "correct" else variants.source(name)
@@ -143,10 +153,45 @@ def workers(runs: int, cache: Path) -> dict[str, Any]:
                 [f"run_autograder, correct, first submission (median of {runs})", "wall s",
                  "CPU s", "peak MB (largest process)"]))
     print(f"two workers: {one['wall'] / two['wall']:.2f}x faster in wall time")
+    print(table([[label, mb] for label, mb in peaks.items()],
+                ["run_autograder", "peak MB, all its processes together"]))
     print("results with two workers the same as with one (timings aside): " + ", ".join(
         f"{name} {'yes' if v['identical'] else 'NO'} ({v['score']:g})" for name, v in same.items()))
     return {"one_worker": one, "two_workers": two, "speedup": one["wall"] / two["wall"],
-            "same_results": same}
+            "same_results": same, "tree_peak_mb": peaks}
+
+
+def tree_peak_mb(command: list[str], env: dict[str, str], every: float = 0.02) -> int:
+    """Run ``command``; the largest sum of its process tree's resident memory (VmRSS of it and
+    every descendant, sampled each ``every`` seconds from /proc), in MB."""
+    import time
+
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    peak = 0
+    while proc.poll() is None:
+        parents: dict[int, int] = {}
+        rss: dict[int, int] = {}
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/status") as status:
+                    fields = dict(line.split(":", 1) for line in status if ":" in line)
+            except OSError:
+                continue
+            pid = int(entry.name)
+            parents[pid] = int(fields.get("PPid", "0"))
+            rss[pid] = int(fields.get("VmRSS", "0 kB").split()[0])
+        total = 0
+        for pid, kb in rss.items():  # the command's descendants, itself included
+            seen, up = 0, pid
+            while up and up != proc.pid and seen < 64:
+                up, seen = parents.get(up, 0), seen + 1
+            total += kb if up == proc.pid else 0
+        peak = max(peak, total)
+        time.sleep(every)
+    return round(peak / 1024)
 
 
 def _without_timings(results: dict[str, Any]) -> dict[str, Any]:

@@ -12,9 +12,9 @@ chance-as-min), ``batch_issue_traces`` (that mix on every case but the ``evaluat
 which are graded by play: the cases issue 19 measured), ``autograder`` (``run_autograder`` in a fresh /autograder-like tree: the first
 submission against a warm one, bench/autograder.py), ``autograder_jobs`` (the same with one
 worker against two, and whether their results agree), ``worker_cost`` (where the worker's CPU
-goes on the full tic-tac-toe minimax case, bench/worker_cost.py), ``profile`` (where one grade spends CPU,
-grader and worker, bench/profile_grade.py), ``cs188`` (this grader against CS188's multi-agent
-autograder, paired, bench/cs188.py: skipped, saying why, without CS188's project: ``--cs188
+goes on the full tic-tac-toe minimax case, bench/worker_cost.py), ``profile`` (where one grade
+spends CPU, grader and worker, bench/profile_grade.py), ``cs188`` (this grader against
+CS188's multi-agent autograder, paired, bench/cs188.py: skipped, saying why, without CS188's project: ``--cs188
 DIR`` once, then it is cached). ``--rubric FILE``: the batch sections
 under a course's own rubric (what a lower ``time_floor`` or fewer ``[play] matches`` buy).
 

@@ -174,8 +174,8 @@ def catches() -> dict[str, list[str]]:
     import suite_modules  # noqa: PLC0415 (the suite's loader of the known-wrong submissions)
 
     variants = suite_modules.load("submissions/variants.py")
-    tables: dict[str, dict[str, Any]] = {
-        f"catalogue: {m.name}": m.functions("inclusive") for m in mistakes_for("minimax", "inclusive")}
+    tables: dict[str, dict[str, Any]] = {f"catalogue: {m.name}": m.functions("inclusive")
+                                         for m in mistakes_for("minimax", "inclusive")}
     for name, variant in variants.VARIANTS.items():
         if "minimax" in variant.algorithms:
             spec = importlib.util.spec_from_loader(f"variant_{name}", loader=None)

@@ -800,7 +800,8 @@ def test_each_workers_memory_comes_from_the_environment(monkeypatch):
 
     assert worker_memory({}) == 512 and worker_memory({WORKER_MEMORY_ENV: " 256 "}) == 256
     for bad in ("lots", "64", "-256", "1.5", "99999999"):
-        with pytest.raises(GraderError, match=rf"\$GRADER_WORKER_MEMORY: .*got: '{re.escape(bad)}'"):
+        with pytest.raises(GraderError,
+                           match=rf"\$GRADER_WORKER_MEMORY: .*got: '{re.escape(bad)}'"):
             worker_memory({WORKER_MEMORY_ENV: bad})
     monkeypatch.setenv(WORKER_MEMORY_ENV, "256")
     assert Limits().memory == 256 * MiB

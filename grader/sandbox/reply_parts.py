@@ -1,5 +1,5 @@
-"""Parts of the worker's replies: the trace as ids, or packed, a budget stop, a time-out's message, a
-value's repr under a time limit.
+"""Parts of the worker's replies: the trace as ids, or packed, a budget stop, a time-out's
+message, a value's repr under a time limit.
 
 Run in the worker process, after the student's code (:mod:`grader.sandbox.worker`).
 """
