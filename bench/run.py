@@ -14,8 +14,8 @@ submission against a warm one, bench/autograder.py), ``autograder_jobs`` (the sa
 worker against two, and whether their results agree), ``worker_cost`` (where the worker's CPU
 goes on the full tic-tac-toe minimax case, bench/worker_cost.py), ``profile`` (where one grade
 spends CPU, grader and worker, bench/profile_grade.py), ``cs188`` (this grader against
-CS188's multi-agent autograder, paired, bench/cs188.py: skipped, saying why, without CS188's project: ``--cs188
-DIR`` once, then it is cached). ``--rubric FILE``: the batch sections
+CS188's multi-agent autograder, paired, bench/cs188.py: skipped, saying why, without
+CS188's project: ``--cs188 DIR`` once, then it is cached). ``--rubric FILE``: the batch sections
 under a course's own rubric (what a lower ``time_floor`` or fewer ``[play] matches`` buy).
 
 The answer cache is a fresh temporary folder (``GRADER_CACHE``): the ``grade`` section's first
