@@ -147,6 +147,24 @@ class Game:
 
         return result
 
+    def recording_score(
+        self, name: str, evaluated: list[Any], most: float, stop: Callable[[], None]
+    ) -> Callable[[State], Any]:
+        """``utility`` or ``evaluate`` (``name``) as the tracing wrapper offers it: each call
+        first calls ``stop()`` (which raises) when ``evaluated`` already holds ``most`` states,
+        then scores the state and appends it to ``evaluated``. A game may override it to fuse
+        the two for speed."""
+        inner, record = getattr(self, name), evaluated.append
+
+        def score(state: State) -> Any:
+            if len(evaluated) >= most:
+                stop()
+            value = inner(state)
+            record(state)
+            return value
+
+        return score
+
     def utility(self, state: State) -> float | tuple[float, ...]:
         if not self.is_terminal(state):
             raise NotTerminalError(
