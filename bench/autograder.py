@@ -12,6 +12,11 @@ step, the correct solution in ``DIR/submission``) and times ``run_autograder`` t
 * ``warm cache``: no shipped key, the cache full from the run before (a hundredth submission on
   one machine: the speed the first one should have).
 
+The ``autograder_jobs`` section (:func:`workers`) times ``run_autograder`` with one worker
+(``GRADER_JOBS=1``, 512 MiB) against two (``GRADER_JOBS=2``, 256 MiB each: what it picks in a
+container with two CPUs), runs interleaved, and checks that the results of the correct solution
+and of two wrong variants are the same either way (timings aside).
+
 Wall seconds depend on the machine's load (printed with the section); CPU seconds (grader and
 worker together) hardly do: compare those on a busy machine.
 """
@@ -86,6 +91,117 @@ def first_submission(runs: int, cache: Path) -> dict[str, Any]:
           f"{archive_size(kept):,} compressed")
     return {"first_shipped_key": with_key, "first_no_shipped_key": without_key, "warm": warm,
             "shipped_key_bytes": len(kept)}
+
+
+WRONG = ("never_prunes", "no_window_passing")  # tests/submissions/variants.py
+
+
+def workers(runs: int, cache: Path) -> dict[str, Any]:
+    """``run_autograder`` with one worker and with two (module docstring): median wall and CPU
+    seconds and the peak of each, and whether the results agree for the correct solution and
+    the :data:`WRONG` variants."""
+    import json
+    import sys
+
+    from grader.commands.build import build_main
+
+    sys.path.insert(0, str(REPO / "tests"))
+    import suite_modules  # noqa: PLC0415 (the test suite's loader of the variants)
+
+    variants = suite_modules.load("submissions/variants.py")
+    with tempfile.TemporaryDirectory(prefix="bench-autograder-") as scratch:
+        root = Path(scratch) / "autograder"
+        root.mkdir()
+        root.chmod(0o755)
+        archive = Path(scratch) / "autograder.zip"
+        if build_main("autograder", archive, cache=cache / "answer-key.json") != 0:
+            raise RuntimeError("grader build autograder failed")
+        _lay_out(archive, root)
+        env = {"AUTOGRADER_ROOT": str(root), "GRADER_PYTHON": PYTHON, "GRADER_CACHE": "",
+               "PYTHONPATH": ""}
+        command = [str(root / "run_autograder")]
+        container_cache = root / "source" / ".cache" / "answer-key.json"
+        samples: dict[str, list[dict[str, Any]]] = {"1": [], "2": []}
+        for _ in range(runs):  # interleaved: a change in the load hits both
+            for jobs in samples:
+                container_cache.unlink(missing_ok=True)  # every submission is a first one
+                samples[jobs].append(median_measured(command, 1, env={**env, "GRADER_JOBS": jobs}))
+        # the whole process tree's resident memory at its peak (what the container holds):
+        # the correct solution, and the corpus's memory bomb in both workers at once
+        attacks = suite_modules.load("hostile/attacks.py")
+        peaks: dict[str, int] = {}
+        for label, source in (("correct", CORRECT.read_text()), ("memory_bomb_two_workers",
+                              attacks.submission_text(attacks.BY_NAME["memory_bomb_two_workers"]))):
+            (root / "submission" / "search.py").write_text(source)
+            for jobs in ("1", "2"):
+                peaks[f"{label}, {jobs} worker(s)"] = tree_peak_mb(
+                    command, {**os.environ, **env, "GRADER_JOBS": jobs})
+        same = {}
+        for name in ("correct", *WRONG):
+            source = CORRECT.read_text() if name == "correct" else variants.source(name)
+            (root / "submission" / "search.py").write_text(source)
+            results = []
+            for jobs in ("1", "2"):
+                median_measured(command, 1, env={**env, "GRADER_JOBS": jobs})
+                data = json.loads((root / "results" / "results.json").read_text())
+                results.append((_without_timings(data), data["score"]))
+            same[name] = {"identical": results[0][0] == results[1][0], "score": results[0][1]}
+    one, two = _median(samples["1"]), _median(samples["2"])
+    print(table([[label, f"{m['wall']:.2f}", f"{m['cpu']:.2f}", f"{m['peak_mb']:.0f}"]
+                 for label, m in (("one worker (512 MiB)", one),
+                                  ("two workers (256 MiB each)", two))],
+                [f"run_autograder, correct, first submission (median of {runs})", "wall s",
+                 "CPU s", "peak MB (largest process)"]))
+    print(f"two workers: {one['wall'] / two['wall']:.2f}x faster in wall time")
+    print(table([[label, mb] for label, mb in peaks.items()],
+                ["run_autograder", "peak MB, all its processes together"]))
+    print("results with two workers the same as with one (timings aside): " + ", ".join(
+        f"{name} {'yes' if v['identical'] else 'NO'} ({v['score']:g})" for name, v in same.items()))
+    return {"one_worker": one, "two_workers": two, "speedup": one["wall"] / two["wall"],
+            "same_results": same, "tree_peak_mb": peaks}
+
+
+def tree_peak_mb(command: list[str], env: dict[str, str], every: float = 0.02) -> int:
+    """Run ``command``; the largest sum of its process tree's resident memory (VmRSS of it and
+    every descendant, sampled each ``every`` seconds from /proc), in MB."""
+    import time
+
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    peak = 0
+    while proc.poll() is None:
+        parents: dict[int, int] = {}
+        rss: dict[int, int] = {}
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/status") as status:
+                    fields = dict(line.split(":", 1) for line in status if ":" in line)
+            except OSError:
+                continue
+            pid = int(entry.name)
+            parents[pid] = int(fields.get("PPid", "0"))
+            rss[pid] = int(fields.get("VmRSS", "0 kB").split()[0])
+        total = 0
+        for pid, kb in rss.items():  # the command's descendants, itself included
+            seen, up = 0, pid
+            while up and up != proc.pid and seen < 64:
+                up, seen = parents.get(up, 0), seen + 1
+            total += kb if up == proc.pid else 0
+        peak = max(peak, total)
+        time.sleep(every)
+    return round(peak / 1024)
+
+
+def _without_timings(results: dict[str, Any]) -> dict[str, Any]:
+    tests = [{key: value for key, value in test.items() if key != "execution_time"}
+             for test in results["tests"]]
+    for test in tests:
+        test["extra_data"] = {key: value for key, value in test.get("extra_data", {}).items()
+                              if key != "timing"}
+    return {**{key: value for key, value in results.items() if key != "execution_time"},
+            "tests": tests}
 
 
 def archive_size(data: bytes) -> int:

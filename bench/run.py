@@ -10,11 +10,13 @@ untraced search), ``big`` (loading a 10^6-node case file; the deepest tree that 
 ``batch_issue`` (the same on issue 19's mix: correct, never-prunes, strict-pruning,
 chance-as-min), ``batch_issue_traces`` (that mix on every case but the ``evaluate`` ones,
 which are graded by play: the cases issue 19 measured), ``autograder`` (``run_autograder`` in a fresh /autograder-like tree: the first
-submission against a warm one, bench/autograder.py), ``profile`` (where one grade spends CPU,
-grader and worker, bench/profile_grade.py), ``floor`` (the correct solution's own work in a
-grade, no grader around it: bench/floor.py), ``cs188`` (this grader against CS188's multi-agent
-autograder, paired, bench/cs188.py: skipped, saying why, without CS188's project: ``--cs188
-DIR`` once, then it is cached). ``--rubric FILE``: the batch sections
+submission against a warm one, bench/autograder.py), ``autograder_jobs`` (the same with one
+worker against two, and whether their results agree), ``worker_cost`` (where the worker's CPU
+goes on the full tic-tac-toe minimax case, bench/worker_cost.py), ``profile`` (where one grade
+spends CPU, grader and worker, bench/profile_grade.py), ``floor`` (the correct solution's own
+work in a grade, no grader around it: bench/floor.py), ``cs188`` (this grader against
+CS188's multi-agent autograder, paired, bench/cs188.py: skipped, saying why, without
+CS188's project: ``--cs188 DIR`` once, then it is cached). ``--rubric FILE``: the batch sections
 under a course's own rubric (what a lower ``time_floor`` or fewer ``[play] matches`` buy).
 
 The answer cache is a fresh temporary folder (``GRADER_CACHE``): the ``grade`` section's first
@@ -43,11 +45,11 @@ except ImportError:  # run with a Python outside the project's venv: use the ven
         os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), *sys.argv])
     raise
 
-from bench import autograder, cs188, floor, profile_grade, scale, sections  # noqa: E402
+from bench import autograder, cs188, floor, profile_grade, scale, sections, worker_cost  # noqa: E402
 from bench.measure import load_average  # noqa: E402
 
 SECTIONS = ("grade", "cases", "tracing", "big", "batch", "batch_issue", "batch_issue_traces",
-            "autograder", "profile", "floor", "cs188")
+            "autograder", "autograder_jobs", "worker_cost", "profile", "floor", "cs188")
 RESULTS = REPO / "bench" / "results.json"
 
 
@@ -87,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
                 else {"correct": 15, "wrong": 20, "hostile": 15}, args.jobs, cache,
                 rubric=args.rubric),
             "autograder": lambda: autograder.first_submission(runs, cache),
+            "autograder_jobs": lambda: autograder.workers(runs, cache),
+            "worker_cost": lambda: worker_cost.worker_cost(runs),
             "batch_issue": lambda: scale.batch(scale.ISSUE_MIX, args.jobs, cache,
                                                rubric=args.rubric),
             "batch_issue_traces": lambda: scale.batch(scale.ISSUE_MIX, args.jobs, cache,

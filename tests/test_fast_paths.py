@@ -177,6 +177,34 @@ def test_misuse_of_the_fused_result_fails_as_the_checked_result(action):
     assert (type(fused.value), str(fused.value)) == (type(checked.value), str(checked.value))
 
 
+@pytest.mark.parametrize("name, board", [
+    ("utility", "xxx|oo.|..."), ("utility", "xo.|.x.|o.."), ("utility", "xox|xoo|oxx"),
+    ("evaluate", "xo.|.x.|o.."), ("evaluate", "xxx|oo.|...")])
+def test_the_fused_scores_give_the_checked_values_and_errors(name, board):
+    """Issue 33: utility and evaluate are fused with the recording, as result is: the same
+    value or error as the checked method, the state recorded only when it was scored, and a
+    budget stop at the same call."""
+    for limit in (None, 0):
+        game = TicTacToe(state=board, depth_limit=limit)
+        state = game.initial_state()
+        wrapper, trace = traced(game, Budget(result=10, evaluated=2))
+
+        def outcome(call: Any) -> Any:
+            try:
+                return "value", call(state)
+            except Exception as error:  # noqa: BLE001 - the error is what is compared
+                return type(error).__name__, str(error)
+
+        got, want = outcome(getattr(wrapper, name)), outcome(getattr(Game, name).__get__(game))
+        assert got == want
+        assert trace.evaluated == ([state] if got[0] == "value" else [])
+    if got[0] == "value":
+        getattr(wrapper, name)(state)  # the second of a budget of two
+        with pytest.raises(BudgetExceeded):
+            getattr(wrapper, name)(state)
+        assert len(trace.evaluated) == 2 and trace.budget_stop == "evaluated"
+
+
 def test_a_subclass_with_its_own_result_is_traced_through_it():
     calls = []
 
@@ -185,10 +213,16 @@ def test_a_subclass_with_its_own_result_is_traced_through_it():
             calls.append(action)
             return super().result(state, action)
 
+        def evaluate(self, state: Any) -> Any:
+            scored.append(state)
+            return super().evaluate(state)
+
+    scored: list[Any] = []
     game = Logged(state="xo.|.x.|o..")
     wrapper, trace = traced(game)
     minimax(wrapper, game.initial_state())
     assert len(calls) == len(trace.generated) > 0
+    assert scored == trace.evaluated and scored  # its own evaluate, not the fused one
 
 
 SLOW = """

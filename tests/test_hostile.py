@@ -149,8 +149,12 @@ def _environment(root: Path) -> dict[str, str]:
 
 
 def _budget(attack: Any) -> dict[str, str]:
-    """The platform's time budget the attack is graded under, as run_autograder exports it."""
-    return {"GRADER_TIME_BUDGET": str(attack.budget)} if attack.budget else {}
+    """The platform's time budget and worker memory the attack is graded under, as
+    run_autograder exports them."""
+    environment = {"GRADER_TIME_BUDGET": str(attack.budget)} if attack.budget else {}
+    if attack.worker_memory:  # each worker's memory, as run_autograder sets it for two workers
+        environment["GRADER_WORKER_MEMORY"] = str(attack.worker_memory)
+    return environment
 
 
 def _snapshot(root: Path) -> dict[str, tuple]:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+import suite_modules
 
 from grader.commands.build import build_main
 from grader.report.gradescope import NEUTRAL_SUBMISSION_ERROR
@@ -29,6 +30,7 @@ CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
 STUBS = REPO / "student" / "search.py"
 SCHEMA = json.loads((REPO / "tests" / "gradescope_results.schema.json").read_text())
 HIDDEN_CASE = min((REPO / "trees" / "hidden").glob("*.json")).name
+variants = suite_modules.load("submissions/variants.py")
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="the worker drops privileges only as root")
 
 
@@ -96,6 +98,47 @@ def test_correct_submission_in_a_student_folder_gets_full_marks(autograder):
     assert all(test["status"] == "passed" for test in data["tests"])
     hidden_name = json.loads((REPO / "trees" / "hidden" / HIDDEN_CASE).read_text())["name"]
     assert any(hidden_name in test["name"] for test in data["tests"])  # the hidden cases ran
+
+
+def _without_timings(results: dict) -> dict:
+    """``results`` minus ``execution_time`` and each test's ``extra_data.timing``."""
+    tests = [{**test, "extra_data": {key: value for key, value in test.get("extra_data", {}).items()
+                                     if key != "timing"}} for test in results["tests"]]
+    return {**{key: value for key, value in results.items() if key != "execution_time"},
+            "tests": [{k: v for k, v in test.items() if k != "execution_time"} for test in tests]}
+
+
+def test_two_workers_grade_as_one_does(autograder, tmp_path):
+    """Issue 33: with two CPUs run_autograder grades with two workers (256 MiB each); a wrong
+    submission's results, feedback included, are those of one worker (512 MiB). (Its
+    ``evaluate`` left a stub: the play cases' matches are most of a grade's CPU, and
+    tests/test_hash_seed.py compares them with two workers already.)"""
+    wrong = variants.materialize("no_window_passing", tmp_path / "wrong")
+    wrong.write_text(wrong.read_text() + "\n\ndef evaluate(game, state):\n"
+                     "    raise NotImplementedError\n")
+    runs = [run_autograder(autograder, {"search.py": wrong}, GRADER_JOBS=jobs)
+            for jobs in ("1", "2")]
+    assert "grading with 1 worker(s) of 512 MiB each" in runs[0][1]
+    assert "grading with 2 worker(s) of 256 MiB each" in runs[1][1]
+    one, two = (_without_timings(data) for data, _ in runs)
+    assert 0 < one["score"] < sum(test["max_score"] for test in one["tests"])
+    assert two == one
+
+
+@pytest.mark.parametrize(("env", "chosen"), [
+    ({"GRADER_JOBS": "2"}, "--jobs 2 memory=256"),
+    ({"GRADER_JOBS": "1"}, "--jobs 1 memory=512"),
+    ({"GRADER_JOBS": "2", "GRADER_WORKER_MEMORY": "300"}, "--jobs 2 memory=300"),
+    ({"GRADER_JOBS": "lots"}, "--jobs 1 memory=512"),
+])
+def test_the_workers_and_their_memory_fit_the_container(autograder, tmp_path, env, chosen):
+    """The grader is given GRADER_JOBS workers (default: 2 with two CPUs), each allowed 512 MiB
+    divided among them unless GRADER_WORKER_MEMORY says otherwise."""
+    fake = tmp_path / "python"
+    fake.write_text('#!/bin/sh\necho "$4 $5 memory=$GRADER_WORKER_MEMORY"\nexit 1\n')
+    fake.chmod(0o755)
+    data, _ = run_autograder(autograder, {"search.py": STUBS}, GRADER_PYTHON=str(fake), **env)
+    assert chosen in staff_message(data)
 
 
 def test_stubs_anywhere_in_the_upload_score_zero(autograder):

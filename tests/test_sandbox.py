@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import random
+import re
 import resource
 import shutil
 import tempfile
@@ -761,6 +762,49 @@ def test_a_line_is_checked_before_it_is_decoded_and_against_the_schema():
         parse(b'{"event": "reply", "value": ' + b"9" * 5000 + b"}")  # past int()'s digits
     assert finite_number(2**5000, None) is None and finite_number(-(2**60), 0.0) == -(2.0**60)
     assert finite_number(float("inf"), 1.5) == 1.5 and finite_number(True, 0.0) == 0.0
+
+
+def test_the_worker_packs_a_trace_from_its_states_as_from_their_ids():
+    """Issue 33: the worker packs a grid game's trace by the boards' cells, an id made for each
+    distinct board only; the fields are pack_trace's of the ids, cut or not, and a game whose
+    key would give two entries of the table one id is packed an id an entry."""
+    from types import SimpleNamespace
+
+    import reference
+    from grader.games import builtin_game
+    from grader.run.tracing import Trace, traced
+    from grader.sandbox.protocol import pack_trace
+    from grader.sandbox.reply_parts import packed_trace, trace_ids
+
+    game = builtin_game("tictactoe", "x..|.o.|...")
+    wrapper, trace = traced(game)
+    reference.max_value(wrapper, game.initial_state())
+    assert game.trace_key is not None and len(set(trace.generated)) < len(trace.generated)
+    for cap in (10**6, 100):
+        generated, evaluated, cut = trace_ids(trace, cap)
+        assert packed_trace(trace, cap) == (pack_trace(generated, evaluated), cut)
+    assert packed_trace(trace, 100)[1] and not packed_trace(trace)[1]
+    assert packed_trace(None) == (pack_trace([], []), False)
+    # keys (the states themselves) that two ids do not tell apart: ids a state, as before
+    pairs = SimpleNamespace(trace_key=lambda state: state, state_id=lambda state: state[0])
+    shared = Trace(pairs, generated=[("a", 1), ("a", 2), ("b", 1)], evaluated=[("b", 2)])
+    assert packed_trace(shared)[0] == pack_trace(["a", "a", "b"], ["b"])
+    unhashable = Trace(pairs, generated=[["a"], ["b"]], evaluated=[])
+    assert packed_trace(unhashable)[0] == pack_trace(["a", "b"], [])
+
+
+def test_each_workers_memory_comes_from_the_environment(monkeypatch):
+    """Issue 33: run_autograder gives two workers 256 MiB each through $GRADER_WORKER_MEMORY;
+    a value that is not a whole number of MiB from 128 is a staff error naming the variable."""
+    from grader.sandbox.limits import MiB, WORKER_MEMORY_ENV, worker_memory
+
+    assert worker_memory({}) == 512 and worker_memory({WORKER_MEMORY_ENV: " 256 "}) == 256
+    for bad in ("lots", "64", "-256", "1.5", "99999999"):
+        with pytest.raises(GraderError,
+                           match=rf"\$GRADER_WORKER_MEMORY: .*got: '{re.escape(bad)}'"):
+            worker_memory({WORKER_MEMORY_ENV: bad})
+    monkeypatch.setenv(WORKER_MEMORY_ENV, "256")
+    assert Limits().memory == 256 * MiB
 
 
 def test_a_packed_trace_is_read_back_exactly_and_checked_before_it_is_used():

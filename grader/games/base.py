@@ -57,6 +57,10 @@ class Game:
     value_bounds: tuple[float, float] | None = None
     max_sum: float | None = None
     quiescence_limit: int = 2
+    # A state's hashable key, equal for states whose ids are equal (a grid game's cells), or
+    # None: the worker then packs a trace by key, making the id of each distinct state only
+    # (grader.sandbox.reply_parts.packed_trace)
+    trace_key: Callable[[State], Hashable] | None = None
 
     # --- what a subclass provides -------------------------------------------------------
     def initial_state(self) -> State:
@@ -142,6 +146,24 @@ class Game:
             return child
 
         return result
+
+    def recording_score(
+        self, name: str, evaluated: list[Any], most: float, stop: Callable[[], None]
+    ) -> Callable[[State], Any]:
+        """``utility`` or ``evaluate`` (``name``) as the tracing wrapper offers it: each call
+        first calls ``stop()`` (which raises) when ``evaluated`` already holds ``most`` states,
+        then scores the state and appends it to ``evaluated``. A game may override it to fuse
+        the two for speed."""
+        inner, record = getattr(self, name), evaluated.append
+
+        def score(state: State) -> Any:
+            if len(evaluated) >= most:
+                stop()
+            value = inner(state)
+            record(state)
+            return value
+
+        return score
 
     def utility(self, state: State) -> float | tuple[float, ...]:
         if not self.is_terminal(state):

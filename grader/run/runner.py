@@ -58,9 +58,13 @@ def run_algorithm(
     algorithm: str,
     mcts: MctsSettings | None = None,
     budget: Budget | None = None,
+    *,
+    ids: bool = True,
 ) -> RunResult:
     """Call the algorithm's function at the root of ``game``, traced; exceptions propagate
-    (:class:`~grader.run.tracing.BudgetExceeded` too, when ``budget`` is passed)."""
+    (:class:`~grader.run.tracing.BudgetExceeded` too, when ``budget`` is passed). ``ids``:
+    False leaves the result's lists empty, for a caller that reads the trace itself (the
+    worker packs it without an id an entry: :func:`grader.sandbox.reply_parts.packed_trace`)."""
     traced_game, trace = traced(game, budget)
     root = game.initial_state()
     function = functions[function_name(algorithm, game)]
@@ -72,11 +76,17 @@ def run_algorithm(
     elif algorithm == "alpha_beta_tt":
         table: dict = {}  # the transposition table: a fresh dict the search fills
         value = function(traced_game, root, table)
-        return RunResult(value=value, generated=trace.generated_ids(),
-                         evaluated=trace.evaluated_ids(), table=table)
+        return _result(value, trace, ids, table)
     else:
         value = function(traced_game, root)
-    return RunResult(value=value, generated=trace.generated_ids(), evaluated=trace.evaluated_ids())
+    return _result(value, trace, ids)
+
+
+def _result(value: Any, trace: Any, ids: bool, table: dict | None = None) -> RunResult:
+    if not ids:
+        return RunResult(value=value, table=table)
+    return RunResult(value=value, generated=trace.generated_ids(),
+                     evaluated=trace.evaluated_ids(), table=table)
 
 
 TABLE_KINDS = ("entries", "exact", "lower", "upper", "other")

@@ -13,8 +13,9 @@ state object itself, and ids are computed once, when the grader asks for them, o
 state where states repeat (:func:`state_ids`). ``result`` is the game's own
 :meth:`~grader.games.base.Game.recording_result` (looked up on the game's class, so a wrapper
 that forwards attributes keeps its own ``result``): a game may fuse its checks with the
-recording, one Python call a child (tic-tac-toe). The wrapped game is not an attribute of the
-wrapper, so the public interface offers no way around the recording.
+recording, one Python call a child (tic-tac-toe); ``utility`` and ``evaluate`` likewise
+(:meth:`~grader.games.base.Game.recording_score`: one call a leaf). The wrapped game is not an
+attribute of the wrapper, so the public interface offers no way around the recording.
 
 Work budget: ``traced(game, budget=Budget(result=R, evaluated=E))`` lets the search make at most
 ``R`` ``result`` calls and ``E`` ``utility``/``evaluate`` calls (together). The call that would
@@ -94,12 +95,13 @@ class Trace:
     budget_stop: str | None = None  # "result" or "evaluated": the limit the search ran into
 
     def generated_ids(self) -> list[str]:
-        return self._ids(self.generated)
+        return self.ids_of(self.generated)
 
     def evaluated_ids(self) -> list[str]:
-        return self._ids(self.evaluated)
+        return self.ids_of(self.evaluated)
 
-    def _ids(self, states: list[Any]) -> list[str]:
+    def ids_of(self, states: list[Any]) -> list[str]:
+        """The ids of ``states``, states this trace holds (or a part of one of its lists)."""
         # A game may offer ``state_ids(states)``: the ids of states it made itself (all a trace
         # holds: children from ``result``, states ``utility``/``evaluate`` accepted), in bulk and
         # without re-checking each state (an explicit tree: four times cheaper).
@@ -180,6 +182,12 @@ def _wrap(game: Game, trace: Trace) -> TracedGame:
         return score
 
     utility, evaluate = scored_by(inner_utility), scored_by(inner_evaluate)
+    # A Game's own, maybe fused, recording scorers (looked up on the class, as result is)
+    recording_score = getattr(type(game), "recording_score", None)
+    if recording_score is not None:
+        utility, evaluate = (recording_score(game, name, evaluated, most_evaluated,
+                                             lambda: stop("evaluated"))
+                             for name in ("utility", "evaluate"))
 
     wrapper = object.__new__(TracedGame)
     attributes = {

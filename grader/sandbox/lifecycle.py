@@ -53,7 +53,7 @@ class WorkerProcess:
     resolve_ids = staticmethod(resolve_user)
 
     def __init__(
-        self, submission: Path | str, *, limits: Limits = Limits(),
+        self, submission: Path | str, *, limits: Limits | None = None,
         user: str | int | tuple[int, int] | None = None,
         calibration: float | None = None,
     ) -> None:
@@ -65,7 +65,7 @@ class WorkerProcess:
         self.submission = Path(submission)
         self.given_calibration = (None if calibration is None
                                   else min(max(float(calibration), 1e-4), 10.0))
-        self.limits = limits
+        self.limits = limits or Limits()
         self.user = user
         self.starts = 0  # processes started so far
         self.startup_seconds: float | None = None  # the last start, until the import was done
@@ -85,7 +85,7 @@ class WorkerProcess:
         self.calibration: float | None = None
         self.notebook: ConvertedNotebook | None = None  # a notebook submission, once converted
         # the submission's CPU over all its calls and starts (grader.sandbox.allowance)
-        self.account = CpuAccount(limits.submission_cpu, limits.hiding_cpu)
+        self.account = CpuAccount(self.limits.submission_cpu, self.limits.hiding_cpu)
         self._after_timeout = False  # the last process ended at a time-out
         # what the import printed goes with the next reply (False: another worker of the same
         # submission shows it; grader.scoring.grade's parallel workers)

@@ -30,6 +30,9 @@ MiB = 1024 * 1024
 WORKER_USER_ENV = "GRADER_WORKER_USER"
 LANDLOCK_ENV = "GRADER_LANDLOCK"  # "0": do not confine the worker with Landlock
 WORKER_SLOT_ENV = "GRADER_WORKER_SLOT"  # this process's job slot (1, 2, ...), set by batch
+WORKER_MEMORY_ENV = "GRADER_WORKER_MEMORY"  # MiB of address space each worker may use
+DEFAULT_WORKER_MEMORY = 512  # MiB: one worker in Gradescope's 768 MB container
+MIN_WORKER_MEMORY = 128  # MiB: below it the interpreter and a correct search do not fit
 SLOT_UID_BASE = 62_000  # slot k without an account of its own runs as this uid + k
 MAX_SLOTS = 512
 _SLOT_LOCK: list[int] = []  # the claimed slots' locks, held for this process's life
@@ -43,7 +46,9 @@ class Limits:
     kill_margin: float = 1.0  # the process group is killed at time + kill_margin (wall clock)
     setup_time: float = 10.0  # the worker's own work: starting, building a game, replying
     import_time: float = 5.0  # importing search.py (its top-level code)
-    memory: int = 512 * MiB  # RLIMIT_AS (Gradescope's container has 768 MB in all)
+    # RLIMIT_AS: $GRADER_WORKER_MEMORY MiB, else 512 (Gradescope's container has 768 MB in
+    # all; run_autograder gives each of two workers 256: worker_memory)
+    memory: int = field(default_factory=lambda: worker_memory() * MiB)
     cpu_time: int = 300  # RLIMIT_CPU over the worker's life (a fresh worker is started before
     #                      a request could cross it); each call also gets a soft limit
     processes: int = 1  # RLIMIT_NPROC: 1 = no fork, no threads (unless the worker runs as root)
@@ -69,6 +74,23 @@ class Limits:
                 raise TypeError(f"expected limit {item.name!r} to be a number, got: {value!r}")
             if not (value > 0 and math.isfinite(value)):
                 raise ValueError(f"expected limit {item.name!r} to be positive, got: {value!r}")
+
+
+def worker_memory(environ: dict[str, str] | None = None) -> int:
+    """MiB of address space (RLIMIT_AS) each worker may use: ``$GRADER_WORKER_MEMORY``, else
+    :data:`DEFAULT_WORKER_MEMORY`. run_autograder lowers it to 256 when it grades with two
+    workers, so that both at their limit and the grader fit Gradescope's 768 MB container
+    (docs/security.md). A value that is not a whole number of at least
+    :data:`MIN_WORKER_MEMORY` is a staff error: :class:`GraderError` says which."""
+    environ = os.environ if environ is None else environ
+    given = environ.get(WORKER_MEMORY_ENV, "").strip()
+    if not given:
+        return DEFAULT_WORKER_MEMORY
+    if not given.isdigit() or not MIN_WORKER_MEMORY <= int(given) <= 1 << 20:
+        raise GraderError(
+            f"${WORKER_MEMORY_ENV}: expected the MiB each worker may use, a whole number from "
+            f"{MIN_WORKER_MEMORY} to {1 << 20}, got: {given!r}")
+    return int(given)
 
 
 def resolve_user(user: str | int | tuple[int, int] | None) -> tuple[int, int] | None:

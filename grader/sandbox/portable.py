@@ -94,7 +94,7 @@ def require_sandbox(command: str) -> None:
         )
 
 
-def open_worker(submission: Path | str, *, limits: Limits = Limits(),
+def open_worker(submission: Path | str, *, limits: Limits | None = None,
                 calibration: float | None = None,
                 user: str | int | tuple[int, int] | None = None) -> Worker:
     """The worker for this machine: the sandboxed one, or :class:`PortableWorker`

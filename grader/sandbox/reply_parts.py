@@ -1,5 +1,5 @@
-"""Parts of the worker's replies: the trace as ids, a budget stop, a time-out's message, a
-value's repr under a time limit.
+"""Parts of the worker's replies: the trace as ids, or packed, a budget stop, a time-out's
+message, a value's repr under a time limit.
 
 Run in the worker process, after the student's code (:mod:`grader.sandbox.worker`).
 """
@@ -11,9 +11,10 @@ from typing import Any
 
 import timeout_decorator
 
+from grader.run.packing import pack
 from grader.run.tracing import STOP_NAMES
 from grader.sandbox.guard import WorkerTimeout
-from grader.sandbox.protocol import MAX_TRACE
+from grader.sandbox.protocol import MAX_TRACE, pack_trace
 from grader.sandbox.values import MAX_REPR
 
 
@@ -36,6 +37,44 @@ def trace_ids(trace: Any, cap: int = MAX_TRACE) -> tuple[list[str], list[str], b
         evaluated,
         len(trace.generated) > cap or len(trace.evaluated) > cap,
     )
+
+
+def packed_trace(trace: Any, cap: int = MAX_TRACE) -> tuple[dict[str, Any], bool]:
+    """The reply's trace fields for ``trace``, ``cap`` entries of each list at most (the fields
+    :func:`~grader.sandbox.protocol.pack_trace` makes of the lists' ids), and whether a list
+    was cut.
+
+    Where the game keys its states (``Game.trace_key``: a grid game's cells) the lists are
+    packed by key, and only each distinct state gets an id: full tic-tac-toe minimax is 805,113
+    entries of 5,477 positions, so no id string an entry is made and looked up again (bench/
+    worker_cost.py). The fields are the same either way: the table is the distinct states'
+    ids in first-seen order, and the by-key packing is given up (for the id an entry) when two
+    keys share an id or a state has no usable key."""
+    if trace is None:
+        return pack_trace([], []), False
+    generated, evaluated = trace.generated[:cap], trace.evaluated[:cap]
+    truncated = len(trace.generated) > cap or len(trace.evaluated) > cap
+    fields = _packed_by_key(trace, generated, evaluated)
+    if fields is None:
+        fields = pack_trace(trace.ids_of(generated), trace.ids_of(evaluated))
+    return fields, truncated
+
+
+def _packed_by_key(trace: Any, generated: list[Any], evaluated: list[Any]) -> dict[str, Any] | None:
+    key = getattr(trace.game, "trace_key", None)
+    if key is None:
+        return None
+    try:  # C loops over the lists; the states may be anything the search passed to utility
+        keys = list(map(key, generated)), list(map(key, evaluated))
+        first = dict(zip(keys[0], generated))  # a key seen again keeps its first place
+        first.update(zip(keys[1], evaluated))
+    except Exception:  # noqa: BLE001 - unhashable or foreign states: an id an entry, as before
+        return None
+    table = trace.ids_of(list(first.values()))
+    if len(set(table)) != len(table):  # two keys, one id: the table would repeat it
+        return None
+    index = dict(zip(first, range(len(first))))
+    return {"ids": table, "generated": pack(index, keys[0]), "evaluated": pack(index, keys[1])}
 
 
 def call_counts(trace: Any) -> dict[str, int]:

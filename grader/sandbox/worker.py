@@ -58,13 +58,13 @@ from grader.sandbox.failures import (
     tampered,
 )
 from grader.sandbox.guard import CpuGuard, Tools, WorkerTimeout, prof_clock_reader
-from grader.sandbox.protocol import MAX_TRACE, pack_trace
+from grader.sandbox.protocol import MAX_TRACE
 from grader.sandbox.reply_parts import (
     budget_fields,
     call_counts,
+    packed_trace,
     safe_repr_factory,
     timeout_message,
-    trace_ids,
 )
 from grader.sandbox.values import encode_value
 
@@ -217,10 +217,10 @@ def _serve(request: dict[str, Any], module: Any, path: str, limits: dict[str, An
         if stop is None:
             return
         guard.disarm()  # the ids of a long trace take time: no SIGXCPU while they are made
-        generated, evaluated, truncated = trace_ids(trace, _trace_cap(request))
+        packed, truncated = packed_trace(trace, _trace_cap(request))
         tools.send({"event": "reply", "seq": request.get("seq"), "status": "budget",
                     "recycle": True, **budget_fields(trace, stop),
-                    **pack_trace(generated, evaluated), "trace_truncated": truncated,
+                    **packed, "trace_truncated": truncated,
                     "calls": call_counts(trace), "cpu": tools.enforced_cpu()})
         tools.exit(0)
 
@@ -272,8 +272,12 @@ def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any
     caught: Any = None
     with Captured(int(limits["output"])) as output:
         start = tools.perf_counter()
+        packed: Any = None
         try:
-            result = run_algorithm({name: function}, game, algorithm, settings, budget)
+            result = run_algorithm({name: function}, game, algorithm, settings, budget,
+                                   ids=False)  # the trace is packed from its states
+            # each distinct id once (the protocol's packed trace), under the call's guard
+            packed = packed_trace(_Stash.trace, _trace_cap(request))
         except WorkerTimeout:
             caught = "interrupted"
         except BaseException as exc:  # noqa: BLE001 - SystemExit too: all reported
@@ -298,16 +302,9 @@ def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any
             reply.update(
                 status="ok", value=encode_value(result.value, safe_repr_factory(repr_seconds))
             )
-            generated, evaluated = result.generated, result.evaluated
             if result.table is not None:  # alpha_beta_tt: the student's own dict, summed up
                 reply["table"] = table_summary(result.table)
-            calls = call_counts(result)  # a RunResult holds the trace's lists
-            cap = _trace_cap(request)
-            truncated = len(generated) > cap or len(evaluated) > cap
-            generated, evaluated = generated[:cap], evaluated[:cap]
         else:
-            generated, evaluated, truncated = trace_ids(trace, _trace_cap(request))
-            calls = call_counts(trace)
             if caught == "budget":
                 reply.update(status="budget", **budget_fields(trace, stop))
             elif isinstance(caught, BaseException):
@@ -321,9 +318,13 @@ def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any
                 reply["message"] = timeout_message(guard.reason, window, most) + (
                     "" if caught == "interrupted"
                     else "; the code caught the time-out and went on")
+        if packed is None:  # the call did not return: what it generated so far
+            packed = packed_trace(trace, _trace_cap(request))
+        packed, truncated = packed
+        calls = call_counts(trace)
         del result, caught, trace
     reply.update(
-        pack_trace(generated, evaluated),  # each distinct id once (the protocol's packed trace)
+        packed,
         trace_truncated=truncated,
         calls=calls,
         stdout=output.out.text(),

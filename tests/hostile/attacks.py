@@ -20,7 +20,8 @@ that name inside the upload; ``output`` is a regular expression the results' top
 matches; ``results_bytes``, when set, bounds results.json's size. ``upload`` names a maker of
 :data:`UPLOADS`: the submission is uploaded its way (a zip given to the grader, a notebook, a
 folder of many levels) instead of as ``search.py``. ``jobs`` grades it with ``grader grade --jobs
-N`` (two workers at once).
+N`` (two workers at once); ``worker_memory`` sets ``$GRADER_WORKER_MEMORY`` (the MiB each worker
+may use), as run_autograder does when it grades with two workers.
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ class Attack:
     results_bytes: int = 0  # when set, results.json is smaller than this
     budget: int = 0  # the platform's time budget the run is given ($GRADER_TIME_BUDGET; 0: none)
     jobs: int = 0  # graded with ``grader grade --jobs N`` (0: one worker, the default)
+    worker_memory: int = 0  # $GRADER_WORKER_MEMORY, MiB a worker (0: the default, 512)
 
 
 def _attack(name: str, category: str, description: str, source: str, **expect) -> Attack:
@@ -294,6 +296,30 @@ ATTACKS: list[Attack] = [
                 while True:
                     hoard.append(bytes(100_000_000))
             """), message=r"out of memory"),
+    _attack("memory_bomb_two_workers", "runaway",
+            "graded with two workers of 256 MiB each (run_autograder's with two CPUs): every "
+            "function fills 16 MB blocks (written, so resident) until the limit and holds them "
+            "0.3 s, so both workers are at their limit at once; each must stop below 256 MB, "
+            "or the two and the grader would pass Gradescope's 768 MB container",
+            """
+            import math, time
+
+
+            def _hoard(*args, **kwargs):
+                hoard = []
+                try:
+                    while True:
+                        hoard.append(bytes([1]) * (16 << 20))
+                except MemoryError:
+                    pass
+                time.sleep(0.3)
+                raise MemoryError(f"out of memory after {16 * len(hoard)} MB in 16 MB blocks")
+
+
+            max_value = min_value = alpha_beta = maxn = _hoard
+            """, scope="module", jobs=2, worker_memory=256,
+            # 16 to 240 MB: it did allocate, and stopped below its worker's 256 MiB
+            message=r"out of memory after (1[6-9]|[2-9]\d|1\d\d|2[0-3]\d|240) MB in"),
     _attack("fork_bomb", "runaway", "os.fork in a loop",
             _ab("""
                 import os
