@@ -27,7 +27,7 @@ from grader.cases import find_cases, load_case  # noqa: E402
 from grader.scoring.grade import grade  # noqa: E402
 
 CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
-SLOW = {"tictactoe-empty-board", "tictactoe-empty-board-minimax"}
+SLOW = {"tictactoe-empty-board", "tictactoe-corner-opening-minimax"}
 NAMED = re.compile(r"\*\*Likely mistake: [^*]+\*\* \(`(\w+)`\)")
 
 AB_MAX = "            v = max(v, alpha_beta(game, child, alpha, beta, depth + 1))\n            if v >= beta:\n                return v\n"

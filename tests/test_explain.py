@@ -21,7 +21,7 @@ from grader.scoring import random_trees as shrink
 from reference.steps import TreeSteps, mcts_moments, tree_moments
 
 ROOT = Path(__file__).resolve().parent.parent
-SLOW = {"tictactoe-empty-board", "tictactoe-empty-board-minimax", "connect4-depth-limited"}
+SLOW = {"tictactoe-empty-board", "tictactoe-corner-opening-minimax", "connect4-depth-limited"}
 CASES = [case for case in map(load_case, find_cases([ROOT / "trees" / "public",
                                                      ROOT / "trees" / "hidden"]))
          if case.name not in SLOW]

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SUBMISSIONS = ROOT / "tests" / "submissions"
 PUBLIC = ROOT / "trees" / "public"
 CASE_FOLDERS = [p for p in (PUBLIC, ROOT / "trees" / "hidden", SUBMISSIONS / "cases") if p.exists()]
-SLOW_CASES = {"tictactoe-empty-board", "tictactoe-empty-board-minimax"}
+SLOW_CASES = {"tictactoe-empty-board", "tictactoe-corner-opening-minimax"}
 STUBS = ("max_value", "min_value", "alpha_beta", "expectimax", "maxn", "mcts",
          "iterative_deepening")
 RUBRIC = load_rubric()

@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
 STUBS = ROOT / "student" / "search.py"
 CASE_FOLDERS = [ROOT / "trees" / "public", ROOT / "trees" / "hidden"]
-SLOW_CASES = {"tictactoe-empty-board", "tictactoe-empty-board-minimax"}
+SLOW_CASES = {"tictactoe-empty-board", "tictactoe-corner-opening-minimax"}
 SCHEMA = json.loads((Path(__file__).parent / "gradescope_results.schema.json").read_text())
 
 

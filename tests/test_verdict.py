@@ -39,7 +39,7 @@ from reference import reference_functions
 from reference.mistakes import CATALOGUE, mistakes_for
 
 ROOT = Path(__file__).resolve().parent.parent
-HEAVY = {"tictactoe-empty-board", "tictactoe-empty-board-minimax", "connect4-depth-limited",
+HEAVY = {"tictactoe-empty-board", "tictactoe-corner-opening-minimax", "connect4-depth-limited",
          "connect4-small-board", "tictactoe-o-to-move", "mcts-tictactoe-o-wins"}
 CASES = [case for case in map(load_case, find_cases([ROOT / "trees" / "public",
                                                      ROOT / "trees" / "hidden"]))

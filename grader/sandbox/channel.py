@@ -29,7 +29,7 @@ from grader.sandbox.watch import Watch, next_wake
 
 
 class RequestFilter:
-    """What every line of a message of request ``seq`` holds: ``search(line, pos, endpos)`` is
+    r"""What every line of a message of request ``seq`` holds: ``search(line, pos, endpos)`` is
     true where the regex ``"seq"\s*:\s*<seq>(?![\d.eE])`` finds a match. The worker writes
     ``"seq": <seq>`` (json.dumps' separators), found by a plain search; only a line without it
     (stale, or forged) compiles the regex, which costs 0.1 ms of the grader's CPU (every seq
