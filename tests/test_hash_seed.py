@@ -66,3 +66,36 @@ def test_the_grader_gives_the_same_results_under_any_hash_seed(tmp_path):
         for one, other in zip(first["tests"], second["tests"]):
             assert one == other, (name, one["name"])
         assert first == second, name
+
+
+STATEFUL = '''
+
+_correct_alpha_beta = alpha_beta
+_roots = []  # kept between calls: every third search from a root answers one too high
+
+
+def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):
+    if depth == 0:
+        _roots.append(state)
+        if len(_roots) % 3 == 0:
+            return _correct_alpha_beta(game, state, alpha, beta, depth) + 1
+    return _correct_alpha_beta(game, state, alpha, beta, depth)
+'''
+
+
+def test_a_submission_keeping_state_between_calls_gets_the_same_results_on_one_core_as_on_two(
+        tmp_path):
+    """The tests are shared among two workers whether they run one after the other (``--jobs
+    1``, a student's machine) or at once (``--jobs 2``, run_autograder on two CPUs): a search
+    whose answers depend on the calls before it in its process sees the same calls either way.
+    (With one worker for --jobs 1, each worker's third root search fell on other tests.)"""
+    from grader.scoring.grade import grade
+
+    submission = tmp_path / "search.py"
+    submission.write_text((ROOT / "tests" / "submissions" / "correct" / "search.py").read_text()
+                           + STATEFUL)
+    runs = [grade(submission, [ROOT / "trees" / "public"], algorithms=["alpha_beta"], jobs=jobs)
+            for jobs in (1, 2)]
+    one, two = ([(t.name, t.score, t.output) for t in run.tests] for run in runs)
+    assert any(score == 0 for _, score, _ in one) and any(score > 0 for _, score, _ in one)
+    assert one == two

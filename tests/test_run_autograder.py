@@ -109,8 +109,8 @@ def _without_timings(results: dict) -> dict:
 
 
 def test_two_workers_grade_as_one_does(autograder, tmp_path):
-    """Issue 33: with two CPUs run_autograder grades with two workers (256 MiB each); a wrong
-    submission's results, feedback included, are those of one worker (512 MiB). (Its
+    """Issue 33: with two CPUs run_autograder runs a grade's two workers at once; a wrong
+    submission's results, feedback included, are those of the same two one after the other. (Its
     ``evaluate`` left a stub: the play cases' matches are most of a grade's CPU, and
     tests/test_hash_seed.py compares them with two workers already.)"""
     wrong = variants.materialize("no_window_passing", tmp_path / "wrong")
@@ -118,24 +118,26 @@ def test_two_workers_grade_as_one_does(autograder, tmp_path):
                      "    raise NotImplementedError\n")
     runs = [run_autograder(autograder, {"search.py": wrong}, GRADER_JOBS=jobs)
             for jobs in ("1", "2")]
-    assert "grading with 1 worker(s) of 512 MiB each" in runs[0][1]
-    assert "grading with 2 worker(s) of 256 MiB each" in runs[1][1]
+    assert "grading with two workers, 1 at once, of 256 MiB each" in runs[0][1]
+    assert "grading with two workers, 2 at once, of 256 MiB each" in runs[1][1]
     one, two = (_without_timings(data) for data, _ in runs)
     assert 0 < one["score"] < sum(test["max_score"] for test in one["tests"])
     assert two == one
 
 
 @pytest.mark.parametrize(("env", "chosen"), [
-    ({"GRADER_JOBS": "2"}, "--jobs 2 memory=256"),
-    ({"GRADER_JOBS": "1"}, "--jobs 1 memory=512"),
+    ({"GRADER_JOBS": "2"}, "--jobs 2 memory=default"),
+    ({"GRADER_JOBS": "1"}, "--jobs 1 memory=default"),
     ({"GRADER_JOBS": "2", "GRADER_WORKER_MEMORY": "300"}, "--jobs 2 memory=300"),
-    ({"GRADER_JOBS": "lots"}, "--jobs 1 memory=512"),
+    ({"GRADER_JOBS": "lots"}, "--jobs 1 memory=default"),
+    ({"GRADER_JOBS": "4"}, "--jobs 1 memory=default"),
 ])
 def test_the_workers_and_their_memory_fit_the_container(autograder, tmp_path, env, chosen):
-    """The grader is given GRADER_JOBS workers (default: 2 with two CPUs), each allowed 512 MiB
-    divided among them unless GRADER_WORKER_MEMORY says otherwise."""
+    """The grader runs GRADER_JOBS of its two workers at once (default: 2 with two CPUs; not a
+    1 or a 2: one), each allowed the grader's default memory (256 MiB, the same everywhere)
+    unless GRADER_WORKER_MEMORY says otherwise."""
     fake = tmp_path / "python"
-    fake.write_text('#!/bin/sh\necho "$4 $5 memory=$GRADER_WORKER_MEMORY"\nexit 1\n')
+    fake.write_text('#!/bin/sh\necho "$4 $5 memory=${GRADER_WORKER_MEMORY:-default}"\nexit 1\n')
     fake.chmod(0o755)
     data, _ = run_autograder(autograder, {"search.py": STUBS}, GRADER_PYTHON=str(fake), **env)
     assert chosen in staff_message(data)

@@ -798,7 +798,7 @@ def test_each_workers_memory_comes_from_the_environment(monkeypatch):
     a value that is not a whole number of MiB from 128 is a staff error naming the variable."""
     from grader.sandbox.limits import MiB, WORKER_MEMORY_ENV, worker_memory
 
-    assert worker_memory({}) == 512 and worker_memory({WORKER_MEMORY_ENV: " 256 "}) == 256
+    assert worker_memory({}) == 256 and worker_memory({WORKER_MEMORY_ENV: " 256 "}) == 256
     for bad in ("lots", "64", "-256", "1.5", "99999999"):
         with pytest.raises(GraderError,
                            match=rf"\$GRADER_WORKER_MEMORY: .*got: '{re.escape(bad)}'"):

@@ -31,7 +31,7 @@ WORKER_USER_ENV = "GRADER_WORKER_USER"
 LANDLOCK_ENV = "GRADER_LANDLOCK"  # "0": do not confine the worker with Landlock
 WORKER_SLOT_ENV = "GRADER_WORKER_SLOT"  # this process's job slot (1, 2, ...), set by batch
 WORKER_MEMORY_ENV = "GRADER_WORKER_MEMORY"  # MiB of address space each worker may use
-DEFAULT_WORKER_MEMORY = 512  # MiB: one worker in Gradescope's 768 MB container
+DEFAULT_WORKER_MEMORY = 256  # MiB: a grade's two workers and the grader fit 768 MB (Gradescope)
 MIN_WORKER_MEMORY = 128  # MiB: below it the interpreter and a correct search do not fit
 SLOT_UID_BASE = 62_000  # slot k without an account of its own runs as this uid + k
 MAX_SLOTS = 512
@@ -46,8 +46,8 @@ class Limits:
     kill_margin: float = 1.0  # the process group is killed at time + kill_margin (wall clock)
     setup_time: float = 10.0  # the worker's own work: starting, building a game, replying
     import_time: float = 5.0  # importing search.py (its top-level code)
-    # RLIMIT_AS: $GRADER_WORKER_MEMORY MiB, else 512 (Gradescope's container has 768 MB in
-    # all; run_autograder gives each of two workers 256: worker_memory)
+    # RLIMIT_AS: $GRADER_WORKER_MEMORY MiB, else 256: every grade has two workers (scoring's
+    # SHARES), and both at their limit with the grader fit Gradescope's 768 MB container
     memory: int = field(default_factory=lambda: worker_memory() * MiB)
     cpu_time: int = 300  # RLIMIT_CPU over the worker's life (a fresh worker is started before
     #                      a request could cross it); each call also gets a soft limit
@@ -78,9 +78,9 @@ class Limits:
 
 def worker_memory(environ: dict[str, str] | None = None) -> int:
     """MiB of address space (RLIMIT_AS) each worker may use: ``$GRADER_WORKER_MEMORY``, else
-    :data:`DEFAULT_WORKER_MEMORY`. run_autograder lowers it to 256 when it grades with two
-    workers, so that both at their limit and the grader fit Gradescope's 768 MB container
-    (docs/security.md). A value that is not a whole number of at least
+    :data:`DEFAULT_WORKER_MEMORY`, the same on every platform, so that a submission's memory
+    fails it everywhere or nowhere; both workers of a grade at their limit and the grader fit
+    Gradescope's 768 MB container (docs/security.md). A value that is not a whole number of at least
     :data:`MIN_WORKER_MEMORY` is a staff error: :class:`GraderError` says which."""
     environ = os.environ if environ is None else environ
     given = environ.get(WORKER_MEMORY_ENV, "").strip()
@@ -158,14 +158,15 @@ def worker_users(count: int) -> list[tuple[int, int] | None]:
     as root, a job slot's each (claimed as :func:`claim_worker_slot` claims one), so that none
     can signal another where Landlock cannot scope signals (one killed the other as it started:
     a staff error, and every test of the other's share failed as an import that died); else
-    the default user for each (None: not root, or one worker). One worker, the default user,
-    where that many slots cannot be claimed (the slots' folder full or not writable)."""
+    the default user for each (None: not root, or one worker), also where that many slots
+    cannot be claimed (the slots' folder full or not writable): the same number of workers
+    either way, since the number decides which tests each one sees."""
     base = os.environ.get(WORKER_USER_ENV) or "nobody"
     if count < 2 or resolve_user(None) is None:
         return [None] * count
     slots = [_claim_slot() for _ in range(count)]
-    if not all(slots):
-        return [None]
+    if not all(slots):  # still ``count`` workers, so that the tests are shared out the same way
+        return [None] * count
     return [slot_ids(base, slot) for slot in slots]
 
 

@@ -142,6 +142,9 @@ def _cost(case: Case, algorithm: str, rubric: Rubric, answers: AnswerKey) -> int
         return 1_000
 
 
+SHARES = 2  # workers a grade's tests are shared among, on one core as on two (grade's jobs)
+
+
 def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubric: Rubric,
                  answers: AnswerKey, results: GradingResults, pool: ThreadPoolExecutor | None
                  ) -> list[tuple[TestResult, list[tuple[TestResult, Observation]]]]:
@@ -150,14 +153,15 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
     With several workers, the tests are shared out before any runs, by their estimated cost
     (:func:`_cost`, the largest first, each to the least loaded worker): a function of the
     cases only, so a regrade gives each worker the same tests in the same order. Each worker
-    runs its share in ``items``' order, in a thread of ``pool`` (the GIL is released while the
-    grader waits for its worker, where most of a grade's CPU is spent)."""
+    runs its share in ``items``' order: in a thread of ``pool`` when there is one (the GIL is
+    released while the grader waits for its worker, where most of a grade's CPU is spent), else
+    one share after the other. So how many run at once never changes what a worker sees."""
     def one(worker: Worker, index: int) -> tuple[TestResult, list[tuple[TestResult, Observation]]]:
         seen: list[tuple[TestResult, Observation]] = []
         case, algorithm, number = items[index]
         return _grade_safely(case, algorithm, number, rubric, worker, answers, results, seen), seen
 
-    if pool is None or len(workers) == 1 or len(items) < 2:
+    if len(workers) == 1 or len(items) < 2:
         return [one(workers[0], index) for index in range(len(items))]
     shares: list[list[int]] = [[] for _ in workers]
     loads = [0] * len(workers)
@@ -167,10 +171,14 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
         shares[least].append(index)
         loads[least] += costs[index]
     graded: dict[int, Any] = {}
-    futures = [pool.submit(lambda w=worker, share=sorted(share): [(i, one(w, i)) for i in share])
-               for worker, share in zip(workers, shares)]
-    for future in futures:
-        graded.update(future.result())
+    if pool is None:
+        for worker, share in zip(workers, shares):
+            graded.update((i, one(worker, i)) for i in sorted(share))
+    else:
+        futures = [pool.submit(lambda w=worker, share=sorted(share): [(i, one(w, i)) for i in share])
+                   for worker, share in zip(workers, shares)]
+        for future in futures:
+            graded.update(future.result())
     return [graded[index] for index in range(len(items))]
 
 
@@ -214,8 +222,10 @@ def grade(
     Reference answers come from ``answers`` (default: :meth:`AnswerKey.default`), which
     computes and caches what it does not hold yet. ``load`` reads a case file (default:
     :func:`~grader.cases.load_case`; a batch passes cases it loaded once). ``jobs``: workers
-    grading at once (:func:`_in_parallel`: the same results as one worker's, in the same order,
-    for a submission that keeps nothing between calls: docs/security.md).
+    grading at once. The tests are shared among :data:`SHARES` workers whatever ``jobs`` is
+    (:func:`_in_parallel`), and ``jobs`` only says how many of them run at once: a submission
+    that keeps state between calls sees the same tests in the same order on one core as on two,
+    so its results are the same (docs/security.md).
     """
     started = time.perf_counter()
     rubric = rubric or load_rubric()
@@ -267,8 +277,8 @@ def grade(
 
     # as root, each worker a user of its own: one cannot signal (kill) another where Landlock
     # cannot scope signals (one worker where the job slots for that cannot be claimed)
-    users = worker_users(max(1, min(jobs, len(planned))))
-    count = len(users)
+    users = worker_users(max(1, min(SHARES, len(planned))))
+    count = max(1, min(jobs, len(users)))  # how many of them grade at once
     # the grader's own measure of this machine (batch: once for all), so the worker need not
     with contextlib.ExitStack() as stack:
         # threads that outlive every worker: a worker dies with the thread that started it

@@ -81,7 +81,7 @@ class Attack:
     results_bytes: int = 0  # when set, results.json is smaller than this
     budget: int = 0  # the platform's time budget the run is given ($GRADER_TIME_BUDGET; 0: none)
     jobs: int = 0  # graded with ``grader grade --jobs N`` (0: one worker, the default)
-    worker_memory: int = 0  # $GRADER_WORKER_MEMORY, MiB a worker (0: the default, 512)
+    worker_memory: int = 0  # $GRADER_WORKER_MEMORY, MiB a worker (0: the default, 256)
 
 
 def _attack(name: str, category: str, description: str, source: str, **expect) -> Attack:
