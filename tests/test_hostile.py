@@ -308,17 +308,18 @@ def _run(variant: Variant, attack: Any, template: Path, workdir: Path) -> Run:
     # The parent writes results.json, and may add to its answer cache (the diagnosis caches
     # the known-mistake runs it makes for failing tests): nothing else may change.
     allowed = {"results", "results/results.json", "source/.cache/answer-key.json"}
-    # grade --jobs as root: the job slots' lock files the grader claims (limits.worker_users)
+    # as root: the job slots' lock files the grader claims for its two workers
+    # (limits.worker_users)
     slots = "tmp/grader-slots-"
     changed = sorted(
         path for path in set(before) | set(after)
         if before.get(path) != after.get(path) and path not in allowed
-        and not (attack.jobs and (path == "tmp" or path.startswith(slots)))
+        and not (path == "tmp" or path.startswith(slots))
     )  # fmt: skip
     if sorted(p for p in after if p.startswith("results/")) != ["results/results.json"]:
         changed.append("results/ holds more than results.json")
     leftovers = sorted(p.name for p in (root / "tmp").iterdir()
-                       if not (attack.jobs and p.name.startswith("grader-slots-")))
+                       if not p.name.startswith("grader-slots-"))
     return Run(returncode, elapsed, stdout, stderr, results, error, changed, leftovers)
 
 
