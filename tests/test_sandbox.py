@@ -1189,6 +1189,8 @@ def test_workers_grading_at_once_are_users_of_their_own():
     assert worker_users(1) == [None]
     users = worker_users(2)
     assert len(set(users)) == 2 and all(user and user[0] > 0 for user in users), users
+    # a process's later grades (a batch's) reuse its slots rather than claim two more each
+    assert [worker_users(2) for _ in range(3)] == [users] * 3
 
 
 def test_a_stale_line_is_dropped_before_it_is_parsed(worker_for, monkeypatch):

@@ -36,6 +36,7 @@ MIN_WORKER_MEMORY = 128  # MiB: below it the interpreter and a correct search do
 SLOT_UID_BASE = 62_000  # slot k without an account of its own runs as this uid + k
 MAX_SLOTS = 512
 _SLOT_LOCK: list[int] = []  # the claimed slots' locks, held for this process's life
+_GRADE_SLOTS: list[int] = []  # the slots this process's grades give their workers (worker_users)
 
 
 @dataclass(frozen=True)
@@ -164,10 +165,14 @@ def worker_users(count: int) -> list[tuple[int, int] | None]:
     base = os.environ.get(WORKER_USER_ENV) or "nobody"
     if count < 2 or resolve_user(None) is None:
         return [None] * count
-    slots = [_claim_slot() for _ in range(count)]
-    if not all(slots):  # still ``count`` workers, so that the tests are shared out the same way
-        return [None] * count
-    return [slot_ids(base, slot) for slot in slots]
+    # claimed once a process and kept for its later grades, one after another (a batch process
+    # grades hundreds: a claim a grade would use up the machine's slots)
+    while len(_GRADE_SLOTS) < count:
+        slot = _claim_slot()
+        if not slot:  # still ``count`` workers, so that the tests are shared out the same way
+            return [None] * count
+        _GRADE_SLOTS.append(slot)
+    return [slot_ids(base, slot) for slot in _GRADE_SLOTS[:count]]
 
 
 def _claim_slot(folder: str | None = None) -> int:
