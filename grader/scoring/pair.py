@@ -120,8 +120,8 @@ def grade_pair(
         return result
 
     cut = reply.trace_truncated or max(len(reply.generated), len(reply.evaluated)) > keep
-    got = RunResult(value=reply.value, generated=reply.generated[:keep],
-                    evaluated=reply.evaluated[:keep])
+    got = RunResult(value=reply.value, generated=_kept(reply.generated, keep),
+                    evaluated=_kept(reply.evaluated, keep))
     cut_note = " (your trace was far longer than the reference's and was cut)" if cut else ""
     pair = algorithm in PAIR_ALGORITHMS  # iterative_deepening: (value, action)
     reference, comparison = _best([(ref, compare(ref.run, got, decision=pair))
@@ -150,6 +150,11 @@ def grade_pair(
     if not comparison.passed:
         result.extra_data["replay"] = _replay_data(case, reference, got)
     return result
+
+
+def _kept(ids: list[str], keep: int) -> list[str]:
+    """``ids`` up to ``keep`` of them: the list itself when it is no longer (not a copy)."""
+    return ids if len(ids) <= keep else ids[:keep]
 
 
 def _grade_budget_stop(case: Case, algorithm: str, result: TestResult, reply: WorkerReply,
