@@ -24,7 +24,6 @@ neither (``save(shipped=True)``): a zip's bytes depend on the cases and the code
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -34,6 +33,7 @@ from typing import Any, Callable
 
 from grader.errors import GraderError
 from grader.files import write_text_atomically
+from grader.hashing import sha256
 from grader.paths import PACKAGE_ROOT, REPO_ROOT
 from grader.run.calibration import calibration_seconds
 from grader.run.packing import PackedIds, decode_indexes, pack_ids
@@ -69,7 +69,7 @@ def code_version() -> str | None:
         return None
     import reference
 
-    digest = hashlib.sha256()
+    digest = sha256()
     folders = [Path(reference.__file__).parent, PACKAGE_ROOT / "games"]
     for folder in folders:
         for source in sorted(folder.glob("*.py")):
@@ -84,7 +84,7 @@ def case_fingerprint(case: Any) -> str:
     """A hash of everything in a case that can change an answer (not its name or prose)."""
     data = {k: v for k, v in case.data.items() if k not in ("$schema", "description", "expect",
                                                              "points", "visibility", "name")}
-    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:20]
+    return sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:20]
 
 
 def _plain(value: Any) -> Any:

@@ -21,9 +21,8 @@ from __future__ import annotations
 import contextlib
 import time
 import traceback
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from grader.answers import tree_walk
 from grader.answers.store import AnswerKey
@@ -48,6 +47,9 @@ from grader.scoring.results import (
     GradingResults,
     TestResult,
 )
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 
 def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey) -> None:
@@ -174,6 +176,14 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
     return [graded[index] for index in range(len(items))]
 
 
+def _thread_pool(count: int) -> ThreadPoolExecutor:
+    """A pool of ``count`` threads (imported here: one worker, the default, needs none, and
+    concurrent.futures with the logging it imports is 1.2 MB of the grader's peak)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(count)
+
+
 class _NoRandomTrees:
     """What :func:`_random_trees` gives when the rubric gives random trees no points."""
 
@@ -274,7 +284,7 @@ def grade(
         # threads that outlive every worker: a worker dies with the thread that started it
         # (PR_SET_PDEATHSIG), and one may start a fresh worker after a time-out; the workers
         # are closed (below, first out) before the pool's threads end
-        pool = stack.enter_context(ThreadPoolExecutor(count)) if count > 1 else None
+        pool = stack.enter_context(_thread_pool(count)) if count > 1 else None
         workers = [stack.enter_context(open_worker(
             submission, limits=limits or Limits(), calibration=answers.calibration(), user=user))
             for user in users]
