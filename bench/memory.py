@@ -4,7 +4,8 @@
 A fresh process grades as ``grader grade --hidden`` does and reads its own ``ru_maxrss`` (the
 peak resident set, MB) after each stage: the bare interpreter; ``import grader.cli``; the
 imports a grade makes (``grader.scoring.grade`` and the report writer); the answer key opened;
-then after each test, every test that raised the peak named with what it added. The worker's
+then after each test, every test that raised the peak named with what it added (as ``grader
+grade`` grades: glibc's mmap threshold fixed, each play case's game dropped after it). The worker's
 own peak (``RUSAGE_CHILDREN``) is given apart: the bench's figure is the larger of the two.
 
 The answer key is the one a warm bench run reads: a fresh cache filled by one grade of the
@@ -41,6 +42,8 @@ import grader.report.gradescope
 stages.append(("import grader.scoring.grade, the report", peak()))
 from pathlib import Path
 from grader.answers.store import AnswerKey
+from grader.footprint import fix_mmap_threshold
+fix_mmap_threshold()  # as grader grade does
 answers = AnswerKey.default()
 stages.append(("the answer key opened", peak()))
 raised = []
@@ -55,7 +58,7 @@ def counted(case, algorithm, *args, **kwargs):
 grading.grade_pair = counted
 repo = Path(sys.argv[2])
 results = grading.grade(Path(sys.argv[1]), [repo / "trees" / "public", repo / "trees" / "hidden"],
-                        answers=answers)
+                        answers=answers, keep_games=False)  # as grader grade does
 stages.append(("the grade done", peak()))
 import json
 print(json.dumps({"stages": stages, "raised": raised, "score": results.score,

@@ -33,7 +33,7 @@ from typing import Any, Callable
 
 from grader.errors import GraderError
 from grader.files import write_text_atomically
-from grader.hashing import sha256
+from grader.footprint import sha256
 from grader.paths import PACKAGE_ROOT, REPO_ROOT
 from grader.run.calibration import calibration_seconds
 from grader.run.packing import PackedIds, decode_indexes, pack_ids
@@ -277,9 +277,19 @@ class AnswerKey:
             self._dirty = True
         return entry
 
-    def reference(self, case: Any, algorithm: str, rule: str, seed: int | None = None) -> Reference:
-        """The reference's run of ``algorithm`` on ``case`` under ``rule`` (and MCTS ``seed``)."""
+    def reference(self, case: Any, algorithm: str, rule: str, seed: int | None = None, *,
+                  packed: bool = False) -> Reference:
+        """The reference's run of ``algorithm`` on ``case`` under ``rule`` (and MCTS ``seed``).
+        ``packed``: its long traces as the key holds them (:class:`PackedIds`: a length, and
+        equality with a list), not unpacked; for a comparison that needs no more when it
+        passes (:func:`grader.scoring.pair.grade_pair`)."""
         key = f"{case_fingerprint(case)}:{algorithm}:{rule}:{seed}"
+        if packed and key in self._read and key not in self._recent:
+            self.used.add(key)
+            entry = self.entries[key]
+            run = RunResult(**{name: item if isinstance(item, PackedIds) else _unpacked(item)
+                               for name, item in entry["run"].items()})
+            return Reference(rule, run, self._seconds(key, entry))
 
         def compute() -> dict[str, Any]:
             from grader.answers.solve import solve
@@ -290,11 +300,13 @@ class AnswerKey:
             return {"run": _plain(run.to_dict()), "seconds": seconds}
 
         entry = self._lookup(key, compute)
-        run = RunResult(**entry["run"])
+        return Reference(rule, RunResult(**entry["run"]), self._seconds(key, entry))
+
+    def _seconds(self, key: str, entry: dict[str, Any]) -> float | None:
         seconds = entry.get("seconds")  # None: from a shipped key, which keeps no times
         if seconds is not None and key in self._scale:  # another machine's: scale to this one
             seconds *= self.calibration() / self._scale[key]
-        return Reference(rule, run, seconds)
+        return seconds
 
     def optimal_actions(self, case: Any) -> list[Any]:
         """The minimax-optimal root actions (what MCTS outcome checks accept)."""

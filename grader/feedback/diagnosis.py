@@ -32,7 +32,7 @@ from typing import Any
 from grader.compare import check_value
 from grader.errors import GraderError
 from grader.files import json_safe
-from grader.hashing import sha256
+from grader.footprint import sha256
 from grader.run.runner import RunResult
 
 BUDGET_FACTOR = 4

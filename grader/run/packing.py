@@ -16,6 +16,7 @@ and every index against the table.
 from __future__ import annotations
 
 import binascii
+import operator
 import sys
 from array import array
 
@@ -107,9 +108,13 @@ class PackedIds:
         return len(self.indexes)
 
     def __eq__(self, other: object) -> bool:
+        """Equal to the same ids, packed or a list (compared id by id, no list built)."""
         if isinstance(other, PackedIds):
             return self.unpack() == other.unpack()
-        return NotImplemented
+        if type(other) is not list:
+            return NotImplemented
+        return len(other) == len(self.indexes) and all(
+            map(operator.eq, map(self.table.__getitem__, self.indexes), other))
 
     __hash__ = None  # type: ignore[assignment]  (mutable, like the list it stands for)
 

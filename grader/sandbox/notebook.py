@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.errors import SubmissionError
-from grader.hashing import sha256
+from grader.footprint import sha256
 from grader.sandbox.submission import code, inert, quoted
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024  # outputs (plots) make notebooks large; the code is small

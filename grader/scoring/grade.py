@@ -39,7 +39,7 @@ from grader.sandbox.limits import Limits, worker_users
 from grader.scoring import upload
 from grader.scoring.named import name_mistakes
 from grader.scoring.pair import accepted_rules, grade_pair, pair_mcts_outcomes
-from grader.scoring.play import leaderboard
+from grader.scoring.play import forget_game, leaderboard
 from grader.scoring.results import (
     ALGORITHM_NUMBERS,
     GRADER_ERROR,
@@ -145,7 +145,8 @@ def _cost(case: Case, algorithm: str, rubric: Rubric, answers: AnswerKey) -> int
 
 
 def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubric: Rubric,
-                 answers: AnswerKey, results: GradingResults, pool: ThreadPoolExecutor | None
+                 answers: AnswerKey, results: GradingResults, pool: ThreadPoolExecutor | None,
+                 keep_games: bool = True
                  ) -> list[tuple[TestResult, list[tuple[TestResult, Observation]]]]:
     """Each ``(case, algorithm, number)`` graded, with what it observed, in ``items``' order.
 
@@ -157,7 +158,10 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
     def one(worker: Worker, index: int) -> tuple[TestResult, list[tuple[TestResult, Observation]]]:
         seen: list[tuple[TestResult, Observation]] = []
         case, algorithm, number = items[index]
-        return _grade_safely(case, algorithm, number, rubric, worker, answers, results, seen), seen
+        test = _grade_safely(case, algorithm, number, rubric, worker, answers, results, seen)
+        if algorithm in PLAY_ALGORITHMS and not keep_games:
+            forget_game(case)
+        return test, seen
 
     if pool is None or len(workers) == 1 or len(items) < 2:
         return [one(workers[0], index) for index in range(len(items))]
@@ -218,6 +222,7 @@ def grade(
     progress: Callable[[TestResult], None] | None = None,
     load: Callable[[Path], Case] | None = None,
     jobs: int = 1,
+    keep_games: bool = True,
 ) -> GradingResults:
     """Grade ``submission`` (a ``search.py``, a folder or zip holding one) on the cases.
 
@@ -225,7 +230,10 @@ def grade(
     computes and caches what it does not hold yet. ``load`` reads a case file (default:
     :func:`~grader.cases.load_case`; a batch passes cases it loaded once). ``jobs``: workers
     grading at once (:func:`_in_parallel`: the same results as one worker's, in the same order,
-    for a submission that keeps nothing between calls: docs/security.md).
+    for a submission that keeps nothing between calls: docs/security.md). ``keep_games``: keep
+    each play case's game, and what it remembers of positions, for the next submission (a
+    batch); ``grader grade`` grades one and drops each when its case is graded (a smaller
+    peak, the same results: a game's memos remember its rules only).
     """
     started = time.perf_counter()
     rubric = rubric or load_rubric()
@@ -271,7 +279,8 @@ def grade(
     observed: list[tuple[TestResult, Observation]] = []
 
     def run_all(workers: list[Worker], items: list[tuple[Case, str, str]]) -> None:
-        for test, seen in _in_parallel(workers, items, rubric, answers, results, pool):
+        for test, seen in _in_parallel(workers, items, rubric, answers, results, pool,
+                                       keep_games):
             observed.extend(seen)
             record(test)
 

@@ -17,7 +17,7 @@ from grader.answers.store import AnswerKey, Reference
 from grader.cases import Case
 from grader.cases.algorithms import PAIR_ALGORITHMS, PLAY_ALGORITHMS
 from grader.cases.rubric import Rubric
-from grader.compare import Comparison, ValueCheck, compare
+from grader.compare import Comparison, ValueCheck, check_decision, check_value, compare
 from grader.feedback import deepening, diagnosis, explain, savings
 from grader.feedback import failure as feedback
 from grader.feedback.markdown import code_name, inline_text
@@ -95,7 +95,8 @@ def grade_pair(
         return grade_play(case, result, rubric, worker)
 
     rules = accepted_rules(case.pruning, rubric.for_algorithm(algorithm).pruning)
-    references = [answers.reference(case, algorithm, rule) for rule in rules]
+    # packed (a long trace: 4 bytes an id, not unpacked) until the comparison needs the lists
+    references = [answers.reference(case, algorithm, rule, packed=True) for rule in rules]
     budget = work_budget(settings, references)
     # The feedback's work grows with the trace: a trace far longer than the reference's is
     # wrong whatever its tail holds, so the worker cuts it (at a multiple of the reference's).
@@ -104,6 +105,9 @@ def grade_pair(
     reply = _run(worker, case, algorithm, settings, budget, case.mcts, trace_limit=keep)
     student_output = "" if result.hidden else printed_output(reply)
     course_rule = rubric.for_algorithm(algorithm).pruning
+    passed_packed = reply.status == "ok" and _passes_packed(references, reply, keep, algorithm)
+    if not passed_packed:
+        references = [answers.reference(case, algorithm, rule) for rule in rules]  # unpacked
     if reply.status == "budget":
         if observed is not None:  # a variant also stopped, the same way, is consistent
             observed.append((result, Observation(case, course_rule, False, None, "budget")))
@@ -124,8 +128,13 @@ def grade_pair(
                     evaluated=_kept(reply.evaluated, keep))
     cut_note = " (your trace was far longer than the reference's and was cut)" if cut else ""
     pair = algorithm in PAIR_ALGORITHMS  # iterative_deepening: (value, action)
-    reference, comparison = _best([(ref, compare(ref.run, got, decision=pair))
-                                   for ref in references])
+    if passed_packed:  # the traces are the reference's: compared as its own, the same outcome
+        reference = references[0]
+        comparison = compare(RunResult(reference.run.value, got.generated, got.evaluated), got,
+                             decision=pair)
+    else:
+        reference, comparison = _best([(ref, compare(ref.run, got, decision=pair))
+                                       for ref in references])
     if observed is not None:
         observed.append((result, Observation(case, course_rule, comparison.passed, got)))
     if comparison.passed:
@@ -150,6 +159,20 @@ def grade_pair(
     if not comparison.passed:
         result.extra_data["replay"] = _replay_data(case, reference, got)
     return result
+
+
+def _passes_packed(references: list[Reference], reply: WorkerReply, keep: int,
+                   algorithm: str) -> bool:
+    """Whether the comparison :func:`_best` picks is a pass with the first reference (the one
+    it would pick then): right value, and the student's traces those the reference's packed
+    ones name (compared id by id, no list unpacked). Then the test needs no more of the
+    reference's traces: its own equal them."""
+    run = references[0].run
+    if reply.trace_truncated or max(len(reply.generated), len(reply.evaluated)) > keep:
+        return False
+    check = check_decision if algorithm in PAIR_ALGORITHMS else check_value
+    return (check(run.value, reply.value).ok and run.generated == reply.generated
+            and run.evaluated == reply.evaluated)
 
 
 def _kept(ids: list[str], keep: int) -> list[str]:
