@@ -4,7 +4,8 @@
 A fresh process grades as ``grader grade --hidden`` does and reads its own ``ru_maxrss`` (the
 peak resident set, MB) after each stage: the bare interpreter; ``import grader.cli``; the
 imports a grade makes (``grader.scoring.grade`` and the report writer); the answer key opened;
-then after each test, every test that raised the peak named with what it added (as ``grader
+then after each test, every test that raised the peak named with what it added and the
+resident set it started from (as ``grader
 grade`` grades: glibc's mmap threshold fixed, each play case's game dropped after it). The worker's
 own peak (``RUSAGE_CHILDREN``) is given apart: the bench's figure is the larger of the two.
 
@@ -34,6 +35,9 @@ CHILD = r"""
 import resource, sys
 def peak():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def now():  # the resident set at this moment (MB)
+    with open("/proc/self/statm") as stat:
+        return int(stat.read().split()[1]) * resource.getpagesize() / 2**20
 stages = [("bare interpreter", peak())]
 import grader.cli
 stages.append(("import grader.cli", peak()))
@@ -49,11 +53,11 @@ stages.append(("the answer key opened", peak()))
 raised = []
 real = grading.grade_pair
 def counted(case, algorithm, *args, **kwargs):
-    before = peak()
+    before, resident = peak(), now()
     test = real(case, algorithm, *args, **kwargs)
     after = peak()
     if after - before >= 0.5:
-        raised.append((f"{algorithm}: {case.name}", after - before, after))
+        raised.append((f"{algorithm}: {case.name}", after - before, after, resident))
     return test
 grading.grade_pair = counted
 repo = Path(sys.argv[2])
@@ -88,13 +92,13 @@ def stages(submission: Path = CORRECT, cache: Path | None = None) -> dict:
 
 def report(figures: dict) -> None:
     previous = 0.0
-    print(f"{'stage':<48} {'peak MB':>8} {'added':>7}")
+    print(f"{'stage':<48} {'peak MB':>8} {'added':>7} {'resident before':>16}")
     for name, peak in figures["stages"]:
         print(f"{name:<48} {peak:8.1f} {peak - previous:+7.1f}")
         previous = peak
         if name == "the answer key opened":
-            for test, added, after in figures["raised"]:
-                print(f"  {test[:46]:<46} {after:8.1f} {added:+7.1f}")
+            for test, added, after, resident in figures["raised"]:
+                print(f"  {test[:46]:<46} {after:8.1f} {added:+7.1f} {resident:16.1f}")
     print(f"{'the worker (its own peak)':<48} {figures['worker']:8.1f}")
 
 

@@ -23,7 +23,8 @@ from grader.sandbox.protocol import (
     MAX_MESSAGE_BYTES,
     MAX_MESSAGE_ITEMS,
     Unreadable,
-    parse_message,
+    checked_message,
+    read_message,
 )
 from grader.sandbox.watch import Watch, next_wake
 
@@ -130,11 +131,17 @@ class Channel:
                 continue
             if line_end >= 0:
                 try:  # sizes checked before decoding, then the schema: nothing here is trusted
-                    return parse_message(self.inbox, line_end, self.max_items)
+                    message = read_message(self.inbox, line_end, self.max_items)
                 except Unreadable as error:
                     raise Closed(str(error)) from None
-                finally:
+                finally:  # the line freed before its traces are unpacked (the checks)
                     del self.inbox[: line_end + 1]
+                    if not self.inbox:  # a fresh one: a bytearray keeps its largest size (a
+                        self.inbox = bytearray()  # full tic-tac-toe reply: 5 MB) for good
+                try:
+                    return checked_message(message, self.max_items)
+                except Unreadable as error:
+                    raise Closed(str(error)) from None
             if len(self.inbox) > MAX_MESSAGE_BYTES:
                 raise Closed(f"sent a message longer than the {MAX_MESSAGE_BYTES:,} bytes the "
                              "grader reads")

@@ -157,7 +157,16 @@ def items_allowed(trace_limit: int) -> int:
 
 def parse_message(buffer: bytes | bytearray, end: int, max_items: int = MAX_MESSAGE_ITEMS
                   ) -> dict[str, Any]:
-    """The message in ``buffer[:end]`` (one line), checked against :data:`MESSAGE_SCHEMA`.
+    """The message in ``buffer[:end]`` (one line), checked against :data:`MESSAGE_SCHEMA`:
+    :func:`read_message`, then :func:`checked_message`. Raises :class:`Unreadable` saying what
+    is wrong."""
+    return checked_message(read_message(buffer, end, max_items), max_items)
+
+
+def read_message(buffer: bytes | bytearray, end: int, max_items: int = MAX_MESSAGE_ITEMS
+                 ) -> Any:
+    """The JSON value in ``buffer[:end]`` (one line), not yet checked (:func:`checked_message`:
+    a caller may free ``buffer`` first; a packed trace is unpacked there).
 
     The line's size and its count of JSON separators (at most ``max_items``: see
     :func:`items_allowed`) are checked before anything is decoded (``bytearray.count`` copies
@@ -173,10 +182,14 @@ def parse_message(buffer: bytes | bytearray, end: int, max_items: int = MAX_MESS
     try:
         with memoryview(buffer) as view, view[:end] as line:
             text = str(line, "utf-8")  # one copy, straight to text
-        message = json.loads(text)
+        return json.loads(text)  # (the text is freed on return: 3 MB for a full trace)
     except (ValueError, RecursionError):  # bad UTF-8, and a huge int literal, are ValueErrors
         raise Unreadable("wrote something unreadable to the grader's private channel") from None
-    del text  # (3 MB for a full tic-tac-toe trace: not kept while the trace is unpacked)
+
+
+def checked_message(message: Any, max_items: int = MAX_MESSAGE_ITEMS) -> dict[str, Any]:
+    """``message`` (:func:`read_message`'s) checked by :func:`message_problem`, its packed
+    traces unpacked; raises :class:`Unreadable` saying what is wrong."""
     problem = message_problem(message, max(0, (max_items - 50_000) // 2))
     if problem:
         raise Unreadable(f"sent a malformed message ({problem})")
