@@ -26,3 +26,27 @@ def test_anything_but_the_canonical_encoding_is_refused():
         assert unpack_ids(forged, table, 5) is None, forged
     assert unpack_ids(packed, table[:2], 5) is None  # an index past the table
     assert unpack_ids(packed, table, 4) is None  # longer than the cap
+
+
+def test_a_packed_list_compares_reads_and_slices_as_its_list():
+    ids = ["b", "a", "b", "c", "a"]
+    table, (packed,) = pack_ids(ids)
+    kept = PackedIds(table, decode_indexes(packed, len(table), len(ids)))
+    other_table, (other,) = pack_ids(["z", *ids])  # the same ids under another table
+    shifted = PackedIds(other_table, decode_indexes(other, len(other_table), 6)[1:])
+    assert kept == ids and ids == kept and kept == shifted and not kept != ids
+    assert kept != ids[:-1] and kept != [*ids[:-1], "b"] and kept != []
+    assert list(kept) == ids and kept[1] == "a" and kept[1:3] == ["a", "b"] and kept[:0] == []
+    assert kept.head(2).unpack() == ["b", "a"] and kept.head(9) is kept
+
+
+def test_a_submission_is_read_at_its_size_and_up_to_the_cap_when_it_grew(monkeypatch):
+    import io
+
+    from grader.sandbox import submission
+
+    assert submission._read_capped(io.BytesIO(b"abc"), 3) == b"abc"
+    assert submission._read_capped(io.BytesIO(b"abcdef"), 3) == b"abcdef"  # grew since
+    monkeypatch.setattr(submission, "MAX_SOURCE_BYTES", 4)
+    assert submission._read_capped(io.BytesIO(b"abcdef"), 3) == b"abcd"
+    assert submission._read_capped(io.BytesIO(b"abcdef"), 6) == b"abcd"

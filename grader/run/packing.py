@@ -19,6 +19,7 @@ import binascii
 import operator
 import sys
 from array import array
+from typing import Any, Iterator
 
 _INDEX = "I" if array("I").itemsize == 4 else "L"  # 4-byte unsigned on every platform here
 
@@ -109,12 +110,23 @@ class PackedIds:
 
     def __eq__(self, other: object) -> bool:
         """Equal to the same ids, packed or a list (compared id by id, no list built)."""
-        if isinstance(other, PackedIds):
-            return self.unpack() == other.unpack()
-        if type(other) is not list:
+        if type(other) is not list and not isinstance(other, PackedIds):
             return NotImplemented
-        return len(other) == len(self.indexes) and all(
-            map(operator.eq, map(self.table.__getitem__, self.indexes), other))
+        return len(other) == len(self.indexes) and all(map(operator.eq, self, other))
+
+    def __iter__(self) -> Iterator[str]:
+        return map(self.table.__getitem__, self.indexes)
+
+    def __getitem__(self, index: int | slice) -> Any:
+        """An id, or a slice's ids as a list."""
+        if isinstance(index, slice):
+            return list(map(self.table.__getitem__, self.indexes[index]))
+        return self.table[self.indexes[index]]
+
+    def head(self, count: int) -> PackedIds:
+        """The first ``count`` ids, still packed."""
+        return self if count >= len(self.indexes) else PackedIds(self.table,
+                                                                  self.indexes[:count])
 
     __hash__ = None  # type: ignore[assignment]  (mutable, like the list it stands for)
 

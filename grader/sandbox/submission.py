@@ -43,7 +43,7 @@ import struct
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Callable
+from typing import Any, Callable
 
 from grader.errors import SubmissionError
 
@@ -373,7 +373,7 @@ def read_submission(path: Path, root: Path | None = None) -> bytes:
             raise SubmissionError(f"{quoted(path.name)} is {info.st_size:,} bytes; too large "
                                   f"(at most {MAX_SOURCE_BYTES:,})")
         with os.fdopen(os.dup(handle), "rb") as stream:
-            return stream.read(MAX_SOURCE_BYTES + 1)[:MAX_SOURCE_BYTES]
+            return _read_capped(stream, info.st_size)
     except OSError as error:
         if error.errno in (errno.ELOOP, errno.ENOTDIR):
             raise SubmissionError(NOT_REGULAR.format(
@@ -383,6 +383,16 @@ def read_submission(path: Path, root: Path | None = None) -> bytes:
     finally:
         for handle in handles:
             os.close(handle)
+
+
+def _read_capped(stream: Any, size: int) -> bytes:
+    """At most MAX_SOURCE_BYTES of ``stream``, a file of ``size`` bytes when it was measured:
+    read at that size (``read(n)`` reserves ``n`` bytes first: 20 MB at every worker start for
+    a file of a few kilobytes), then on, up to the cap, only if the file grew since."""
+    data = stream.read(min(size, MAX_SOURCE_BYTES) + 1)
+    if len(data) > size:  # it grew: what the cap allows of the rest
+        data += stream.read(MAX_SOURCE_BYTES + 1 - len(data))
+    return data[:MAX_SOURCE_BYTES]
 
 
 def _read_plainly(path: Path) -> bytes:
@@ -397,6 +407,6 @@ def _read_plainly(path: Path) -> bytes:
             raise SubmissionError(f"{quoted(path.name)} is {info.st_size:,} bytes; too large "
                                   f"(at most {MAX_SOURCE_BYTES:,})")
         with path.open("rb") as stream:
-            return stream.read(MAX_SOURCE_BYTES + 1)[:MAX_SOURCE_BYTES]
+            return _read_capped(stream, info.st_size)
     except OSError as error:
         raise SubmissionError(f"cannot read the submission {quoted(path.name)}: {error.strerror}") from None

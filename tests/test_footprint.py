@@ -1,0 +1,36 @@
+"""The grader's own memory (issue 33): grader/footprint.py, and what a one-off grade drops."""
+
+import hashlib
+from pathlib import Path
+
+from grader.cases import load_case
+from grader.footprint import fix_mmap_threshold, sha256
+from grader.scoring import play
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_sha256_without_openssl_gives_hashlibs_digests():
+    for data in (b"", b"abc", bytes(range(256)) * 1000):
+        assert sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+    digest = sha256()
+    digest.update(b"a")
+    digest.update(b"bc")
+    assert digest.hexdigest() == hashlib.sha256(b"abc").hexdigest()
+
+
+def test_the_mmap_threshold_is_held_where_glibc_runs():
+    assert fix_mmap_threshold() in (True, False)  # True on glibc; never raises elsewhere
+
+
+def test_a_one_off_grade_drops_a_play_cases_game_and_the_baselines_positions():
+    from reference import evaluations
+
+    case = load_case(REPO / "trees" / "public" / "evaluate-connect4-greedy.json")
+    game = play._game(case)
+    assert play._game(case) is game  # kept for the next submission (a batch)
+    evaluations.baseline_evaluation(game, game.initial_state())
+    assert evaluations._BASELINE
+    play.forget_game(case)
+    assert play._game(case) is not game and not evaluations._BASELINE
+    play.forget_game(case)
