@@ -102,6 +102,13 @@ def report(figures: dict) -> None:
     print(f"{'the worker (its own peak)':<48} {figures['worker']:8.1f}")
 
 
+def section() -> dict:
+    """``bench/run.py --only memory``: the figures, printed."""
+    figures = stages()
+    report(figures)
+    return figures
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--submission", type=Path, default=CORRECT)

@@ -11,7 +11,8 @@ untraced search), ``big`` (loading a 10^6-node case file; the deepest tree that 
 chance-as-min), ``batch_issue_traces`` (that mix on every case but the ``evaluate`` ones,
 which are graded by play: the cases issue 19 measured), ``autograder`` (``run_autograder`` in a fresh /autograder-like tree: the first
 submission against a warm one, bench/autograder.py), ``profile`` (where one grade spends CPU,
-grader and worker, bench/profile_grade.py), ``cs188`` (this grader against CS188's multi-agent
+grader and worker, bench/profile_grade.py), ``memory`` (where that grade's peak memory comes
+from, stage by stage, bench/memory.py), ``cs188`` (this grader against CS188's multi-agent
 autograder, paired, bench/cs188.py: skipped, saying why, without CS188's project: ``--cs188
 DIR`` once, then it is cached). ``--rubric FILE``: the batch sections
 under a course's own rubric (what a lower ``time_floor`` or fewer ``[play] matches`` buy).
@@ -42,11 +43,11 @@ except ImportError:  # run with a Python outside the project's venv: use the ven
         os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), *sys.argv])
     raise
 
-from bench import autograder, cs188, profile_grade, scale, sections  # noqa: E402
+from bench import autograder, cs188, memory, profile_grade, scale, sections  # noqa: E402
 from bench.measure import load_average  # noqa: E402
 
 SECTIONS = ("grade", "cases", "tracing", "big", "batch", "batch_issue", "batch_issue_traces",
-            "autograder", "profile", "cs188")
+            "autograder", "profile", "memory", "cs188")
 RESULTS = REPO / "bench" / "results.json"
 
 
@@ -91,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
             "batch_issue_traces": lambda: scale.batch(scale.ISSUE_MIX, args.jobs, cache,
                                                       scale.trace_cases(), rubric=args.rubric),
             "profile": lambda: profile_grade.profile_grade(),
+            "memory": lambda: memory.section(),
             "cs188": lambda: _cs188(args.cs188, runs, cache),
         }
         if "cases" in args.only and "grade" not in args.only:

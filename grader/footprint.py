@@ -26,9 +26,10 @@ def fix_mmap_threshold() -> bool:
     after the first few-megabyte list a grade frees (the answer key's packed trace, a play
     case's position memo), later traces of that size come from the heap, where a few small
     objects left above them keep the heap from shrinking, and each long trace grows the
-    process anew. Held fixed, every long list is mapped and given back when freed: the peak
-    of ``grader grade --hidden`` fell by 6 to 50 MB with it (docs/benchmarks.md, Peak memory).
-    Setting it turns off that adjustment only; small blocks are served as before."""
+    process anew. Held fixed, every long list is mapped and given back when freed: with the
+    play cases' games dropped, ``grader grade --hidden`` peaked at 71 MB with it and 125 MB
+    without (docs/benchmarks.md, Peak memory). Setting it turns off that adjustment only;
+    small blocks are served as before."""
     try:
         import ctypes
 
