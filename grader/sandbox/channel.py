@@ -24,7 +24,8 @@ from grader.sandbox.protocol import (
     MAX_MESSAGE_ITEMS,
     Unreadable,
     checked_message,
-    read_message,
+    line_text,
+    text_message,
 )
 from grader.sandbox.watch import Watch, next_wake
 
@@ -131,14 +132,16 @@ class Channel:
                 continue
             if line_end >= 0:
                 try:  # sizes checked before decoding, then the schema: nothing here is trusted
-                    message = read_message(self.inbox, line_end, self.max_items)
+                    text = line_text(self.inbox, line_end, self.max_items)
                 except Unreadable as error:
                     raise Closed(str(error)) from None
-                finally:  # the line freed before its traces are unpacked (the checks)
+                finally:  # the line's bytes freed before it is parsed and its traces unpacked
                     del self.inbox[: line_end + 1]
                     if not self.inbox:  # a fresh one: a bytearray keeps its largest size (a
                         self.inbox = bytearray()  # full tic-tac-toe reply: 5 MB) for good
                 try:
+                    message = text_message(text)
+                    del text  # (3 MB: not kept while the traces are unpacked)
                     return checked_message(message, self.max_items)
                 except Unreadable as error:
                     raise Closed(str(error)) from None

@@ -166,7 +166,13 @@ def parse_message(buffer: bytes | bytearray, end: int, max_items: int = MAX_MESS
 def read_message(buffer: bytes | bytearray, end: int, max_items: int = MAX_MESSAGE_ITEMS
                  ) -> Any:
     """The JSON value in ``buffer[:end]`` (one line), not yet checked (:func:`checked_message`:
-    a caller may free ``buffer`` first; a packed trace is unpacked there).
+    a packed trace is unpacked there): :func:`line_text`, then :func:`text_message`."""
+    return text_message(line_text(buffer, end, max_items))
+
+
+def line_text(buffer: bytes | bytearray, end: int, max_items: int = MAX_MESSAGE_ITEMS) -> str:
+    """``buffer[:end]`` (one line) as text, for :func:`text_message` (a caller may free
+    ``buffer`` between the two: 5 MB for a full tic-tac-toe reply).
 
     The line's size and its count of JSON separators (at most ``max_items``: see
     :func:`items_allowed`) are checked before anything is decoded (``bytearray.count`` copies
@@ -181,9 +187,16 @@ def read_message(buffer: bytes | bytearray, end: int, max_items: int = MAX_MESSA
                          f"{max_items:,} the grader reads (a forged trace?)")
     try:
         with memoryview(buffer) as view, view[:end] as line:
-            text = str(line, "utf-8")  # one copy, straight to text
-        return json.loads(text)  # (the text is freed on return: 3 MB for a full trace)
-    except (ValueError, RecursionError):  # bad UTF-8, and a huge int literal, are ValueErrors
+            return str(line, "utf-8")  # one copy, straight to text
+    except ValueError:  # bad UTF-8
+        raise Unreadable("wrote something unreadable to the grader's private channel") from None
+
+
+def text_message(text: str) -> Any:
+    """The JSON value of a line's ``text`` (:func:`line_text`); raises :class:`Unreadable`."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):  # a huge int literal is a ValueError too
         raise Unreadable("wrote something unreadable to the grader's private channel") from None
 
 
