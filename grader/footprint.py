@@ -38,4 +38,18 @@ def fix_mmap_threshold() -> bool:
         return False
 
 
-__all__ = ["fix_mmap_threshold", "sha256"]
+def release_free_memory() -> bool:
+    """Give the free pages inside glibc's heap back to the system (``malloc_trim(0)``; True
+    where it ran). After a play case's game is dropped (:func:`grader.scoring.play.forget_game`)
+    its memos' memory is free but scattered among what the grade keeps; the next long trace
+    then starts from 2.5 MB less resident (bench/memory.py). A few milliseconds."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).malloc_trim(0)
+        return True
+    except (AttributeError, OSError, TypeError):  # not glibc: nothing to do
+        return False
+
+
+__all__ = ["fix_mmap_threshold", "release_free_memory", "sha256"]

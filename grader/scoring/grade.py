@@ -32,6 +32,7 @@ from grader.cases.rubric import Rubric, load_rubric
 from grader.errors import CaseError, SubmissionError
 from grader.feedback import deepening, diagnosis, explain, savings
 from grader.feedback.verdict import Observation
+from grader.footprint import release_free_memory
 from grader.sandbox.audit import record_audit
 from grader.sandbox.client import Worker
 from grader.sandbox.portable import open_worker
@@ -161,6 +162,7 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
         test = _grade_safely(case, algorithm, number, rubric, worker, answers, results, seen)
         if algorithm in PLAY_ALGORITHMS and not keep_games:
             forget_game(case)
+            release_free_memory()
         return test, seen
 
     if pool is None or len(workers) == 1 or len(items) < 2:
