@@ -13,7 +13,8 @@ which are graded by play: the cases issue 19 measured), ``autograder`` (``run_au
 submission against a warm one, bench/autograder.py), ``autograder_jobs`` (the same with one
 worker against two, and whether their results agree), ``worker_cost`` (where the worker's CPU
 goes on the full tic-tac-toe minimax case, bench/worker_cost.py), ``profile`` (where one grade
-spends CPU, grader and worker, bench/profile_grade.py), ``floor`` (the correct solution's own
+spends CPU, grader and worker, bench/profile_grade.py), ``memory`` (where that grade's peak
+memory comes from, stage by stage, bench/memory.py), ``floor`` (the correct solution's own
 work in a grade, no grader around it: bench/floor.py), ``cs188`` (this grader against
 CS188's multi-agent autograder, paired, bench/cs188.py: skipped, saying why, without
 CS188's project: ``--cs188 DIR`` once, then it is cached). ``--rubric FILE``: the batch sections
@@ -45,11 +46,13 @@ except ImportError:  # run with a Python outside the project's venv: use the ven
         os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), *sys.argv])
     raise
 
-from bench import autograder, cs188, floor, profile_grade, scale, sections, worker_cost  # noqa: E402
+from bench import (  # noqa: E402
+    autograder, cs188, floor, memory, profile_grade, scale, sections, worker_cost)
 from bench.measure import load_average  # noqa: E402
 
 SECTIONS = ("grade", "cases", "tracing", "big", "batch", "batch_issue", "batch_issue_traces",
-            "autograder", "autograder_jobs", "worker_cost", "profile", "floor", "cs188")
+            "autograder", "autograder_jobs", "worker_cost", "profile", "memory", "floor",
+            "cs188")
 RESULTS = REPO / "bench" / "results.json"
 
 
@@ -96,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
             "batch_issue_traces": lambda: scale.batch(scale.ISSUE_MIX, args.jobs, cache,
                                                       scale.trace_cases(), rubric=args.rubric),
             "profile": lambda: profile_grade.profile_grade(),
+            "memory": lambda: memory.section(),
             "floor": lambda: floor.floor(1 if quick else 3),
             "cs188": lambda: _cs188(args.cs188, runs, cache),
         }

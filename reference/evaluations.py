@@ -34,6 +34,11 @@ def baseline_evaluation(game: Any, state: Any) -> float:
     return found
 
 
+def forget_positions() -> None:
+    """Empty the memo of :func:`baseline_evaluation` (a one-off grade: nothing will reuse it)."""
+    _BASELINE.clear()
+
+
 def reference_evaluation(game: Any, state: Any) -> float:
     """The staff's good evaluation (the model answer): windows of ``connect`` cells held by one
     player only, weighted steeply by their marks (1, 4, 16, ...: a window one mark short of a

@@ -1200,8 +1200,8 @@ def test_a_stale_line_is_dropped_before_it_is_parsed(worker_for, monkeypatch):
     from grader.sandbox import channel
 
     parsed: list[int] = []
-    real = channel.parse_message
-    monkeypatch.setattr(channel, "parse_message",
+    real = channel.line_text
+    monkeypatch.setattr(channel, "line_text",
                         lambda buffer, end, *rest: parsed.append(end) or real(buffer, end, *rest))
     worker = worker_for("""
         import json, os, sys

@@ -28,7 +28,7 @@ class ScriptedWorker:
         self.requests = []
 
     def run(self, case, algorithm, *, mcts=None, time_limit=None, time_multiple=0.0, budget=None,
-            trace_limit=None):
+            trace_limit=None, packed=False):  # (its replies' traces are lists: packed or not)
         self.requests.append({"case": case, "algorithm": algorithm, "time_limit": time_limit,
                               "time_multiple": time_multiple, "budget": budget,
                               "trace_limit": trace_limit})

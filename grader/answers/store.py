@@ -24,7 +24,6 @@ neither (``save(shipped=True)``): a zip's bytes depend on the cases and the code
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -34,9 +33,10 @@ from typing import Any, Callable
 
 from grader.errors import GraderError
 from grader.files import write_text_atomically
+from grader.footprint import sha256
 from grader.paths import PACKAGE_ROOT, REPO_ROOT
 from grader.run.calibration import calibration_seconds
-from grader.run.packing import pack_ids, unpack_ids
+from grader.run.packing import PackedIds, decode_indexes, pack_ids
 from grader.run.runner import RunResult
 
 KEY_FORMAT = 2  # 2: long traces stored packed (grader.run.packing)
@@ -69,7 +69,7 @@ def code_version() -> str | None:
         return None
     import reference
 
-    digest = hashlib.sha256()
+    digest = sha256()
     folders = [Path(reference.__file__).parent, PACKAGE_ROOT / "games"]
     for folder in folders:
         for source in sorted(folder.glob("*.py")):
@@ -84,7 +84,7 @@ def case_fingerprint(case: Any) -> str:
     """A hash of everything in a case that can change an answer (not its name or prose)."""
     data = {k: v for k, v in case.data.items() if k not in ("$schema", "description", "expect",
                                                              "points", "visibility", "name")}
-    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:20]
+    return sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:20]
 
 
 def _plain(value: Any) -> Any:
@@ -105,41 +105,50 @@ PACKED = "$packed_ids"  # {PACKED: [ids...], "lists": [base64, ...]} in place of
 
 
 class _SharedIds:
-    """A ``json.loads`` object hook: a stored trace unpacked (:func:`_pack_traces`), and the ids
-    of any other long trace each kept once. A game's trace repeats its states (full
-    tic-tac-toe: 549,945 ids, 5,478 boards), and a run's ``generated`` and ``evaluated`` lists
-    then cost a pointer an entry instead of a string each (about 60 MB less held for the whole
-    of ``grader grade``, and packed, never built as 549,945 strings while the file is read)."""
+    """A ``json.loads`` object hook: a stored trace kept packed (:class:`PackedIds`: 4 bytes an
+    entry, never a list of 549,945 pointers while the file is read or between lookups;
+    :meth:`AnswerKey._lookup` unpacks what it returns), and the ids of every long trace kept
+    once. A game's trace repeats its states (full tic-tac-toe: 549,945 ids, 5,478 boards)."""
 
     def __init__(self) -> None:
         self.seen: dict[str, str] = {}
-        self.unpacked: set[int] = set()  # ids of the lists unpacked here: shared already
 
     def __call__(self, data: dict[str, Any]) -> Any:
         if PACKED in data:  # a stored trace (the innermost dict: hooked before its parent's)
             table = data[PACKED]
             lists = data.get("lists")
-            if type(table) is not list or type(lists) is not list or len(lists) != 1:
+            if type(table) is not list or type(lists) is not list or len(lists) != 1 \
+                    or not all(type(i) is str for i in table):
                 raise ValueError("a damaged packed trace")
-            ids = unpack_ids(lists[0], [self.seen.setdefault(i, i) for i in table], len(lists[0]))
-            if ids is None:
+            indexes = decode_indexes(lists[0], len(table), len(lists[0]))
+            if indexes is None:
                 raise ValueError("a damaged packed trace")  # the file is ignored (_load)
-            self.unpacked.add(id(ids))  # its parent's hook need not share its entries again
-            return ids
+            shared = self.seen.setdefault
+            return PackedIds([shared(i, i) for i in table], indexes)
         for name in ("generated", "evaluated"):
             ids = data.get(name)
-            if id(ids) in self.unpacked:  # (the list is alive: its parent holds it)
-                self.unpacked.discard(id(ids))
-                continue
             if type(ids) is list and len(ids) > PACK_OVER:
                 shared = self.seen.setdefault
                 data[name] = [shared(i, i) if type(i) is str else i for i in ids]
         return data
 
 
+def _unpacked(value: Any) -> Any:
+    """``value`` with every :class:`PackedIds` in it a list again (containers copied)."""
+    if isinstance(value, PackedIds):
+        return value.unpack()
+    if isinstance(value, dict):
+        return {key: _unpacked(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_unpacked(item) for item in value]
+    return value
+
+
 def _pack_traces(value: Any) -> Any:
     """``value`` with every ``generated``/``evaluated`` list of more than :data:`PACK_OVER` ids
     stored packed: 12 MB of JSON strings for all of tic-tac-toe become 3 MB."""
+    if isinstance(value, PackedIds):  # read packed: written back as it was read
+        return {PACKED: value.table, "lists": [value.encode()]}
     if isinstance(value, dict):
         packed = {}
         for key, item in value.items():
@@ -172,6 +181,8 @@ class AnswerKey:
         self._dirty = False
         self._calibration: float | None = calibration
         self.used: set[str] = set()  # keys looked up so far (what ``save(used_only=True)`` keeps)
+        self._read: set[str] = set()  # keys read from a file: their long traces kept packed
+        self._recent: dict[str, dict[str, Any]] = {}  # one case's entries, unpacked (_lookup)
         for path in [*(files or []), *([cache] if cache else [])]:
             self._load(Path(path))
 
@@ -199,7 +210,9 @@ class AnswerKey:
         if not foreign and self._calibration is None and data.get("calibration"):
             self._calibration = data["calibration"]  # this machine's, measured before
         for key, entry in data.get("entries", {}).items():
-            self.entries.setdefault(key, entry)
+            if key not in self.entries:
+                self.entries[key] = entry
+                self._read.add(key)
             if foreign and data.get("calibration"):
                 self._scale[key] = data["calibration"]
 
@@ -240,7 +253,18 @@ class AnswerKey:
 
     # --- lookups ----------------------------------------------------------------------
     def _lookup(self, key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """The entry ``key`` names, computed and kept when missing. An entry read from a file
+        comes unpacked (its traces lists again), and stays so while the lookups are of its case:
+        the grade asks for one case's answers at a time, so the key holds one case's traces
+        unpacked at most (the full tic-tac-toe trace alone is 4 MB of pointers a list)."""
         self.used.add(key)
+        if key in self._read:
+            case = key.partition(":")[0]
+            if next(iter(self._recent), ":").partition(":")[0] != case:
+                self._recent.clear()
+            if key not in self._recent:
+                self._recent[key] = _unpacked(self.entries[key])
+            return self._recent[key]
         entry = self.entries.get(key)
         if entry is None:
             if self.version is None:
@@ -253,9 +277,19 @@ class AnswerKey:
             self._dirty = True
         return entry
 
-    def reference(self, case: Any, algorithm: str, rule: str, seed: int | None = None) -> Reference:
-        """The reference's run of ``algorithm`` on ``case`` under ``rule`` (and MCTS ``seed``)."""
+    def reference(self, case: Any, algorithm: str, rule: str, seed: int | None = None, *,
+                  packed: bool = False) -> Reference:
+        """The reference's run of ``algorithm`` on ``case`` under ``rule`` (and MCTS ``seed``).
+        ``packed``: its long traces as the key holds them (:class:`PackedIds`: a length, and
+        equality with a list), not unpacked; for a comparison that needs no more when it
+        passes (:func:`grader.scoring.pair.grade_pair`)."""
         key = f"{case_fingerprint(case)}:{algorithm}:{rule}:{seed}"
+        if packed and key in self._read and key not in self._recent:
+            self.used.add(key)
+            entry = self.entries[key]
+            run = RunResult(**{name: item if isinstance(item, PackedIds) else _unpacked(item)
+                               for name, item in entry["run"].items()})
+            return Reference(rule, run, self._seconds(key, entry))
 
         def compute() -> dict[str, Any]:
             from grader.answers.solve import solve
@@ -266,11 +300,13 @@ class AnswerKey:
             return {"run": _plain(run.to_dict()), "seconds": seconds}
 
         entry = self._lookup(key, compute)
-        run = RunResult(**entry["run"])
+        return Reference(rule, RunResult(**entry["run"]), self._seconds(key, entry))
+
+    def _seconds(self, key: str, entry: dict[str, Any]) -> float | None:
         seconds = entry.get("seconds")  # None: from a shipped key, which keeps no times
         if seconds is not None and key in self._scale:  # another machine's: scale to this one
             seconds *= self.calibration() / self._scale[key]
-        return Reference(rule, run, seconds)
+        return seconds
 
     def optimal_actions(self, case: Any) -> list[Any]:
         """The minimax-optimal root actions (what MCTS outcome checks accept)."""

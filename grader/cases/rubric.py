@@ -21,7 +21,6 @@ A case's own fields override the rubric (:meth:`Rubric.settings_for`): ``points`
 
 from __future__ import annotations
 
-import difflib
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -375,6 +374,8 @@ def _section(cls: type, values: Any, table: str, base: Any, error: Callable) -> 
     changes = {}
     for key, value in values.items():
         if key not in known:
+            import difflib  # here: only a mistake's message needs it
+
             close = difflib.get_close_matches(key, list(known), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise error(f"unknown key {key!r}{hint}; the keys of [{table}] are "
@@ -397,6 +398,8 @@ def rubric_from_dict(data: Mapping[str, Any], path: Path | None = None, text: st
 
     for table in data:
         if table not in TABLES:
+            import difflib  # here: only a mistake's message needs it
+
             close = difflib.get_close_matches(table, list(TABLES), n=1)
             hint = f" (did you mean [{close[0]}]?)" if close else ""
             raise error(f"unknown table [{table}]{hint}; the rubric has [defaults], "

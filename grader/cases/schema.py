@@ -8,7 +8,6 @@ messages share (:func:`shorten`, :func:`kind_of`, :func:`plural`, :func:`did_you
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 from collections.abc import Iterable
@@ -66,6 +65,8 @@ def did_you_mean(word: Any, choices: Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` for the closest of ``choices``, or nothing."""
     if not isinstance(word, str):
         return ""
+    import difflib  # here: only a mistake's message needs it
+
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 

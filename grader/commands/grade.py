@@ -27,10 +27,12 @@ def grade_main(
     whole.
     """
     from grader.cases import find_cases
+    from grader.footprint import fix_mmap_threshold
     from grader.cases.rubric import load_rubric
     from grader.sandbox.portable import require_sandbox
     from grader.scoring.grade import grade
 
+    fix_mmap_threshold()  # long traces given back when freed (grader.footprint)
     chosen = get_format(format_name)
     results_path = Path(results_path or chosen.default_file)
     reserve_space(results_path)  # a disk the submission fills still takes the results
@@ -44,7 +46,7 @@ def grade_main(
         return 2
     try:
         results = grade(Path(submission), [Path(c) for c in cases], rubric=rubric,
-                        jobs=max(1, jobs))
+                        jobs=max(1, jobs), keep_games=False)  # one submission: no next
         chosen.write(results, results_path)
         print(f"score {round(results.score, 6):g}/{results.max_score:g}; "
               f"{chosen.name} results written to {results_path}")

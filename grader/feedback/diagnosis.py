@@ -25,7 +25,6 @@ backed-up value, which the HTML report's pictures show (both are computed by sta
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +32,7 @@ from typing import Any
 from grader.compare import check_value
 from grader.errors import GraderError
 from grader.files import json_safe
+from grader.footprint import sha256
 from grader.run.runner import RunResult
 
 BUDGET_FACTOR = 4
@@ -71,7 +71,7 @@ def trace_hash(generated: list[str]) -> str:
     known = _HASHED.get(id(generated))
     if known is not None and known[0] is generated and known[1] == len(generated):
         return known[2]
-    digest = hashlib.sha256(json.dumps(list(generated)).encode()).hexdigest()[:24]
+    digest = sha256(json.dumps(list(generated)).encode()).hexdigest()[:24]
     if type(generated) is list and len(generated) > 1000:  # worth remembering
         if len(_HASHED) >= 8:  # a few: each holds its list alive
             _HASHED.clear()

@@ -23,7 +23,9 @@ from grader.sandbox.protocol import (
     MAX_MESSAGE_BYTES,
     MAX_MESSAGE_ITEMS,
     Unreadable,
-    parse_message,
+    checked_message,
+    line_text,
+    text_message,
 )
 from grader.sandbox.watch import Watch, next_wake
 
@@ -156,11 +158,19 @@ class Channel:
                 continue
             if line_end >= 0:
                 try:  # sizes checked before decoding, then the schema: nothing here is trusted
-                    return parse_message(self.inbox, line_end, self.max_items)
+                    text = line_text(self.inbox, line_end, self.max_items)
                 except Unreadable as error:
                     raise Closed(str(error)) from None
-                finally:
+                finally:  # the line's bytes freed before it is parsed and its traces unpacked
                     del self.inbox[: line_end + 1]
+                    if not self.inbox:  # a fresh one: a bytearray keeps its largest size (a
+                        self.inbox = bytearray()  # full tic-tac-toe reply: 5 MB) for good
+                try:
+                    message = text_message(text)
+                    del text  # (3 MB: not kept while the traces are unpacked)
+                    return checked_message(message, self.max_items)
+                except Unreadable as error:
+                    raise Closed(str(error)) from None
             if len(self.inbox) > MAX_MESSAGE_BYTES:
                 raise Closed(f"sent a message longer than the {MAX_MESSAGE_BYTES:,} bytes the "
                              "grader reads")

@@ -43,7 +43,7 @@ the channel :mod:`grader.sandbox.channel`, values cross as :mod:`grader.sandbox.
 from __future__ import annotations
 
 import math
-import secrets
+import os
 import signal
 from collections.abc import Mapping
 from typing import Any
@@ -80,6 +80,8 @@ class Worker(WorkerProcess):
     raise :class:`~grader.errors.GraderError`; nothing the worker sends ever does.
     """
 
+    _packed = False  # the request under way keeps its packed traces so (run(packed=True))
+
     # --- requests -------------------------------------------------------------------------
     def cpu_limits(self, time_limit: float, time_multiple: float = 0.0,
                    budget: Budget | None = None) -> tuple[float, float]:
@@ -96,6 +98,7 @@ class Worker(WorkerProcess):
         time_multiple: float = 0.0,
         budget: Budget | None = None,
         trace_limit: int | None = None,
+        packed: bool = False,
     ) -> WorkerReply:
         """Run ``algorithm``'s function of the submission on ``case`` (its public dict, no
         answers; a Case is turned into its ``public_dict()``).
@@ -107,6 +110,8 @@ class Worker(WorkerProcess):
         anything the student's code does; raises :class:`GraderError` when the grader's side
         fails. ``trace_limit``: ids kept of each trace list (default and most: ``MAX_TRACE``);
         the reply may hold no more items than that allows, so a forged one costs the parent little.
+        ``packed``: a trace sent packed stays so in the reply (a :class:`PackedIds`: 4 bytes an
+        id, for a caller that compares it with a packed one before it needs a list).
         """
         time_limit = self.limits.time if time_limit is None else float(time_limit)
         if not (time_limit > 0 and math.isfinite(time_limit)):
@@ -130,8 +135,12 @@ class Worker(WorkerProcess):
             "budget": budget.to_dict() if budget is not None else None,
             "trace_limit": min(int(trace_limit or MAX_TRACE), MAX_TRACE),
         }
-        reply = self._exchange(request, window, most, items_allowed(request["trace_limit"]),
-                               function)
+        self._packed = packed
+        try:
+            reply = self._exchange(request, window, most, items_allowed(request["trace_limit"]),
+                                   function)
+        finally:
+            self._packed = False
         reply.algorithm, reply.time_limit = algorithm, window
         return self._with_import_output(reply)
 
@@ -202,7 +211,8 @@ class Worker(WorkerProcess):
     def _next_seq(self) -> int:
         # A number the worker cannot guess: lines student code wrote during an earlier call
         # (a forged reply for the next request) never pass for this one's.
-        self._seq = secrets.randbits(52) + 1
+        self._seq = int.from_bytes(os.urandom(7), "little") % 2**52 + 1  # secrets' source; its
+        # import (hmac, hashlib) is not needed
         return self._seq
 
     def _with_import_output(self, reply: WorkerReply) -> WorkerReply:
@@ -289,7 +299,7 @@ class Worker(WorkerProcess):
         printed = sum(buffer.total for buffer in self._streams.values())
         stdout, stderr = self._take_output()
         reply = reply_from_message(message, function, stdout=stdout, stderr=stderr,
-                                   printed=printed, limits=self.limits)
+                                   printed=printed, limits=self.limits, packed=self._packed)
         self._cpu = finite_number(message.get("cpu"), self._cpu)
         overfull = scratch_problem(self._scratch, self.limits) if self._scratch else ""
         if overfull and reply.status in ("ok", "error"):  # the folder goes with the worker

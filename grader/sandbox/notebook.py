@@ -29,7 +29,6 @@ Conventions (:func:`convert_notebook`):
 from __future__ import annotations
 
 import bisect
-import hashlib
 import json
 import re
 import tokenize
@@ -38,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.errors import SubmissionError
+from grader.footprint import sha256
 from grader.sandbox.submission import code, inert, quoted
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024  # outputs (plots) make notebooks large; the code is small
@@ -169,7 +169,7 @@ def convert_notebook(data: bytes, name: str = "search.ipynb") -> ConvertedNotebo
     """The code cells of the notebook text ``data`` joined into one Python source (see the module
     docstring for the conventions). Raises :class:`SubmissionError` for what is not a notebook.
     Converted once however often it is asked (the last notebook's result is kept)."""
-    key = (hashlib.sha256(data).digest(), name)
+    key = (sha256(data).digest(), name)
     found = _CONVERTED.get(key)
     if found is None:
         try:

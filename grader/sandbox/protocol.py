@@ -45,7 +45,7 @@ is in ``sys.argv``). The parent therefore
 * checks each message against :data:`MESSAGE_SCHEMA` (types, lengths, list sizes), by hand
   (:func:`message_problem`; the ids of a trace by C loops, :func:`id_list`; a packed trace's
   length before it is decoded and every index against the table,
-  :func:`~grader.run.packing.unpack_ids`), and reads
+  :func:`~grader.run.packing.decode_indexes`), and reads
   numbers through :func:`finite_number`, which checks an int's size before any float
   operation, and cuts an error's fields and a reply's message at :data:`ERROR_CAPS`
   (:func:`error_fields`: a class name too);
@@ -63,7 +63,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from grader.run.packing import pack_ids, unpack_ids
+from grader.run.packing import PackedIds, decode_indexes, pack_ids
 from grader.run.runner import TABLE_KINDS, function_name
 from grader.sandbox.capture import join_output
 from grader.sandbox.limits import Limits, MiB
@@ -157,7 +157,22 @@ def items_allowed(trace_limit: int) -> int:
 
 def parse_message(buffer: bytes | bytearray, end: int, max_items: int = MAX_MESSAGE_ITEMS
                   ) -> dict[str, Any]:
-    """The message in ``buffer[:end]`` (one line), checked against :data:`MESSAGE_SCHEMA`.
+    """The message in ``buffer[:end]`` (one line), checked against :data:`MESSAGE_SCHEMA`:
+    :func:`read_message`, then :func:`checked_message`. Raises :class:`Unreadable` saying what
+    is wrong."""
+    return checked_message(read_message(buffer, end, max_items), max_items)
+
+
+def read_message(buffer: bytes | bytearray, end: int, max_items: int = MAX_MESSAGE_ITEMS
+                 ) -> Any:
+    """The JSON value in ``buffer[:end]`` (one line), not yet checked (:func:`checked_message`:
+    a packed trace is unpacked there): :func:`line_text`, then :func:`text_message`."""
+    return text_message(line_text(buffer, end, max_items))
+
+
+def line_text(buffer: bytes | bytearray, end: int, max_items: int = MAX_MESSAGE_ITEMS) -> str:
+    """``buffer[:end]`` (one line) as text, for :func:`text_message` (a caller may free
+    ``buffer`` between the two: 5 MB for a full tic-tac-toe reply).
 
     The line's size and its count of JSON separators (at most ``max_items``: see
     :func:`items_allowed`) are checked before anything is decoded (``bytearray.count`` copies
@@ -172,10 +187,22 @@ def parse_message(buffer: bytes | bytearray, end: int, max_items: int = MAX_MESS
                          f"{max_items:,} the grader reads (a forged trace?)")
     try:
         with memoryview(buffer) as view, view[:end] as line:
-            text = str(line, "utf-8")  # one copy, straight to text
-        message = json.loads(text)
-    except (ValueError, RecursionError):  # bad UTF-8, and a huge int literal, are ValueErrors
+            return str(line, "utf-8")  # one copy, straight to text
+    except ValueError:  # bad UTF-8
         raise Unreadable("wrote something unreadable to the grader's private channel") from None
+
+
+def text_message(text: str) -> Any:
+    """The JSON value of a line's ``text`` (:func:`line_text`); raises :class:`Unreadable`."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):  # a huge int literal is a ValueError too
+        raise Unreadable("wrote something unreadable to the grader's private channel") from None
+
+
+def checked_message(message: Any, max_items: int = MAX_MESSAGE_ITEMS) -> dict[str, Any]:
+    """``message`` (:func:`read_message`'s) checked by :func:`message_problem`, its packed
+    traces unpacked; raises :class:`Unreadable` saying what is wrong."""
     problem = message_problem(message, max(0, (max_items - 50_000) // 2))
     if problem:
         raise Unreadable(f"sent a malformed message ({problem})")
@@ -273,9 +300,10 @@ def message_problem(message: Any, trace_cap: int = MAX_TRACE) -> str:
     for key in ("generated", "evaluated"):
         items = message.get(key)
         if type(items) is str:  # entries of the table checked above: nothing more to check
-            message[key] = unpack_ids(items, table or [], trace_cap)
-            if message[key] is None:
+            indexes = decode_indexes(items, len(table or ()), trace_cap)
+            if indexes is None:
                 return f"{key}: expected a packed trace of at most {trace_cap:,} indexes into ids"
+            message[key] = PackedIds(table or [], indexes)  # unpacked by reply_from_message
         elif isinstance(items, list) and (len(items) > MAX_TRACE or id_list(items) is None):
             return f"{key}: expected at most {MAX_TRACE:,} ids, strings of at most " \
                    f"{MAX_ID_LENGTH} characters"
@@ -328,10 +356,16 @@ def evaluation_values(value: Any, count: int) -> tuple[list[float], str]:
     return numbers, ""
 
 
-def string_list(items: Any) -> list[str]:
-    """The ids of a trace list, cut at MAX_TRACE (already checked by :func:`parse_message`)."""
+def string_list(items: Any, packed: bool = False) -> list[str]:
+    """The ids of a trace list, cut at MAX_TRACE (already checked by :func:`parse_message`).
+    A packed trace (:class:`PackedIds`, checked) is unpacked, or with ``packed`` kept so."""
+    if isinstance(items, PackedIds):
+        items = items.head(MAX_TRACE)
+        return items if packed else items.unpack()  # type: ignore[return-value]
     checked = id_list(items)
-    return checked[:MAX_TRACE] if checked is not None else []  # a slice: a new list
+    if checked is None:
+        return []
+    return checked if len(checked) <= MAX_TRACE else checked[:MAX_TRACE]  # no copy of 800,000
 
 
 FORGED = ("the worker reported a failure of its own ({what}); the grader built this case "
@@ -382,8 +416,9 @@ def reported_table(message: dict[str, Any]) -> dict[str, int] | None:
 
 
 def reply_from_message(message: dict[str, Any], function: str | None, *, stdout: str, stderr: str,
-                       printed: int, limits: Limits) -> WorkerReply:
-    """A :class:`WorkerReply` from a worker's reply (checked by :func:`parse_message`).
+                       printed: int, limits: Limits, packed: bool = False) -> WorkerReply:
+    """A :class:`WorkerReply` from a worker's reply (checked by :func:`parse_message`); with
+    ``packed``, a packed trace stays a :class:`PackedIds` (its ids all checked already).
 
     ``stdout`` / ``stderr`` are what the parent captured at the fd level, ``printed`` how many
     bytes it saw; a call that printed more than ``limits.flood`` becomes an error. A status the
@@ -404,8 +439,8 @@ def reply_from_message(message: dict[str, Any], function: str | None, *, stdout:
     reply = WorkerReply(
         status,
         value=decode_value(message.get("value")) if status == "ok" else None,
-        generated=string_list(message.get("generated")),
-        evaluated=string_list(message.get("evaluated")),
+        generated=string_list(message.get("generated"), packed),
+        evaluated=string_list(message.get("evaluated"), packed),
         error=error_fields(error) if isinstance(error, dict) else None,
         stdout=join_output(str(message.get("stdout", "")), stdout, limits.output),
         stderr=join_output(str(message.get("stderr", "")), stderr, limits.output),

@@ -41,10 +41,9 @@ import re
 import stat
 import struct
 import tempfile
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Callable
+from typing import Any, Callable
 
 from grader.errors import SubmissionError
 
@@ -300,6 +299,8 @@ def zip_directory_size(path: Path) -> int | None:
     end record, or the zip64 one that overrides it); None when it cannot be told (zipfile
     then says what is wrong). Uses zipfile's own reader of the end record, a private function
     (in every Python from 2.6 to 3.13): without it, None."""
+    import zipfile  # here: a grade of a search.py never reads a zip (1.4 MB of imports)
+
     find = getattr(zipfile, "_EndRecData", None)
     if find is None:
         return None
@@ -312,6 +313,8 @@ def zip_directory_size(path: Path) -> int | None:
 
 
 def _from_zip(path: Path, scratch: Path | None) -> Choice:
+    import zipfile  # (see zip_directory_size)
+
     target = Path(scratch or tempfile.mkdtemp(prefix="submission-"))
     target.mkdir(parents=True, exist_ok=True)
     directory = zip_directory_size(path)
@@ -370,7 +373,7 @@ def read_submission(path: Path, root: Path | None = None) -> bytes:
             raise SubmissionError(f"{quoted(path.name)} is {info.st_size:,} bytes; too large "
                                   f"(at most {MAX_SOURCE_BYTES:,})")
         with os.fdopen(os.dup(handle), "rb") as stream:
-            return stream.read(MAX_SOURCE_BYTES + 1)[:MAX_SOURCE_BYTES]
+            return _read_capped(stream, info.st_size)
     except OSError as error:
         if error.errno in (errno.ELOOP, errno.ENOTDIR):
             raise SubmissionError(NOT_REGULAR.format(
@@ -380,6 +383,16 @@ def read_submission(path: Path, root: Path | None = None) -> bytes:
     finally:
         for handle in handles:
             os.close(handle)
+
+
+def _read_capped(stream: Any, size: int) -> bytes:
+    """At most MAX_SOURCE_BYTES of ``stream``, a file of ``size`` bytes when it was measured:
+    read at that size (``read(n)`` reserves ``n`` bytes first: 20 MB at every worker start for
+    a file of a few kilobytes), then on, up to the cap, only if the file grew since."""
+    data = stream.read(min(size, MAX_SOURCE_BYTES) + 1)
+    if len(data) > size:  # it grew: what the cap allows of the rest
+        data += stream.read(MAX_SOURCE_BYTES + 1 - len(data))
+    return data[:MAX_SOURCE_BYTES]
 
 
 def _read_plainly(path: Path) -> bytes:
@@ -394,6 +407,6 @@ def _read_plainly(path: Path) -> bytes:
             raise SubmissionError(f"{quoted(path.name)} is {info.st_size:,} bytes; too large "
                                   f"(at most {MAX_SOURCE_BYTES:,})")
         with path.open("rb") as stream:
-            return stream.read(MAX_SOURCE_BYTES + 1)[:MAX_SOURCE_BYTES]
+            return _read_capped(stream, info.st_size)
     except OSError as error:
         raise SubmissionError(f"cannot read the submission {quoted(path.name)}: {error.strerror}") from None

@@ -21,9 +21,8 @@ from __future__ import annotations
 import contextlib
 import time
 import traceback
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from grader.answers import tree_walk
 from grader.answers.store import AnswerKey
@@ -33,6 +32,7 @@ from grader.cases.rubric import Rubric, load_rubric
 from grader.errors import CaseError, SubmissionError
 from grader.feedback import deepening, diagnosis, explain, savings
 from grader.feedback.verdict import Observation
+from grader.footprint import release_free_memory
 from grader.sandbox.audit import record_audit
 from grader.sandbox.client import Worker
 from grader.sandbox.portable import open_worker
@@ -40,7 +40,7 @@ from grader.sandbox.limits import Limits, worker_users
 from grader.scoring import upload
 from grader.scoring.named import name_mistakes
 from grader.scoring.pair import accepted_rules, grade_pair, pair_mcts_outcomes
-from grader.scoring.play import leaderboard
+from grader.scoring.play import forget_game, leaderboard
 from grader.scoring.results import (
     ALGORITHM_NUMBERS,
     GRADER_ERROR,
@@ -48,6 +48,9 @@ from grader.scoring.results import (
     GradingResults,
     TestResult,
 )
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 
 def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey) -> None:
@@ -146,7 +149,8 @@ SHARES = 2  # workers a grade's tests are shared among, on one core as on two (g
 
 
 def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubric: Rubric,
-                 answers: AnswerKey, results: GradingResults, pool: ThreadPoolExecutor | None
+                 answers: AnswerKey, results: GradingResults, pool: ThreadPoolExecutor | None,
+                 keep_games: bool = True
                  ) -> list[tuple[TestResult, list[tuple[TestResult, Observation]]]]:
     """Each ``(case, algorithm, number)`` graded, with what it observed, in ``items``' order.
 
@@ -159,7 +163,11 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
     def one(worker: Worker, index: int) -> tuple[TestResult, list[tuple[TestResult, Observation]]]:
         seen: list[tuple[TestResult, Observation]] = []
         case, algorithm, number = items[index]
-        return _grade_safely(case, algorithm, number, rubric, worker, answers, results, seen), seen
+        test = _grade_safely(case, algorithm, number, rubric, worker, answers, results, seen)
+        if algorithm in PLAY_ALGORITHMS and not keep_games:
+            forget_game(case)
+            release_free_memory()
+        return test, seen
 
     if len(workers) == 1 or len(items) < 2:
         return [one(workers[0], index) for index in range(len(items))]
@@ -180,6 +188,14 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
         for future in futures:
             graded.update(future.result())
     return [graded[index] for index in range(len(items))]
+
+
+def _thread_pool(count: int) -> ThreadPoolExecutor:
+    """A pool of ``count`` threads (imported here: one worker, the default, needs none, and
+    concurrent.futures with the logging it imports is 1.2 MB of the grader's peak)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(count)
 
 
 class _NoRandomTrees:
@@ -216,6 +232,7 @@ def grade(
     progress: Callable[[TestResult], None] | None = None,
     load: Callable[[Path], Case] | None = None,
     jobs: int = 1,
+    keep_games: bool = True,
 ) -> GradingResults:
     """Grade ``submission`` (a ``search.py``, a folder or zip holding one) on the cases.
 
@@ -225,7 +242,10 @@ def grade(
     grading at once. The tests are shared among :data:`SHARES` workers whatever ``jobs`` is
     (:func:`_in_parallel`), and ``jobs`` only says how many of them run at once: a submission
     that keeps state between calls sees the same tests in the same order on one core as on two,
-    so its results are the same (docs/security.md).
+    so its results are the same (docs/security.md). ``keep_games``: keep
+    each play case's game, and what it remembers of positions, for the next submission (a
+    batch); ``grader grade`` grades one and drops each when its case is graded (a smaller
+    peak, the same results: a game's memos remember its rules only).
     """
     started = time.perf_counter()
     rubric = rubric or load_rubric()
@@ -271,7 +291,8 @@ def grade(
     observed: list[tuple[TestResult, Observation]] = []
 
     def run_all(workers: list[Worker], items: list[tuple[Case, str, str]]) -> None:
-        for test, seen in _in_parallel(workers, items, rubric, answers, results, pool):
+        for test, seen in _in_parallel(workers, items, rubric, answers, results, pool,
+                                       keep_games):
             observed.extend(seen)
             record(test)
 
@@ -284,7 +305,7 @@ def grade(
         # threads that outlive every worker: a worker dies with the thread that started it
         # (PR_SET_PDEATHSIG), and one may start a fresh worker after a time-out; the workers
         # are closed (below, first out) before the pool's threads end
-        pool = stack.enter_context(ThreadPoolExecutor(count)) if count > 1 else None
+        pool = stack.enter_context(_thread_pool(count)) if count > 1 else None
         workers = [stack.enter_context(open_worker(
             submission, limits=limits or Limits(), calibration=answers.calibration(), user=user))
             for user in users]

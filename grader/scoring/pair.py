@@ -17,11 +17,19 @@ from grader.answers.store import AnswerKey, Reference
 from grader.cases import Case
 from grader.cases.algorithms import PAIR_ALGORITHMS, PLAY_ALGORITHMS
 from grader.cases.rubric import Rubric
-from grader.compare import Comparison, ValueCheck, compare
+from grader.compare import (
+    Comparison,
+    SequenceDiff,
+    ValueCheck,
+    check_decision,
+    check_value,
+    compare,
+)
 from grader.feedback import deepening, diagnosis, explain, savings
 from grader.feedback import failure as feedback
 from grader.feedback.markdown import code_name, inline_text
 from grader.feedback.verdict import Observation
+from grader.run.packing import PackedIds
 from grader.run.runner import RunResult
 from grader.run.tracing import Budget
 from grader.sandbox.client import Worker
@@ -60,13 +68,13 @@ def _best(comparisons: list[tuple[Reference, Comparison]]) -> tuple[Reference, C
 
 
 def _run(worker: Worker, case: Case, algorithm: str, settings: Any, budget: Budget,
-         mcts: Any, trace_limit: int | None = None) -> WorkerReply:
+         mcts: Any, trace_limit: int | None = None, packed: bool = False) -> WorkerReply:
     """The student's run under ``budget``. The worker is told only rounded numbers (what it is
     told, the submission can read: the exact budget and trace limit are functions of the
     reference's counts); the exact budget is applied here (:func:`within_budget`)."""
     reply = worker.run(case.public_dict(), algorithm, mcts=mcts, budget=worker_budget(budget),
                        time_limit=settings.time_floor, time_multiple=settings.time_multiple,
-                       trace_limit=told(trace_limit) if trace_limit else None)
+                       trace_limit=told(trace_limit) if trace_limit else None, packed=packed)
     return within_budget(reply, budget)
 
 
@@ -95,15 +103,21 @@ def grade_pair(
         return grade_play(case, result, rubric, worker)
 
     rules = accepted_rules(case.pruning, rubric.for_algorithm(algorithm).pruning)
-    references = [answers.reference(case, algorithm, rule) for rule in rules]
+    # packed (a long trace: 4 bytes an id, not unpacked) until the comparison needs the lists
+    references = [answers.reference(case, algorithm, rule, packed=True) for rule in rules]
     budget = work_budget(settings, references)
     # The feedback's work grows with the trace: a trace far longer than the reference's is
     # wrong whatever its tail holds, so the worker cuts it (at a multiple of the reference's).
     keep = TRACE_MULTIPLE * max(max(len(ref.run.generated), len(ref.run.evaluated))
                                 for ref in references) + TRACE_SLACK
-    reply = _run(worker, case, algorithm, settings, budget, case.mcts, trace_limit=keep)
+    reply = _run(worker, case, algorithm, settings, budget, case.mcts, trace_limit=keep,
+                 packed=True)  # lists only when the comparison needs more than equality
     student_output = "" if result.hidden else printed_output(reply)
     course_rule = rubric.for_algorithm(algorithm).pruning
+    passed_packed = reply.status == "ok" and _passes_packed(references, reply, keep, algorithm)
+    if not passed_packed:
+        references = [answers.reference(case, algorithm, rule) for rule in rules]  # unpacked
+        reply.generated, reply.evaluated = _listed(reply.generated), _listed(reply.evaluated)
     if reply.status == "budget":
         if observed is not None:  # a variant also stopped, the same way, is consistent
             observed.append((result, Observation(case, course_rule, False, None, "budget")))
@@ -120,12 +134,19 @@ def grade_pair(
         return result
 
     cut = reply.trace_truncated or max(len(reply.generated), len(reply.evaluated)) > keep
-    got = RunResult(value=reply.value, generated=reply.generated[:keep],
-                    evaluated=reply.evaluated[:keep])
+    got = RunResult(value=reply.value, generated=_kept(reply.generated, keep),
+                    evaluated=_kept(reply.evaluated, keep))
     cut_note = " (your trace was far longer than the reference's and was cut)" if cut else ""
     pair = algorithm in PAIR_ALGORITHMS  # iterative_deepening: (value, action)
-    reference, comparison = _best([(ref, compare(ref.run, got, decision=pair))
-                                   for ref in references])
+    if passed_packed:  # the traces are the reference's (compared packed): a pass
+        reference = references[0]
+        comparison = Comparison(
+            (check_decision if pair else check_value)(reference.run.value, got.value),
+            SequenceDiff("generated", got.generated, got.generated),
+            SequenceDiff("evaluated", got.evaluated, got.evaluated))
+    else:
+        reference, comparison = _best([(ref, compare(ref.run, got, decision=pair))
+                                       for ref in references])
     if observed is not None:
         observed.append((result, Observation(case, course_rule, comparison.passed, got)))
     if comparison.passed:
@@ -150,6 +171,30 @@ def grade_pair(
     if not comparison.passed:
         result.extra_data["replay"] = _replay_data(case, reference, got)
     return result
+
+
+def _passes_packed(references: list[Reference], reply: WorkerReply, keep: int,
+                   algorithm: str) -> bool:
+    """Whether the comparison :func:`_best` picks is a pass with the first reference (the one
+    it would pick then): right value, and the student's traces those the reference's packed
+    ones name (compared id by id, no list unpacked). Then the test needs no more of the
+    reference's traces: its own equal them."""
+    run = references[0].run
+    if reply.trace_truncated or max(len(reply.generated), len(reply.evaluated)) > keep:
+        return False
+    check = check_decision if algorithm in PAIR_ALGORITHMS else check_value
+    return (check(run.value, reply.value).ok and run.generated == reply.generated
+            and run.evaluated == reply.evaluated)
+
+
+def _listed(ids: Any) -> list[str]:
+    """A reply's trace as a list (unpacked when it came packed)."""
+    return ids.unpack() if isinstance(ids, PackedIds) else ids
+
+
+def _kept(ids: list[str], keep: int) -> list[str]:
+    """``ids`` up to ``keep`` of them: the list itself when it is no longer (not a copy)."""
+    return ids if len(ids) <= keep else ids[:keep]
 
 
 def _grade_budget_stop(case: Case, algorithm: str, result: TestResult, reply: WorkerReply,

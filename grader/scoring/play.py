@@ -112,6 +112,17 @@ def play_case(case: Case, rubric: Rubric, evaluate: Any) -> list[Any]:
     return records
 
 
+def forget_game(case: Case) -> None:
+    """Drop the case's game, and the staff evaluation's positions, with what they remember
+    (:func:`_game`): a one-off grade (``grader grade``) has no next submission to reuse them,
+    and six play cases' memos kept to the end are 22 MB of its peak."""
+    _GAMES.pop(json.dumps(case.data, sort_keys=True, default=repr), None)
+    if importlib.util.find_spec("reference") is not None:
+        from reference.evaluations import forget_positions
+
+        forget_positions()
+
+
 def _game(case: Case) -> Any:
     """The case's game, built once a process: a built-in game only remembers what its rules
     give (children, ids), so the next submission's matches reuse what this one's computed."""
