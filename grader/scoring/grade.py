@@ -297,7 +297,7 @@ def grade(
             record(test)
 
     # as root, each worker a user of its own: one cannot signal (kill) another where Landlock
-    # cannot scope signals (one worker where the job slots for that cannot be claimed)
+    # cannot scope signals (both the default user where job slots cannot be claimed)
     users = worker_users(max(1, min(SHARES, len(planned))))
     count = max(1, min(jobs, len(users)))  # how many of them grade at once
     # the grader's own measure of this machine (batch: once for all), so the worker need not
