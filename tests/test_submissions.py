@@ -238,13 +238,12 @@ def cap_outcome_checks(expected: dict) -> None:
             expected[(algorithm, name)] = ("wrong_trace", round(score * settings.partial_credit, 6))
 
 
-def warm_answer_key() -> None:
+def warm_answer_key(answers: AnswerKey) -> None:
     """Compute the reference answers grading needs once, before two threads each would.
 
     (Not ``prepare_answers``: it also runs every known mistake on every case for the hints,
     seconds on the whole-board tic-tac-toe cases, which no variant here is graded on.)
     """
-    answers = AnswerKey.default()
     for case in CASES:
         for algorithm in case.algorithms:
             if algorithm == "evaluate":  # graded by play: no reference answer
@@ -256,13 +255,12 @@ def warm_answer_key() -> None:
             rules = accepted_rules(case.pruning, RUBRIC.settings_for(case, algorithm).pruning)
             for rule in rules:
                 answers.reference(case, algorithm, rule)
-    answers.save()
 
 
 @pytest.fixture(scope="session")
-def graded(tmp_path_factory) -> dict:
+def graded(tmp_path_factory, shared_answers) -> dict:
     """Every submission graded once by the pipeline: name -> GradingResults."""
-    warm_answer_key()
+    warm_answer_key(shared_answers)
     folder = tmp_path_factory.mktemp("submissions")
     every_case = [case.path for case in CASES]
     variant_cases = [case.path for case in VARIANT_CASES]
@@ -272,7 +270,7 @@ def graded(tmp_path_factory) -> dict:
     def run(job):
         name, path, cases = job
         if name not in VARIANTS:
-            return name, grade(path, cases, rubric=RUBRIC)
+            return name, grade(path, cases, rubric=RUBRIC, answers=shared_answers)
         pairs = graded_pairs(name)
         by_path = {case.path: case for case in VARIANT_CASES}
 
@@ -281,7 +279,7 @@ def graded(tmp_path_factory) -> dict:
             return replace(case, algorithms=[a for a in case.algorithms if (a, case.name) in pairs])
 
         wanted = [path for path in cases if any(pair[1] == by_path[path].name for pair in pairs)]
-        return name, grade(path, wanted, rubric=RUBRIC, load=load)
+        return name, grade(path, wanted, rubric=RUBRIC, load=load, answers=shared_answers)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         return dict(pool.map(run, jobs))
