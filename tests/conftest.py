@@ -51,6 +51,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 @pytest.fixture(scope="session")
+def shared_answers():
+    """The suite's answer cache read once a process, for the fixtures that grade many
+    submissions here (``grade(..., answers=shared_answers)``): the file is about 10 MB, and
+    reading it is about 0.3 CPU s, half of a small grade. Not written while they use it
+    (fixtures grade in two threads, and ``grade`` writes the cache as it ends): what they add
+    is written once, when the session ends."""
+    from grader.answers.store import AnswerKey
+
+    answers = AnswerKey.default()
+    cache, answers.cache = answers.cache, None
+    yield answers
+    answers.cache = cache
+    answers.save()
+
+
+@pytest.fixture(scope="session")
 def update_goldens(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-goldens") or os.environ.get("UPDATE_GOLDENS"))
 

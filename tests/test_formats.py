@@ -53,7 +53,7 @@ UPLOADS = {
 
 
 @pytest.fixture(scope="module")
-def graded_upload(tmp_path_factory):
+def graded_upload(tmp_path_factory, shared_answers):
     """``graded_upload(name)``: the results of grading :data:`UPLOADS`' ``name`` on
     :data:`CASE` (graded once a module, on first use; each caller gets its own copy, from which
     every format is written as ``grader grade`` writes it)."""
@@ -64,7 +64,7 @@ def graded_upload(tmp_path_factory):
             file_name, text = UPLOADS[name]
             path = tmp_path_factory.mktemp(name) / file_name
             path.write_text(text, encoding="utf-8", errors="surrogatepass")
-            done[name] = grade(path, [CASE])
+            done[name] = grade(path, [CASE], answers=shared_answers)
         return copy.deepcopy(done[name])
 
     return graded

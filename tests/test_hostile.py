@@ -109,8 +109,20 @@ def _remove(root: Path) -> None:
 
 def _copy_source(target: Path) -> None:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".answer-key.json")
-    for name in ("grader", "reference", "trees"):
+    for name in ("grader", "reference"):
         shutil.copytree(REPO / name, target / name, ignore=ignore)
+    # trees/: its top-level files and the cases graded, not the other hundred: each run copies
+    # the layout, and creating files is most of a run's cost outside the grader (the copy of
+    # every case took about half of it). A hidden case is there to steal, and trees/hidden is
+    # closed as on Gradescope.
+    (target / "trees").mkdir()
+    for path in (REPO / "trees").iterdir():
+        if path.is_file():
+            shutil.copy2(path, target / "trees" / path.name)
+    for folder, names in (("public", PUBLIC), ("hidden", HIDDEN)):
+        (target / "trees" / folder).mkdir()
+        for name in names:
+            shutil.copy2(REPO / "trees" / folder / name, target / "trees" / folder / name)
     (target / "rubric.toml").write_text(RUBRIC)
     # Byte code compiled once here (runs do not write it): every run starts faster.
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(target)], check=True)

@@ -5,6 +5,7 @@ The browser's side (the script, the slider, the console) is tests/test_html_brow
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import subprocess
@@ -86,8 +87,15 @@ def failing(case_name: str, algorithm: str, rule: str, expected, got, number: st
                                "got": {"value": got.value, "generated": list(got.generated)}}})
 
 
+@functools.cache
+def answer_key() -> AnswerKey:
+    """The suite's answer cache, read once for this module's pages (about 10 MB: a third of a
+    CPU second a read, and these tests run twice, tests/test_portable.py's run too)."""
+    return AnswerKey.default()
+
+
 def page_of(*tests: TestResult) -> ET.Element:
-    text = report_html(GradingResults(tests=list(tests)), answers=AnswerKey.default())
+    text = report_html(GradingResults(tests=list(tests)), answers=answer_key())
     return ET.fromstring(text)
 
 
@@ -125,10 +133,10 @@ def test_a_page_over_its_budget_keeps_the_first_sections_and_briefs_the_rest(mon
     got = solve(case, "alpha_beta", pruning="strict")
     tests = [failing(case.name, "alpha_beta", "inclusive", expected, got, f"2.{i}")
              for i in range(1, 9)]
-    whole = report_html(GradingResults(tests=tests), answers=AnswerKey.default())
+    whole = report_html(GradingResults(tests=tests), answers=answer_key())
     one = len(whole.encode()) // 8
     monkeypatch.setattr(report_module, "PAGE_BUDGET", len(whole.encode()) - 3 * one)
-    text = report_html(GradingResults(tests=tests), answers=AnswerKey.default())
+    text = report_html(GradingResults(tests=tests), answers=answer_key())
     assert len(text.encode()) <= report_module.PAGE_BUDGET + 2000
     found = sections(ET.fromstring(text))
     assert list(found) == [f"2.{i}" for i in range(1, 9)]  # every failing test keeps its anchor

@@ -90,7 +90,7 @@ def _comparable(results) -> list:
 
 
 @pytest.fixture(scope="module")
-def graded_both_ways(tmp_path_factory) -> dict[str, dict]:
+def graded_both_ways(tmp_path_factory, shared_answers) -> dict[str, dict]:
     """Every known-wrong variant graded on the public cases of the algorithms it touches, once
     sandboxed and once in the portable worker: mode -> name -> GradingResults. Two at a time,
     one mode after the other (the mode is read from the environment when a worker opens).
@@ -103,7 +103,8 @@ def graded_both_ways(tmp_path_factory) -> dict[str, dict]:
 
     def run(name: str):
         algorithms = list(VARIANTS.VARIANTS[name].algorithms)
-        return name, grade(submissions[name], cases, algorithms=algorithms)
+        return name, grade(submissions[name], cases, algorithms=algorithms,
+                           answers=shared_answers)
 
     graded = {}
     for mode in ("0", "1"):

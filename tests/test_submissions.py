@@ -11,6 +11,12 @@ variant does not touch (``Variant.algorithms``) must keep full marks.
 The two whole-game tic-tac-toe cases (``SLOW_CASES``) are graded for the correct solution and
 the stubs only: each costs seconds a run (tests/test_work_budget.py grades the variants that
 search 8 to 30 times the reference's nodes there, at several loads).
+
+A variant is graded on every case of the algorithms that can reach what it changes (read from
+its source: ``reached_algorithms``, a superset of those it declares) and, of the others, on one
+case each (``SENTINELS``): the rest would be the correct solution's grading again, the same
+functions on the same cases (it was four fifths of this file's time). The variants the
+cross-checks below compare test by test (``FULL_VARIANTS``) are graded on every case.
 """
 
 from __future__ import annotations
@@ -61,6 +67,57 @@ CASES = [load_case(path) for path in find_cases(CASE_FOLDERS)]
 VARIANT_CASES = [case for case in CASES if case.name not in SLOW_CASES
                  and case.algorithms not in (["evaluate"], ["alpha_beta_tt"], ["quiescence"])]
 PAIRS = [(algorithm, case) for case in CASES for algorithm in case.algorithms]
+# One case an algorithm (the first; for mcts the first whose trace is compared, which the
+# outcome checks' points depend on), graded for every variant whatever it touches.
+SENTINELS = {
+    next(case.name for case in VARIANT_CASES if algorithm in case.algorithms
+         and (algorithm != "mcts" or case.mcts.check == "trace"))
+    for algorithm in {algorithm for case in VARIANT_CASES for algorithm in case.algorithms}
+}
+# test_grader_checks_report_reads_in_a_few_screens reads two whole reports, and
+# test_no_window_passing_prunes_nothing_at_all compares two variants' tests one by one.
+FULL_VARIANTS = {"strict_pruning", "no_window_passing", "never_prunes"}
+
+
+ENTRY_POINTS = {"minimax": ("max_value", "min_value")}  # else the algorithm's own name
+
+
+def _top_level(source: str) -> tuple[dict[str, str], list[str], dict[str, set[str]]]:
+    """A module's functions (name -> AST dump), its other statements (dumps), and the names
+    each function refers to."""
+    functions, rest, uses = {}, [], {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef):
+            functions[node.name] = ast.dump(node)
+            uses[node.name] = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        else:
+            rest.append(ast.dump(node))
+    return functions, rest, uses
+
+
+CORRECT_TOP_LEVEL = _top_level(variants.source("correct"))
+
+
+def reached_algorithms(name: str) -> set[str]:
+    """The graded algorithms whose functions call, directly or not, a function that variant
+    ``name`` changes (helpers included): what the variant may change, read from the source."""
+    correct = CORRECT_TOP_LEVEL[0]
+    functions, _, uses = _top_level(variants.source(name))
+    reaching = {f for f in functions if functions[f] != correct.get(f)}
+    while True:
+        more = {f for f in functions if uses[f] & reaching} - reaching
+        if not more:
+            break
+        reaching |= more
+    graded = {a for case in VARIANT_CASES for a in case.algorithms}
+    return {a for a in graded if set(ENTRY_POINTS.get(a, (a,))) & reaching}
+
+
+def graded_pairs(name: str) -> set[tuple[str, str]]:
+    """The (algorithm, case name) tests variant ``name`` is graded on."""
+    touched = reached_algorithms(name)
+    return {(algorithm, case.name) for case in VARIANT_CASES for algorithm in case.algorithms
+            if algorithm in touched or case.name in SENTINELS or name in FULL_VARIANTS}
 
 
 def functions_of(name: str) -> dict:
@@ -181,13 +238,12 @@ def cap_outcome_checks(expected: dict) -> None:
             expected[(algorithm, name)] = ("wrong_trace", round(score * settings.partial_credit, 6))
 
 
-def warm_answer_key() -> None:
+def warm_answer_key(answers: AnswerKey) -> None:
     """Compute the reference answers grading needs once, before two threads each would.
 
     (Not ``prepare_answers``: it also runs every known mistake on every case for the hints,
     seconds on the whole-board tic-tac-toe cases, which no variant here is graded on.)
     """
-    answers = AnswerKey.default()
     for case in CASES:
         for algorithm in case.algorithms:
             if algorithm == "evaluate":  # graded by play: no reference answer
@@ -199,13 +255,12 @@ def warm_answer_key() -> None:
             rules = accepted_rules(case.pruning, RUBRIC.settings_for(case, algorithm).pruning)
             for rule in rules:
                 answers.reference(case, algorithm, rule)
-    answers.save()
 
 
 @pytest.fixture(scope="session")
-def graded(tmp_path_factory) -> dict:
+def graded(tmp_path_factory, shared_answers) -> dict:
     """Every submission graded once by the pipeline: name -> GradingResults."""
-    warm_answer_key()
+    warm_answer_key(shared_answers)
     folder = tmp_path_factory.mktemp("submissions")
     every_case = [case.path for case in CASES]
     variant_cases = [case.path for case in VARIANT_CASES]
@@ -214,7 +269,17 @@ def graded(tmp_path_factory) -> dict:
 
     def run(job):
         name, path, cases = job
-        return name, grade(path, cases, rubric=RUBRIC)
+        if name not in VARIANTS:
+            return name, grade(path, cases, rubric=RUBRIC, answers=shared_answers)
+        pairs = graded_pairs(name)
+        by_path = {case.path: case for case in VARIANT_CASES}
+
+        def load(path):  # the case, with only the algorithms this variant is graded on
+            case = by_path[path]
+            return replace(case, algorithms=[a for a in case.algorithms if (a, case.name) in pairs])
+
+        wanted = [path for path in cases if any(pair[1] == by_path[path].name for pair in pairs)]
+        return name, grade(path, wanted, rubric=RUBRIC, load=load, answers=shared_answers)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         return dict(pool.map(run, jobs))
@@ -266,11 +331,13 @@ def test_variant_scores_are_exactly_what_the_rubric_implies(graded, name):
     variant = VARIANTS[name]
     functions = functions_of(name)
     tests = by_test(graded[name])
-    assert set(tests) == {(algorithm, case.name) for case in VARIANT_CASES
-                          for algorithm in case.algorithms}
+    assert set(tests) == graded_pairs(name)
+    assert {algorithm for algorithm, _ in tests} == {a for c in VARIANT_CASES for a in c.algorithms}
     expected = {}
     for case in VARIANT_CASES:
         for algorithm in case.algorithms:
+            if (algorithm, case.name) not in tests:
+                continue
             if algorithm in variant.algorithms:
                 expected[(algorithm, case.name)] = expected_outcome(functions, case, algorithm)
             else:
@@ -321,6 +388,18 @@ def test_variants_parse_differ_from_the_correct_solution_and_are_listed_in_the_r
         assert f"| `{name}` |" in readme, name
         assert set(variant.algorithms) <= {"minimax", "alpha_beta", "expectimax", "maxn", "mcts",
                                            "iterative_deepening"}
+
+
+def test_each_variant_changes_only_the_algorithms_it_declares():
+    """What lets the fixture grade a variant's other algorithms on one case each: nothing but
+    functions differs from the correct solution (a changed or added one), and the algorithms the variant declares are
+    among those that reach a function it changes (all of those are graded on every case;
+    returns_action reaches iterative_deepening, which calls alpha_beta below the root only)."""
+    correct, correct_rest, _ = CORRECT_TOP_LEVEL
+    for name, variant in VARIANTS.items():
+        functions, rest, _ = _top_level(variants.source(name))
+        assert rest == correct_rest and set(functions) >= set(correct), name  # (helpers added)
+        assert set(variant.algorithms) <= reached_algorithms(name), name
 
 
 def test_a_replacement_that_no_longer_applies_names_the_variant(tmp_path, monkeypatch):

@@ -40,7 +40,7 @@ def cases_of(algorithm: str) -> list:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory) -> dict:
+def graded(tmp_path_factory, shared_answers) -> dict:
     """Every search variant graded once on its algorithm's cases: name -> GradingResults."""
     folder = tmp_path_factory.mktemp("search_variants")
 
@@ -48,7 +48,7 @@ def graded(tmp_path_factory) -> dict:
         (algorithm,) = variants.SEARCH_VARIANTS[name].algorithms
         path = variants.materialize(name, folder / name)
         return name, grade(path, [case.path for case in cases_of(algorithm)], rubric=RUBRIC,
-                           algorithms=[algorithm])
+                           algorithms=[algorithm], answers=shared_answers)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         return dict(pool.map(job, variants.SEARCH_VARIANTS))
