@@ -1191,6 +1191,16 @@ def test_workers_grading_at_once_are_users_of_their_own():
     assert len(set(users)) == 2 and all(user and user[0] > 0 for user in users), users
     # a process's later grades (a batch's) reuse its slots rather than claim two more each
     assert [worker_users(2) for _ in range(3)] == [users] * 3
+    # but a forked child (a batch's pool process) claims its own: its siblings are others
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:
+        os.write(write, repr(worker_users(2)).encode())
+        os._exit(0)
+    os.waitpid(child, 0)
+    os.close(write)
+    childs = eval(os.read(read, 4096).decode())  # noqa: S307 - our own child's repr of ints
+    assert not set(childs) & set(users), (childs, users)
 
 
 def test_a_stale_line_is_dropped_before_it_is_parsed(worker_for, monkeypatch):

@@ -36,7 +36,7 @@ MIN_WORKER_MEMORY = 128  # MiB: below it the interpreter and a correct search do
 SLOT_UID_BASE = 62_000  # slot k without an account of its own runs as this uid + k
 MAX_SLOTS = 512
 _SLOT_LOCK: list[int] = []  # the claimed slots' locks, held for this process's life
-_GRADE_SLOTS: list[int] = []  # the slots this process's grades give their workers (worker_users)
+_GRADE_SLOTS: dict[int, list[int]] = {}  # pid -> the slots its grades give their workers
 
 
 @dataclass(frozen=True)
@@ -166,13 +166,15 @@ def worker_users(count: int) -> list[tuple[int, int] | None]:
     if count < 2 or resolve_user(None) is None:
         return [None] * count
     # claimed once a process and kept for its later grades, one after another (a batch process
-    # grades hundreds: a claim a grade would use up the machine's slots)
-    while len(_GRADE_SLOTS) < count:
+    # grades hundreds: a claim a grade would use up the machine's slots); a forked child (a
+    # batch's pool) claims its own, or its workers would be the same users as its siblings'
+    claimed = _GRADE_SLOTS.setdefault(os.getpid(), [])
+    while len(claimed) < count:
         slot = _claim_slot()
         if not slot:  # still ``count`` workers, so that the tests are shared out the same way
             return [None] * count
-        _GRADE_SLOTS.append(slot)
-    return [slot_ids(base, slot) for slot in _GRADE_SLOTS[:count]]
+        claimed.append(slot)
+    return [slot_ids(base, slot) for slot in claimed[:count]]
 
 
 def _claim_slot(folder: str | None = None) -> int:

@@ -154,9 +154,10 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
                  ) -> list[tuple[TestResult, list[tuple[TestResult, Observation]]]]:
     """Each ``(case, algorithm, number)`` graded, with what it observed, in ``items``' order.
 
-    With several workers, the tests are shared out before any runs, by their estimated cost
-    (:func:`_cost`, the largest first, each to the least loaded worker): a function of the
-    cases only, so a regrade gives each worker the same tests in the same order. Each worker
+    With several workers, the tests are shared out before any runs: the play cases to the
+    first, then the others by their estimated cost (:func:`_cost`, the largest first, each to
+    the least loaded worker): a function of the cases only, so a regrade gives each worker the
+    same tests in the same order. Each worker
     runs its share in ``items``' order: in a thread of ``pool`` when there is one (the GIL is
     released while the grader waits for its worker, where most of a grade's CPU is spent), else
     one share after the other. So how many run at once never changes what a worker sees."""
@@ -174,7 +175,12 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
     shares: list[list[int]] = [[] for _ in workers]
     loads = [0] * len(workers)
     costs = [_cost(case, algorithm, rubric, answers) for case, algorithm, _ in items]
-    for index in sorted(range(len(items)), key=lambda i: (-costs[i], i)):
+    # every play case to the first worker, in every phase: the student's values are cached by
+    # position a worker (play.evaluate_ids), and a game's cases meet the same positions
+    plays = [i for i, (_, algorithm, _) in enumerate(items) if algorithm in PLAY_ALGORITHMS]
+    shares[0], loads[0] = plays, sum(costs[i] for i in plays)
+    others = [i for i in range(len(items)) if i not in plays]
+    for index in sorted(others, key=lambda i: (-costs[i], i)):
         least = loads.index(min(loads))
         shares[least].append(index)
         loads[least] += costs[index]
