@@ -12,9 +12,9 @@ step, the correct solution in ``DIR/submission``) and times ``run_autograder`` t
 * ``warm cache``: no shipped key, the cache full from the run before (a hundredth submission on
   one machine: the speed the first one should have).
 
-The ``autograder_jobs`` section (:func:`workers`) times ``run_autograder`` with one worker
-(``GRADER_JOBS=1``, 512 MiB) against two (``GRADER_JOBS=2``, 256 MiB each: what it picks in a
-container with two CPUs), runs interleaved, and checks that the results of the correct solution
+The ``autograder_jobs`` section (:func:`workers`) times ``run_autograder`` with a grade's two
+workers (256 MiB each) one after the other (``GRADER_JOBS=1``) against both at once
+(``GRADER_JOBS=2``: what it picks in a container with two CPUs), runs interleaved, and checks that the results of the correct solution
 and of two wrong variants are the same either way (timings aside).
 
 Wall seconds depend on the machine's load (printed with the section); CPU seconds (grader and
@@ -97,7 +97,7 @@ WRONG = ("never_prunes", "no_window_passing")  # tests/submissions/variants.py
 
 
 def workers(runs: int, cache: Path) -> dict[str, Any]:
-    """``run_autograder`` with one worker and with two (module docstring): median wall and CPU
+    """``run_autograder`` with the two workers one at a time and at once (module docstring): median wall and CPU
     seconds and the peak of each, and whether the results agree for the correct solution and
     the :data:`WRONG` variants."""
     import json
@@ -134,7 +134,7 @@ def workers(runs: int, cache: Path) -> dict[str, Any]:
                               attacks.submission_text(attacks.BY_NAME["memory_bomb_two_workers"]))):
             (root / "submission" / "search.py").write_text(source)
             for jobs in ("1", "2"):
-                peaks[f"{label}, {jobs} worker(s)"] = tree_peak_mb(
+                peaks[f"{label}, GRADER_JOBS={jobs}"] = tree_peak_mb(
                     command, {**os.environ, **env, "GRADER_JOBS": jobs})
         same = {}
         for name in ("correct", *WRONG):
@@ -148,14 +148,14 @@ def workers(runs: int, cache: Path) -> dict[str, Any]:
             same[name] = {"identical": results[0][0] == results[1][0], "score": results[0][1]}
     one, two = _median(samples["1"]), _median(samples["2"])
     print(table([[label, f"{m['wall']:.2f}", f"{m['cpu']:.2f}", f"{m['peak_mb']:.0f}"]
-                 for label, m in (("one worker (512 MiB)", one),
-                                  ("two workers (256 MiB each)", two))],
+                 for label, m in (("one at a time", one),
+                                  ("both at once", two))],
                 [f"run_autograder, correct, first submission (median of {runs})", "wall s",
                  "CPU s", "peak MB (largest process)"]))
-    print(f"two workers: {one['wall'] / two['wall']:.2f}x faster in wall time")
+    print(f"both at once: {one['wall'] / two['wall']:.2f}x faster in wall time")
     print(table([[label, mb] for label, mb in peaks.items()],
                 ["run_autograder", "peak MB, all its processes together"]))
-    print("results with two workers the same as with one (timings aside): " + ", ".join(
+    print("results at once the same as one at a time (timings aside): " + ", ".join(
         f"{name} {'yes' if v['identical'] else 'NO'} ({v['score']:g})" for name, v in same.items()))
     return {"one_worker": one, "two_workers": two, "speedup": one["wall"] / two["wall"],
             "same_results": same, "tree_peak_mb": peaks}
