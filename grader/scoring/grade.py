@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from grader.answers import tree_walk
 from grader.answers.store import AnswerKey
 from grader.cases import Case, find_cases, load_case
-from grader.cases.algorithms import PAIR_ALGORITHMS, PLAY_ALGORITHMS
+from grader.cases.algorithms import PAIR_ALGORITHMS, PLAY_ALGORITHMS, PLAY_GAMES
 from grader.cases.rubric import Rubric, load_rubric
 from grader.errors import CaseError, SubmissionError
 from grader.feedback import deepening, diagnosis, explain, savings
@@ -154,8 +154,8 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
                  ) -> list[tuple[TestResult, list[tuple[TestResult, Observation]]]]:
     """Each ``(case, algorithm, number)`` graded, with what it observed, in ``items``' order.
 
-    With several workers, the tests are shared out before any runs: the play cases to the
-    first, then the others by their estimated cost (:func:`_cost`, the largest first, each to
+    With several workers, the tests are shared out before any runs: a game's play cases to
+    one worker (by the game, so in every phase the same), then the others by their estimated cost (:func:`_cost`, the largest first, each to
     the least loaded worker): a function of the cases only, so a regrade gives each worker the
     same tests in the same order. Each worker
     runs its share in ``items``' order: in a thread of ``pool`` when there is one (the GIL is
@@ -175,11 +175,16 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
     shares: list[list[int]] = [[] for _ in workers]
     loads = [0] * len(workers)
     costs = [_cost(case, algorithm, rubric, answers) for case, algorithm, _ in items]
-    # every play case to the first worker, in every phase: the student's values are cached by
-    # position a worker (play.evaluate_ids), and a game's cases meet the same positions
-    plays = [i for i, (_, algorithm, _) in enumerate(items) if algorithm in PLAY_ALGORITHMS]
-    shares[0], loads[0] = plays, sum(costs[i] for i in plays)
-    others = [i for i in range(len(items)) if i not in plays]
+    # a game's play cases to one worker, the same in every phase: the student's values are
+    # cached by position a worker (play.evaluate_ids), and a game's cases meet the same positions
+    others = []
+    for index, (case, algorithm, _) in enumerate(items):
+        if algorithm not in PLAY_ALGORITHMS:
+            others.append(index)
+            continue
+        game = PLAY_GAMES.index(case.game) if case.game in PLAY_GAMES else 0
+        shares[game % len(workers)].append(index)
+        loads[game % len(workers)] += costs[index]
     for index in sorted(others, key=lambda i: (-costs[i], i)):
         least = loads.index(min(loads))
         shares[least].append(index)
