@@ -14,8 +14,9 @@ step, the correct solution in ``DIR/submission``) and times ``run_autograder`` t
 
 The ``autograder_jobs`` section (:func:`workers`) times ``run_autograder`` with a grade's two
 workers (256 MiB each) one after the other (``GRADER_JOBS=1``) against both at once
-(``GRADER_JOBS=2``: what it picks in a container with two CPUs), runs interleaved, and checks that the results of the correct solution
-and of two wrong variants are the same either way (timings aside).
+(``GRADER_JOBS=2``: what it picks in a container with two CPUs), runs interleaved, and checks that
+the results of the correct solution and of two wrong variants are the same either way (timings
+aside).
 
 Wall seconds depend on the machine's load (printed with the section); CPU seconds (grader and
 worker together) hardly do: compare those on a busy machine.
@@ -50,21 +51,27 @@ def _lay_out(archive: Path, root: Path) -> None:
     shutil.copy(CORRECT, root / "submission" / "search.py")
 
 
-def first_submission(runs: int, cache: Path) -> dict[str, Any]:
-    """Median wall seconds of ``run_autograder`` on the correct solution, three ways (above)."""
+def _autograder(scratch: Path, cache: Path) -> tuple[Path, dict[str, str], list[str]]:
+    """The autograder zip built (its answers from ``cache``) and laid out in ``scratch`` as in
+    a container: its root, the environment ``run_autograder`` runs in, and the command."""
     from grader.commands.build import build_main
 
+    root = scratch / "autograder"
+    root.mkdir()
+    root.chmod(0o755)
+    archive = scratch / "autograder.zip"
+    if build_main("autograder", archive, cache=cache / "answer-key.json") != 0:
+        raise RuntimeError("grader build autograder failed")
+    _lay_out(archive, root)
+    env = {"AUTOGRADER_ROOT": str(root), "GRADER_PYTHON": PYTHON, "GRADER_CACHE": "",
+           "PYTHONPATH": ""}
+    return root, env, [str(root / "run_autograder")]
+
+
+def first_submission(runs: int, cache: Path) -> dict[str, Any]:
+    """Median wall seconds of ``run_autograder`` on the correct solution, three ways (above)."""
     with tempfile.TemporaryDirectory(prefix="bench-autograder-") as scratch:
-        root = Path(scratch) / "autograder"
-        root.mkdir()
-        root.chmod(0o755)
-        archive = Path(scratch) / "autograder.zip"
-        if build_main("autograder", archive, cache=cache / "answer-key.json") != 0:
-            raise RuntimeError("grader build autograder failed")
-        _lay_out(archive, root)
-        env = {"AUTOGRADER_ROOT": str(root), "GRADER_PYTHON": PYTHON, "GRADER_CACHE": "",
-               "PYTHONPATH": ""}
-        command = [str(root / "run_autograder")]
+        root, env, command = _autograder(Path(scratch), cache)
         container_cache = root / "source" / ".cache" / "answer-key.json"
         shipped = root / "source" / "trees" / ".answer-key.json"
 
@@ -97,29 +104,18 @@ WRONG = ("never_prunes", "no_window_passing")  # tests/submissions/variants.py
 
 
 def workers(runs: int, cache: Path) -> dict[str, Any]:
-    """``run_autograder`` with the two workers one at a time and at once (module docstring): median wall and CPU
-    seconds and the peak of each, and whether the results agree for the correct solution and
-    the :data:`WRONG` variants."""
+    """``run_autograder`` with the two workers one at a time and at once (module docstring): median
+    wall and CPU seconds and the peak of each, and whether the results agree for the correct
+    solution and the :data:`WRONG` variants."""
     import json
     import sys
-
-    from grader.commands.build import build_main
 
     sys.path.insert(0, str(REPO / "tests"))
     import suite_modules  # noqa: PLC0415 (the test suite's loader of the variants)
 
     variants = suite_modules.load("submissions/variants.py")
     with tempfile.TemporaryDirectory(prefix="bench-autograder-") as scratch:
-        root = Path(scratch) / "autograder"
-        root.mkdir()
-        root.chmod(0o755)
-        archive = Path(scratch) / "autograder.zip"
-        if build_main("autograder", archive, cache=cache / "answer-key.json") != 0:
-            raise RuntimeError("grader build autograder failed")
-        _lay_out(archive, root)
-        env = {"AUTOGRADER_ROOT": str(root), "GRADER_PYTHON": PYTHON, "GRADER_CACHE": "",
-               "PYTHONPATH": ""}
-        command = [str(root / "run_autograder")]
+        root, env, command = _autograder(Path(scratch), cache)
         container_cache = root / "source" / ".cache" / "answer-key.json"
         samples: dict[str, list[dict[str, Any]]] = {"1": [], "2": []}
         for _ in range(runs):  # interleaved: a change in the load hits both

@@ -154,13 +154,13 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
                  ) -> list[tuple[TestResult, list[tuple[TestResult, Observation]]]]:
     """Each ``(case, algorithm, number)`` graded, with what it observed, in ``items``' order.
 
-    With several workers, the tests are shared out before any runs: a game's play cases to
-    one worker (by the game, so in every phase the same), then the others by their estimated cost (:func:`_cost`, the largest first, each to
-    the least loaded worker): a function of the cases only, so a regrade gives each worker the
-    same tests in the same order. Each worker
-    runs its share in ``items``' order: in a thread of ``pool`` when there is one (the GIL is
-    released while the grader waits for its worker, where most of a grade's CPU is spent), else
-    one share after the other. So how many run at once never changes what a worker sees."""
+    With several workers, the tests are shared out before any runs: a game's play cases to one
+    worker (by the game, so in every phase the same), then the others by their estimated cost
+    (:func:`_cost`, the largest first, each to the least loaded worker): a function of the cases
+    only, so a regrade gives each worker the same tests in the same order. Each worker runs its
+    share in ``items``' order: in a thread of ``pool`` when there is one (the GIL is released
+    while the grader waits for its worker, where most of a grade's CPU is spent), else one share
+    after the other. So how many run at once never changes what a worker sees."""
     def one(worker: Worker, index: int) -> tuple[TestResult, list[tuple[TestResult, Observation]]]:
         seen: list[tuple[TestResult, Observation]] = []
         case, algorithm, number = items[index]
@@ -194,7 +194,8 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
         for worker, share in zip(workers, shares):
             graded.update((i, one(worker, i)) for i in sorted(share))
     else:
-        futures = [pool.submit(lambda w=worker, share=sorted(share): [(i, one(w, i)) for i in share])
+        futures = [pool.submit(lambda w=worker, share=sorted(share):
+                               [(i, one(w, i)) for i in share])
                    for worker, share in zip(workers, shares)]
         for future in futures:
             graded.update(future.result())
