@@ -206,17 +206,57 @@ def _interpreter(base: str, venv: Path, user: pwd.struct_passwd | None) -> str:
     lib = next((venv / "lib").glob("python3*")) / "site-packages"
     packages = [p for p in site.getsitepackages() if Path(p).is_dir()]
     (lib / "hostile-tests.pth").write_text("\n".join(packages) + "\n")
-    for path in [venv, *venv.rglob("*")]:
-        if not path.is_symlink():
-            path.chmod(path.stat().st_mode | (0o755 if path.is_dir() else 0o444))
     python = str(venv / "bin" / "python")
     ids = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []} if user else {}
-    probe = "import gradescope_utils, timeout_decorator, jsonschema, networkx"
-    try:
-        run = subprocess.run([python, "-c", probe], capture_output=True, cwd="/", timeout=60, **ids)
-    except OSError:  # the interpreter itself is out of reach
-        return ""
-    return python if run.returncode == 0 else ""
+    probe = "import gradescope_utils, timeout_decorator, jsonschema, networkx, nbformat"
+    for attempt in ("path file", "copies"):
+        for path in [venv, *venv.rglob("*")]:
+            if not path.is_symlink():
+                path.chmod(path.stat().st_mode | (0o755 if path.is_dir() else 0o444))
+        try:
+            run = subprocess.run([python, "-c", probe], capture_output=True, cwd="/", timeout=60,
+                                 **ids)
+        except OSError:  # the interpreter itself is out of reach
+            return ""
+        if run.returncode == 0:
+            return python
+        if user is None or attempt == "copies":
+            return ""
+        # this venv's packages are where the user cannot go (a fresh clone in a folder of mode
+        # 700, as CI's may be): copies of the grader's own dependencies, beside its interpreter
+        (lib / "hostile-tests.pth").unlink()
+        _copy_runtime_packages(lib)
+    return ""
+
+
+def _copy_runtime_packages(lib: Path) -> None:
+    """The installed distributions the grader needs at run time (its ``dependencies`` and
+    theirs, no extras) copied into ``lib``."""
+    from importlib import metadata
+    from packaging.requirements import Requirement
+
+    wanted, seen = ["adversarial-grader"], set()
+    while wanted:
+        name = wanted.pop().lower().replace("_", "-")
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            distribution = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue
+        for text in distribution.requires or []:
+            requirement = Requirement(text)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                wanted.append(requirement.name)
+        if name == "adversarial-grader":
+            continue  # the grader itself runs from the layout's source/
+        for file in distribution.files or []:
+            source = Path(distribution.locate_file(file))
+            if source.is_file() and ".." not in file.parts and file.parts[0] != "bin":
+                target = lib / file
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
 
 
 NO_LANDLOCK = (
