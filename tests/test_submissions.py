@@ -267,11 +267,15 @@ def graded(tmp_path_factory, shared_answers) -> dict:
     jobs = [("correct", SUBMISSIONS / "correct", every_case), ("stubs", STUBS, every_case)]
     jobs += [(name, variants.materialize(name, folder / name), variant_cases) for name in VARIANTS]
 
+    # worked out before the threads: ast.parse in two threads at once trips CPython 3.11.7
+    # ("AST constructor recursion depth mismatch", python/cpython#106905)
+    pairs_of = {name: graded_pairs(name) for name in VARIANTS}
+
     def run(job):
         name, path, cases = job
         if name not in VARIANTS:
             return name, grade(path, cases, rubric=RUBRIC, answers=shared_answers)
-        pairs = graded_pairs(name)
+        pairs = pairs_of[name]
         by_path = {case.path: case for case in VARIANT_CASES}
 
         def load(path):  # the case, with only the algorithms this variant is graded on
