@@ -44,6 +44,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from bench.measure import load_average, table  # noqa: E402
+from bench.sections import import_student  # noqa: E402
 
 FULL_GAME = {"name": "tictactoe-empty-board-minimax", "algorithms": ["minimax"],
              "description": "Plain minimax over the whole tic-tac-toe game tree: a draw.",
@@ -51,13 +52,6 @@ FULL_GAME = {"name": "tictactoe-empty-board-minimax", "algorithms": ["minimax"],
 SCHEMA = "../../grader/schema/case.schema.json"
 CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
 BUDGET_CALLS = 2_000_000  # the work budget the grader gives this case (its cap)
-
-
-def _student() -> Any:
-    spec = importlib.util.spec_from_file_location("bench_correct_search", CORRECT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _full_game() -> Any:
@@ -82,18 +76,18 @@ def stages(runs: int) -> dict[str, Any]:
     from grader.sandbox.reply_parts import packed_trace
 
     case = _full_game()
-    student = _student()
+    student = import_student(CORRECT)
     samples: dict[str, list[float]] = {name: [] for name in
                                        ("search", "traced", "ids", "pack", "by states",
                                         "dumps", "loads", "worker path")}
     sizes: dict[str, int] = {}
     for _ in range(runs):
         game = case.build_game()
-        seconds, _ = _cpu(lambda game=game: student.max_value(game, game.initial_state()))
+        seconds, _ = _cpu(lambda game=game: student["max_value"](game, game.initial_state()))
         samples["search"].append(seconds)
         game = case.build_game()
         wrapper, trace = traced(game)
-        seconds, _ = _cpu(lambda: student.max_value(wrapper, game.initial_state()))
+        seconds, _ = _cpu(lambda: student["max_value"](wrapper, game.initial_state()))
         samples["traced"].append(seconds)
         seconds, (generated, evaluated) = _cpu(
             lambda: (trace.generated_ids(), trace.evaluated_ids()))
@@ -140,7 +134,7 @@ def _worker_path(student: Any, game: Any) -> int:
 
     real, runner.traced = runner.traced, keep
     try:
-        run_algorithm(vars(student), game, "minimax", ids=False)
+        run_algorithm(student, game, "minimax", ids=False)
     finally:
         runner.traced = real
     packed, _ = packed_trace(kept[0])
