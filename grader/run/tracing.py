@@ -148,8 +148,7 @@ def _wrap(game: Game, trace: Trace) -> TracedGame:
     budget = trace.budget
     generated, evaluated = trace.generated, trace.evaluated
     record_generated = generated.append
-    record_evaluated = evaluated.append
-    inner_result, inner_utility, inner_evaluate = game.result, game.utility, game.evaluate
+    inner_result = game.result
     most_results = budget.result if budget is not None else float("inf")
     most_evaluated = budget.evaluated if budget is not None else float("inf")
 
@@ -171,23 +170,12 @@ def _wrap(game: Game, trace: Trace) -> TracedGame:
     if recording_result is not None:
         result = recording_result(game, generated, most_results, lambda: stop("result"))
 
-    def scored_by(inner):
-        """``utility`` or ``evaluate``: each scores a leaf, and both count toward one budget."""
-        def score(state):
-            if len(evaluated) >= most_evaluated:
-                stop("evaluated")
-            value = inner(state)
-            record_evaluated(state)
-            return value
-        return score
-
-    utility, evaluate = scored_by(inner_utility), scored_by(inner_evaluate)
-    # A Game's own, maybe fused, recording scorers (looked up on the class, as result is)
-    recording_score = getattr(type(game), "recording_score", None)
-    if recording_score is not None:
-        utility, evaluate = (recording_score(game, name, evaluated, most_evaluated,
-                                             lambda: stop("evaluated"))
-                             for name in ("utility", "evaluate"))
+    # ``utility`` and ``evaluate`` each score a leaf, and both count toward one budget: a Game's
+    # own, maybe fused, recording scorers (looked up on the class, as result is), else Game's
+    recording_score = getattr(type(game), "recording_score", Game.recording_score)
+    utility, evaluate = (recording_score(game, name, evaluated, most_evaluated,
+                                         lambda: stop("evaluated"))
+                         for name in ("utility", "evaluate"))
 
     wrapper = object.__new__(TracedGame)
     attributes = {

@@ -158,16 +158,9 @@ def items_allowed(trace_limit: int) -> int:
 def parse_message(buffer: bytes | bytearray, end: int, max_items: int = MAX_MESSAGE_ITEMS
                   ) -> dict[str, Any]:
     """The message in ``buffer[:end]`` (one line), checked against :data:`MESSAGE_SCHEMA`:
-    :func:`read_message`, then :func:`checked_message`. Raises :class:`Unreadable` saying what
-    is wrong."""
-    return checked_message(read_message(buffer, end, max_items), max_items)
-
-
-def read_message(buffer: bytes | bytearray, end: int, max_items: int = MAX_MESSAGE_ITEMS
-                 ) -> Any:
-    """The JSON value in ``buffer[:end]`` (one line), not yet checked (:func:`checked_message`:
-    a packed trace is unpacked there): :func:`line_text`, then :func:`text_message`."""
-    return text_message(line_text(buffer, end, max_items))
+    :func:`line_text`, :func:`text_message`, then :func:`checked_message`. Raises
+    :class:`Unreadable` saying what is wrong."""
+    return checked_message(text_message(line_text(buffer, end, max_items)), max_items)
 
 
 def line_text(buffer: bytes | bytearray, end: int, max_items: int = MAX_MESSAGE_ITEMS) -> str:
@@ -201,7 +194,7 @@ def text_message(text: str) -> Any:
 
 
 def checked_message(message: Any, max_items: int = MAX_MESSAGE_ITEMS) -> dict[str, Any]:
-    """``message`` (:func:`read_message`'s) checked by :func:`message_problem`, its packed
+    """``message`` (:func:`text_message`'s) checked by :func:`message_problem`, its packed
     traces unpacked; raises :class:`Unreadable` saying what is wrong."""
     problem = message_problem(message, max(0, (max_items - 50_000) // 2))
     if problem:

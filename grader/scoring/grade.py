@@ -189,16 +189,12 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
         least = loads.index(min(loads))
         shares[least].append(index)
         loads[least] += costs[index]
+    def run(worker: Worker, share: list[int]) -> list[tuple[int, Any]]:
+        return [(i, one(worker, i)) for i in sorted(share)]
+
     graded: dict[int, Any] = {}
-    if pool is None:
-        for worker, share in zip(workers, shares):
-            graded.update((i, one(worker, i)) for i in sorted(share))
-    else:
-        futures = [pool.submit(lambda w=worker, share=sorted(share):
-                               [(i, one(w, i)) for i in share])
-                   for worker, share in zip(workers, shares)]
-        for future in futures:
-            graded.update(future.result())
+    for part in (pool.map if pool is not None else map)(run, workers, shares):
+        graded.update(part)
     return [graded[index] for index in range(len(items))]
 
 

@@ -115,7 +115,7 @@ def grade_pair(
     student_output = "" if result.hidden else printed_output(reply)
     course_rule = rubric.for_algorithm(algorithm).pruning
     passed_packed = reply.status == "ok" and _passes_packed(references, reply, keep, algorithm)
-    if not passed_packed:
+    if not passed_packed and reply.status in ("ok", "budget"):  # the lists compared or shown
         references = [answers.reference(case, algorithm, rule) for rule in rules]  # unpacked
         reply.generated, reply.evaluated = _listed(reply.generated), _listed(reply.evaluated)
     if reply.status == "budget":
