@@ -19,6 +19,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import grader.algorithms as algorithm_specs
 from grader.answers.solve import RULES, mcts_settings, optimal_actions, resolve_pruning, solve
 from grader.answers.tree_walk import (
     ReferenceMissingError,
@@ -242,51 +243,22 @@ def answer_key(case: Any, rubric: Any = None) -> str:
         if algorithm in PLAY_ALGORITHMS:
             lines += _play_lines(case, rubric)
             continue
-        if algorithm == "alpha_beta":
+        if algorithm_specs.get(algorithm).window:
             graded = ("either" if case.pruning == "either"
                       else resolve_pruning(case, algorithm, None, rubric))
             lines += _alpha_beta_section(case, nodes, graded)
             continue
         result = solve(case, algorithm)
-        if algorithm == "mcts":
+        if algorithm_specs.get(algorithm).iterations:
             seed = mcts_settings(case).seed
             lines += _mcts_lines(case, rubric) + [f"- Chosen move (seed {seed}): "
                                                   f"**{fmt(result.value)}**"]
             lines += [line for line in _run_lines(result, None, False)[1:]
                       if not line.startswith("- Root move")]  # the chosen move, said above
             continue
-        prunes = (algorithm == "expectimax" and case.value_bounds is not None) or (
-            algorithm == "maxn" and case.max_sum is not None) or algorithm in (
-            "iterative_deepening", "alpha_beta_tt", "quiescence")
-        lines += _run_lines(result, nodes, prunes)
-        if algorithm == "iterative_deepening":
-            lines.append(f"- (Alpha-beta at depth limits 1 .. {case.depth_limit}, the root's "
-                         "children sorted by the previous iteration's values; every iteration "
-                         "generates again the nodes it reaches.)")
-        elif algorithm == "alpha_beta_tt":
-            plain = solve(case, "alpha_beta")
-            saved = len(plain.generated) - len(result.generated)
-            lines.append(f"- (Alpha-beta with a transposition table, pruning on equality: "
-                         f"plain alpha-beta generates {len(plain.generated)} nodes here, so the "
-                         f"table saves {saved}.)")
-        elif algorithm == "quiescence":
-            plain = solve(case, "alpha_beta")
-            lines.append(f"- (Alpha-beta to depth {case.depth_limit}, then noisy moves only, "
-                         f"standing pat on the evaluation, to depth {case.depth_limit} + "
-                         f"{game.quiescence_limit}; plain depth-limited alpha-beta answers "
-                         f"{fmt(plain.value)} with move {fmt(plain.action)} in "
-                         f"{len(plain.generated)} nodes.)")
-        elif not prunes:
-            lines.append(f"- ({algorithm} prunes nothing: every node within the depth limit.)")
-        elif algorithm == "expectimax":
-            lines.append(f"- (Star1 pruning: every leaf value in {list(case.value_bounds)}.)")
-        else:
-            lines.append(f"- (Shallow pruning: payoffs sum to at most {fmt(case.max_sum)}; a "
-                         "node stops once its mover's best >= max_sum - the parent mover's "
-                         "best.)")
-        if algorithm in ("maxn", "expectimax"):
-            lines.append("- Pruning rule: none applies. The inclusive/strict rule is "
-                         "alpha-beta's; this search is the same under either.")
+        note = algorithm_specs.get(algorithm).sheet_note  # its own words, or none
+        prunes, words = note(case, result, solve, fmt) if note is not None else (False, [])
+        lines += _run_lines(result, nodes, prunes) + words
         if nodes is not None:
             lines += [""] + _table(nodes, vectors, result.generated)
     return "\n".join(lines) + "\n"
