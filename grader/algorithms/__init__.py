@@ -74,8 +74,8 @@ class Algorithm:
     """
 
     name: str
-    summary: str  # the case schema's words for it, after its name
     stubs: tuple[str, ...]  # the student's functions it grades; a MAX/MIN pair: (max, min)
+    summary: str = ""  # the case schema's words for it, after its name
     call: Call = "plain"
     returns: Returns = "value"
     games: Games = field(default_factory=Games)

@@ -10,7 +10,6 @@ from grader.algorithms import Algorithm
 
 ALGORITHM = Algorithm(
     name="alpha_beta",
-    summary="alpha-beta",
     stubs=("alpha_beta",),
     window=True,
     course_rule=True,

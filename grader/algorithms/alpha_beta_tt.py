@@ -17,7 +17,7 @@ def sheet_note(case, result, solve, fmt) -> tuple[bool, list[str]]:
 
 ALGORITHM = Algorithm(
     name="alpha_beta_tt",
-    summary="alpha-beta with a transposition table",
+    summary="(alpha-beta with a transposition table)",
     stubs=("alpha_beta_tt",),
     call="table",
     fixed_rule_note="always the inclusive rule",

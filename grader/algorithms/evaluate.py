@@ -11,7 +11,7 @@ from grader.algorithms import Algorithm
 
 ALGORITHM = Algorithm(
     name="evaluate",
-    summary="evaluate alone (graded by play: needs 'play' and game connect4 or mnk)",
+    summary="alone (graded by play: needs 'play' and game connect4 or mnk)",
     stubs=("evaluate",),
     call="positions",
     graded_by="play",

@@ -17,7 +17,6 @@ def sheet_note(case, result, solve, fmt) -> tuple[bool, list[str]]:
 
 ALGORITHM = Algorithm(
     name="expectimax",
-    summary="expectimax",
     stubs=("expectimax",),
     games=Games(chance=True),
     reference={"expectimax": "reference.expectimax:expectimax"},

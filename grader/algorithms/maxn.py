@@ -18,7 +18,6 @@ def sheet_note(case, result, solve, fmt) -> tuple[bool, list[str]]:
 
 ALGORITHM = Algorithm(
     name="maxn",
-    summary="max^n",
     stubs=("maxn",),
     games=Games(two_player=False, vector_leaves=True),
     reference={"maxn": "reference.maxn:maxn"},

@@ -7,7 +7,6 @@ from grader.algorithms import Algorithm, Games
 
 ALGORITHM = Algorithm(
     name="mcts",
-    summary="Monte Carlo tree search",
     depth_limit_why="plays out to the end of the game, so an mcts case cannot have a depth limit",
     stubs=("mcts",),
     call="iterations",

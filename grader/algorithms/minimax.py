@@ -16,7 +16,6 @@ def sheet_note(case, result, solve, fmt) -> tuple[bool, list[str]]:
 
 ALGORITHM = Algorithm(
     name="minimax",
-    summary="minimax",
     stubs=("max_value", "min_value"),
     reference={"max_value": "reference.minimax:max_value",
                "min_value": "reference.minimax:min_value"},

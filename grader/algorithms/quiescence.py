@@ -19,7 +19,7 @@ def sheet_note(case, result, solve, fmt) -> tuple[bool, list[str]]:
 
 ALGORITHM = Algorithm(
     name="quiescence",
-    summary="quiescence search (needs depth_limit)",
+    summary="(needs depth_limit)",
     depth_limit_why="searches on from the depth cutoff, so its case needs a depth_limit",
     stubs=("quiescence",),
     games=Games(depth_limit="required", noisy_moves=True),
