@@ -165,6 +165,11 @@ def get(name: str) -> Algorithm:
         raise ValueError(f"unknown algorithm {name!r}; expected one of {names()}") from None
 
 
+def find(name: str) -> Algorithm | None:
+    """The spec of ``name``, or None (a test of no algorithm: a case that did not load)."""
+    return registry().get(name) if isinstance(name, str) else None
+
+
 def number(name: str) -> int:
     """The algorithm's place in the registry, from 1: the first part of its tests' numbers."""
     return names().index(name) + 1
@@ -177,5 +182,5 @@ def resolve(target: str) -> Any:
     return getattr(loaded, attribute) if attribute else loaded
 
 
-__all__ = ["BUILT_IN", "ENVIRONMENT", "Algorithm", "Games", "get", "names", "number",
+__all__ = ["BUILT_IN", "ENVIRONMENT", "Algorithm", "Games", "find", "get", "names", "number",
            "registry", "resolve"]

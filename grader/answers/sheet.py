@@ -34,6 +34,7 @@ from grader.answers.tree_walk import (
 )
 from grader.cases.algorithms import PLAY_ALGORITHMS
 from grader.cases.rubric import rubric_from_dict
+from grader.cases.rules import NOISY_ALGORITHMS
 from grader.errors import GraderError
 from grader.games.base import MAX
 
@@ -228,7 +229,7 @@ def answer_key(case: Any, rubric: Any = None) -> str:
     game = case.build_game()
     vectors = case.vector_values
     try:
-        nodes = (walk(game, quiescence="quiescence" in case.algorithms)
+        nodes = (walk(game, quiescence=any(a in NOISY_ALGORITHMS for a in case.algorithms))
                  if case.form != "game" else None)
     except TreeTooLargeError:
         nodes = None

@@ -27,6 +27,7 @@ TWO_PLAYER_ALGORITHMS = tuple(n for n in ALGORITHMS if algorithm_specs.get(n).ga
 NO_CHANCE_ALGORITHMS = tuple(n for n in ALGORITHMS if not algorithm_specs.get(n).games.chance
                              and not algorithm_specs.get(n).by_play)
 DEEPENING_ALGORITHMS = PAIR_ALGORITHMS  # cut at every depth 1 .. depth_limit
+NOISY_ALGORITHMS = tuple(n for n in ALGORITHMS if algorithm_specs.get(n).games.noisy_moves)
 VECTOR_ALGORITHMS = tuple(n for n in ALGORITHMS if algorithm_specs.get(n).games.vector_leaves)
 
 
@@ -66,7 +67,7 @@ def field_errors(data: dict, file: str | None) -> list[CaseError]:
         if spec.games.depth_limit == "required" and data.get("depth_limit") is None:
             add(f"{spec.name} {spec.depth_limit_why}; set depth_limit, or remove {spec.name}",
                 "algorithms", algorithms.index(spec.name))
-    noisy = [a for a in ALGORITHMS if algorithm_specs.get(a).games.noisy_moves]
+    noisy = NOISY_ALGORITHMS
     if (data.get("quiescence_limit") is not None and noisy
             and not any(a in algorithms for a in noisy)):
         add(f"quiescence_limit is given but {noisy[0]} is not in algorithms; add {noisy[0]} to "
