@@ -10,7 +10,8 @@ the correct solution's, so this keeps the run cheap without hiding a difference.
 the checkout to measure first on ``PYTHONPATH`` (e.g. a ``git archive`` of the base commit).
 
 ``compare`` prints each file that differs and exits 1 if any does. Timing fields are the
-only ones a run changes: ``execution_time``, and the seconds in output text (``0.12 s``).
+only ones a run changes (``execution_time``, each test's ``timing``, the seconds in output text
+such as ``0.12 s``), and the folder of the checkout graded is dropped from the case paths.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TIMING_KEYS = {"execution_time", "seconds", "cpu_seconds", "elapsed", "wall_seconds"}
+TIMING_KEYS = {"execution_time", "timing", "seconds", "cpu_seconds", "elapsed", "wall_seconds"}
 SECONDS = re.compile(r"\d+(\.\d+)?\s?(ms|s)\b")
+CHECKOUT = re.compile(r"/[^\s\"']*?/(trees|tests)/")  # where the checkout graded is
 
 
 def _variants():
@@ -73,7 +75,7 @@ def _untimed(value):
     if isinstance(value, list):
         return [_untimed(v) for v in value]
     if isinstance(value, str):
-        return SECONDS.sub("<t>", value)
+        return CHECKOUT.sub(r"\1/", SECONDS.sub("<t>", value))
     return value
 
 

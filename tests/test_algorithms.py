@@ -27,6 +27,7 @@ EXTRA = textwrap.dedent('''
 
     ALGORITHM = Algorithm(
         name="plain_search",
+        order=100,
         stubs=("alpha_beta",),
         reference={"alpha_beta": "reference.alpha_beta:alpha_beta"},
         decision="reference.alpha_beta:alpha_beta_decision",

@@ -17,11 +17,13 @@ Conventions:
   an *import string*, ``"module:attribute"`` (or ``"module"``), resolved lazily by
   :func:`resolve` in ``answers``/``feedback``/``report``, which may import ``reference/``.
   ``reference/`` may read the specs (data, no answers).
-* Registration: the built-in modules are :data:`BUILT_IN`, in this order (the order of the
-  results' test numbers). One more algorithm is registered without editing a file of the
-  project: name its module in the environment variable ``GRADER_ALGORITHMS`` (comma-separated
-  module names on ``sys.path``, or paths to ``.py`` files), each defining ``ALGORITHM``. The
-  sandbox worker gets the variable too (:func:`grader.sandbox.process.worker_environment`).
+* Registration: every module of this package is a built-in algorithm (found by
+  :func:`built_in_modules`, nothing lists them), ordered by their specs' ``order`` (the first
+  part of their tests' numbers: 1.x minimax, 2.x alpha-beta, ...). One more algorithm is
+  registered without editing a file of the project: name its module in the environment
+  variable ``GRADER_ALGORITHMS`` (comma-separated module names on ``sys.path``, or paths to
+  ``.py`` files), each defining ``ALGORITHM``; it comes after the built-in ones, in that order.
+  The sandbox worker gets the variable too (:func:`grader.sandbox.process.worker_environment`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import pkgutil
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -36,8 +39,6 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 ENVIRONMENT = "GRADER_ALGORITHMS"  # extra spec modules, comma-separated names or .py paths
-BUILT_IN = ("minimax", "alpha_beta", "expectimax", "maxn", "mcts", "iterative_deepening",
-            "evaluate", "alpha_beta_tt", "quiescence")
 
 # How a case calls the algorithm's stub at its root (grader.run.runner):
 #   plain       f(game, root)
@@ -74,6 +75,7 @@ class Algorithm:
     """
 
     name: str
+    order: int  # its place among the built-in ones: the first part of its tests' numbers
     stubs: tuple[str, ...]  # the student's functions it grades; a MAX/MIN pair: (max, min)
     summary: str = ""  # the case schema's words for it, after its name
     call: Call = "plain"
@@ -133,17 +135,30 @@ def _load(entry: str) -> Any:
     return importlib.import_module(entry)
 
 
-@lru_cache(maxsize=None)
-def _registry(extra: str) -> dict[str, Algorithm]:
-    modules = [f"grader.algorithms.{name}" for name in BUILT_IN]
-    modules += [entry.strip() for entry in extra.split(",") if entry.strip()]
-    found: dict[str, Algorithm] = {}
+def built_in_modules() -> list[str]:
+    """The modules of this package, each one algorithm's spec."""
+    return [f"{__name__}.{info.name}" for info in pkgutil.iter_modules(__path__)
+            if not info.name.startswith("_")]
+
+
+def _specs(modules: list[str]) -> list[Algorithm]:
+    specs = []
     for entry in modules:
         spec = getattr(_load(entry), "ALGORITHM", None)
         if not isinstance(spec, Algorithm):
             raise ValueError(f"{entry} defines no ALGORITHM (a grader.algorithms.Algorithm)")
+        specs.append(spec)
+    return specs
+
+
+@lru_cache(maxsize=None)
+def _registry(extra: str) -> dict[str, Algorithm]:
+    built_in = sorted(_specs(built_in_modules()), key=lambda spec: spec.order)
+    extras = _specs([entry.strip() for entry in extra.split(",") if entry.strip()])
+    found: dict[str, Algorithm] = {}
+    for spec in built_in + extras:
         if spec.name in found:
-            raise ValueError(f"algorithm {spec.name!r} is registered twice ({entry})")
+            raise ValueError(f"algorithm {spec.name!r} is registered twice")
         found[spec.name] = spec
     return found
 
@@ -182,5 +197,5 @@ def resolve(target: str) -> Any:
     return getattr(loaded, attribute) if attribute else loaded
 
 
-__all__ = ["BUILT_IN", "ENVIRONMENT", "Algorithm", "Games", "find", "get", "names", "number",
-           "registry", "resolve"]
+__all__ = ["ENVIRONMENT", "Algorithm", "Games", "built_in_modules", "find", "get", "names",
+           "number", "registry", "resolve"]

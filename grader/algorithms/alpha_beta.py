@@ -10,6 +10,7 @@ from grader.algorithms import Algorithm
 
 ALGORITHM = Algorithm(
     name="alpha_beta",
+    order=2,
     stubs=("alpha_beta",),
     window=True,
     course_rule=True,

@@ -17,6 +17,7 @@ def sheet_note(case, result, solve, fmt) -> tuple[bool, list[str]]:
 
 ALGORITHM = Algorithm(
     name="alpha_beta_tt",
+    order=8,
     summary="(alpha-beta with a transposition table)",
     stubs=("alpha_beta_tt",),
     call="table",

@@ -11,6 +11,7 @@ from grader.algorithms import Algorithm
 
 ALGORITHM = Algorithm(
     name="evaluate",
+    order=7,
     summary="alone (graded by play: needs 'play' and game connect4 or mnk)",
     stubs=("evaluate",),
     call="positions",

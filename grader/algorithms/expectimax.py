@@ -17,6 +17,7 @@ def sheet_note(case, result, solve, fmt) -> tuple[bool, list[str]]:
 
 ALGORITHM = Algorithm(
     name="expectimax",
+    order=3,
     stubs=("expectimax",),
     games=Games(chance=True),
     reference={"expectimax": "reference.expectimax:expectimax"},

@@ -18,6 +18,7 @@ def sheet_note(case, result, solve, fmt) -> tuple[bool, list[str]]:
 
 ALGORITHM = Algorithm(
     name="maxn",
+    order=4,
     stubs=("maxn",),
     games=Games(two_player=False, vector_leaves=True),
     reference={"maxn": "reference.maxn:maxn"},

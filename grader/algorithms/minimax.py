@@ -16,6 +16,7 @@ def sheet_note(case, result, solve, fmt) -> tuple[bool, list[str]]:
 
 ALGORITHM = Algorithm(
     name="minimax",
+    order=1,
     stubs=("max_value", "min_value"),
     reference={"max_value": "reference.minimax:max_value",
                "min_value": "reference.minimax:min_value"},

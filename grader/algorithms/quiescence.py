@@ -19,6 +19,7 @@ def sheet_note(case, result, solve, fmt) -> tuple[bool, list[str]]:
 
 ALGORITHM = Algorithm(
     name="quiescence",
+    order=9,
     summary="(needs depth_limit)",
     depth_limit_why="searches on from the depth cutoff, so its case needs a depth_limit",
     stubs=("quiescence",),
