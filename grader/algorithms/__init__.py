@@ -91,12 +91,12 @@ class Algorithm:
     reference: dict[str, str] = field(default_factory=dict)  # stub -> "module:function"
     decision: str | None = None  # "module:function"(game, state[, strict=]) -> root action
     steps: str | None = None  # "module:function"(game, mcts settings) -> the reference's moments
-    step_notes: str | None = None  # how feedback words those moments: tree, mcts or search
+    step_notes: str | None = None  # how feedback words those moments: tree, playouts, search
     mistakes: str | None = None  # the module registering its catalogue's mistakes
     # the answer sheet's words: (case, its result, solve, fmt) -> (whether it prunes, lines);
     # None: no words (never another algorithm's)
     sheet_note: Callable[..., tuple[bool, list[str]]] | None = None
-    view: str | None = None  # the HTML replay's extra panel: "window", "mcts", "events"
+    view: str | None = None  # the HTML replay's extra panel: window, statistics (MCTS's), events
     points_note: str = ""  # the schema's words on its points default, when not the rubric's
 
     def stub_at(self, minimizing: bool) -> str:

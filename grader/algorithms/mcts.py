@@ -15,7 +15,7 @@ ALGORITHM = Algorithm(
     games=Games(two_player=False, depth_limit="forbidden"),
     reference={"mcts": "reference.mcts:mcts"},
     steps="reference.steps:mcts_steps",
-    step_notes="mcts",
+    step_notes="playouts",
     mistakes="reference.mistakes_other",
-    view="mcts",
+    view="statistics",
 )

@@ -178,7 +178,7 @@ def _alpha_beta_section(case: Any, nodes: list[TreeNode] | None, graded: str) ->
     return lines
 
 
-def _mcts_lines(case: Any, rubric: Any) -> list[str]:
+def _mcts_lines(case: Any, algorithm: str, rubric: Any) -> list[str]:
     mcts_tree = staff("mcts", "the key's MCTS statistics").mcts_tree
     settings = mcts_settings(case)
     game = case.build_game()
@@ -190,16 +190,16 @@ def _mcts_lines(case: Any, rubric: Any) -> list[str]:
     optimal = optimal_actions(case)
     lines.append("- Optimal moves (exact game value, what an `outcome` check accepts): "
                  + (", ".join(f"**{action}**" for action in optimal) or "(none)"))
-    rules = (rubric or rubric_from_dict({})).settings_for(case, "mcts")
+    rules = (rubric or rubric_from_dict({})).settings_for(case, algorithm)
     seeds = range(settings.seed, settings.seed + rules.outcome_seeds)
-    found = sum(solve(case, "mcts", seed=seed).value in optimal for seed in seeds)
+    found = sum(solve(case, algorithm, seed=seed).value in optimal for seed in seeds)
     lines.append(f"- Seeds {seeds.start}-{seeds.stop - 1}: {found} of {len(seeds)} choose an "
                  f"optimal move ({found / len(seeds):.0%}; an `outcome` check needs "
                  f"{rules.outcome_share:.0%})")
     return lines
 
 
-def _play_lines(case: Any, rubric: Any) -> list[str]:
+def _play_lines(case: Any, algorithm: str, rubric: Any) -> list[str]:
     """How an ``evaluate`` case plays and scores: there is no reference answer to show."""
     rubric = rubric or rubric_from_dict({})
     rules, play = rubric.play, case.play
@@ -207,7 +207,7 @@ def _play_lines(case: Any, rubric: Any) -> list[str]:
     depth = play.depth or rules.depth
     opening = rules.opening if play.opening is None else play.opening
     thresholds = ", ".join(fmt(t) for t in rules.thresholds_for(play.opponent))
-    points = rubric.settings_for(case, "evaluate").points
+    points = rubric.settings_for(case, algorithm).points
     first = play.seed * 1000
     return [
         "Graded by play, not against a reference answer: no value or trace to check by hand.",
@@ -242,7 +242,7 @@ def answer_key(case: Any, rubric: Any = None) -> str:
     for algorithm in case.algorithms:
         lines += ["", f"## {algorithm}", ""]
         if algorithm in PLAY_ALGORITHMS:
-            lines += _play_lines(case, rubric)
+            lines += _play_lines(case, algorithm, rubric)
             continue
         if algorithm_specs.get(algorithm).window:
             graded = ("either" if case.pruning == "either"
@@ -252,7 +252,7 @@ def answer_key(case: Any, rubric: Any = None) -> str:
         result = solve(case, algorithm)
         if algorithm_specs.get(algorithm).iterations:
             seed = mcts_settings(case).seed
-            lines += _mcts_lines(case, rubric) + [f"- Chosen move (seed {seed}): "
+            lines += _mcts_lines(case, algorithm, rubric) + [f"- Chosen move (seed {seed}): "
                                                   f"**{fmt(result.value)}**"]
             lines += [line for line in _run_lines(result, None, False)[1:]
                       if not line.startswith("- Root move")]  # the chosen move, said above

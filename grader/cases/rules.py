@@ -20,7 +20,7 @@ from grader.errors import CaseError
 # Which algorithms fit which games, from the specs (grader.algorithms). The inclusive/strict
 # rule changes only the searches that follow the course's rule (alpha-beta, and iterative
 # deepening, which runs it): Star1 and shallow pruning cut the same way under either, so
-# "maxn/strict" would be a second name for "maxn".
+# maxn/strict would be a second name for maxn.
 PRUNING_ALGORITHMS = tuple(n for n in ALGORITHMS if algorithm_specs.get(n).course_rule)
 TWO_PLAYER_ALGORITHMS = tuple(n for n in ALGORITHMS if algorithm_specs.get(n).games.two_player
                               and not algorithm_specs.get(n).by_play)

@@ -35,7 +35,7 @@ from grader.files import json_safe
 MAX_LISTED = 6  # children or path nodes quoted at most
 # How a spec's moments are worded (its ``step_notes``): the values backed up at a tree node, an
 # MCTS iteration, table or quiescence events. A spec without one gets no step note.
-NOTES = ("tree", "mcts", "search")
+NOTES = ("tree", "playouts", "search")
 EVENTS_LISTED = 4  # table or quiescence events quoted before the step at most
 
 
@@ -93,7 +93,7 @@ def step_note(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
         return None  # past where the stored replay stops: nothing known to explain
     yours = got.generated[step] if step < len(got.generated) else None
     style = algorithm_specs.get(algorithm).step_notes
-    if style == "mcts":
+    if style == "playouts":
         text = _mcts_note(moments, step)
     elif style == "search":
         text = _search_note(moments, step)

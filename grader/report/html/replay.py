@@ -85,7 +85,7 @@ def build_replay(test: TestResult, case: Any, replay: dict[str, Any], answers: A
     view = algorithm_specs.get(algorithm).view
     if view == "window":
         ref, yours, notes, moments = _alpha_beta_sides(case, rule, ref_ids, got_ids, index, answers)
-    elif view == "mcts":
+    elif view == "statistics":
         ref, yours, notes, iterations = _mcts_sides(case, ref_ids, got_ids)
     else:
         known = index is not None and None not in index.value.values()  # handout: in the key?
