@@ -1146,8 +1146,99 @@ EVALUATE_FORGERIES = {
 
 
 # An evaluate that returns the handout's built-in heuristic (grader/games), reached through the
-# evaluation game's bound methods: graded as any evaluation, and named to staff (tests/test_play.py).
+# evaluation game's bound methods: the game behind them is sealed, so the call is refused
+# (issue 40; tests/test_play.py).
 BUILT_IN_HEURISTIC = "def evaluate(game, state):\n    return game.board.__self__._heuristic(state)\n"
+
+# Issue 40: evaluate reaching the grader's own game object (uncounted, with its built-in
+# heuristic) and searching one ply deeper with it, leaves scored by the grader's heuristic:
+# through ``game.board.__self__`` it earned 13.5 of 14 evaluate points, its calls outside the
+# budget. Each route finds a game *instance* that has the heuristic, or raises; the search is
+# the same for all. Each must earn at most half the evaluate points (tests/test_play.py).
+RAW_GAME_ROUTES = {
+    "bound_self": """
+def _raw(game):
+    return game.board.__self__
+""",
+    "func_globals": """
+def _raw(game):
+    for method in (game.board, game.result, game.utility, game.actions, game.is_terminal):
+        for value in list(getattr(getattr(method, "__func__", method), "__globals__", {}).values()):
+            if hasattr(value, "_heuristic") and not isinstance(value, type):
+                return value
+    raise LookupError("no game instance in the globals")
+""",
+    "closure": """
+def _raw(game):
+    seen, pending = set(), [game.result, game.utility, game.board]
+    while pending:
+        item = pending.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if hasattr(item, "_heuristic") and not isinstance(item, type) and item is not game:
+            if type(item).__name__.startswith("Sealed"):
+                continue  # the sealed one refuses: look on for the grader's own
+            return item
+        function = getattr(item, "__func__", item)
+        for cell in getattr(function, "__closure__", None) or ():
+            try:
+                pending.append(cell.cell_contents)
+            except ValueError:
+                pass
+        if hasattr(item, "__self__"):
+            pending.append(item.__self__)
+    raise LookupError("no unsealed game in the closures")
+""",
+    "gc_referrers": """
+import gc as _gc
+
+
+def _raw(game):
+    state_holders = _gc.get_referrers(game) + _gc.get_objects()
+    for item in state_holders:
+        if (hasattr(item, "_heuristic") and not isinstance(item, type)
+                and getattr(item, "rows", None) == game.rows
+                and not type(item).__name__.startswith("Sealed")):
+            return item
+    for item in state_holders:  # else any instance of the game, sealed or not
+        if hasattr(item, "_heuristic") and not isinstance(item, type) \
+                and getattr(item, "rows", None) == game.rows:
+            return item
+    raise LookupError("no game instance through gc")
+""",
+    "inspect_frames": """
+import inspect as _inspect
+
+
+def _raw(game):
+    frame = _inspect.currentframe()
+    while frame is not None:
+        for value in list(frame.f_locals.values()):
+            if hasattr(value, "_heuristic") and not isinstance(value, type) and value is not game:
+                return value
+        frame = frame.f_back
+    raise LookupError("no game instance in the frames")
+""",
+}
+RAW_GAME_SEARCH = """
+
+def evaluate(game, state):
+    raw = _raw(game)
+    if raw.is_terminal(state):
+        return raw._utility(state)
+    values = []
+    for action in raw.actions(state):
+        child = raw._result(state, action)
+        values.append(raw._utility(child) if raw.is_terminal(child) else raw._heuristic(child))
+    return max(values) if raw.to_move(state) == 0 else min(values)
+"""
+
+
+def raw_game_evaluate_source(route: str) -> str:
+    """An ``evaluate`` (appended to the correct solution) that finds the grader's game by
+    ``route`` (:data:`RAW_GAME_ROUTES`) and scores a search one ply deeper with its heuristic."""
+    return RAW_GAME_ROUTES[route].strip() + "\n" + RAW_GAME_SEARCH
 
 
 def forged_evaluate_source(name: str) -> str:
