@@ -23,7 +23,7 @@ from grader.errors import GraderError, SubmissionError
 from grader.sandbox.allowance import CpuAccount
 from grader.sandbox.capture import join_output
 from grader.sandbox.channel import Channel
-from grader.sandbox.limits import LANDLOCK_ENV, Limits, resolve_user
+from grader.sandbox.limits import LANDLOCK_ENV, SECCOMP_ENV, Limits, resolve_user
 from grader.sandbox.notebook import ConvertedNotebook
 from grader.sandbox.private import isolator
 from grader.sandbox.process import (
@@ -147,7 +147,8 @@ class WorkerProcess:
             confinement = importing.get("confinement")  # sent before any student code ran
             if isinstance(confinement, dict):
                 self.confinement = {
-                    key: int(finite_number(confinement.get(key), -1)) for key in ("uid", "landlock")
+                    key: int(finite_number(confinement.get(key), -1))
+                    for key in ("uid", "landlock", "seccomp")
                 }
             calibration = finite_number(importing.get("calibration"), 0.05)  # also before
             self.calibration = (min(max(calibration, 1e-4), 10.0) if self.given_calibration
@@ -240,6 +241,7 @@ class WorkerProcess:
                 "ids": list(self._ids) if self._ids else None,
                 "limits": asdict(self.limits),
                 "landlock": os.environ.get(LANDLOCK_ENV, "1") != "0",
+                "seccomp": os.environ.get(SECCOMP_ENV, "1") != "0",
                 "calibration": self.given_calibration,
             }
         )

@@ -11,7 +11,12 @@ privileged container), :func:`isolate` runs in the worker's process between fork
 * gives the process an IPC namespace of its own (System V shared memory, semaphores and
   message queues, POSIX message queues: five 256 MiB segments outlived the grader, 1.28 GB,
   where ``shmmax`` is unlimited; all go with the process), done on its own, whatever else
-  fails or ``$GRADER_PRIVATE_TMP`` says;
+  fails or ``$GRADER_PRIVATE_TMP`` says, and caps it (:func:`ipc_caps`: the namespace's
+  ``shmmax``/``shmall``/``shmmni`` and ``msgmax``/``msgmnb``/``msgmni``, a sixteenth of the
+  worker's memory and 1 MiB: 32 segments of 64 MiB, made, filled and detached one at a time,
+  none ever counted by ``RLIMIT_AS``, held 2 GiB a worker; issue 40). The worker's seccomp
+  filter (:func:`grader.sandbox.confine.refuse_sysv_ipc`) refuses System V IPC outright where
+  the kernel has one; these caps hold where it has not;
 * gives the process a mount namespace of its own (private: nothing it mounts is seen outside,
   and every mount goes when the process does);
 * mounts a small file system of its own on the scratch folder (``tmpfs``: at most
@@ -23,7 +28,8 @@ privileged container), :func:`isolate` runs in the worker's process between fork
   carried over).
 
 Where the namespace cannot be made (no root, an unprivileged container) it does nothing: the
-worker runs as before, Landlock fences it where the kernel has it, and the parent's checks
+worker runs as before (its seccomp filter refuses System V IPC), Landlock fences it where the
+kernel has it, and the parent's checks
 (:func:`grader.sandbox.process.scratch_problem`) bound the scratch folder between calls.
 docs/security.md says which layer holds on which kernel.
 """
@@ -64,9 +70,11 @@ def isolator(scratch: Path, source: bytes, ids: tuple[int, int] | None,
         return None
     libc = _libc()  # loaded here: the child, forked from a process that may have threads,
     #                 does no more than system calls
+    caps = ipc_caps(int(limits.memory))
     if os.environ.get(PRIVATE_ENV, "1") == "0":
         def own_ipc() -> None:
-            libc.unshare(_CLONE_NEWIPC)
+            if libc.unshare(_CLONE_NEWIPC) == 0:
+                _write_caps(caps)
 
         return own_ipc
     options = (f"size={int(limits.scratch)},nr_inodes={int(limits.scratch_entries)},"
@@ -74,13 +82,43 @@ def isolator(scratch: Path, source: bytes, ids: tuple[int, int] | None,
     covered = coverable()
 
     def run() -> None:
-        libc.unshare(_CLONE_NEWIPC)  # (where it fails: process.remove_ipc after the worker)
+        # (where it fails: the worker's seccomp filter, and process.remove_ipc after it)
+        if libc.unshare(_CLONE_NEWIPC) == 0:
+            _write_caps(caps)
         try:
             isolate(str(scratch), source, ids, options, covered, libc)
         except BaseException:  # noqa: BLE001, S110 - between fork and exec: never raise here
             pass
 
     return run
+
+
+def ipc_caps(memory: int) -> list[tuple[str, bytes]]:
+    """The System V limits of a worker's own IPC namespace, for a worker of ``memory`` bytes:
+    shared memory at most a sixteenth of it in all (``shmall``, in pages; one segment as big,
+    ``shmmax``; 16 segments, ``shmmni``), message queues 1 MiB in all (16 queues of 64 KiB,
+    messages of 8 KiB). Written to ``/proc/sys/kernel`` of the namespace by :func:`_write_caps`
+    (each IPC namespace has its own copy; the machine's stay as they are)."""
+    shared = max(1 << 20, memory // 16)
+    page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+    values = {"shmmax": shared, "shmall": shared // page, "shmmni": 16,
+              "msgmax": 8 << 10, "msgmnb": 64 << 10, "msgmni": 16}
+    return [(f"/proc/sys/kernel/{name}", str(value).encode()) for name, value in values.items()]
+
+
+def _write_caps(caps: list[tuple[str, bytes]]) -> None:
+    """In a forked child, in its new IPC namespace: write each cap (system calls only)."""
+    for path, value in caps:
+        try:
+            handle = os.open(path, os.O_WRONLY)
+        except OSError:
+            continue
+        try:
+            os.write(handle, value)
+        except OSError:
+            pass
+        finally:
+            os.close(handle)
 
 
 def coverable() -> list[str]:

@@ -49,7 +49,14 @@ from grader.run.runner import MctsSettings, function_name, run_algorithm, table_
 from grader.run.tracing import Budget
 from grader.sandbox.capture import Captured
 from grader.sandbox.evaluating import serve_evaluate_request
-from grader.sandbox.confine import apply_limits, confine, die_with_parent, drop_privileges
+from grader.sandbox.confine import (
+    apply_limits,
+    confine,
+    die_with_parent,
+    drop_privileges,
+    most_killable,
+    refuse_sysv_ipc,
+)
 from grader.sandbox.failures import (
     SandboxViolation,
     error_data,
@@ -381,10 +388,12 @@ def main(argv: list[str] | None = None) -> int:
     if config is None:
         return 0
     limits = config["limits"]
+    most_killable()  # the OOM killer's first choice, before anything could fill memory
     prepare_process(config)
     drop_privileges(config["ids"])
     die_with_parent()
     landlock = confine(config["scratch"]) if config.get("landlock", True) else 0
+    seccomp = refuse_sysv_ipc() if config.get("seccomp", True) else 0  # after no_new_privs
     apply_limits(limits)
     tools = Tools(
         seed=random.seed, perf_counter=time.perf_counter, getrusage=resource.getrusage,
@@ -393,7 +402,8 @@ def main(argv: list[str] | None = None) -> int:
         raise_signal=signal.raise_signal, prof_clock=prof_clock_reader(time.clock_gettime),
     )
     guard = CpuGuard(tools, float(limits["kill_margin"]))
-    return serve(config, tools, guard, {"uid": os.getuid(), "landlock": landlock})
+    return serve(config, tools, guard, {"uid": os.getuid(), "landlock": landlock,
+                                        "seccomp": seccomp})
 
 
 def serve(config: dict[str, Any], tools: Tools, guard: Any, confinement: dict[str, int]) -> int:
