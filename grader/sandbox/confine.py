@@ -61,6 +61,25 @@ def most_killable() -> None:
         pass
 
 
+GRADER_OOM_SCORE_ADJ = -500  # the grader as root: chosen only once it holds half the memory
+
+
+def least_killable() -> bool:
+    """The grader's side of :func:`most_killable`: as root, lower this process's
+    ``oom_score_adj`` to :data:`GRADER_OOM_SCORE_ADJ` (not -1000: a grader that itself runs
+    away may still be ended); not as root it cannot be lowered, and the workers' 1000 is what
+    keeps the killer off the grader. True when lowered. Called once a process, before its
+    first worker starts (:mod:`grader.sandbox.lifecycle`); the workers raise their own."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return False
+    try:
+        with open("/proc/self/oom_score_adj", "w") as handle:
+            handle.write(str(GRADER_OOM_SCORE_ADJ))
+        return True
+    except OSError:
+        return False
+
+
 # seccomp (Linux >= 3.5): refuse the System V IPC system calls. <linux/seccomp.h>, <linux/filter.h>
 _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
 _RET_ALLOW, _RET_ERRNO = 0x7FFF0000, 0x00050000

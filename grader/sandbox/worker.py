@@ -403,7 +403,24 @@ def main(argv: list[str] | None = None) -> int:
     )
     guard = CpuGuard(tools, float(limits["kill_margin"]))
     return serve(config, tools, guard, {"uid": os.getuid(), "landlock": landlock,
-                                        "seccomp": seccomp})
+                                        "seccomp": seccomp, "unreadable": unreadable_stdlib()})
+
+
+def unreadable_stdlib() -> str:
+    """What of the standard library this process cannot read, as it now is (dropped,
+    confined): "" when it can. A student's ``import logging`` would fail there as "No module
+    named 'logging'", so the parent refuses to grade with a staff message instead
+    (:mod:`grader.sandbox.lifecycle`; issue 40). Before any student code runs."""
+    stdlib = os.path.dirname(os.__file__)
+    folders = [stdlib, *[path for path in sys.path if path.endswith("lib-dynload")]]
+    try:
+        for folder in folders:
+            os.listdir(folder)
+        with open(os.path.join(stdlib, "pprint.py"), "rb"):  # one a student may import
+            pass
+    except OSError as error:
+        return f"{error.strerror}: {error.filename}"[:500]
+    return ""
 
 
 def serve(config: dict[str, Any], tools: Tools, guard: Any, confinement: dict[str, int]) -> int:
