@@ -65,10 +65,11 @@ GRADER_OOM_SCORE_ADJ = -500  # the grader as root: chosen only once it holds hal
 
 
 def least_killable() -> bool:
-    """The grader's side of :func:`most_killable`: as root, lower this process's
-    ``oom_score_adj`` to :data:`GRADER_OOM_SCORE_ADJ` (not -1000: a grader that itself runs
-    away may still be ended); not as root it cannot be lowered, and the workers' 1000 is what
-    keeps the killer off the grader. True when lowered. Called once a process, before its
+    """The grader's side of :func:`most_killable`: as root with ``CAP_SYS_RESOURCE``, lower
+    this process's ``oom_score_adj`` to :data:`GRADER_OOM_SCORE_ADJ` (not -1000: a grader that
+    itself runs away may still be ended); without it (not root, or Docker's default
+    capabilities) it cannot be lowered, and the workers' 1000 is what keeps the killer off the
+    grader. True when lowered. Called once a process, before its
     first worker starts (:mod:`grader.sandbox.lifecycle`); the workers raise their own."""
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return False

@@ -24,6 +24,7 @@ import signal
 import stat
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -202,6 +203,7 @@ def remove_tree(root: Path) -> bool:
 
 
 RUN_PREFIX = "grader-run-"
+_RUN_FOLDER_LOCK = threading.Lock()
 _RUN_FOLDER: list[tuple[Path, int]] = []  # this process's run folder and its locked handle
 #                                           (kept by a forked child: its parent's lock is its own)
 
@@ -211,8 +213,13 @@ def run_folder() -> Path:
     in the temporary folder, mode 711 (the workers' users reach their scratch folders inside
     by path, and can list nothing), ``flock``-ed shared until the process and its forked
     children are gone, and removed at exit when empty."""
-    if _RUN_FOLDER:
+    with _RUN_FOLDER_LOCK:  # a grade's two workers start in threads of one process
+        if not _RUN_FOLDER:
+            _make_run_folder()
         return _RUN_FOLDER[0][0]
+
+
+def _make_run_folder() -> None:
     import fcntl  # POSIX only: the portable worker's Windows uses the temporary folder itself
 
     sweep_run_folders()
@@ -230,7 +237,6 @@ def run_folder() -> Path:
     os.chmod(folder, 0o711)
     _RUN_FOLDER.append((folder, handle))
     atexit.register(_leave_run_folder, os.getpid())
-    return folder
 
 
 def _leave_run_folder(pid: int) -> None:

@@ -21,7 +21,9 @@ matches; ``results_bytes``, when set, bounds results.json's size. ``upload`` nam
 :data:`UPLOADS`: the submission is uploaded its way (a zip given to the grader, a notebook, a
 folder of many levels) instead of as ``search.py``. ``jobs`` grades it with ``grader grade --jobs
 N`` (two workers at once); ``worker_memory`` sets ``$GRADER_WORKER_MEMORY`` (the MiB each worker
-may use), as run_autograder does when it grades with two workers.
+may use), as run_autograder does when it grades with two workers. ``shmem_rise`` bounds how far
+the machine's ``Shmem`` (/proc/meminfo) may rise above its level before the run, sampled while
+it runs.
 """
 
 from __future__ import annotations
@@ -62,6 +64,65 @@ AUTOGRADER = _os.path.dirname(SOURCE)
 CORRECT_KEPT = "_correct = alpha_beta\n"
 
 
+# Issue 40: System V shared memory made, filled and detached at import, ``count`` segments of
+# ``size`` MiB, held for the worker's life; alpha_beta answers only with all of it.
+SYSV_HOARD = """
+import ctypes as _ctypes, os as _os
+
+_libc = _ctypes.CDLL(None, use_errno=True)
+_libc.shmat.restype = _ctypes.c_void_p
+_HELD, _WHY = 0, ""
+for _ in range({count}):
+    _ident = _libc.shmget(0, {size} << 20, 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0o600
+    if _ident < 0:
+        _WHY = "shmget: " + _os.strerror(_ctypes.get_errno())
+        break
+    _address = _libc.shmat(_ident, None, 0)
+    if _address in (None, _ctypes.c_void_p(-1).value):
+        _WHY = "shmat: " + _os.strerror(_ctypes.get_errno())
+        break
+    _ctypes.memset(_address, 1, {size} << 20)
+    _libc.shmdt(_ctypes.c_void_p(_address))
+    _HELD += {size}
+
+_correct_alpha_beta = alpha_beta
+
+
+def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):
+    if _HELD < {size} * {count}:
+        raise MemoryError(f"System V shared memory: got {{_HELD}} of {{{size} * {count}}} MiB "
+                          f"({{_WHY}})")
+    return _correct_alpha_beta(game, state, alpha, beta, depth)
+"""
+
+# Issue 40: an honest solution using the standard library beyond the worker's preloaded modules.
+HONEST_IMPORTS = """
+import base64
+import csv
+import datetime
+import hashlib
+import io
+import logging
+import pprint
+import uuid
+from queue import PriorityQueue
+
+_log = logging.getLogger("search")
+_kept_alpha_beta = alpha_beta
+
+
+def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):
+    queue = PriorityQueue()
+    queue.put((depth, "node"))
+    row = io.StringIO()
+    csv.writer(row).writerow([queue.get()[1], hashlib.sha256(b"x").hexdigest()[:8],
+                              base64.b64encode(b"ok").decode(), uuid.UUID(int=depth).hex[:4],
+                              datetime.date(2024, 1, 1).isoformat(), pprint.pformat(depth)])
+    _log.debug(row.getvalue())
+    return _kept_alpha_beta(game, state, alpha, beta, depth)
+"""
+
+
 @dataclass(frozen=True)
 class Attack:
     name: str
@@ -82,6 +143,7 @@ class Attack:
     budget: int = 0  # the platform's time budget the run is given ($GRADER_TIME_BUDGET; 0: none)
     jobs: int = 0  # graded with ``grader grade --jobs N`` (0: one worker, the default)
     worker_memory: int = 0  # $GRADER_WORKER_MEMORY, MiB a worker (0: the default, 256)
+    shmem_rise: int = 0  # when set: the machine's Shmem (/proc/meminfo) rises less (MiB)
 
 
 def _attack(name: str, category: str, description: str, source: str, **expect) -> Attack:
@@ -951,6 +1013,26 @@ ATTACKS: list[Attack] = [
                             libc.shmdt(ctypes.c_void_p(address))
                 return _correct(game, state, alpha, beta, depth)
             """, prelude=CORRECT_KEPT + f"SYSV_KEY = {SYSV_KEY}\n"), scope="none"),
+    _attack("sysv_shared_memory_hoard", "runaway",
+            "graded with --jobs 2, each worker's import makes 32 System V segments of 64 MiB, "
+            "fills and detaches each (RLIMIT_AS sees one at a time, no process's RSS any): "
+            "Shmem reached 4.1 GB in one grade, 2 GiB a worker, and the score was full. Its "
+            "alpha_beta refuses to answer without the 2 GiB: seccomp refuses shmget (EPERM), "
+            "the IPC namespace's caps hold it to 16 MiB a worker where seccomp cannot",
+            SYSV_HOARD.format(size=64, count=32), scope="function", jobs=2, shmem_rise=600,
+            message=r"MemoryError: System V shared memory: got (0|16) of 2048 MiB"),
+    _attack("sysv_shared_memory_hoard_small", "runaway",
+            "the same with 46 segments of 8 MiB a worker (736 MiB for two): in a 768 MiB "
+            "memory cgroup the kernel killed the grader, the largest process (exit 137, no "
+            "results file; tests/test_memory_attacks.py grades it in such a cgroup)",
+            SYSV_HOARD.format(size=8, count=46), scope="function", jobs=2, shmem_rise=600,
+            message=r"MemoryError: System V shared memory: got (0|8|16) of 368 MiB"),
+    _attack("honest_stdlib_imports", "accident",
+            "a correct solution importing logging, queue.PriorityQueue, pprint, datetime, "
+            "hashlib, csv, uuid and base64: as root with Python under /root (mode 700) the "
+            "worker's user could not read them after the privilege drop, and it scored 0/147 "
+            "(No module named 'logging')",
+            HONEST_IMPORTS, scope="none"),
     # --- uploads: read by the grader's own process, before any worker -----------------------
     _attack("zip_unsupported_method", "accident",
             "a zip whose search.py is stored by a compression method Python lacks: it made "
