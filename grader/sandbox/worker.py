@@ -75,8 +75,10 @@ from grader.sandbox.reply_parts import (
 )
 from grader.sandbox.values import encode_value
 
-# Imported for the student's code before the privilege drop: the standard library may be
-# unreadable by the worker's user (an interpreter installed under /root).
+# Imported for the student's code before the privilege drop (quicker than from the disk after
+# it). The rest of the standard library stays importable: an interpreter under a folder closed
+# to the worker's user (/root) is exposed in its mount namespace (private.expose), or the
+# worker reports it unreadable and the grader refuses to grade (unreadable_stdlib).
 PRELOADED = (
     "bisect", "collections", "copy", "dataclasses", "enum", "functools", "heapq", "itertools",
     "operator", "random", "re", "statistics", "string", "typing",
