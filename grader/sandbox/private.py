@@ -119,12 +119,17 @@ def _searchable(path: str, ids: tuple[int, int]) -> bool:
 def needed_roots() -> list[str]:
     """What the worker reads after the privilege drop: the interpreter's installation (its
     ``bin``, standard library and extension modules), this environment's packages and the
-    ``grader`` package (:func:`grader.sandbox.confine.readable_roots`), outermost only."""
+    ``grader`` package (:func:`grader.sandbox.confine.readable_roots`), outermost only; never
+    the grader's root or a folder above it (a venv holding the layout: ``reference/``,
+    ``trees/`` and the answer cache stay hidden)."""
     import sys
 
+    from grader.paths import REPO_ROOT
     from grader.sandbox.confine import readable_roots
 
+    repo = os.path.realpath(REPO_ROOT)
     paths = [os.path.realpath(p) for p in (sys.base_prefix, sys.prefix) if p]
+    paths = [p for p in paths if not (repo + os.sep).startswith(p.rstrip(os.sep) + os.sep)]
     paths += [os.path.realpath(p) for p in readable_roots()]
     kept: list[str] = []
     for path in sorted(set(paths), key=len):
