@@ -4,7 +4,8 @@ JSON lines over a private socket (never stdout), in this order::
 
     parent -> {"submission", "scratch", "ids": [uid, gid] | null, "limits": {...},
                "calibration": CPU seconds | null (the parent's measure; null: time it here)}
-    worker -> {"event": "importing", "confinement": {"uid", "landlock": ABI or 0},
+    worker -> {"event": "importing", "confinement": {"uid", "landlock": ABI or 0,
+                                                     "seccomp": 1 or 0, "unreadable": text},
                "calibration": CPU seconds of grader.run.calibration's workload}
                                                       (set up; about to run student code)
     worker -> {"event": "ready", "status": "ok" | "import_error", "error", "stdout", "stderr"}
@@ -233,7 +234,8 @@ MESSAGE_SCHEMA: dict[str, Any] = {
         "printed": _NUMBER,
         "elapsed": _NUMBER,
         "cpu": _NUMBER,
-        "confinement": {"type": "object", "additionalProperties": _NUMBER},
+        "confinement": {"type": "object", "additionalProperties": _NUMBER,
+                        "properties": {"unreadable": _text(1000)}},
         # "value": anything JSON; decode_value bounds its size, depth and numbers
     },
 }
