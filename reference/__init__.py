@@ -6,9 +6,10 @@ One module an algorithm, each stating its convention in its docstring:
 (alpha-beta with a transposition table), :mod:`.quiescence` (quiescence search at the cutoff).
 Never shipped to students.
 
-:func:`reference_functions` gives the *function table*, from the algorithms' specs
-(:mod:`grader.algorithms`, which name these modules' functions by import string), that :func:`grader.run.runner.run_algorithm`
-calls (the stub names mapped to callables, with the pruning rule bound into ``alpha_beta``);
+:func:`reference_functions` gives the *function table* that
+:func:`grader.run.runner.run_algorithm` calls (the stub names mapped to callables, with the
+pruning rule bound into those following the course's rule), from the algorithms' specs
+(:mod:`grader.algorithms`, which name these modules' functions by import string);
 :func:`decision` gives the root action, first on ties.
 """
 

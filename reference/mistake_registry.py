@@ -17,7 +17,7 @@ import grader.algorithms as algorithm_specs
 from reference import reference_functions
 
 RULES = ("inclusive", "strict")
-# The stubs a variant replaces, for every algorithm graded by a trace (its spec's, grader.algorithms)
+# The stubs a variant replaces, for every algorithm graded by a trace (from grader.algorithms)
 STUBS = {spec.name: spec.stubs for spec in algorithm_specs.registry().values()
          if not spec.by_play}
 

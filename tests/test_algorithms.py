@@ -77,8 +77,8 @@ class _NoKey:
 
 
 def test_no_step_notes_for_an_algorithm_without_a_replay(registered):
-    case = case_from_dict({"$schema": SCHEMA_REF, "name": "t", "description": "d", "algorithms": ["minimax"],
-                           "tree": [[3, 5], [2, 9]]})
+    case = case_from_dict({"$schema": SCHEMA_REF, "name": "t", "description": "d",
+                           "algorithms": ["minimax"], "tree": [[3, 5], [2, 9]]})
     assert explain.cached_steps(case, registered.name, "inclusive", _NoKey()) is None
     expected = RunResult(value=3, generated=["B", "C"])
     got = RunResult(value=3, generated=["C", "B"])
@@ -88,8 +88,8 @@ def test_no_step_notes_for_an_algorithm_without_a_replay(registered):
 def test_the_answer_sheet_has_no_borrowed_words(registered, monkeypatch):
     import grader.answers.sheet as sheet
 
-    case = case_from_dict({"$schema": SCHEMA_REF, "name": "t", "description": "d", "algorithms": ["minimax"],
-                           "tree": [[3, 5], [2, 9]]})
+    case = case_from_dict({"$schema": SCHEMA_REF, "name": "t", "description": "d",
+                           "algorithms": ["minimax"], "tree": [[3, 5], [2, 9]]})
     case.algorithms = [registered.name]
     monkeypatch.setattr(sheet, "solve", lambda case, algorithm, **_: RunResult(
         value=3, generated=["B", "D", "E", "C", "F"], evaluated=["D", "E", "F"], action="B"))

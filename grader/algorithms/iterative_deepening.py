@@ -18,7 +18,8 @@ ALGORITHM = Algorithm(
     name="iterative_deepening",
     order=6,
     summary="(which needs depth_limit: it is max_depth)",
-    depth_limit_why="searches to depths 1 .. depth_limit, so its case needs a depth_limit (max_depth)",
+    depth_limit_why=("searches to depths 1 .. depth_limit, so its case needs a depth_limit "
+                     "(max_depth)"),
     stubs=("iterative_deepening",),
     call="max_depth",
     returns="pair",

@@ -141,7 +141,8 @@ def node_values(case: Any, answers: Any) -> dict[str, Any] | None:
 
     def compute() -> dict[str, Any] | None:
         try:
-            nodes = walk(case.build_game(), quiescence=any(a in NOISY_ALGORITHMS for a in case.algorithms))
+            noisy = any(a in NOISY_ALGORITHMS for a in case.algorithms)
+            nodes = walk(case.build_game(), quiescence=noisy)
         except TreeTooLargeError:
             return None
         return {node.id: json_safe(node.value) for node in nodes if not node.repeat}

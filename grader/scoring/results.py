@@ -54,7 +54,8 @@ RESULTS_BOUND = 4 * 1024 * 1024
 CUT_NOTE = "\n\n(the rest of this output, {count:,} characters, was cut: results.json is kept " \
            "under {bound:,} bytes)"
 
-# Test numbers group tests by algorithm, in the registry's order (grader.algorithms): 1.x minimax, ...
+# Test numbers group tests by algorithm, in the registry's order (grader.algorithms): 1.x
+# minimax, 2.x alpha-beta, ...
 ALGORITHM_NUMBERS = {name: algorithm_specs.number(name) for name in algorithm_specs.names()}
 
 
