@@ -28,6 +28,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from grader.algorithms import ENVIRONMENT as ALGORITHMS_VARIABLE
 from grader.paths import REPO_ROOT
 
 if TYPE_CHECKING:
@@ -379,7 +380,9 @@ def prepare_scratch(
 
 def worker_environment(scratch: Path) -> dict[str, str]:
     """The worker's whole environment: nothing of the grader's (no tokens, no paths to answers)."""
+    extra = os.environ.get(ALGORITHMS_VARIABLE)  # registered algorithms: the worker runs them too
     return {
+        **({ALGORITHMS_VARIABLE: extra} if extra else {}),
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",

@@ -41,6 +41,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from grader.algorithms import get as get_algorithm
 from grader.games import BUILTIN_GAMES
 from grader.paths import SCHEMA_REF
 from grader.run import runner, tracing
@@ -252,7 +253,7 @@ def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any
     try:
         case, game = _build_game(request)
         name = function_name(algorithm, game)
-        settings = _mcts_settings(request, case) if algorithm == "mcts" else None
+        settings = _mcts_settings(request, case) if get_algorithm(algorithm).iterations else None
         budget = _budget(request)
     except WorkerTimeout:  # the game's building ran out of time: code the student replaced?
         changed = tampered(snapshot)
