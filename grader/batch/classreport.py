@@ -225,15 +225,21 @@ def _algorithms(students: list[Student]) -> list[dict[str, Any]]:
     return figures
 
 
+PLAY_HINT = "evaluate_hint"  # the name of an ``evaluate`` hint (its title tells them apart)
+
+
 def _play_hint_title(hint: str) -> str:
-    """An ``evaluate`` hint's first clause: its title in the report."""
-    return " ".join(hint.replace("`", "").split(":", 1)[0].split(". ", 1)[0].split())
+    """An ``evaluate`` hint's first clause (before ":", ". " or ", so "): its title here."""
+    text = hint.replace("`", "")
+    for end in (":", ". ", ", so "):
+        text = text.split(end, 1)[0]
+    return " ".join(text.split())
 
 
 def _mistakes(students: list[Student]) -> tuple[list[_Mistake], list[dict[str, Any]], int]:
     """The named mistakes (most students first), the failing tests no named mistake explains
     (by algorithm and outcome), and how many failing tests there are in all."""
-    found: dict[tuple[str, tuple[str, ...]], _Mistake] = {}
+    found: dict[tuple[str, tuple[str, ...], str], _Mistake] = {}
     unexplained: dict[tuple[str, str], dict[str, Any]] = {}
     failing = 0
     for student in students:
@@ -249,7 +255,7 @@ def _mistakes(students: list[Student]) -> tuple[list[_Mistake], list[dict[str, A
                 title = ", or ".join(str(h.get("title", "")) for h in hints)
             elif isinstance(extra.get("hint"), str) and extra["hint"]:
                 title = _play_hint_title(extra["hint"])
-                names = ("evaluate: " + title,)
+                names = (PLAY_HINT,)
             else:
                 outcome = str(extra.get("outcome") or "failed")
                 row = unexplained.setdefault((algorithm, outcome), {
@@ -258,7 +264,8 @@ def _mistakes(students: list[Student]) -> tuple[list[_Mistake], list[dict[str, A
                 if student.label not in row["students"]:
                     row["students"].append(student.label)
                 continue
-            mistake = found.setdefault((algorithm, names), _Mistake(algorithm, names, title))
+            mistake = found.setdefault((algorithm, names, title),
+                                       _Mistake(algorithm, names, title))
             if student.label not in mistake.students:
                 mistake.students.append(student.label)
             if mistake.example is None:
