@@ -259,7 +259,8 @@ def measure_class_report(out: Path, keep: Path, batch_figures: dict[str, Any]) -
         "explained_tests": figures["explained_tests"],
         "console_errors": _console_errors(page),
     }
-    print(f"class report: {measured['wall']:.2f} s wall ({100 * result['wall_share_of_batch']:.1f}% "
+    share = 100 * result["wall_share_of_batch"]
+    print(f"class report: {measured['wall']:.2f} s wall ({share:.1f}% "
           f"of the batch's {batch_figures['wall']:.0f} s), {measured['cpu']:.2f} CPU s "
           f"({100 * result['cpu_share_of_batch']:.1f}%); page {result['html_bytes']:,} bytes, "
           f"{result['replays']} example replays (largest {result['replay_bytes_max']:,} bytes); "

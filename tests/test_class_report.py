@@ -3,8 +3,8 @@
 
 One small export, graded once on one machine and once as two shards merged: known-wrong
 submissions (tests/submissions/variants.py; strict pruning twice), correct ones, the untouched
-stubs, a syntax error, a failed import and a zip that is not one, on four cheap trace cases and
-a two-match Connect Four case against the baseline. Every count on the page is checked against
+stubs, a syntax error, a failed import, a memory bomb and a zip that is not one, on four cheap
+trace cases and a two-match Connect Four case against the baseline. Every count on the page is checked against
 the same count worked out here from the results files, with nothing of the report's code.
 """
 
@@ -69,6 +69,9 @@ def export(tmp_path_factory):
     (folder / "submission_211" / "search.py").write_text(
         "import a_module_nobody_installed\n" + CORRECT.read_text())
     (folder / "submission_212.zip").write_bytes(b"not a zip at all")
+    attacks = suite_modules.load("hostile/attacks.py")
+    bomb = next(a for a in attacks.ATTACKS if a.name == "memory_bomb")  # its alpha_beta
+    attacks.write_submission(bomb, folder / "submission_213")
     metadata = ["---"]
     for submission, (name, email) in PEOPLE.items():
         metadata += [f"{submission}:", "  :submitters:", f"  - :name: {name}",
@@ -138,9 +141,9 @@ def mistake_rows(report: Path) -> dict[str, tuple[int, int]]:
 def test_the_batch_writes_the_page_its_figures_and_the_example_replays(one_machine):
     out, report, code, printed = one_machine
     assert code == 1  # submission_212 is not a zip: its row has an error, as without --report
-    assert f"class report of 12 submissions written to {report}" in printed
+    assert f"class report of 13 submissions written to {report}" in printed
     figures = json.loads(report.with_suffix(".json").read_text())
-    assert figures["submissions"] == 12 and figures["graded"] == 11
+    assert figures["submissions"] == 13 and figures["graded"] == 12
     rows = list(csv.DictReader(io.StringIO(report.with_suffix(".csv").read_text())))
     assert {row["section"] for row in rows} >= {"score_histogram", "mistake", "unexplained",
                                                 "play_histogram", "health", "full_marks"}
@@ -234,13 +237,14 @@ def test_scores_play_and_health_match_the_results_files(one_machine):
         card = next(e for e in page(report).iter("div") if e.get("id") == f"algorithm-{algorithm}")
         assert f"Full marks: {full} of {len(totals)}" in text_of(card)
     (baseline,) = figures["play"]["opponents"]
-    assert baseline["opponent"] == "baseline" and baseline["students"] == len(rates) == 8
+    assert baseline["opponent"] == "baseline" and baseline["students"] == len(rates) == 9
     assert [e["rate"] for e in figures["play"]["strongest"]] == sorted(rates, reverse=True)
     health = {entry["kind"]: entry for entry in figures["health"]}
     assert health["syntax"]["students"] == ["submission_210 (Syntax Sam)"]
     assert health["import"]["students"] == ["submission_211"]
     assert health["grading"]["students"] == ["submission_212"]
-    assert health["budget"]["count"] == health["timeout"]["count"] == health["memory"]["count"] == 0
+    assert health["memory"]["students"] == ["submission_213"]  # MemoryError, in its alpha_beta
+    assert health["budget"]["count"] == health["timeout"]["count"] == 0
     table = next(t for t in page(report).iter("table")
                  if [text_of(th) for th in t.iter("th")][:2] == ["what happened", "submissions"])
     assert [int(text_of(row.findall("td")[1])) for row in table.findall("tr")[1:]] == [
@@ -255,7 +259,8 @@ def test_merged_shards_give_the_same_report_byte_for_byte(one_machine, merged):
         assert merged_report.with_suffix(suffix).read_bytes() == report.with_suffix(
             suffix).read_bytes(), suffix
     mine = sorted(p.name for p in (report.parent / "class-replays").iterdir())
-    assert mine and mine == sorted(p.name for p in (merged_report.parent / "class-replays").iterdir())
+    theirs = sorted(p.name for p in (merged_report.parent / "class-replays").iterdir())
+    assert mine and mine == theirs
     for name in mine:
         assert (report.parent / "class-replays" / name).read_bytes() == (
             merged_report.parent / "class-replays" / name).read_bytes()

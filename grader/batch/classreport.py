@@ -57,7 +57,8 @@ STRONGEST = 10  # submissions listed by their score rate against the baseline
 # The run's health: kind -> what the page calls it. Read by :func:`_health_kinds`.
 HEALTH = {
     "budget": "stopped by the work budget (game calls)",
-    "timeout": "stopped by the CPU backstop (time limit)",
+    "timeout": "stopped by the CPU backstop (a call's time limit, or the submission's CPU "
+               "allowance spent)",
     "memory": "ran out of memory (the worker's limit)",
     "syntax": "did not parse (syntax error, unreadable upload)",
     "import": "failed to import",
@@ -213,7 +214,8 @@ def _algorithms(students: list[Student]) -> list[dict[str, Any]]:
     for algorithm in sorted(earned, key=lambda name: (order[name], name)):
         shares = [score / most for score, most in earned[algorithm].values()]
         full = sum(1 for score, most in earned[algorithm].values() if score >= most - 1e-9)
-        cases = sorted(failing.get(algorithm, {}).items(), key=lambda item: (-len(item[1]), item[0]))
+        cases = sorted(failing.get(algorithm, {}).items(),
+                       key=lambda item: (-len(item[1]), item[0]))
         figures.append({
             "algorithm": algorithm, "students": len(shares), "full_marks": full,
             "full_share": round(full / len(shares), 4) if shares else 0.0,

@@ -15,6 +15,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+CASES_SHOWN = 8  # a mistake's cases named on the page, most tests first (the JSON has all)
 BAR = "#0072b2"  # the Okabe-Ito blue of the replay report
 # The last bin's fill (full marks, a rate of 1): Okabe-Ito's bluish green, hatched, so it
 # differs by pattern too; defined once, at the top of the page.
@@ -36,8 +37,10 @@ table { border-collapse: collapse; width: 100%; margin: 6px 0 14px; font-size: 1
 th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left;
          vertical-align: top; }
 th { background: #eef1f5; }
+table.mistakes td:first-child { min-width: 220px; }
 td.num { white-space: nowrap; font-variant-numeric: tabular-nums; text-align: right; }
-.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(330px, 1fr)); gap: 12px 24px; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(330px, 1fr));
+        gap: 12px 24px; }
 .card { border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; break-inside: avoid; }
 .card h3 { margin-top: 0; }
 svg text { font: 11px system-ui, sans-serif; fill: var(--ink); }
@@ -152,10 +155,14 @@ def _mistakes(figures: dict[str, Any]) -> list[str]:
              "down, counted as the students were told it.</p>"]
     if figures["mistakes"]:
         most = max(m["students"] for m in figures["mistakes"])
-        parts.append("<table><tr><th>mistake</th><th>algorithm</th><th>students</th><th></th>"
-                     "<th>failing tests</th><th>on cases (tests)</th><th>example</th></tr>")
+        parts.append('<table class="mistakes"><tr><th>mistake</th><th>algorithm</th>'
+                     "<th>students</th><th></th><th>failing tests</th><th>on cases (tests)</th>"
+                     "<th>example</th></tr>")
         for entry in figures["mistakes"]:
-            cases = ", ".join(f"{_esc(c['case'])} ({c['tests']})" for c in entry["cases"])
+            cases = ", ".join(f"{_esc(c['case'])} ({c['tests']})"
+                              for c in entry["cases"][:CASES_SHOWN])
+            if len(entry["cases"]) > CASES_SHOWN:
+                cases += f", and {len(entry['cases']) - CASES_SHOWN} more"
             example = entry.get("example") or {}
             link = (f'<a href="{_esc(example["replay"])}">{_esc(example["student"])}</a>'
                     if example.get("replay") else _esc(example.get("student", "")))
