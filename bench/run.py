@@ -8,7 +8,7 @@ grading time against the reference's own time; worker start-up), ``tracing`` (tr
 untraced search), ``big`` (loading a 10^6-node case file; the deepest tree that loads),
 ``batch`` (``grader batch`` on 50 mixed submissions, hostile ones included, 2 jobs),
 ``class_report`` (that batch, then ``grader report --class`` on its output: time against the
-batch's, sizes, Chromium's console; the report kept in ``bench/class-report/``),
+batch's, sizes, Chromium's console; the report and the batch's output kept in ``bench/class-report/``),
 ``batch_issue`` (the same on issue 19's mix: correct, never-prunes, strict-pruning,
 chance-as-min), ``batch_issue_traces`` (that mix on every case but the ``evaluate`` ones,
 which are graded by play: the cases issue 19 measured), ``autograder`` (``run_autograder`` in a fresh /autograder-like tree: the first

@@ -235,10 +235,13 @@ def measure_class_report(out: Path, keep: Path, batch_figures: dict[str, Any]) -
     """``grader report --class OUT`` on a batch's output (the median of :data:`REPORT_RUNS`
     runs, anonymised once more): its time against the batch's own (the issue's target: under
     5%), the page's size (under 1 MB) and its example replays'; whether Chromium opens it with
-    no console error (when the browser test can run here). The report is kept in ``keep``."""
+    no console error (when the browser test can run here). The report is kept in ``keep``, and
+    the batch's output in ``keep/batch`` (``grader report --class`` runs again on it without
+    regrading)."""
     keep = Path(keep)
     if keep.exists():
         shutil.rmtree(keep)
+    shutil.copytree(out, keep / "batch")
     page = keep / "class.html"
     command = [*GRADER, "report", "--class", str(out), "--html", str(page)]
     measured = median_measured(command, REPORT_RUNS, timeout=600)

@@ -4,7 +4,7 @@ The report is a real one: the 50-submission export of the benchmark (15 correct,
 hostile submissions), graded and reported by ``python bench/run.py --only class_report``, which
 keeps it in ``bench/class-report/``. This opens it, anonymised (``anonymised/class.html``), in
 headless Chromium with the browser test's helpers (tests/test_html_browser.py), shows the
-first four algorithms' cards and the named mistakes, and photographs that.
+first four algorithms' cards and the first named mistakes, and photographs that.
 
     .venv/bin/python bench/run.py --only class_report
     .venv/bin/python docs/make_class_screenshot.py [REPORT.html [OUT.png]]
@@ -22,11 +22,14 @@ REPO = HERE.parent
 REPORT = REPO / "bench" / "class-report" / "anonymised" / "class.html"
 MAX_BYTES = 200_000  # the doc's picture stays small
 # Shown: the title, four algorithms' cards (their failing-case tables folded away) and the
-# named mistakes' table; the rest is hidden for the picture only.
+# named mistakes' first five rows; the rest is hidden for the picture only.
 FOCUS = """
 document.querySelectorAll('div.card').forEach(function (card, i) {
   if (i >= 4) { card.style.display = 'none'; }
   card.querySelectorAll('table, p.muted').forEach(function (e) { e.style.display = 'none'; });
+});
+document.querySelectorAll('table.mistakes tr').forEach(function (row, i) {
+  if (i > 5) { row.style.display = 'none'; }
 });
 var hide = false;
 Array.prototype.slice.call(document.body.children).forEach(function (e) {

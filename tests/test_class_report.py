@@ -301,6 +301,29 @@ def test_a_folder_that_is_not_a_batch_output_is_refused_with_the_reason(tmp_path
     assert "not both" in capsys.readouterr().err
 
 
+def test_damaged_results_files_are_counted_not_fatal(tmp_path):
+    """A results.json that is not JSON, or JSON of another shape, costs its own row only: the
+    report is written and the submission is counted as not graded (the first) or as having no
+    graded test (the second)."""
+    (tmp_path / "scores.csv").write_text("submission,names,emails,sids,score,max_score,error\n"
+                                         "s1,,,,0,0,\ns2,,,,0,0,\ns3,,,,0,0,\n")
+    (tmp_path / "s1").mkdir()
+    (tmp_path / "s1" / "results.json").write_text("{not json")
+    (tmp_path / "s2").mkdir()
+    (tmp_path / "s2" / "results.json").write_text(json.dumps({"tests": [
+        {"number": "1.1", "name": "minimax: a", "score": "x", "max_score": [],
+         "extra_data": ["not", "a", "dict"]},
+        {"number": "7.1", "name": "evaluate: b", "score": 0, "max_score": 3,
+         "extra_data": {"play_summary": {"matches": "many"}, "mistakes": "a string"}}]}))
+    report = tmp_path / "r" / "class.html"
+    assert cli_main(["report", "--class", str(tmp_path), "--html", str(report)]) == 0
+    figures = json.loads(report.with_suffix(".json").read_text())
+    health = {entry["kind"]: entry["students"] for entry in figures["health"]}
+    assert health["grading"] == ["s1", "s3"]  # s3 has no folder at all
+    assert figures["failing_tests"] == 1 and figures["unexplained_tests"] == 1
+    assert figures["play"]["opponents"] == []
+
+
 def test_the_page_opens_in_chromium_with_no_console_error(one_machine):
     browser = suite_modules.load("test_html_browser.py")
     if browser.missing_browser():

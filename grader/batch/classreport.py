@@ -15,8 +15,8 @@ What is counted (:func:`class_figures`; every count is of submissions unless it 
   algorithm, :mod:`grader.scoring.named`; several alternatives are one entry, as the student
   was told) and an ``evaluate`` test's ``extra_data["hint"]``; with the students each one
   explains, how many of their failing tests, on which cases, and the first of them (in export
-  order) as the example, whose replay page (its tests this mistake explains) is written beside
-  the report. Failing tests that no
+  order) as the example, whose replay page (its first test this mistake explains: one picture
+  of the mistake, cheap to draw) is written beside the report. Failing tests that no
   named mistake explains are counted by algorithm and outcome;
 * ``evaluate`` by play: each submission's score rate (wins + draw weight x draws, over the
   matches) against each opponent, from ``extra_data["play_summary"]``, as histograms; the
@@ -116,10 +116,12 @@ def read_batch(folder: Path) -> list[Student]:
                                "`grader batch` (or of `grader batch --merge`)") from None
     except (OSError, UnicodeDecodeError) as error:
         raise ClassReportError(f"{scores}: cannot read it: {error}") from None
-    rows = list(csv.DictReader(io.StringIO(text)))
-    if rows and not {"submission", "names", "error"} <= set(rows[0]):
+    reader = csv.DictReader(io.StringIO(text))
+    columns = reader.fieldnames or []
+    if not {"submission", "names", "error"} <= set(columns):
         raise ClassReportError(f"{scores}: line 1: expected the columns submission, names and "
-                               f"error of a batch's scores.csv, got {', '.join(rows[0])}")
+                               f"error of a batch's scores.csv, got {', '.join(columns)!r}")
+    rows = list(reader)
     students = []
     for line, row in enumerate(rows, 2):
         submission_id = _plain(row.get("submission") or "")
@@ -152,7 +154,7 @@ def _tests(student: Student) -> list[dict[str, Any]]:
         extra = test.get("extra_data") if isinstance(test.get("extra_data"), dict) else {}
         if extra.get("outcome") == "not_graded":  # an upload with nothing to grade: no column
             continue
-        found.append(test)
+        found.append({**test, "extra_data": extra})
     return found
 
 
@@ -287,13 +289,17 @@ def _play(students: list[Student]) -> dict[str, Any]:
     leaderboard: dict[str, list[dict[str, Any]]] = {}
     for student in students:
         for test in _tests(student):
-            summary = (test.get("extra_data") or {}).get("play_summary")
-            if not isinstance(summary, dict) or not summary.get("matches"):
+            summary = test["extra_data"].get("play_summary")
+            try:
+                value, matches = float(summary.get("value") or 0), float(summary["matches"])
+            except (AttributeError, KeyError, TypeError, ValueError):  # no play, or damaged
+                continue
+            if matches <= 0:
                 continue
             totals = rates.setdefault(str(summary.get("opponent", "?")), {}).setdefault(
                 student.label, [0.0, 0.0])
-            totals[0] += float(summary.get("value") or 0.0)
-            totals[1] += float(summary["matches"])
+            totals[0] += value
+            totals[1] += matches
         board = (student.results or {}).get("leaderboard")
         if isinstance(board, list) and board:
             leaderboard[student.label] = [
@@ -361,7 +367,7 @@ def replay_name(mistake_index: int, name: str) -> str:
 def class_figures(students: list[Student], *, anonymise: bool = False, replays: str = ""
                   ) -> tuple[dict[str, Any], list[tuple[str, Student, list[str]]]]:
     """The report's figures (the JSON file), and the example replays to write: (file name in
-    ``replays``, student, the numbers of the tests the mistake explains there). Labels are set
+    ``replays``, student, [the number of its first test the mistake explains]). Labels are set
     on ``students``."""
     for student in students:
         student.label = _label(student, anonymise)
@@ -378,8 +384,8 @@ def class_figures(students: list[Student], *, anonymise: bool = False, replays: 
         if mistake.example is not None and mistake.example.results is not None:
             example = mistake.example
             name = replay_name(index, pseudonym(example.id) if anonymise else example.id)
-            examples.append((name, example, mistake.example_tests))
-            entry["example"] = {"student": example.label, "tests": mistake.example_tests,
+            examples.append((name, example, mistake.example_tests[:1]))
+            entry["example"] = {"student": example.label, "test": mistake.example_tests[0],
                                 "replay": f"{replays}/{name}" if replays else ""}
         listed.append(entry)
     explained = sum(m.tests for m in mistakes)
@@ -462,7 +468,7 @@ def write_class_report(folder: Path, html_path: Path, *, anonymise: bool = False
 
         answers = AnswerKey.default()
     for name, student, numbers in examples:
-        try:  # the example's tests this mistake explains: a page of the mistake, kept small
+        try:  # the example's first test this mistake explains: a page of the mistake
             results = results_from_json(student.results)
             results.tests = [test for test in results.tests if test.number in numbers]
             page = report_html(results, base=Path(folder) / student.id, answers=answers)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-CASES_SHOWN = 8  # a mistake's cases named on the page, most tests first (the JSON has all)
+CASES_SHOWN = 5  # a mistake's cases named on the page, most tests first (the JSON has all)
 BAR = "#0072b2"  # the Okabe-Ito blue of the replay report
 # The last bin's fill (full marks, a rate of 1): Okabe-Ito's bluish green, hatched, so it
 # differs by pattern too; defined once, at the top of the page.
@@ -37,7 +37,8 @@ table { border-collapse: collapse; width: 100%; margin: 6px 0 14px; font-size: 1
 th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left;
          vertical-align: top; }
 th { background: #eef1f5; }
-table.mistakes td:first-child { min-width: 220px; }
+table.mistakes td:first-child { min-width: 200px; }
+table.mistakes td:nth-child(6) { min-width: 260px; }
 td.num { white-space: nowrap; font-variant-numeric: tabular-nums; text-align: right; }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(330px, 1fr));
         gap: 12px 24px; }
@@ -96,7 +97,7 @@ def histogram_svg(counts: list[int], labels: list[str], title: str) -> str:
 
 def bar_svg(value: int, most: int) -> str:
     """A horizontal bar of ``value`` out of ``most`` (the table beside it says the number)."""
-    width = 160
+    width = 100
     filled = width * value / most if most else 0
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="12" '
             f'viewBox="0 0 {width} 12" aria-hidden="true"><rect x="0" y="1" width="{width}" '
