@@ -22,14 +22,14 @@ REPO = HERE.parent
 REPORT = REPO / "bench" / "class-report" / "anonymised" / "class.html"
 MAX_BYTES = 200_000  # the doc's picture stays small
 # Shown: the title, four algorithms' cards (their failing-case tables folded away) and the
-# named mistakes' first five rows; the rest is hidden for the picture only.
+# named mistakes' first four rows; the rest is hidden for the picture only.
 FOCUS = """
 document.querySelectorAll('div.card').forEach(function (card, i) {
   if (i >= 4) { card.style.display = 'none'; }
   card.querySelectorAll('table, p.muted').forEach(function (e) { e.style.display = 'none'; });
 });
 document.querySelectorAll('table.mistakes tr').forEach(function (row, i) {
-  if (i > 5) { row.style.display = 'none'; }
+  if (i > 4) { row.style.display = 'none'; }
 });
 var hide = false;
 Array.prototype.slice.call(document.body.children).forEach(function (e) {
@@ -56,8 +56,6 @@ def main(argv: list[str]) -> int:
     try:
         driver.get(report.as_uri())
         driver.execute_script(FOCUS)
-        height = driver.execute_script("return document.body.scrollHeight")
-        driver.set_window_size(1000, min(int(height) + 40, 2400))
         driver.find_element("tag name", "body").screenshot(str(out))
     finally:
         driver.quit()

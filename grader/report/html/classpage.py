@@ -37,8 +37,8 @@ table { border-collapse: collapse; width: 100%; margin: 6px 0 14px; font-size: 1
 th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left;
          vertical-align: top; }
 th { background: #eef1f5; }
-table.mistakes td:first-child { min-width: 200px; }
-table.mistakes td:nth-child(6) { min-width: 260px; }
+table.mistakes td:first-child { min-width: 170px; }
+table.mistakes td:nth-child(6) { min-width: 200px; }
 td.num { white-space: nowrap; font-variant-numeric: tabular-nums; text-align: right; }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(330px, 1fr));
         gap: 12px 24px; }
