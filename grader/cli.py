@@ -80,6 +80,10 @@ def _play(args: argparse.Namespace) -> int:
 def _batch(args: argparse.Namespace) -> int:
     from grader.commands.batch import batch_main, merge_main
 
+    if args.anonymise and args.report is None:
+        print("grader batch: --anonymise is for the class report: give --report F.html",
+              file=sys.stderr)
+        return 2
     if args.merge:
         if args.submissions is not None or args.shard:
             print("grader batch: --merge takes shard folders, not an export or --shard",

@@ -299,6 +299,8 @@ def test_a_folder_that_is_not_a_batch_output_is_refused_with_the_reason(tmp_path
     assert cli_main(["report", str(tmp_path / "r.json"), "--class", str(tmp_path),
                      "--html", str(tmp_path / "c.html")]) == 2
     assert "not both" in capsys.readouterr().err
+    assert cli_main(["batch", str(tmp_path), "--out", str(tmp_path / "o"), "--anonymise"]) == 2
+    assert "--anonymise is for the class report" in capsys.readouterr().err
 
 
 def test_damaged_results_files_are_counted_not_fatal(tmp_path):
