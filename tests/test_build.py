@@ -214,11 +214,15 @@ def test_handout_pyproject_drops_reference_and_tests_student():
     from grader.commands.handout import tomllib
 
     data = tomllib.loads(text)
-    assert "reference" not in data["tool"]["setuptools"]["packages"]
-    assert "grader" in data["tool"]["setuptools"]["packages"]
+    found = data["tool"]["setuptools"]["packages"]["find"]["include"]
+    assert "reference" not in found
+    assert "grader" in found and "grader.*" in found
     assert data["tool"]["pytest"]["ini_options"]["testpaths"] == ["student"]
     with pytest.raises(BuildError, match="expected to drop 'reference'"):
-        handout_pyproject('[tool.setuptools]\npackages = [\n  "grader", # x ]\n  "reference"]\n')
+        handout_pyproject('[tool.setuptools.packages.find]\n'
+                          'include = [\n  "grader", # x ]\n  "reference"]\n')
+    with pytest.raises(BuildError, match="packages.find"):
+        handout_pyproject('[tool.setuptools]\npackages = ["grader", "reference"]\n')
 
 
 # --- the handout, installed as a student would ----------------------------------------------
