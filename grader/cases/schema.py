@@ -88,7 +88,24 @@ def schema_errors(data: Any, file: str | None = None) -> list[CaseError]:
                 continue
             reported.add(parts)
         errors.extend(_translate(error, parts, data, file))
+    _follow_typos(errors)
     return errors
+
+
+def _follow_typos(errors: list[CaseError]) -> None:
+    """A misspelled field (``childern``: "did you mean 'children'?") leaves its object short of
+    what the right name gave it, so the schema also says "missing required field 'value'". That
+    is a side effect: it is said to be one, and :func:`~grader.cases.text.sort_errors` puts it
+    right after the misspelling, whatever their places in the file."""
+    typos = {error.json_path[:-1]: error for error in errors
+             if "(did you mean" in error.message and error.message.startswith("unknown field")}
+    for error in errors:
+        cause = typos.get(getattr(error, "json_path", None))
+        if cause is not None and error.message.startswith("missing required field"):
+            error.message += (f"; likely a side effect of the misspelled "
+                              f"{cause.json_path[-1]!r} above")
+            error.args = (error.location() + ": " + error.message,)
+            error.follows = cause  # type: ignore[attr-defined]
 
 
 # --- the fast path: a full tree checked node by node without jsonschema -----------------------
