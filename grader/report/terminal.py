@@ -23,6 +23,7 @@ from typing import TextIO
 
 from grader.feedback.drawing import LEGEND, WIDTH, asciify, wants_ascii
 from grader.feedback.failure import TREE_HEADING
+from grader.feedback.markdown import aligned_tables
 from grader.scoring.results import GradingResults, TestResult
 
 GREEN, YELLOW, RED, CYAN, BOLD, RESET = (
@@ -31,6 +32,7 @@ MARKS = {"passed": "PASS", "wrong_trace": "PART", "budget": "STOP"}
 NOT_IMPLEMENTED = "not_implemented"
 _FUNCTION = re.compile(r"`(\w+)`")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
+_HEADING = re.compile(r"^#{1,6} +(.*)$")
 MIN_WIDTH = 40
 BLOCK_LINES = 50  # an algorithm's failures by default: one terminal screen
 
@@ -212,7 +214,7 @@ def _case_text(test: TestResult, hint: str | None, *, tree: bool, legend: bool,
         if lines:
             lines.append("")
         fenced = False
-        for line in _logical(block) if width < WIDTH else block:
+        for line in _unmarked(_logical(block) if width < WIDTH else block):
             if line.startswith("```"):
                 fenced = not fenced
                 continue
@@ -225,6 +227,39 @@ def _case_text(test: TestResult, hint: str | None, *, tree: bool, legend: bool,
                 lines += _wrapped(line, width, indent)
     text = "\n".join(lines)
     return _BOLD.sub(lambda m: _paint(m.group(1), BOLD, colour), text).split("\n")
+
+
+def _unmarked(block: list[str]) -> list[str]:
+    """A paragraph's lines with Markdown's block syntax made text: a table (outside fences)
+    aligned in columns (:func:`grader.feedback.markdown.aligned_tables`, the same table the
+    Markdown view shows), a ``## heading`` bold without its hashes."""
+    lines: list[str] = []
+    outside: list[str] = []
+    fenced = False
+    for line in [*block, None]:
+        if line is None or line.startswith("```"):
+            lines += aligned_tables(outside)
+            outside = []
+            if line is not None:
+                fenced = not fenced
+                lines.append(line)
+        elif fenced:
+            lines.append(line)
+        else:
+            heading = _HEADING.match(line)
+            outside.append(f"**{heading.group(1)}**" if heading else line)
+    return lines
+
+
+def markdown_for_terminal(markdown: str, stream: TextIO | None = None) -> str:
+    """Feedback written as Markdown (a test's output) as terminal text: no fences, headings or
+    table syntax, bold where it was bold (in colour on a terminal), prose wrapped to the
+    terminal's width, ASCII where the stream cannot show box lines."""
+    colour = use_colour(stream) if stream is not None else False
+    test = TestResult("", "", "", "", 0, 0, "", output=markdown)
+    text = "\n".join(_case_text(test, None, tree=True, legend=True,
+                                width=terminal_width(stream), colour=colour))
+    return asciify(text) if stream is not None and wants_ascii(stream) else text
 
 
 def _title(test: TestResult, colour: bool, width: int) -> str:
@@ -317,11 +352,19 @@ def failure_details(results: GradingResults, colour: bool = False, *, verbose: b
                                 verbose=verbose, width=width)
         if lines:
             blocks.append("\n".join(lines) + "\n")
-    for test in results.tests:  # evaluate's local check: values shown even when it passes
-        if test.passed and (test.extra_data or {}).get("show_output") and test.output:
-            blocks.append(f"{_title(test, colour, width)}\n"
-                          + "\n".join(_case_text(test, None, tree=True, legend=False,
-                                                  width=width, colour=colour)) + "\n")
+    # evaluate's local check (the handout): its values are shown even when it passes, in full
+    # with ``verbose`` only, so a full-marks run ends a line after its total
+    shown = [test for test in results.tests
+             if test.passed and (test.extra_data or {}).get("show_output") and test.output]
+    for test in shown if verbose else []:
+        blocks.append(f"{_title(test, colour, width)}\n"
+                      + "\n".join(_case_text(test, None, tree=True, legend=False,
+                                              width=width, colour=colour)) + "\n")
+    if shown and not verbose:
+        names = ", ".join(test.case_name or test.name for test in shown)
+        blocks.append("\n".join(_wrapped(
+            f"evaluate's values on sample positions ({names}): shown with --verbose.",
+            width)) + "\n")
     pending = not_implemented_lines(results)
     if pending:
         wrapped = [part for line in pending for part in _wrapped(line, width, "  ")]
