@@ -724,10 +724,38 @@ def test_grader_play_plays_the_student_s_own_search_and_a_sign_flip_visibly_lose
     assert "4 wins, 0 draws, 0 losses in 4 matches" in shown["correct"]
     assert "losses in 4 matches" in shown["flipped"] and "Final board:" in shown["flipped"]
     assert re.search(r"Match \d \(you: [xo]\), lost\.", shown["flipped"])
-    assert 'class="play-match"' in (tmp_path / "flipped.html").read_text()
+    page = (tmp_path / "flipped.html").read_text()
+    assert 'class="play-match"' in page
+    # no staff search in grader play: each of the first lost matches is analysed for the move
+    # of the student's that let the opponent win (or said to have none), never left out
+    assert "was not analysed" not in page
+    lost = shown["flipped"].count("), lost.")
+    found = re.findall(r"Your losing move: move (\d+), column (\d+), let them (win at once|"
+                       r"force a win)|No single move of yours", shown["flipped"])
+    assert lost and len(found) == lost
+    assert page.count("which let them") + page.count("No single move of yours") == lost
     stub = __import__("io").StringIO()
     assert play_main(ROOT / "student" / "search.py", [path], matches=2, out=stub) == 1
     assert "not implemented" in stub.getvalue()
+
+
+def test_the_move_that_let_them_win_is_the_last_one_another_move_would_have_saved():
+    from grader.games.players import MatchRecord
+
+    game = builtin_game("connect4", params={"rows": 6, "columns": 7, "connect": 4})
+    # o lines up 1, 2, 3 on the bottom row (x holds 0): x (the student) must take 4, plays 6
+    record = MatchRecord(index=0, seed=0, side="x", opponent="greedy", start="")
+    state = game.initial_state()
+    for mark, action in (("x", 0), ("o", 1), ("x", 6), ("o", 2), ("x", 6), ("o", 3),
+                         ("x", 6), ("o", 4)):
+        record.positions.append(game.state_id(state))
+        record.moves.append((mark, action))
+        state = game.result(state, action)
+    assert game.is_terminal(state) and game.utility(state) < 0
+    found = match_records.move_that_let_them_win(game, record)
+    assert found == {"kind": "lets_win", "move": 7, "yours": 6, "plies": 1, "safe": [4]}
+    assert match_records.move_that_let_them_win_text(found, "column") == (
+        "Your losing move: move 7, column 6, let them win at once; column 4 would not have.")
 
 
 def test_grader_play_says_a_case_of_no_points_is_worth_none_and_counts_in_the_singular(

@@ -81,7 +81,14 @@ def play_main(submission: Path, cases: list[Path], *, matches: int | None = None
         test.summary, text = play_feedback.report(game, case.play.opponent, records, score,
                                                   rubric.play.draw_weight, points=points)
         test.output = f"## {case.name}: {text}"  # Markdown, as the HTML report shows it
-        test.extra_data = {"play": match_records.records_data(records, game)}  # no staff choice
+        # no staff search here: each of the first lost matches analysed for the move of yours
+        # that let them win (the HTML report marks it)
+        data = match_records.records_data(records, game)
+        lost = [item for item in data if item["outcome"] == "loss"]
+        for item in lost[:match_records.MAX_LOST_ANALYSED]:
+            record = next(r for r in records if r.index == item["index"])
+            item["choice"] = match_records.move_that_let_them_win(game, record)
+        test.extra_data = {"play": data}
         print(markdown_for_terminal(test.output, out) + "\n", file=out)
         results.tests.append(test)
     if skipped:

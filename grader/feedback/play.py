@@ -15,7 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from grader.feedback.markdown import table
-from grader.feedback.records import preferred_move
+from grader.feedback.records import (
+    move_that_let_them_win,
+    move_that_let_them_win_text,
+    preferred_move,
+)
 
 MAX_LOST_SHOWN = 3  # lost matches written out in full; the others are listed
 
@@ -132,6 +136,10 @@ def report(game: Any, opponent: str, records: list[Any], score: Any, draw_weight
                   "", "Final board:", "```", draw_board(game, record.final), "```"]
         if losing is not None:
             lines += ["", *_choice(game, record, losing.get(record.index))]
+        else:  # grader play: no staff search; the move that let them win at once, if one did
+            unit = "column" if type(game).__name__ == "ConnectFour" else "square"
+            lines += ["", move_that_let_them_win_text(move_that_let_them_win(game, record),
+                                                      unit)]
     if len(lost) > MAX_LOST_SHOWN:
         lines += ["", f"Also lost: matches {', '.join(str(r.index + 1) for r in lost[MAX_LOST_SHOWN:])}."]
     return summary, "\n".join(lines)
