@@ -120,7 +120,14 @@ def plain_text(markdown: str) -> str:
     return "\n".join(lines)
 
 
-def _plain_line(line: str) -> str:
+def unmarked_line(line: str, keep_bold: bool = False) -> str:
+    """One line outside a fence without its Markdown marks (a heading's ``#``, code spans'
+    backticks, backslash escapes; ``**bold**`` too unless ``keep_bold``, for a renderer that
+    shows bold its own way, as the terminal's)."""
+    return _plain_line(line.replace("\0", ""), keep_bold)
+
+
+def _plain_line(line: str, keep_bold: bool = False) -> str:
     """One line outside a fence without its Markdown marks; escaped characters stand aside
     (as ``\\0N\\0``: :func:`plain_text` dropped every NUL) while the marks go."""
     escaped: list[str] = []
@@ -131,7 +138,8 @@ def _plain_line(line: str) -> str:
 
     line = _HEADING.sub("", _ESCAPED.sub(aside, line))
     line = _CODE_SPAN.sub(lambda m: m.group(2).strip(" ") or m.group(0), line)
-    line = _BOLD.sub(r"\1", line)
+    if not keep_bold:
+        line = _BOLD.sub(r"\1", line)
     return _ASIDE.sub(lambda m: escaped[int(m.group(1))], line)
 
 
