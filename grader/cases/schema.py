@@ -56,9 +56,12 @@ def shorten(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def plural(number: int, noun: str) -> str:
-    """``3 items``, ``1 item``."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+def plural(number: float, noun: str) -> str:
+    """``3 items``, ``1 item``, ``0 losses``, ``2 matches`` (``-es`` after s, x, ch and sh),
+    ``0.5 steps``."""
+    if number == 1:
+        return f"{number:g} {noun}"
+    return f"{number:g} {noun}{'es' if noun.endswith(('s', 'x', 'ch', 'sh')) else 's'}"
 
 
 def did_you_mean(word: Any, choices: Iterable[str]) -> str:

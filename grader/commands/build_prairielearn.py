@@ -69,7 +69,10 @@ QUESTION_HTML = """\
     what each function must return, the game interface it calls, and the order in which it
     must visit the tree.
   </p>
-  <p><pl-file-download file-name="{stub}" label="Download the starting search.py"></pl-file-download></p>
+  <p>
+    <pl-file-download file-name="{stub}" label="Download the starting search.py">
+    </pl-file-download>
+  </p>
   <p>
     The grader checks each search's value
     <strong>and the order in which it generates and evaluates nodes</strong>{play}.

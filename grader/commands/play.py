@@ -3,8 +3,10 @@
 Plays the ``evaluate`` cases' matches against the random and greedy players with the
 student's own ``alpha_beta`` at the rubric's depth calling their ``evaluate``
 (:mod:`grader.scoring.local_play`); prints, as terminal text, a win/draw/loss table by side for
-each case, what it would score and is worth, and each lost match's moves and final board; ``--html FILE`` writes the same matches to the HTML report
-(the records the graded play tests keep in ``extra_data["play"]``). Cases against the baseline
+each case, what it would score and is worth, and each lost match's moves, final board and the
+move that let the opponent win (:func:`grader.feedback.records.move_that_let_them_win`: there is
+no staff search here); ``--html FILE`` writes the same matches to the HTML report (the records
+the graded play tests keep in ``extra_data["play"]``). Cases against the baseline
 are skipped: its search and evaluation are the autograder's, not in the handout.
 """
 

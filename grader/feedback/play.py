@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from grader.cases.schema import plural
 from grader.feedback.markdown import table
 from grader.feedback.records import (
     move_that_let_them_win,
@@ -54,14 +55,6 @@ def outcome_table(records: list[Any]) -> list[str]:
         counts = [sum(r.outcome == k for r in mine) for k in ("win", "draw", "loss")]
         rows.append([f"{side} ({'first' if side == 'x' else 'second'})", *map(str, counts)])
     return table(["you play", "wins", "draws", "losses"], rows)
-
-
-def counted(number: float, noun: str) -> str:
-    """``1 draw``, ``2 draws``, ``0 losses``, ``3 matches``: the noun's plural (``-es`` after
-    s, x, ch and sh)."""
-    if number == 1:
-        return f"{number:g} {noun}"
-    return f"{number:g} {noun}{'es' if noun.endswith(('s', 'x', 'ch', 'sh')) else 's'}"
 
 
 def moves_text(record: Any) -> str:
@@ -112,15 +105,15 @@ def report(game: Any, opponent: str, records: list[Any], score: Any, draw_weight
     wins = sum(r.outcome == "win" for r in records)
     draws = sum(r.outcome == "draw" for r in records)
     losses = len(records) - wins - draws
-    summary = (f"{counted(wins, 'win')}, {counted(draws, 'draw')}, {counted(losses, 'loss')} "
-               f"in {counted(len(records), 'match')} against {opponent}")
+    summary = (f"{plural(wins, 'win')}, {plural(draws, 'draw')}, {plural(losses, 'loss')} "
+               f"in {plural(len(records), 'match')} against {opponent}")
     if losing is None:
         if points == 0:
             worth = ("This case is worth no points: it shows only that your evaluation plays "
                      "(a search a few plies deep beats a random player whatever it evaluates).")
         elif points is not None:
             earned = round(points * (score.points / score.full if score.full else 0.0), 6)
-            worth = f"That is {earned:g} of this case's {counted(points, 'point')}."
+            worth = f"That is {earned:g} of this case's {plural(points, 'point')}."
         else:
             worth = ""
         lines = [summary, "", *outcome_table(records), "",
@@ -153,7 +146,8 @@ def score_text(score: Any, draw_weight: float) -> str:
                 f"{score.reached:g} reached.")
     return (f"score rate {score.rates['x']:.0%} as x and {score.rates['o']:.0%} as o (a win "
             f"counts 1, a draw {draw_weight:g}); steps {listed}, half a step earned for each "
-            f"side that reaches it: {score.reached:g} of {counted(len(score.thresholds), 'step')}.")
+            f"side that reaches it: {score.reached:g} of "
+            f"{plural(len(score.thresholds), 'step')}.")
 
 
 def swapped(state_id: str) -> str:

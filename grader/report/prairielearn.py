@@ -9,8 +9,10 @@ scored nor counted against the student); ``message`` and ``output`` for the whol
 What students may not see: PrairieLearn shows every test it is given and has no per-test
 visibility, so the tests of a case that is not ``visible`` in the rubric are folded into one
 "Hidden tests" entry carrying how many there are and their points, nothing else (no names, no
-feedback, not even which of them failed); staff notes (audit findings, grader errors) are never written here:
-``grader grade`` prints them to the grading job's log, which only staff read.
+feedback, not even which of them failed); staff notes (audit findings, grader errors) are never
+written here: ``grader grade`` prints them to the grading job's log, which only staff read. A
+test's ``output`` leaves out what its ``message`` says (:func:`after_message`): the results
+element prints both.
 
 When the grader, not the student, failed on any test, the submission is ``gradable: false``:
 PrairieLearn then neither scores the attempt nor counts it, and staff regrade it. So is an upload

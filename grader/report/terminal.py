@@ -11,7 +11,8 @@ code spans' backticks, backslash escapes and headings' ``#`` dropped, ``**bold**
 aligned in columns (:func:`grader.feedback.markdown.aligned_tables`, the same tables the
 Markdown shows), prose wrapped to the terminal's width (``COLUMNS`` honoured, at most 100
 columns); :func:`markdown_for_terminal` does the same for ``grader play``. ``evaluate``'s values
-on sample positions (the handout's check, shown though it passes) only with ``verbose``. A function that is not implemented yet gets one line, not one block per case.
+on sample positions (the handout's check, shown though it passes) only with ``verbose``. A
+function that is not implemented yet gets one line, not one block per case.
 Colour only when the stream is a terminal and ``NO_COLOR`` is unset (https://no-color.org);
 ASCII instead of box lines and symbols when the stream is not UTF-8 or ``GRADER_ASCII`` is set.
 """
