@@ -24,6 +24,7 @@ from typing import Any
 from grader.games.base import MIN
 from grader.games.chase import Chase
 from grader.games.chase_matches import TIE, choose
+from grader.run.tracing import traced
 from reference.alpha_beta import alpha_beta
 from reference.expectimax import expectimax
 
@@ -38,13 +39,21 @@ def children(position: str, turns: int) -> list[tuple[str, str]]:
     return [(action, game.state_id(game.result(root, action))) for action in game.actions(root)]
 
 
-@lru_cache(maxsize=200_000)
 def child_value(child: str, ghost: str, turns: int, depth: int) -> float:
     """The reference's value of ``child`` searched as a root to ``depth`` plies, the ghost
     typed ``ghost`` (``min``: alpha-beta; ``chance``: expectimax)."""
+    return child_search(child, ghost, turns, depth)[0]
+
+
+@lru_cache(maxsize=200_000)
+def child_search(child: str, ghost: str, turns: int, depth: int) -> tuple[float, int, int]:
+    """:func:`child_value`, with the search's ``result`` calls and ``utility``/``evaluate``
+    calls (the student's work budget is a multiple of them)."""
     game = Chase(child, ghost=ghost, turns=turns, depth_limit=depth)
     search = alpha_beta if ghost == "min" else expectimax
-    return float(search(game, game.initial_state()))
+    traced_game, trace = traced(game)
+    value = float(search(traced_game, game.initial_state()))
+    return value, len(trace.generated), len(trace.evaluated)
 
 
 def action_values(position: str, agent: str, turns: int, depth: int) -> list[tuple[str, float]]:
@@ -71,5 +80,5 @@ def ghost_move(position: str, turns: int, depth: int) -> str:
     return choose(values, smallest=True)
 
 
-__all__ = ["AGENTS", "GHOST_TYPES", "TIE", "action_values", "child_value", "children", "choose",
-           "ghost_move"]
+__all__ = ["AGENTS", "GHOST_TYPES", "TIE", "action_values", "child_search", "child_value",
+           "children", "choose", "ghost_move"]

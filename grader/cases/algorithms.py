@@ -10,14 +10,21 @@ import math
 from dataclasses import dataclass
 
 ALGORITHMS = ("minimax", "alpha_beta", "expectimax", "maxn", "mcts", "iterative_deepening",
-              "evaluate", "alpha_beta_tt", "quiescence")
+              "evaluate", "alpha_beta_tt", "quiescence", "assumptions")
 
 # Graded by play, not by a trace: the grader's search plays matches and calls the student's
 # ``evaluate(game, state)`` at its depth cutoff (:mod:`grader.scoring.play`). No reference
 # answer, no trace, no named mistake.
-PLAY_ALGORITHMS = ("evaluate",)
+PLAY_ALGORITHMS = ("evaluate", "assumptions")
 PLAY_GAMES = ("connect4", "mnk")  # built-in games with a board view (``game.board``)
 OPPONENTS = ("random", "greedy", "baseline")
+
+# ``assumptions``: the lectures' "modeling assumptions", graded by exact decisions in matches
+# of the game ``chase`` (:mod:`grader.scoring.assumptions`): the agent's moves come from the
+# student's own ``alpha_beta`` (or ``max_value``/``min_value``) or ``expectimax``.
+ASSUMPTION_AGENTS = ("minimax", "expectimax")
+ASSUMPTION_GHOSTS = ("adversarial", "random")
+ASSUMPTION_GAME = "chase"
 
 # ``iterative_deepening(game, root, max_depth)`` returns ``(value, action)``: a run's ``value``
 # is that pair, and ``max_depth`` is the case's ``depth_limit``.
@@ -52,3 +59,26 @@ class PlaySettings:
     matches: int | None = None
     depth: int | None = None
     opening: int | None = None
+
+
+@dataclass
+class AssumptionSettings:
+    """How an ``assumptions`` case plays: the agent (``minimax``: the ghost assumed an
+    adversary, searched by ``search``, ``alpha_beta`` or ``minimax``; ``expectimax``: the ghost
+    assumed random), the ghosts it meets, the seed of its matches, and overrides of the
+    rubric's ``[assumptions]`` keys (None: the rubric's)."""
+
+    agent: str = "minimax"
+    opponents: tuple[str, ...] = ASSUMPTION_GHOSTS
+    seed: int = 0
+    matches: int | None = None
+    depth: int | None = None
+    search: str = "alpha_beta"
+
+    def __post_init__(self) -> None:
+        self.opponents = tuple(self.opponents)
+
+    @property
+    def algorithm(self) -> str:
+        """The case algorithm whose student function decides the agent's moves."""
+        return "expectimax" if self.agent == "expectimax" else self.search

@@ -68,6 +68,11 @@ def field_errors(data: dict, file: str | None) -> list[CaseError]:
     elif "play" in data:
         add("'play' settings are given but evaluate is not in algorithms; add evaluate to "
             "algorithms or remove the settings", "play")
+    if "assumptions" in algorithms:
+        errors.extend(_assumption_errors(data, file))
+    elif "assumptions" in data:
+        add("'assumptions' settings are given but assumptions is not in algorithms; add "
+            "assumptions to algorithms or remove the settings", "assumptions")
     if "mcts" in data and "mcts" not in algorithms:
         add("'mcts' settings are given but mcts is not in algorithms; add mcts to algorithms or "
             "remove the settings", "mcts")
@@ -121,6 +126,40 @@ def _play_errors(data: dict, file: str | None) -> list[CaseError]:
         errors.append(case_error("an evaluate case's search depth is play.depth (default: the "
                                  "rubric's [play] depth); remove depth_limit", ("depth_limit",),
                                  file))
+    return errors
+
+
+def _assumption_errors(data: dict, file: str | None) -> list[CaseError]:
+    """An ``assumptions`` case: matches of ``chase``, alone in its case, its depth its own."""
+    from grader.cases.algorithms import ASSUMPTION_GAME
+
+    errors = []
+    algorithms = data["algorithms"]
+    at = ("algorithms", algorithms.index("assumptions"))
+    if len(algorithms) > 1:
+        errors.append(case_error("assumptions is graded by the moves of matches, not by a trace: "
+                                 "give it a case of its own (algorithms: [\"assumptions\"])", at,
+                                 file))
+    if data.get("game") != ASSUMPTION_GAME:
+        errors.append(case_error(f"assumptions plays the built-in game {ASSUMPTION_GAME}: set "
+                                 f"game to \"{ASSUMPTION_GAME}\"", ("game",) if "game" in data
+                                 else at, file))
+    if "assumptions" not in data:
+        errors.append(case_error("an assumptions case needs 'assumptions' settings: at least "
+                                 "{\"agent\": \"minimax\" | \"expectimax\"}", at, file))
+    elif (data["assumptions"].get("agent") == "expectimax"
+          and "search" in data["assumptions"]):
+        errors.append(case_error("search chooses the minimax agent's function (alpha_beta or "
+                                 "minimax); the expectimax agent searches with expectimax: "
+                                 "remove search", ("assumptions", "search"), file))
+    if data.get("depth_limit") is not None:
+        errors.append(case_error("an assumptions case's search depth is assumptions.depth "
+                                 "(default: the rubric's [assumptions] depth); remove "
+                                 "depth_limit", ("depth_limit",), file))
+    if "ghost" in (data.get("params") or {}):
+        errors.append(case_error("the ghost's node is typed by the agent's assumption (minimax: "
+                                 "min, expectimax: chance); remove params.ghost",
+                                 ("params", "ghost"), file))
     return errors
 
 

@@ -43,6 +43,7 @@ from grader.scoring.budget import (
     worker_budget,
 )
 from grader.scoring.failure import failure_outcome, note_upload_error, printed_output
+from grader.scoring.assumptions import grade_assumptions
 from grader.scoring.play import grade_play
 from grader.scoring.results import (
     GRADER_ERROR,
@@ -99,6 +100,8 @@ def grade_pair(
     )
     if algorithm == "mcts" and case.mcts is not None and case.mcts.check == "outcome":
         return _grade_mcts_outcome(case, result, settings, worker, answers)
+    if algorithm == "assumptions":  # graded by the moves of matches: no reference trace
+        return grade_assumptions(case, result, rubric, worker)
     if algorithm in PLAY_ALGORITHMS:  # graded by play: no reference trace
         return grade_play(case, result, rubric, worker)
 

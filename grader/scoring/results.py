@@ -56,7 +56,7 @@ CUT_NOTE = "\n\n(the rest of this output, {count:,} characters, was cut: results
 # Test numbers group tests by algorithm: 1.x minimax, 2.x alpha-beta, ...
 ALGORITHM_NUMBERS = {"minimax": 1, "alpha_beta": 2, "expectimax": 3, "maxn": 4, "mcts": 5,
                      "iterative_deepening": 6, "evaluate": 7, "alpha_beta_tt": 8,
-                     "quiescence": 9}
+                     "quiescence": 9, "assumptions": 10}
 
 
 @dataclass
