@@ -23,8 +23,7 @@ from typing import Any
 
 from grader.games.base import MIN
 from grader.games.chase import Chase
-from grader.games.chase_matches import TIE, choose
-from grader.run.tracing import traced
+from grader.games.chase_matches import TIE, choose, match_stats, play_chase
 from reference.alpha_beta import alpha_beta
 from reference.expectimax import expectimax
 
@@ -49,11 +48,46 @@ def child_value(child: str, ghost: str, turns: int, depth: int) -> float:
 def child_search(child: str, ghost: str, turns: int, depth: int) -> tuple[float, int, int]:
     """:func:`child_value`, with the search's ``result`` calls and ``utility``/``evaluate``
     calls (the student's work budget is a multiple of them)."""
-    game = Chase(child, ghost=ghost, turns=turns, depth_limit=depth)
+    game = _Counted(child, ghost=ghost, turns=turns, depth_limit=depth)
     search = alpha_beta if ghost == "min" else expectimax
-    traced_game, trace = traced(game)
-    value = float(search(traced_game, game.initial_state()))
-    return value, len(trace.generated), len(trace.evaluated)
+    value = float(search(game, game.initial_state()))
+    return value, game.generated, game.evaluated
+
+
+class _Counted(Chase):
+    """Chase counting its ``result`` calls and its ``utility``/``evaluate`` calls."""
+
+    generated = evaluated = 0
+
+    def result(self, state: Any, action: Any) -> Any:
+        self.generated += 1
+        return super().result(state, action)
+
+    def evaluate(self, state: Any) -> Any:
+        self.evaluated += 1
+        return super().evaluate(state)
+
+    def utility(self, state: Any) -> Any:
+        self.evaluated += 1
+        return super().utility(state)
+
+
+def reference_table(board: str, turns: int, seed: int, matches: int, depth: int,
+                    ghost_depth: int, opponents: list[str]) -> dict[str, dict[str, Any]]:
+    """The reference agents' 2 x 2 table: ``{agent: {ghost: {won, matches, average}}}``."""
+    game = Chase(board, turns=turns)
+    table: dict[str, dict[str, Any]] = {}
+    for agent in AGENTS:
+        table[agent] = {}
+        for ghost in opponents:
+            played = [play_chase(game, index, seed, agent, ghost,
+                                 lambda p, agent=agent: action_values(p, agent, turns, depth),
+                                 lambda p: ghost_move(p, turns, ghost_depth))
+                      for index in range(matches)]
+            table[agent][ghost] = match_stats(played)
+        if not table[agent]:
+            del table[agent]
+    return table
 
 
 def action_values(position: str, agent: str, turns: int, depth: int) -> list[tuple[str, float]]:
@@ -81,4 +115,4 @@ def ghost_move(position: str, turns: int, depth: int) -> str:
 
 
 __all__ = ["AGENTS", "GHOST_TYPES", "TIE", "action_values", "child_search", "child_value",
-           "children", "choose", "ghost_move"]
+           "children", "choose", "ghost_move", "reference_table"]

@@ -149,7 +149,8 @@ def test_each_wrong_submission_gets_its_own_hint(name, answers):
 def test_the_reference_gets_no_hint(answers):
     for case in CASES:
         for algorithm in case.algorithms:
-            if (algorithm == "mcts" and case.mcts.check != "trace") or algorithm == "evaluate":
+            if (algorithm == "mcts" and case.mcts.check != "trace") or algorithm in (
+                    "evaluate", "assumptions"):
                 continue  # (evaluate is graded by play: tests/test_play.py)
             for rule in ("inclusive", "strict"):
                 run = answers.reference(case, algorithm, rule).run
@@ -297,7 +298,8 @@ def test_no_feedback_line_exceeds_100_columns(answers):
         if case.name == "connect4-depth-limited":
             continue  # seconds of heuristic evaluations; connect4-small-board has its long ids
         for algorithm in case.algorithms:
-            if (algorithm == "mcts" and case.mcts.check != "trace") or algorithm == "evaluate":
+            if (algorithm == "mcts" and case.mcts.check != "trace") or algorithm in (
+                    "evaluate", "assumptions"):
                 continue  # (evaluate is graded by play: tests/test_play.py)
             settings = mcts_settings(case) if algorithm == "mcts" else None
             for rule in dict.fromkeys([*accepted_rules(case.pruning, "inclusive"), "strict"]):

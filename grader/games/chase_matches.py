@@ -135,4 +135,74 @@ def play_chase(game: Chase, index: int, case_seed: int, agent: str, opponent: st
     return match
 
 
-__all__ = ["GHOSTS", "ChaseMatch", "Decision", "TIE", "choose", "play_chase", "start_position"]
+def match_stats(matches: list[ChaseMatch]) -> dict[str, Any]:
+    """``won``, ``matches`` and ``average`` score of finished matches."""
+    return {"won": sum(m.outcome == "win" for m in matches), "matches": len(matches),
+            "average": round(sum(m.score for m in matches) / len(matches), 6) if matches else 0}
+
+
+# --- the lectures' 2 x 2 table (rows: agents; columns: ghosts), as text ---------------------
+
+AGENT_NAMES = {"minimax": "Minimax agent", "expectimax": "Expectimax agent"}
+GHOST_NAMES = {"adversarial": "adversarial ghost", "random": "random ghost"}
+
+
+def cell(stats: dict[str, Any] | None) -> str:
+    """``won 3/4, avg 379.0`` (``-`` when the pairing was not played)."""
+    if not stats:
+        return "-"
+    return f"won {stats['won']}/{stats['matches']}, avg {stats['average']:.1f}"
+
+
+def table_text(reference: dict[str, dict[str, Any]],
+               student: dict[str, dict[str, Any]] | None = None) -> str:
+    """The 2 x 2 table as Markdown; ``reference[agent][ghost]`` and ``student[agent][ghost]``
+    hold ``won``, ``matches``, ``average``. With ``student``, each cell shows the student's
+    agent, then the reference's in brackets; then the sentence on what the table shows."""
+    ghosts = [g for g in GHOST_NAMES if any(g in row for row in reference.values())]
+    lines = ["| | " + " | ".join(GHOST_NAMES[g] for g in ghosts) + " |",
+             "|---|" + "---|" * len(ghosts)]
+    for agent in AGENT_NAMES:
+        if agent not in reference and not (student and agent in student):
+            continue
+        cells = []
+        for ghost in ghosts:
+            ref = reference.get(agent, {}).get(ghost)
+            if student is not None:
+                mine = student.get(agent, {}).get(ghost)
+                cells.append(f"yours: {cell(mine)} (reference: {cell(ref)})")
+            else:
+                cells.append(cell(ref))
+        lines.append(f"| {AGENT_NAMES[agent]} | " + " | ".join(cells) + " |")
+    sentence = lesson(reference)
+    return "\n".join(lines) + ("\n\n" + sentence if sentence else "")
+
+
+def lesson(table: dict[str, dict[str, Any]]) -> str:
+    """One sentence or two on what ``table`` shows (optimism, pessimism), from its numbers."""
+    parts = []
+    minimax, expectimax = table.get("minimax", {}), table.get("expectimax", {})
+    if "random" in minimax and "random" in expectimax:
+        m, e = minimax["random"]["average"], expectimax["random"]["average"]
+        if e > m:
+            parts.append(f"Against the random ghost the expectimax agent scores more on average "
+                         f"({e:.1f} against {m:.1f}): assuming the worst of a ghost that moves "
+                         "at random is needlessly pessimistic.")
+        else:
+            parts.append(f"Against the random ghost the minimax agent scores as much or more on "
+                         f"average ({m:.1f} against {e:.1f}) on these matches.")
+    if "adversarial" in minimax and "adversarial" in expectimax:
+        m, e = minimax["adversarial"]["won"], expectimax["adversarial"]["won"]
+        n = minimax["adversarial"]["matches"]
+        if m >= e:
+            parts.append(f"Against the adversarial ghost the minimax agent wins at least as "
+                         f"often ({m}/{n} against {e}/{n}): assuming chance of a ghost that "
+                         "hunts you is dangerously optimistic.")
+        else:
+            parts.append(f"Against the adversarial ghost the expectimax agent won more often "
+                         f"({e}/{n} against {m}/{n}) on these matches.")
+    return " ".join(parts)
+
+
+
+__all__ = ["AGENT_NAMES", "GHOST_NAMES", "GHOSTS", "match_stats", "table_text", "lesson", "ChaseMatch", "Decision", "TIE", "choose", "play_chase", "start_position"]

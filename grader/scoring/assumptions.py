@@ -27,6 +27,7 @@ whole-submission table (terminal, Gradescope, HTML) and one match to replay on i
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 from typing import Any
@@ -36,7 +37,7 @@ from grader.cases.rubric import Rubric
 from grader.feedback import assumptions as feedback
 from grader.feedback.markdown import inline_text
 from grader.games.chase import Chase
-from grader.games.chase_matches import ChaseMatch, play_chase
+from grader.games.chase_matches import ChaseMatch, match_stats, play_chase
 from grader.paths import SCHEMA_REF
 from grader.run.tracing import Budget
 from grader.sandbox.client import Worker
@@ -72,12 +73,6 @@ def plan(case: Case, rubric: Rubric) -> dict[str, Any]:
             "board": case.build_game().state_id(case.build_game().initial_state())}
 
 
-def stats(matches: list[ChaseMatch]) -> dict[str, Any]:
-    """``won``, ``matches`` and ``average`` score of finished matches."""
-    return {"won": sum(m.outcome == "win" for m in matches), "matches": len(matches),
-            "average": round(sum(m.score for m in matches) / len(matches), 6) if matches else 0}
-
-
 def play_matches(game: Chase, setup: dict[str, Any], agent: str, opponent: str,
                  agent_values: Any, expected_values: Any = None) -> list[ChaseMatch]:
     """The case's matches of ``agent`` against ``opponent``."""
@@ -98,14 +93,9 @@ def reference_table(case: Case, rubric: Rubric) -> dict[str, dict[str, Any]]:
     key = json.dumps({k: setup[k] for k in ("board", "turns", "seed", "matches", "depth",
                                             "ghost_depth", "opponents")}, sort_keys=True)
     if key not in _TABLES:
-        game = case.build_game()
-        table: dict[str, dict[str, Any]] = {}
-        for agent in GHOST_TYPES:
-            def values(position: str, agent: str = agent) -> list[tuple[str, float]]:
-                return staff.action_values(position, agent, setup["turns"], setup["depth"])
-            table[agent] = {ghost: stats(play_matches(game, setup, agent, ghost, values))
-                            for ghost in setup["opponents"]}
-        _TABLES[key] = table
+        _TABLES[key] = staff.reference_table(
+            setup["board"], setup["turns"], setup["seed"], setup["matches"], setup["depth"],
+            setup["ghost_depth"], setup["opponents"])
     return _TABLES[key]
 
 
@@ -162,7 +152,15 @@ def student_values(worker: Worker, setup: dict[str, Any], settings: Any
 
 def grade_assumptions(case: Case, result: TestResult, rubric: Rubric, worker: Worker
                       ) -> TestResult:
-    """Grade an ``assumptions`` case into ``result`` (its name, number and visibility set)."""
+    """Grade an ``assumptions`` case into ``result`` (its name, number and visibility set).
+    In the handout (no ``reference/``: no reference moves, no adversarial ghost) the test is
+    not graded: 0 points of 0, saying the autograder checks the moves."""
+    if importlib.util.find_spec("reference") is None:
+        result.max_score, result.score, result.outcome = 0.0, 0.0, "not_graded"
+        result.summary = ("the moves of your agent are checked against the reference's by the "
+                          "autograder (grader solve CASE --key shows the reference's table)")
+        result.output = result.summary[0].upper() + result.summary[1:] + "."
+        return result
     from reference import assumptions as staff
 
     settings = rubric.settings_for(case, "assumptions")
@@ -197,7 +195,7 @@ def grade_assumptions(case: Case, result: TestResult, rubric: Rubric, worker: Wo
         result.output = message + where + ("" if result.hidden else printed_output(reply))
         note_upload_error(result, reply)
         return result
-    mine = {agent: {ghost: stats(matches) for ghost, matches in played.items()}}
+    mine = {agent: {ghost: match_stats(matches) for ghost, matches in played.items()}}
     moves = sum(len(m.decisions) for matches in played.values() for m in matches)
     difference = None
     for ghost, matches in played.items():
@@ -256,4 +254,4 @@ def submission_tables(tests: list[TestResult]) -> list[str]:
 
 
 __all__ = ["DecisionFailed", "child_case", "grade_assumptions", "plan", "reference_table",
-           "stats", "submission_tables", "table_key"]
+           "submission_tables", "table_key"]
