@@ -29,7 +29,7 @@ from grader.run.runner import ALGORITHMS
 TREES = Path(__file__).resolve().parents[1] / "trees"
 FILES = find_cases([TREES])
 SCHEMA_REF = "../../grader/schema/case.schema.json"
-BUILTIN_GAMES = ("tictactoe", "nim", "connect4", "dice", "three_player", "mnk")
+BUILTIN_GAMES = ("tictactoe", "nim", "connect4", "dice", "three_player", "mnk", "chase")
 
 # The lectures' hand-worked answers: name -> algorithm -> (value, action or None).
 TEXTBOOK = {
