@@ -243,3 +243,43 @@ def test_assumptions_two_grades_write_identical_results(tmp_path: Path) -> None:
 def test_assumptions_cases_are_found_with_the_others() -> None:
     found = {path.name for path in find_cases([ROOT / "trees"])}
     assert {path.name for path in PUBLIC + HIDDEN} <= found
+
+
+# --- the student's own table (grader play), the HTML section ----------------------------------
+
+def test_assumptions_local_table_with_own_searches_is_the_references(monkeypatch) -> None:
+    """grader play's table with the correct solution equals the reference's; in the handout
+    (no reference/) its adversarial ghost is the student's own alpha_beta, the same moves."""
+    import importlib.util
+
+    from grader.scoring.local_assumptions import local_table
+    from grader.scoring.local_play import load_search
+
+    case = load_case(ROOT / "trees" / "public" / "assumptions-minimax-agent.json")
+    module = load_search(CORRECT)
+    table, who = local_table(module, case, FEW)
+    assert who == "the staff's search"
+    assert table == scoring.reference_table(case, FEW)
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *rest: None if name == "reference" else
+                        find_spec(name, *rest))
+    handout_table, who = local_table(module, case, FEW)
+    assert who.startswith("your own alpha_beta")
+    assert handout_table == table
+
+
+def test_assumptions_html_section_replays_a_match_with_the_difference_marked(
+        tmp_path: Path) -> None:
+    from grader.report.html.assumptions import assumption_data, assumption_section
+
+    path = variants.materialize("chance_as_min", tmp_path / "v")
+    case = ROOT / "trees" / "public" / "assumptions-expectimax-agent.json"
+    (test,) = grade(path, [case], rubric=rubric_from_dict({"assumptions": {"matches": 1}})).tests
+    data = assumption_data(test)
+    assert data is not None and data["first_difference"]["position"] in data["match"]["positions"]
+    html = "\n".join(assumption_section(test))
+    assert html.count("<figure") == len(data["match"]["positions"])
+    assert html.count("(first difference)") == 1
+    assert "Expectimax agent" in html and "adversarial ghost" in html
+    assert "<script" not in html  # static: every board drawn without a script
