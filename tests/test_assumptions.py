@@ -283,3 +283,21 @@ def test_assumptions_html_section_replays_a_match_with_the_difference_marked(
     assert html.count("(first difference)") == 1
     assert "Expectimax agent" in html and "adversarial ghost" in html
     assert "<script" not in html  # static: every board drawn without a script
+
+
+def test_assumptions_handout_checks_values_for_no_points(monkeypatch) -> None:
+    """Without reference/ (the handout) the test is a 0-point check that the agent's search
+    gives a number for every move at the match starts; the stubs fail it, saying where."""
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *rest: None if name == "reference" else
+                        find_spec(name, *rest))
+    case = ROOT / "trees" / "public" / "assumptions-minimax-agent.json"
+    (correct,) = grade(CORRECT, [case], rubric=FEW).tests
+    assert correct.passed and correct.max_score == 0.0
+    assert correct.output.count("|pac,0,t0`: ") == 2  # FEW: two match starts
+    (stubs,) = grade(STUBS, [case], rubric=FEW).tests
+    assert not stubs.passed and stubs.max_score == 0.0
+    assert "not implemented" in stubs.output and "at the child after" in stubs.output

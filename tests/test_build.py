@@ -352,7 +352,7 @@ def test_pytest_k_with_an_algorithm_name_picks_that_algorithm_only():
     assert turns and all(name.startswith("expectimax-") for name in turns)
     assert collected("not minimax and not alpha_beta and not expectimax and not maxn "
                      "and not mcts and not iterative_deepening and not evaluate "
-                     "and not alpha_beta_tt and not quiescence") == []
+                     "and not alpha_beta_tt and not quiescence and not assumptions") == []
     alpha_beta = collected("alpha_beta")  # not alpha_beta_tt's, whose name holds alpha_beta
     assert alpha_beta and all(name.startswith("alpha_beta-") for name in alpha_beta)
 

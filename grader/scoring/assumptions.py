@@ -30,6 +30,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import random
 from typing import Any
 
 from grader.cases import Case
@@ -37,7 +38,8 @@ from grader.cases.rubric import Rubric
 from grader.feedback import assumptions as feedback
 from grader.feedback.markdown import inline_text
 from grader.games.chase import Chase
-from grader.games.chase_matches import ChaseMatch, match_stats, play_chase
+from grader.games.chase_matches import ChaseMatch, match_stats, play_chase, start_position
+from grader.games.players import match_seed
 from grader.paths import SCHEMA_REF
 from grader.run.tracing import Budget
 from grader.sandbox.client import Worker
@@ -106,6 +108,13 @@ def table_key(case: Case, rubric: Rubric) -> str:
                                              "ghost_depth")}, sort_keys=True)
 
 
+def children(position: str, turns: int) -> list[tuple[str, str]]:
+    """``(action, child id)`` for the mover's actions at ``position``, in ``actions`` order."""
+    game = Chase(position, turns=turns)
+    root = game.initial_state()
+    return [(action, game.state_id(game.result(root, action))) for action in game.actions(root)]
+
+
 def child_case(child: str, ghost: str, turns: int, depth: int, algorithm: str) -> dict[str, Any]:
     """The case the worker gets for one child: ``chase`` at that position, the ghost typed
     ``ghost``, ``depth_limit`` ``depth``."""
@@ -114,12 +123,12 @@ def child_case(child: str, ghost: str, turns: int, depth: int, algorithm: str) -
             "params": {"ghost": ghost, "turns": turns}, "depth_limit": depth}
 
 
-def student_values(worker: Worker, setup: dict[str, Any], settings: Any
-                   ) -> Any:
+def student_values(worker: Worker, setup: dict[str, Any], settings: Any,
+                   reference_counts: bool = True) -> Any:
     """``position -> [(action, value)]`` by the student's search in ``worker``; raises
-    :class:`DecisionFailed`."""
-    from reference import assumptions as staff
-
+    :class:`DecisionFailed`. Each child's work budget is ``work_multiple`` times the
+    reference's calls on it plus ``work_floor`` (without ``reference_counts``, in the handout:
+    times a full search's, 4 moves a ply)."""
     ghost = GHOST_TYPES[setup["agent"]]
     turns, depth, algorithm = setup["turns"], setup["depth"] - 1, setup["algorithm"]
 
@@ -128,8 +137,13 @@ def student_values(worker: Worker, setup: dict[str, Any], settings: Any
 
     def values(position: str) -> list[tuple[str, float]]:
         found = []
-        for action, child in staff.children(position, turns):
-            _, generated, evaluated = staff.child_search(child, ghost, turns, depth)
+        for action, child in children(position, turns):
+            if not reference_counts:  # the handout: 4 moves a ply at most, depth plies
+                generated = evaluated = 4 ** (depth + 1)
+            else:
+                from reference import assumptions as staff
+
+                _, generated, evaluated = staff.child_search(child, ghost, turns, depth)
             budget = Budget(result=most(generated), evaluated=most(evaluated))
             reply = worker.run(child_case(child, ghost, turns, depth, algorithm), algorithm,
                                budget=worker_budget(budget), time_limit=settings.time_floor,
@@ -153,14 +167,10 @@ def student_values(worker: Worker, setup: dict[str, Any], settings: Any
 def grade_assumptions(case: Case, result: TestResult, rubric: Rubric, worker: Worker
                       ) -> TestResult:
     """Grade an ``assumptions`` case into ``result`` (its name, number and visibility set).
-    In the handout (no ``reference/``: no reference moves, no adversarial ghost) the test is
-    not graded: 0 points of 0, saying the autograder checks the moves."""
+    In the handout (no ``reference/``: no reference moves, no adversarial ghost) it is the
+    sample check (:func:`_sample_check`), for 0 points."""
     if importlib.util.find_spec("reference") is None:
-        result.max_score, result.score, result.outcome = 0.0, 0.0, "not_graded"
-        result.summary = ("the moves of your agent are checked against the reference's by the "
-                          "autograder (grader solve CASE --key shows the reference's table)")
-        result.output = result.summary[0].upper() + result.summary[1:] + "."
-        return result
+        return _sample_check(case, result, rubric, worker)
     from reference import assumptions as staff
 
     settings = rubric.settings_for(case, "assumptions")
@@ -236,6 +246,41 @@ def grade_assumptions(case: Case, result: TestResult, rubric: Rubric, worker: Wo
     result.output = (f"Your {agent} agent (your `{function}`, depth {setup['depth']}) must make "
                      "the reference's move in every position. "
                      + feedback.difference_text(difference, board) + "\n\n" + table)
+    return result
+
+
+def _sample_check(case: Case, result: TestResult, rubric: Rubric, worker: Worker
+                  ) -> TestResult:
+    """The handout's check: the agent's search on the children of each match's start (the
+    ghost's seeded squares), for 0 points: passed when every value is a finite number. The
+    moves are compared with the reference's by the autograder; ``grader play`` makes the
+    table with the student's own searches."""
+    setup = plan(case, rubric)
+    settings = rubric.settings_for(case, "assumptions")
+    game = case.build_game()
+    result.max_score, result.score = 0.0, 0.0
+    values = student_values(worker, setup, settings, reference_counts=False)
+    starts = [game.state_id(start_position(game, random.Random(match_seed(setup["seed"], i))))
+              for i in range(setup["matches"])]
+    try:
+        found = {start: values(start) for start in dict.fromkeys(starts)}
+    except DecisionFailed as failed:
+        result.outcome, message = failure_outcome(failed.reply)
+        if failed.reply.status in ("wrong_value", "budget"):
+            result.outcome, message = "wrong_value", f"Your search {failed.reply.message}."
+        result.summary = message.splitlines()[0] + f" (at the child after `{failed.action}` of " \
+            f"`{failed.position}`)"
+        result.output = result.summary + printed_output(failed.reply)
+        note_upload_error(result, failed.reply)
+        return result
+    result.outcome = PASSED
+    result.summary = (f"your {setup['agent']} agent's search gave a number for every move at "
+                      f"{len(found)} match starts; the autograder checks every move against the "
+                      "reference's (grader play shows your agents' table)")
+    result.output = result.summary[0].upper() + result.summary[1:] + ".\n\n" + "\n".join(
+        f"- `{start}`: " + ", ".join(f"{action} {value:g}" for action, value in pairs)
+        for start, pairs in found.items())
+    result.extra_data = {"show_output": True}
     return result
 
 
