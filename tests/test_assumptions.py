@@ -228,10 +228,23 @@ def test_assumptions_value_that_is_not_a_number_fails_naming_the_position(
 
 
 def test_assumptions_two_grades_write_identical_results(tmp_path: Path) -> None:
+    """One grade alone with one worker, the other with two workers while a thread of this
+    process keeps the CPU busy: the results files are the same but for the run's time."""
+    import threading
+
     once = rubric_from_dict({"assumptions": {"matches": 1}})
     files = []
-    for run, jobs in (("first", 1), ("second", 2)):
-        results = grade(CORRECT, PUBLIC, rubric=once, jobs=jobs)
+    for run, jobs in (("quiet", 1), ("loaded", 2)):
+        done = threading.Event()
+        busy = threading.Thread(target=lambda: [None for _ in iter(done.is_set, True)])
+        if run == "loaded":
+            busy.start()
+        try:
+            results = grade(CORRECT, PUBLIC, rubric=once, jobs=jobs)
+        finally:
+            done.set()
+            if busy.is_alive():
+                busy.join()
         results.execution_time = 0.0  # a timing, not a result
         path = tmp_path / f"{run}.json"
         write_results(results, path)
