@@ -135,9 +135,15 @@ def student_values(worker: Worker, setup: dict[str, Any], settings: Any,
     def most(calls: int) -> int:
         return min(MAX_BUDGET, int(settings.work_multiple * calls + settings.work_floor))
 
+    known: dict[str, float] = {}  # child id -> the student's value (the worker seeds random
+    #                              the same before every call: a value is the child's own)
+
     def values(position: str) -> list[tuple[str, float]]:
         found = []
         for action, child in children(position, turns):
+            if child in known:
+                found.append((action, known[child]))
+                continue
             if not reference_counts:  # the handout: 4 moves a ply at most, depth plies
                 generated = evaluated = 4 ** (depth + 1)
             else:
@@ -158,7 +164,8 @@ def student_values(worker: Worker, setup: dict[str, Any], settings: Any,
                 reply.message = (f"returned {inline_text(repr(value)[:80])}, not a finite "
                                  "number (the value of the position)")
                 raise DecisionFailed(reply, position, action)
-            found.append((action, float(value)))
+            known[child] = float(value)
+            found.append((action, known[child]))
         return found
 
     return values
