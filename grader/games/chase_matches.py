@@ -205,4 +205,5 @@ def lesson(table: dict[str, dict[str, Any]]) -> str:
 
 
 
-__all__ = ["AGENT_NAMES", "GHOST_NAMES", "GHOSTS", "match_stats", "table_text", "lesson", "ChaseMatch", "Decision", "TIE", "choose", "play_chase", "start_position"]
+__all__ = ["AGENT_NAMES", "GHOSTS", "GHOST_NAMES", "TIE", "ChaseMatch", "Decision", "cell",
+           "choose", "lesson", "match_stats", "play_chase", "start_position", "table_text"]

@@ -494,7 +494,8 @@ SEARCH_VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _SEA
 PLAY_VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _PLAY_VARIANTS}
 ASSUMPTION_VARIANTS: dict[str, Variant] = {variant.name: variant
                                            for variant in _ASSUMPTION_VARIANTS}
-ALL: dict[str, Variant] = {**VARIANTS, **PLAY_VARIANTS, **SEARCH_VARIANTS, **ASSUMPTION_VARIANTS}
+ALL: dict[str, Variant] = {**VARIANTS, **PLAY_VARIANTS, **SEARCH_VARIANTS,
+                           **ASSUMPTION_VARIANTS}
 
 
 def source(name: str) -> str:
