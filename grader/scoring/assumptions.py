@@ -72,7 +72,12 @@ def plan(case: Case, rubric: Rubric) -> dict[str, Any]:
             "depth": settings.depth or rubric.assumptions.depth,
             "ghost_depth": rubric.assumptions.ghost_depth,
             "turns": int((case.params or {}).get("turns", DEFAULT_TURNS)),
-            "board": case.build_game().state_id(case.build_game().initial_state())}
+            "board": _board(case)}
+
+
+def _board(case: Case) -> str:
+    game = case.build_game()
+    return game.state_id(game.initial_state())
 
 
 def play_matches(game: Chase, setup: dict[str, Any], agent: str, opponent: str,
@@ -92,8 +97,7 @@ def reference_table(case: Case, rubric: Rubric) -> dict[str, dict[str, Any]]:
     from reference import assumptions as staff
 
     setup = plan(case, rubric)
-    key = json.dumps({k: setup[k] for k in ("board", "turns", "seed", "matches", "depth",
-                                            "ghost_depth", "opponents")}, sort_keys=True)
+    key = table_key(case, rubric)
     if key not in _TABLES:
         _TABLES[key] = staff.reference_table(
             setup["board"], setup["turns"], setup["seed"], setup["matches"], setup["depth"],
@@ -102,10 +106,10 @@ def reference_table(case: Case, rubric: Rubric) -> dict[str, dict[str, Any]]:
 
 
 def table_key(case: Case, rubric: Rubric) -> str:
-    """What makes two cases' tables one (the same board, seed, matches and depths)."""
+    """What makes two cases' tables one (the same board, seed, matches, depths and ghosts)."""
     setup = plan(case, rubric)
     return json.dumps({k: setup[k] for k in ("board", "turns", "seed", "matches", "depth",
-                                             "ghost_depth")}, sort_keys=True)
+                                             "ghost_depth", "opponents")}, sort_keys=True)
 
 
 def children(position: str, turns: int) -> list[tuple[str, str]]:
