@@ -157,11 +157,15 @@ def cell(stats: dict[str, Any] | None) -> str:
 def table_text(reference: dict[str, dict[str, Any]],
                student: dict[str, dict[str, Any]] | None = None) -> str:
     """The 2 x 2 table as Markdown; ``reference[agent][ghost]`` and ``student[agent][ghost]``
-    hold ``won``, ``matches``, ``average``. With ``student``, each cell shows the student's
-    agent, then the reference's in brackets; then the sentence on what the table shows."""
+    hold ``won``, ``matches``, ``average``. With ``student``, each ghost has two columns, the
+    student's agent and the reference's (``-``: not played); then the sentence on what the
+    table shows. Rows stay under 100 columns (a terminal prints them as they are)."""
     ghosts = [g for g in GHOST_NAMES if any(g in row for row in reference.values())]
-    lines = ["| | " + " | ".join(GHOST_NAMES[g] for g in ghosts) + " |",
-             "|---|" + "---|" * len(ghosts)]
+    if student is None:
+        head = [GHOST_NAMES[g] for g in ghosts]
+    else:
+        head = [words for g in ghosts for words in (f"{GHOST_NAMES[g]}: yours", "reference")]
+    lines = ["| | " + " | ".join(head) + " |", "|---|" + "---|" * len(head)]
     for agent in AGENT_NAMES:
         if agent not in reference and not (student and agent in student):
             continue
@@ -169,13 +173,21 @@ def table_text(reference: dict[str, dict[str, Any]],
         for ghost in ghosts:
             ref = reference.get(agent, {}).get(ghost)
             if student is not None:
-                mine = student.get(agent, {}).get(ghost)
-                cells.append(f"yours: {cell(mine)} (reference: {cell(ref)})")
+                cells += [short_cell(student.get(agent, {}).get(ghost)), short_cell(ref)]
             else:
                 cells.append(cell(ref))
         lines.append(f"| {AGENT_NAMES[agent]} | " + " | ".join(cells) + " |")
+    if student is not None:
+        lines.append("\nEach cell: matches won, average score.")
     sentence = lesson(reference)
     return "\n".join(lines) + ("\n\n" + sentence if sentence else "")
+
+
+def short_cell(stats: dict[str, Any] | None) -> str:
+    """``3/4, 379.0`` (``-`` when the pairing was not played)."""
+    if not stats:
+        return "-"
+    return f"{stats['won']}/{stats['matches']}, {stats['average']:.1f}"
 
 
 def lesson(table: dict[str, dict[str, Any]]) -> str:
@@ -206,4 +218,5 @@ def lesson(table: dict[str, dict[str, Any]]) -> str:
 
 
 __all__ = ["AGENT_NAMES", "GHOSTS", "GHOST_NAMES", "TIE", "ChaseMatch", "Decision", "cell",
-           "choose", "lesson", "match_stats", "play_chase", "start_position", "table_text"]
+           "choose", "lesson", "match_stats", "play_chase", "short_cell", "start_position",
+           "table_text"]
