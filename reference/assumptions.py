@@ -23,19 +23,12 @@ from typing import Any
 
 from grader.games.base import MIN
 from grader.games.chase import Chase
-from grader.games.chase_matches import TIE, choose, match_stats, play_chase
+from grader.games.chase_matches import TIE, children, choose, match_stats, play_chase
 from reference.alpha_beta import alpha_beta
 from reference.expectimax import expectimax
 
 AGENTS = ("minimax", "expectimax")
 GHOST_TYPES = {"minimax": "min", "expectimax": "chance"}  # the agent's model of the ghost
-
-
-def children(position: str, turns: int) -> list[tuple[str, str]]:
-    """``(action, child id)`` for the mover's actions at ``position``, in ``actions`` order."""
-    game = Chase(position, turns=turns)
-    root = game.initial_state()
-    return [(action, game.state_id(game.result(root, action))) for action in game.actions(root)]
 
 
 def child_value(child: str, ghost: str, turns: int, depth: int) -> float:
@@ -115,4 +108,4 @@ def ghost_move(position: str, turns: int, depth: int) -> str:
 
 
 __all__ = ["AGENTS", "GHOST_TYPES", "TIE", "action_values", "child_search", "child_value",
-           "children", "choose", "ghost_move", "reference_table"]
+           "choose", "ghost_move", "reference_table"]

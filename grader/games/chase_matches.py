@@ -79,6 +79,14 @@ class ChaseMatch:
         return next((d for d in self.decisions if not d.agrees), None)
 
 
+def children(position: str, turns: int) -> list[tuple[str, str]]:
+    """``(action, child id)`` for the mover's actions at ``position`` (a chase state id), in
+    ``actions`` order: the positions whose values decide a move."""
+    game = Chase(position, turns=turns)
+    root = game.initial_state()
+    return [(action, game.state_id(game.result(root, action))) for action in game.actions(root)]
+
+
 def start_position(game: Chase, rng: random.Random) -> Any:
     """The case's root with the ghost on a square drawn by ``rng`` (module docstring)."""
     root = game.initial_state()
@@ -218,5 +226,5 @@ def lesson(table: dict[str, dict[str, Any]]) -> str:
 
 
 __all__ = ["AGENT_NAMES", "GHOSTS", "GHOST_NAMES", "TIE", "ChaseMatch", "Decision", "cell",
-           "choose", "lesson", "match_stats", "play_chase", "short_cell", "start_position",
+           "children", "choose", "lesson", "match_stats", "play_chase", "short_cell", "start_position",
            "table_text"]

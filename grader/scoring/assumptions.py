@@ -38,7 +38,13 @@ from grader.cases.rubric import Rubric
 from grader.feedback import assumptions as feedback
 from grader.feedback.markdown import inline_text
 from grader.games.chase import Chase
-from grader.games.chase_matches import ChaseMatch, match_stats, play_chase, start_position
+from grader.games.chase_matches import (
+    ChaseMatch,
+    children,
+    match_stats,
+    play_chase,
+    start_position,
+)
 from grader.games.players import match_seed
 from grader.paths import SCHEMA_REF
 from grader.run.tracing import Budget
@@ -110,13 +116,6 @@ def table_key(case: Case, rubric: Rubric) -> str:
     setup = plan(case, rubric)
     return json.dumps({k: setup[k] for k in ("board", "turns", "seed", "matches", "depth",
                                              "ghost_depth", "opponents")}, sort_keys=True)
-
-
-def children(position: str, turns: int) -> list[tuple[str, str]]:
-    """``(action, child id)`` for the mover's actions at ``position``, in ``actions`` order."""
-    game = Chase(position, turns=turns)
-    root = game.initial_state()
-    return [(action, game.state_id(game.result(root, action))) for action in game.actions(root)]
 
 
 def child_case(child: str, ghost: str, turns: int, depth: int, algorithm: str) -> dict[str, Any]:

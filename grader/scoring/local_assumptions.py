@@ -19,7 +19,7 @@ import math
 from typing import Any
 
 from grader.games.chase import Chase
-from grader.games.chase_matches import choose, match_stats, play_chase
+from grader.games.chase_matches import children, choose, match_stats, play_chase
 from grader.scoring.local_play import PlayFailed
 
 SEARCH_CALLS = 2_000_000  # game calls one position's search may make (a runaway stops)
@@ -61,12 +61,6 @@ def _search_value(module: Any, function: str, child: str, ghost: str, turns: int
     return float(value)
 
 
-def _children(position: str, turns: int) -> list[tuple[str, str]]:
-    game = Chase(position, turns=turns)
-    root = game.initial_state()
-    return [(action, game.state_id(game.result(root, action))) for action in game.actions(root)]
-
-
 def local_table(module: Any, case: Any, rubric: Any, matches: int | None = None
                 ) -> tuple[dict[str, dict[str, Any]], str]:
     """The student's 2 x 2 table on ``case``'s matches, and who the adversarial ghost was."""
@@ -86,7 +80,7 @@ def local_table(module: Any, case: Any, rubric: Any, matches: int | None = None
         def ghost(position: str) -> str:
             values = [(action, _search_value(module, "alpha_beta", child, "min", turns,
                                              rules.ghost_depth - 1))
-                      for action, child in _children(position, turns)]
+                      for action, child in children(position, turns)]
             return choose(values, smallest=True)
         who = "your own alpha_beta, from the ghost's side"
     table: dict[str, dict[str, Any]] = {}
@@ -95,7 +89,7 @@ def local_table(module: Any, case: Any, rubric: Any, matches: int | None = None
 
         def values(position: str, function: str = function, kind: str = kind) -> list:
             return [(action, _search_value(module, function, child, kind, turns, depth - 1))
-                    for action, child in _children(position, turns)]
+                    for action, child in children(position, turns)]
 
         table[agent] = {
             opponent: match_stats([play_chase(game, index, settings.seed, agent, opponent,
