@@ -54,15 +54,15 @@ class _Counted(Chase):
 
     def result(self, state: Any, action: Any) -> Any:
         self.generated += 1
-        return super().result(state, action)
+        return Chase.result(self, state, action)
 
     def evaluate(self, state: Any) -> Any:
         self.evaluated += 1
-        return super().evaluate(state)
+        return Chase.evaluate(self, state)
 
     def utility(self, state: Any) -> Any:
         self.evaluated += 1
-        return super().utility(state)
+        return Chase.utility(self, state)
 
 
 def reference_table(board: str, turns: int, seed: int, matches: int, depth: int,
