@@ -24,6 +24,7 @@ import pytest
 from grader.answers.solve import optimal_actions, solve
 from grader.answers.validate import validate_paths
 from grader.cases import case_from_dict, find_cases, load_case
+from grader.cases.algorithms import PLAY_ALGORITHMS
 from grader.run.runner import ALGORITHMS
 
 TREES = Path(__file__).resolve().parents[1] / "trees"
@@ -65,9 +66,8 @@ SEPARATING = {
     "graph-shared-leaf-min-root",
 }
 
-# Solved in well under 0.5 s by the reference, except these (case, rule) runs.
-SLOW = {("tictactoe-empty-board", "strict")}
-TIME_BOUND = 1.5  # seconds; generous, so a loaded CI machine does not fail it
+# (The reference's time on each case is not asserted: a loaded machine failed wall-clock
+# bounds; bench/ measures speed.)
 
 
 def _data(path: Path) -> dict:
@@ -163,19 +163,16 @@ def test_every_form_and_builtin_game_covered():
 
 # evaluate is graded by play, with no reference answer to solve (tests/test_play.py)
 RUNS = [(path, algorithm) for path in FILES for algorithm in DATA[path]["algorithms"]
-        if algorithm not in ("evaluate", "assumptions")]  # (assumptions: by moves)
+        if algorithm not in PLAY_ALGORITHMS]
 
 
 @pytest.mark.parametrize("path, algorithm", RUNS, ids=[f"{p.stem}-{a}" for p, a in RUNS])
 def test_reference_solves(path, algorithm):
-    name = DATA[path]["name"]
     values = []
     for rule in _rules(algorithm):
-        result, seconds = _solved(path, algorithm, rule)
+        result, _ = _solved(path, algorithm, rule)
         assert result.value is not None
         assert result.generated, "the search generated no child"
-        if (name, rule) not in SLOW:
-            assert seconds < TIME_BOUND, f"{name} ({algorithm}, {rule}) took {seconds:.2f} s"
         values.append(result.value)
     if algorithm == "alpha_beta":  # the rule changes the trace, never the value
         assert _same(values[0], values[1])
