@@ -26,7 +26,6 @@ OPPONENTS = ("random", "greedy", "baseline")
 # ``assumptions``: the lectures' "modeling assumptions", graded by exact decisions in matches
 # of the game ``chase`` (:mod:`grader.scoring.assumptions`): the agent's moves come from the
 # student's own ``alpha_beta`` (or ``max_value``/``min_value``) or ``expectimax``.
-ASSUMPTION_AGENTS = ("minimax", "expectimax")
 ASSUMPTION_GHOSTS = ("adversarial", "random")
 ASSUMPTION_GAME = "chase"
 

@@ -16,7 +16,7 @@ from typing import Any
 import grader.algorithms as algorithm_specs
 from grader.answers.store import AnswerKey, Reference
 from grader.cases import Case
-from grader.cases.algorithms import PAIR_ALGORITHMS, PLAY_ALGORITHMS
+from grader.cases.algorithms import PAIR_ALGORITHMS
 from grader.cases.rubric import Rubric
 from grader.compare import (
     Comparison,
