@@ -51,7 +51,7 @@ from grader.run.tracing import Budget
 from grader.sandbox.client import Worker
 from grader.sandbox.protocol import WorkerReply
 from grader.scoring.budget import MAX_BUDGET, within_budget, worker_budget
-from grader.scoring.failure import failure_outcome, note_upload_error, printed_output
+from grader.scoring.failure import failure_outcome, note_failure, printed_output
 from grader.scoring.results import PASSED, TestResult
 
 GHOST_TYPES = {"minimax": "min", "expectimax": "chance"}  # the agent's model of the ghost
@@ -213,7 +213,7 @@ def grade_assumptions(case: Case, result: TestResult, rubric: Rubric, worker: Wo
                  f"`{failed.action}`)")
         result.summary = message.splitlines()[0] + where
         result.output = message + where + ("" if result.hidden else printed_output(reply))
-        note_upload_error(result, reply)
+        note_failure(result, reply)
         return result
     mine = {agent: {ghost: match_stats(matches) for ghost, matches in played.items()}}
     moves = sum(len(m.decisions) for matches in played.values() for m in matches)
@@ -281,7 +281,7 @@ def _sample_check(case: Case, result: TestResult, rubric: Rubric, worker: Worker
         result.summary = message.splitlines()[0] + f" (at the child after `{failed.action}` of " \
             f"`{failed.position}`)"
         result.output = result.summary + printed_output(failed.reply)
-        note_upload_error(result, failed.reply)
+        note_failure(result, failed.reply)
         return result
     result.outcome = PASSED
     result.summary = (f"your {setup['agent']} agent's search gave a number for every move at "
