@@ -45,6 +45,12 @@ Rules every function follows (the grader checks the value AND the order of your 
 * Let no set choose an order (``for a in set(...)``, ``s.pop()``): a set of strings iterates in
   an order that changes with the Python version (Gradescope runs 3.10), so such code can pass
   on your machine and fail there. Keep actions in lists.
+
+Your searches also play (the lectures' "modeling assumptions"): in the ``assumptions`` tests an
+agent in a small Pacman game (``chase``) picks each move by your ``alpha_beta`` (it assumes the
+ghost is an adversary: a MIN node) or your ``expectimax`` (it assumes the ghost moves at random:
+a CHANCE node), called on each child position; every move must be the reference's.
+``grader play`` shows your agents' table against an adversarial and a random ghost.
 """
 
 import math

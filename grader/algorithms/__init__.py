@@ -98,6 +98,16 @@ class Algorithm:
     sheet_note: Callable[..., tuple[bool, list[str]]] | None = None
     view: str | None = None  # the HTML replay's extra panel: window, statistics (MCTS's), events
     points_note: str = ""  # the schema's words on its points default, when not the rubric's
+    # a case's own fields: the top-level field holding its settings ("play", "mcts"), given only
+    # when it is listed; and "module:function"(data, file) -> [CaseError], the checks of a case
+    # listing it beyond the generic ones (its settings, its game)
+    settings: str | None = None
+    case_checks: str | None = None
+    # graded by play: "module:function"(case, result, rubric, worker) -> TestResult, the whole
+    # test (no reference trace to compare); "module:function"(case, algorithm, rubric) -> the
+    # answer sheet's lines on how it plays (None: no words)
+    grade: str | None = None
+    sheet_lines: str | None = None
 
     def stub_at(self, minimizing: bool) -> str:
         """The stub called at a root whose mover minimizes (``minimizing``) or not."""

@@ -18,4 +18,8 @@ ALGORITHM = Algorithm(
     graded_by="play",
     random_trees=False,
     points_note=" (default: the rubric's [play] thresholds x threshold_points)",
+    settings="play",
+    case_checks="grader.cases.rules:play_errors",
+    grade="grader.scoring.play:grade_play",
+    sheet_lines="grader.answers.sheet:play_lines",
 )

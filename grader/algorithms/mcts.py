@@ -7,6 +7,7 @@ from grader.algorithms import Algorithm, Games
 
 ALGORITHM = Algorithm(
     name="mcts",
+    settings="mcts",
     order=5,
     depth_limit_why="plays out to the end of the game, so an mcts case cannot have a depth limit",
     stubs=("mcts",),

@@ -64,6 +64,16 @@ def play_skeleton(name: str = "new-case", schema: str | None = None) -> dict:
             "algorithms": ["evaluate"], **PLAY_GAME, "play": {"opponent": "greedy", "seed": 0}}
 
 
+def assumptions_skeleton(name: str = "new-case", schema: str | None = None) -> dict:
+    """An ``assumptions`` case: chase on the shipped 5 x 5 board, the minimax agent against both
+    ghosts (the TA may change the agent to ``expectimax``, the board, the seed, docs/cases.md)."""
+    return {"$schema": schema or schema_ref(None), "name": name, "description": DESCRIPTION,
+            "algorithms": ["assumptions"], "game": "chase",
+            "state": "o...o|.#.#.|..P..|.#.#.|o...G", "params": {"turns": 30},
+            "assumptions": {"agent": "minimax", "opponents": ["adversarial", "random"],
+                            "seed": 0}}
+
+
 def skeleton(algorithm: str, branching: int, depth: int, *, players: int = 2,
              chance: bool = False, name: str = "new-case", schema: str | None = None) -> dict:
     """The case a TA starts from (see the module docstring); deterministic."""
@@ -112,10 +122,12 @@ def new_main(algorithm: str, shape: str | None = None, *, players: int = 2,
         name = case_name(Path(out).stem) if out is not None else "new-case"
         if algorithm in PLAY_ALGORITHMS:
             if shape is not None or players != 2 or chance:
-                raise AuthoringError(f"{algorithm} cases play a built-in game (Connect Four or "
-                                     "the m,n,k-game): --shape, --players and --chance do not "
+                raise AuthoringError(f"{algorithm} cases play a built-in game (Connect Four, "
+                                     "the m,n,k-game or chase): --shape, --players and --chance "
+                                     "do not "
                                      "apply; edit the skeleton's game and params instead")
-            data = play_skeleton(name, schema_ref(out))
+            data = (assumptions_skeleton(name, schema_ref(out)) if algorithm == "assumptions"
+                    else play_skeleton(name, schema_ref(out)))
         else:
             branching, depth = parse_shape(shape or "3x3")
             data = skeleton(algorithm, branching, depth, players=players, chance=chance,
