@@ -189,7 +189,8 @@ def _only_max_depth(game: Any, state: Any, max_depth: int, *, strict: bool = Fal
 
 
 mistake(
-    "root_full_window", "iterative_deepening", title="searches each root child with the full window",
+    "root_full_window", "iterative_deepening",
+    title="searches each root child with the full window",
     does="your root loop calls `alpha_beta` on each root child with the full window (-inf, "
          "+inf), not the root's alpha and beta, and never prunes at the root, so the children "
          "after the first are searched as if nothing were known yet",
