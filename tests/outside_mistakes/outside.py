@@ -17,7 +17,7 @@ change" fixes this code); any other hint on a failing test is wrong. An empty se
 describes it, so the only acceptable feedback is silence.
 
     python tests/outside_mistakes/outside.py OUT_DIR          # OUT_DIR/<name>/search.py
-    python tests/outside_mistakes/outside.py --measure [N]    # grade --hidden, tally
+    python tests/outside_mistakes/outside.py --measure [NAME ...]  # grade --hidden, tally
 
 ``--measure`` runs ``grader grade --hidden`` on each variant (the cases of its algorithm,
 public and hidden) and prints, over the failing tests, how many carry a right hint, none, or
