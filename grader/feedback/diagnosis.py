@@ -119,13 +119,13 @@ def variant_runs(case: Any, algorithm: str, rule: str) -> list[dict[str, Any]]:
     Returns every coding of every variant (``form``: :class:`reference.mistake_registry.Mistake`
     numbers them), in catalogue order, as ``{"name", "form", "title", "does", "departs", "fix",
     "status", "same", "value", "generated_hash", "evaluated_hash", "state"}``: ``status`` is
-    ``"ran"``,
-    ``"raised"`` (the variant raised: a student whose code raised may have it) or ``"budget"``
-    (past the node budget: a student who timed out may have it, and so may one whose run went
-    past the budget with the same ``generated`` up to it: ``prefix_length``, ``prefix_hash``);
-    ``same`` says a run that is
-    indistinguishable from the reference's (value and ``generated``), which a passing student
-    may have. Needs ``reference/`` (staff machines, Gradescope).
+    ``"ran"``, ``"raised"`` (the variant raised: a student whose code raised may have it) or
+    ``"budget"`` (past the node budget: a student who timed out may have it, and so may one
+    whose run went past the budget with the same ``generated`` up to it: ``prefix_length``,
+    ``prefix_hash``); ``same`` says a run that is indistinguishable from the reference's (value
+    and ``generated``), which a passing student may have; ``state`` is the run's observable
+    state (:func:`grader.run.runner.observed_state`, None where there is none). Needs
+    ``reference/`` (staff machines, Gradescope).
     """
     from grader.answers.solve import mcts_settings, solve
     from grader.run.runner import run_algorithm
