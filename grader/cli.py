@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+import grader.algorithms as algorithm_specs
 from grader.cases.algorithms import ALGORITHMS
 from grader.paths import REPO_ROOT
 
@@ -50,7 +51,8 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 # The functions of student/search.py whose algorithm has another name in the grader.
-FUNCTION_ALGORITHMS = {"max_value": "minimax", "min_value": "minimax"}
+FUNCTION_ALGORITHMS = {stub: spec.name for spec in algorithm_specs.registry().values()
+                       for stub in spec.stubs if stub != spec.name}
 
 
 def algorithm_name(text: str) -> str:
@@ -249,7 +251,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     generate = commands.add_parser("generate", help="TAs: random exercise trees with answer keys")
     generate.add_argument("--algorithm", "-a", required=True, metavar="ALGORITHM",
-                          help="one of " + ", ".join(a for a in ALGORITHMS if a != "evaluate")
+                          help="one of " + ", ".join(a for a in ALGORITHMS
+                                                     if not algorithm_specs.get(a).by_play)
                           + " (evaluate is graded by play: `grader new -a evaluate`)")
     generate.add_argument("--depth", type=int, default=3)
     generate.add_argument("--branching", type=int, default=3)

@@ -25,22 +25,21 @@ inequality is the right answer where the course teaches it). ``forms`` adds othe
 the same mistake, the ones its hint's "What to change" fixes too (a table keyed on the path, or
 on the key and the depth); the mistake is named when one coding gives the student's run on
 every graded case, its value, traces and observable state (a transposition table's summary),
-so a coding is added for a class a hint already describes, never for one student's code. Variants that share a core
-(``_mm``, ``_ab``, ``_mcts_variant``, ...) switch one mistake on with a flag, so each
-registration stays a few lines.
+so a coding is added for a class a hint already describes, never for one student's code.
+Variants that share a core (``_mm``, ``_ab``, ``_mcts_variant``, ...) switch one mistake on
+with a flag, so each registration stays a few lines.
 """
 
 from __future__ import annotations
 
-# Importing the variant modules registers their mistakes in the catalogue.
-from reference import (  # noqa: F401
-    mistakes_deepening,
-    mistakes_minimax,
-    mistakes_other,
-    mistakes_quiescence,
-    mistakes_transposition,
-)
+import grader.algorithms as algorithm_specs
 from reference.mistake_registry import CATALOGUE, RULES, STUBS, Mistake, mistake, mistakes_for
+
+# Importing the variant modules registers their mistakes in the catalogue: each algorithm's spec
+# names its module (grader.algorithms), so a registered algorithm's mistakes come in too.
+for _module in dict.fromkeys(spec.mistakes for spec in algorithm_specs.registry().values()
+                             if spec.mistakes):
+    algorithm_specs.resolve(_module)
 
 __all__ = ["CATALOGUE", "RULES", "STUBS", "Mistake", "mistake",
            "mistakes_for"]

@@ -625,18 +625,43 @@ def test_the_hint_weighs_the_positions_the_matches_went_through(monkeypatch, tmp
         assert list(values) == list(dict.fromkeys(went_through))[:scoring_play.HINT_POSITIONS]
 
 
-def test_an_evaluate_returning_the_built_in_heuristic_is_graded_as_any_and_not_named(
+def test_an_evaluate_returning_the_built_in_heuristic_is_refused_and_not_named_to_staff(
         tmp_path, graded):
-    # the handout ships the built-in games' heuristic, the baseline opponent's evaluation; a
-    # one-line evaluate reaching it is graded as any evaluation: its values cannot tell it from
-    # the same textbook heuristic written by hand, so no note names it (issue 28)
+    # the view's methods are bound to a sealed game: the grader's heuristic, reached through
+    # them (game.board.__self__), is refused (issue 40); no staff note names submissions that
+    # write the same textbook heuristic by hand (issue 28)
     data = PLAY_CASES[2]
     submission = write(tmp_path, attacks.CORRECT.read_text() + "\n\n" + attacks.BUILT_IN_HEURISTIC)
     test = grade(submission, [case_file(tmp_path, data)], rubric=SMALL).tests[0]
-    assert test.outcome != "error", test.output
-    assert test.staff_output == "" and "heuristic" not in test.output
+    assert test.score == 0 and "SealedGameError" in test.output, test.output[:2000]
+    assert "game._heuristic is the grader's" in test.output
+    assert test.staff_output == ""
     for results in graded.values():
         assert all(other.staff_output == "" for other in results.tests)
+
+
+def test_the_raw_game_search_is_potent_on_the_graders_unsealed_game():
+    """The attack below is no straw man: handed the grader's own game (as the view's bound
+    methods did before issue 40), its one-ply-deeper search returns the heuristic's minimax."""
+    namespace: dict = {}
+    exec(attacks.raw_game_evaluate_source("bound_self"), namespace)  # noqa: S102
+    game = builtin_game("connect4", None, C4)
+    state = game.state_from_id(MID)
+    children = [game.result(state, action) for action in game.actions(state)]
+    best = max(game._heuristic(child) for child in children)  # x (MAX) to move at MID
+    assert namespace["evaluate"](type("View", (), {"board": game.board}), state) == best
+
+
+@pytest.mark.parametrize("route", list(attacks.RAW_GAME_ROUTES))
+def test_evaluate_reaching_for_the_graders_own_game_earns_at_most_half(tmp_path, route):
+    """Issue 40: ``game.board.__self__`` was the grader's game, its heuristic and calls
+    uncounted (13.5 of 14 evaluate points). Every route from inside evaluate (the bound
+    methods' self, their functions' globals, closures, gc, frames) finds the sealed game only:
+    its heuristic refused, its calls counted."""
+    data = PLAY_CASES[0]
+    source = attacks.CORRECT.read_text() + "\n\n" + attacks.raw_game_evaluate_source(route)
+    test = grade(write(tmp_path, source), [case_file(tmp_path, data)], rubric=SMALL).tests[0]
+    assert test.max_score > 0 and test.score <= test.max_score / 2, (test.score, test.output[:2000])
 
 
 # --- issue 28: the hints, the handout's check, grader play, validate, the leaderboard --------

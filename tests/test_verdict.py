@@ -42,7 +42,7 @@ from grader.feedback.verdict import Observation, consistent, diagnose_submission
 from grader.run.runner import run_algorithm
 from grader.scoring import random_trees as shrink
 from reference import reference_functions
-from reference.mistakes import CATALOGUE, mistakes_for
+from reference.mistakes import CATALOGUE, STUBS, mistakes_for
 
 ROOT = Path(__file__).resolve().parent.parent
 outside = suite_modules.load("outside_mistakes/outside.py")
@@ -51,8 +51,8 @@ HEAVY = {"tictactoe-empty-board", "tictactoe-corner-opening-minimax", "connect4-
 CASES = [case for case in map(load_case, find_cases([ROOT / "trees" / "public",
                                                      ROOT / "trees" / "hidden"]))
          if case.name not in HEAVY]
-ALGORITHMS = ("minimax", "alpha_beta", "expectimax", "maxn", "mcts", "iterative_deepening",
-              "alpha_beta_tt", "quiescence")
+# every algorithm graded by a trace (its spec's, grader/algorithms/): each has a catalogue
+ALGORITHMS = tuple(STUBS)
 # Random trees (grader/scoring/random_trees.py) carry no depth limit nor inner evals:
 RANDOM_TREE_ALGORITHMS = ("minimax", "alpha_beta", "expectimax", "maxn", "mcts")
 

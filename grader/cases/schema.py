@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+import grader.algorithms as algorithm_specs
 from grader.cases.text import JsonPath, case_error
 from grader.errors import CaseError
 from grader.paths import SCHEMA_PATH
@@ -20,8 +21,50 @@ from grader.paths import SCHEMA_PATH
 
 @functools.lru_cache(maxsize=1)
 def case_schema() -> dict:
-    """The case schema (``grader/schema/case.schema.json``), parsed."""
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    """The case schema (``grader/schema/case.schema.json``), parsed, with its algorithm parts
+    made from the registered specs (:func:`with_algorithms`): an algorithm registered by
+    ``GRADER_ALGORITHMS`` is a valid name without an edit of the file."""
+    return with_algorithms(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
+
+
+def with_algorithms(schema: dict) -> dict:
+    """``schema`` with the parts that list algorithms generated from the specs
+    (:mod:`grader.algorithms`): the ``algorithms`` enum and description, ``points``' and
+    ``expect``'s per-algorithm keys. The committed file is this for the built-in algorithms
+    (``tests/test_algorithms.py`` checks it), so editors that read it see the same."""
+    specs = list(algorithm_specs.registry().values())
+    ordered = [s for s in specs if not s.by_play] + [s for s in specs if s.by_play]
+    properties = schema["properties"]
+
+    def named(spec: Any) -> str:
+        return f"{spec.name} {spec.summary}" if spec.summary else spec.name
+
+    listed = properties["algorithms"]
+    listed["description"] = (
+        "the algorithms to grade on this case: some of "
+        + ", ".join(named(s) for s in ordered if not s.by_play)
+        + "".join(f"; or {named(s)}" for s in ordered if s.by_play))
+    listed["items"]["enum"] = [s.name for s in ordered]
+    properties["points"]["properties"] = {
+        s.name: {"description": f"points of the {s.name} test{s.points_note}",
+                 "type": "number", "minimum": 0} for s in ordered}
+    expect: dict[str, Any] = {}
+    for spec in ordered:
+        if spec.by_play:
+            continue
+        if spec.fixed_rule_note:
+            expect[spec.name] = {"$ref": "#/$defs/expectation", "description":
+                                 f"expected answers of {spec.name} ({spec.fixed_rule_note})"}
+            continue
+        expect[spec.name] = {"$ref": "#/$defs/expectation", "description":
+                             f"expected answers of {spec.name} under the rule the case is "
+                             "graded with"}
+        for rule in ("inclusive", "strict"):
+            expect[f"{spec.name}/{rule}"] = {
+                "$ref": "#/$defs/expectation",
+                "description": f"expected answers of {spec.name} when pruning is {rule}"}
+    properties["expect"]["properties"] = expect
+    return schema
 
 
 @functools.lru_cache(maxsize=1)

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.cases import Case
+from grader.cases.algorithms import PLAY_ALGORITHMS
 from grader.cases.rubric import Rubric
 from grader.feedback import play as play_feedback
 from grader.feedback import records as match_records
@@ -241,7 +242,7 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
 def leaderboard(tests: list[TestResult]) -> list[dict[str, Any]]:
     """Gradescope leaderboard entries from the evaluate tests against the baseline: the score
     rate over all their matches and wins minus losses; none without such a test."""
-    played = [t.extra_data["score"] for t in tests if t.algorithm == "evaluate"
+    played = [t.extra_data["score"] for t in tests if t.algorithm in PLAY_ALGORITHMS
               and "score" in (t.extra_data or {}) and "baseline" in t.case_name]
     if not played:
         return []
