@@ -31,7 +31,7 @@ from grader.feedback import failure as feedback
 from grader.feedback.markdown import code_name, inline_text
 from grader.feedback.verdict import Observation
 from grader.run.packing import PackedIds
-from grader.run.runner import RunResult
+from grader.run.runner import RunResult, observed_state
 from grader.run.tracing import Budget
 from grader.sandbox.client import Worker
 from grader.sandbox.protocol import WorkerReply
@@ -136,7 +136,7 @@ def grade_pair(
 
     cut = reply.trace_truncated or max(len(reply.generated), len(reply.evaluated)) > keep
     got = RunResult(value=reply.value, generated=_kept(reply.generated, keep),
-                    evaluated=_kept(reply.evaluated, keep))
+                    evaluated=_kept(reply.evaluated, keep), state=observed_state(reply.table))
     cut_note = " (your trace was far longer than the reference's and was cut)" if cut else ""
     pair = algorithm in PAIR_ALGORITHMS  # iterative_deepening: (value, action)
     if passed_packed:  # the traces are the reference's (compared packed): a pass
