@@ -40,6 +40,7 @@ class Reply:
     error: dict | None = None
     message: str = ""
     function: str | None = None
+    table: dict | None = None  # as WorkerReply: the final table's summary, alpha_beta_tt only
 
 
 class InProcessWorker:
