@@ -99,6 +99,11 @@ class Algorithm:
     view: str | None = None  # the HTML replay's extra panel: window, statistics (MCTS's), events
     points_note: str = ""  # the schema's words on its points default, when not the rubric's
 
+    def modules(self) -> list[str]:
+        """The modules its import strings name (reference, decision, steps, mistakes), once each."""
+        targets = [*self.reference.values(), self.decision, self.steps, self.mistakes]
+        return list(dict.fromkeys(t.partition(":")[0] for t in targets if t))
+
     def stub_at(self, minimizing: bool) -> str:
         """The stub called at a root whose mover minimizes (``minimizing``) or not."""
         return self.stubs[1] if minimizing and len(self.stubs) > 1 else self.stubs[0]
@@ -154,13 +159,24 @@ def _specs(modules: list[str]) -> list[Algorithm]:
 @lru_cache(maxsize=None)
 def _registry(extra: str) -> dict[str, Algorithm]:
     built_in = sorted(_specs(built_in_modules()), key=lambda spec: spec.order)
-    extras = _specs([entry.strip() for entry in extra.split(",") if entry.strip()])
+    added = _specs([entry.strip() for entry in extra.split(",") if entry.strip()])
     found: dict[str, Algorithm] = {}
-    for spec in built_in + extras:
+    for spec in built_in + added:
         if spec.name in found:
             raise ValueError(f"algorithm {spec.name!r} is registered twice")
         found[spec.name] = spec
     return found
+
+
+def extra_entries() -> list[str]:
+    """``GRADER_ALGORITHMS``'s entries (module names or ``.py`` paths), in order."""
+    return [entry.strip() for entry in os.environ.get(ENVIRONMENT, "").split(",")
+            if entry.strip()]
+
+
+def extras() -> list[Algorithm]:
+    """The algorithms ``GRADER_ALGORITHMS`` registers (after the built-in ones), in order."""
+    return list(registry().values())[len(built_in_modules()):]
 
 
 def registry() -> dict[str, Algorithm]:
@@ -197,5 +213,5 @@ def resolve(target: str) -> Any:
     return getattr(loaded, attribute) if attribute else loaded
 
 
-__all__ = ["ENVIRONMENT", "Algorithm", "Games", "built_in_modules", "find", "get", "names",
-           "number", "registry", "resolve"]
+__all__ = ["ENVIRONMENT", "Algorithm", "Games", "built_in_modules", "extra_entries", "extras",
+           "find", "get", "names", "number", "registry", "resolve"]
