@@ -95,7 +95,10 @@ def optimal_actions(case: Any) -> list[Any]:
     Two players, numbers: alpha-beta values (expectimax where chance nodes occur); vectors:
     max^n, the mover's entry. Children are searched at depth 1, so depth limits apply.
     """
-    from reference import alpha_beta, expectimax, maxn  # staff-only: not in the handout
+    # staff-only: not in the handout
+    from reference.alpha_beta import alpha_beta
+    from reference.expectimax import expectimax
+    from reference.maxn import maxn
 
     game = case.build_game()
     root = game.initial_state()
