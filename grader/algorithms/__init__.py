@@ -52,6 +52,13 @@ Returns = Literal["value", "pair", "action"]
 # Its depth limit: a case may give one, must give one (max_depth, the quiescence cutoff) or must
 # not (a playout goes to the end of the game).
 DepthLimit = Literal["optional", "required", "forbidden"]
+# How `grader new` and `grader generate` draw a case for it (grader.cases.authoring):
+#   tree            a full tree, values at the leaves
+#   evals_inside    a full tree with an evaluation at every inner node, the depth limit its depth
+#                   (iterative deepening cuts at every depth)
+#   transpositions  a graph whose states are reached by several move orders (the table's hits)
+#   noisy_last_ply  the depth limit one ply above the leaves, some moves of that ply noisy
+CaseShape = Literal["tree", "evals_inside", "transpositions", "noisy_last_ply"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,21 @@ class Games:
     depth_limit: DepthLimit = "optional"
     vector_leaves: bool = False  # leaves hold a payoff list (max^n), even with two players
     noisy_moves: bool = False  # follows game.noisy_actions past the cutoff (quiescence_limit)
+
+
+@dataclass(frozen=True)
+class Authoring:
+    """How a TA's new case for it is drawn (``grader new``, ``grader generate``)."""
+
+    shape: CaseShape = "tree"
+    fields: dict[str, Any] = field(default_factory=dict)  # a skeleton's fields of its own
+    # A drawn case is kept when it shows the algorithm off against another one: it generates
+    # fewer nodes ("generated") or answers otherwise ("answer") than ``compared_with``.
+    compared_with: str | None = None
+    shows: Literal["generated", "answer"] | None = None
+    # an exercise asked for alpha-beta's properties (--require) lists these algorithms too, so
+    # its key shows what its description claims
+    listed_with: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -98,6 +120,7 @@ class Algorithm:
     sheet_note: Callable[..., tuple[bool, list[str]]] | None = None
     view: str | None = None  # the HTML replay's extra panel: window, statistics (MCTS's), events
     points_note: str = ""  # the schema's words on its points default, when not the rubric's
+    authoring: Authoring = field(default_factory=Authoring)  # how a TA's new case is drawn
 
     def modules(self) -> list[str]:
         """The modules its import strings name (reference, decision, steps, mistakes), once each."""
@@ -213,5 +236,5 @@ def resolve(target: str) -> Any:
     return getattr(loaded, attribute) if attribute else loaded
 
 
-__all__ = ["ENVIRONMENT", "Algorithm", "Games", "built_in_modules", "extra_entries", "extras",
+__all__ = ["ENVIRONMENT", "Algorithm", "Authoring", "Games", "built_in_modules", "extra_entries", "extras",
            "find", "get", "names", "number", "registry", "resolve"]

@@ -3,7 +3,7 @@ dict; two players, no chance, always the inclusive rule (the table's bounds assu
 
 from __future__ import annotations
 
-from grader.algorithms import Algorithm
+from grader.algorithms import Algorithm, Authoring
 
 
 def sheet_note(case, result, solve, fmt) -> tuple[bool, list[str]]:
@@ -29,4 +29,5 @@ ALGORITHM = Algorithm(
     mistakes="reference.mistakes_transposition",
     view="events",
     sheet_note=sheet_note,
+    authoring=Authoring(shape="transpositions", compared_with="alpha_beta", shows="generated"),
 )

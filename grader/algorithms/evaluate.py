@@ -7,7 +7,7 @@ alone, with ``play`` settings and a built-in game with a board.
 
 from __future__ import annotations
 
-from grader.algorithms import Algorithm
+from grader.algorithms import Algorithm, Authoring
 
 ALGORITHM = Algorithm(
     name="evaluate",
@@ -18,4 +18,8 @@ ALGORITHM = Algorithm(
     graded_by="play",
     random_trees=False,
     points_note=" (default: the rubric's [play] thresholds x threshold_points)",
+    # `grader new`'s case: Connect Four 6 x 7 against the greedy opponent
+    authoring=Authoring(fields={"game": "connect4",
+                                "params": {"rows": 6, "columns": 7, "connect": 4},
+                                "play": {"opponent": "greedy", "seed": 0}}),
 )

@@ -3,7 +3,7 @@ number of players, no chance, no depth limit (a playout goes to the end of the g
 
 from __future__ import annotations
 
-from grader.algorithms import Algorithm, Games
+from grader.algorithms import Algorithm, Authoring, Games
 
 ALGORITHM = Algorithm(
     name="mcts",
@@ -18,4 +18,6 @@ ALGORITHM = Algorithm(
     step_notes="playouts",
     mistakes="reference.mistakes_other",
     view="statistics",
+    # a skeleton's own settings: 100 iterations under seed 0, graded by its exact tree
+    authoring=Authoring(fields={"mcts": {"iterations": 100, "seed": 0, "check": "trace"}}),
 )

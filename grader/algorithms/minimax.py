@@ -6,7 +6,7 @@ explains a step by the values backed up so far (:mod:`reference.steps`).
 
 from __future__ import annotations
 
-from grader.algorithms import Algorithm
+from grader.algorithms import Algorithm, Authoring
 
 
 def sheet_note(case, result, solve, fmt) -> tuple[bool, list[str]]:
@@ -25,4 +25,5 @@ ALGORITHM = Algorithm(
     step_notes="tree",
     mistakes="reference.mistakes_minimax",
     sheet_note=sheet_note,
+    authoring=Authoring(listed_with=("alpha_beta",)),
 )

@@ -4,7 +4,7 @@ no chance, always the inclusive rule."""
 
 from __future__ import annotations
 
-from grader.algorithms import Algorithm, Games
+from grader.algorithms import Algorithm, Authoring, Games
 
 
 def sheet_note(case, result, solve, fmt) -> tuple[bool, list[str]]:
@@ -32,4 +32,5 @@ ALGORITHM = Algorithm(
     mistakes="reference.mistakes_quiescence",
     view="events",
     sheet_note=sheet_note,
+    authoring=Authoring(shape="noisy_last_ply", compared_with="alpha_beta", shows="answer"),
 )
