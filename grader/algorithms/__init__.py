@@ -121,6 +121,10 @@ class Algorithm:
     view: str | None = None  # the HTML replay's extra panel: window, statistics (MCTS's), events
     points_note: str = ""  # the schema's words on its points default, when not the rubric's
     authoring: Authoring = field(default_factory=Authoring)  # how a TA's new case is drawn
+    # games (case fields) the sandbox worker loads a case of at its start, so that the case
+    # path's lazy imports happen before it drops its privileges (grader.sandbox.worker)
+    warm_up: tuple[dict[str, Any], ...] = ()
+    cs188_agent: str | None = None  # the CS188 agent class whose .test files become its cases
 
     def modules(self) -> list[str]:
         """The modules its import strings name (reference, decision, steps, mistakes), once each."""

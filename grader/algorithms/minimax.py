@@ -26,4 +26,8 @@ ALGORITHM = Algorithm(
     mistakes="reference.mistakes_minimax",
     sheet_note=sheet_note,
     authoring=Authoring(listed_with=("alpha_beta",)),
+    # the worker's start: an explicit tree, and a built-in game
+    warm_up=({"tree": {"id": "A", "player": "max", "children": [{"id": "B", "value": 1}]}},
+             {"game": "tictactoe", "state": "xox|oxo|.x."}),
+    cs188_agent="MinimaxAgent",  # grader import-cs188
 )

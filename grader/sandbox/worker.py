@@ -42,6 +42,7 @@ from collections.abc import Callable
 from typing import Any
 
 from grader.algorithms import get as get_algorithm
+from grader.algorithms import registry as algorithm_registry
 from grader.games import BUILTIN_GAMES
 from grader.paths import SCHEMA_REF
 from grader.run import runner, tracing
@@ -85,12 +86,9 @@ PRELOADED = (
     "operator", "random", "re", "statistics", "string", "typing",
 )  # fmt: skip
 WARM_UP = {"$schema": SCHEMA_REF, "name": "warm-up", "description": "worker start-up"}
-WARM_UP_CASES = (  # loaded at start, so the case path's lazy imports happen before the drop
-    {**WARM_UP, "algorithms": ["minimax"],
-     "tree": {"id": "A", "player": "max", "children": [{"id": "B", "value": 1}]}},
-    {**WARM_UP, "algorithms": ["expectimax"], "tree": [[1, 2], [3, 4]], "turns": ["max", "chance"]},
-    {**WARM_UP, "algorithms": ["minimax"], "game": "tictactoe", "state": "xox|oxo|.x."},
-)  # fmt: skip
+# loaded at start, so the case path's lazy imports happen before the drop: each spec's games
+WARM_UP_CASES = tuple({**WARM_UP, "algorithms": [spec.name], **game}
+                      for spec in algorithm_registry().values() for game in spec.warm_up)
 
 
 # --- set-up ---------------------------------------------------------------------------------
