@@ -1244,3 +1244,22 @@ def test_a_line_is_of_the_request_exactly_where_the_seq_pattern_finds_it():
         found += bool(expected)
     assert 1000 < found < 4000  # both kinds met often
     assert request_pattern(None) is None
+
+
+def test_a_worker_gone_with_unread_data_is_a_closed_channel_not_a_grader_crash():
+    """A worker that dies before reading what the grader sent resets the connection
+    (ECONNRESET on the next read): that is the channel closing, which the caller reports with
+    the worker's stderr, never an uncaught ConnectionResetError (a wheel installed where the
+    worker could not start showed only that)."""
+    import socket
+
+    from grader.sandbox.channel import Channel
+    from grader.sandbox.process import Closed
+
+    ours, theirs = socket.socketpair()
+    channel = Channel(ours, {}, 1000)
+    ours.sendall(b"never read\n")
+    theirs.close()
+    with pytest.raises(Closed):
+        channel.receive(time.monotonic() + 5)
+    channel.close()

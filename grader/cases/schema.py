@@ -99,9 +99,12 @@ def shorten(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def plural(number: int, noun: str) -> str:
-    """``3 items``, ``1 item``."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+def plural(number: float, noun: str) -> str:
+    """``3 items``, ``1 item``, ``0 losses``, ``2 matches`` (``-es`` after s, x, ch and sh),
+    ``0.5 steps``."""
+    if number == 1:
+        return f"{number:g} {noun}"
+    return f"{number:g} {noun}{'es' if noun.endswith(('s', 'x', 'ch', 'sh')) else 's'}"
 
 
 def did_you_mean(word: Any, choices: Iterable[str]) -> str:
@@ -131,7 +134,24 @@ def schema_errors(data: Any, file: str | None = None) -> list[CaseError]:
                 continue
             reported.add(parts)
         errors.extend(_translate(error, parts, data, file))
+    _follow_typos(errors)
     return errors
+
+
+def _follow_typos(errors: list[CaseError]) -> None:
+    """A misspelled field (``childern``: "did you mean 'children'?") leaves its object short of
+    what the right name gave it, so the schema also says "missing required field 'value'". That
+    is a side effect: it is said to be one, and :func:`~grader.cases.text.sort_errors` puts it
+    right after the misspelling, whatever their places in the file."""
+    typos = {error.json_path[:-1]: error for error in errors
+             if "(did you mean" in error.message and error.message.startswith("unknown field")}
+    for error in errors:
+        cause = typos.get(getattr(error, "json_path", None))
+        if cause is not None and error.message.startswith("missing required field"):
+            error.message += (f"; likely a side effect of the misspelled "
+                              f"{cause.json_path[-1]!r} above")
+            error.args = (error.location() + ": " + error.message,)
+            error.follows = cause  # type: ignore[attr-defined]
 
 
 # --- the fast path: a full tree checked node by node without jsonschema -----------------------

@@ -130,12 +130,40 @@ def needed_roots() -> list[str]:
     repo = os.path.realpath(REPO_ROOT)
     paths = [os.path.realpath(p) for p in (sys.base_prefix, sys.prefix) if p]
     paths = [p for p in paths if not (repo + os.sep).startswith(p.rstrip(os.sep) + os.sep)]
+    # The interpreter the worker is started as, and the file that makes its folder a venv:
+    # where the grader is installed in that venv (a wheel, not a checkout) the venv's root is
+    # above the grader's and stays out, but its bin/ and pyvenv.cfg are needed to start.
+    paths.append(os.path.dirname(os.path.abspath(sys.executable)))
+    config = os.path.join(sys.prefix, "pyvenv.cfg")
+    if os.path.isfile(config):
+        paths.append(os.path.abspath(config))
     paths += [os.path.realpath(p) for p in readable_roots()]
+    paths += installed_beside(repo)
     kept: list[str] = []
     for path in sorted(set(paths), key=len):
         if not any((path + os.sep).startswith(outer.rstrip(os.sep) + os.sep) for outer in kept):
             kept.append(path)
     return kept
+
+
+def installed_beside(repo: str) -> list[str]:
+    """Where the grader is an installed package (a wheel: its root is a ``site-packages``),
+    what else of that folder the worker needs: its ``.pth`` files (read at start-up: they put
+    the dependencies' folders on ``sys.path``) and the dependencies already imported from it
+    (``timeout_decorator``...). Never ``reference/``, the one staff-only package beside it."""
+    import sys
+
+    if os.path.basename(repo) not in ("site-packages", "dist-packages"):
+        return []
+    kept = {os.path.join(repo, name) for name in os.listdir(repo) if name.endswith(".pth")}
+    for module in list(sys.modules.values()):
+        where = os.path.realpath(getattr(module, "__file__", None) or "")
+        if not where.startswith(repo + os.sep):
+            continue
+        top = where[len(repo) + 1:].split(os.sep)[0]
+        if top.split(".")[0] not in ("grader", "reference", "trees"):
+            kept.add(os.path.join(repo, top))
+    return sorted(kept)
 
 
 def hidden_roots(ids: tuple[int, int], extra: list[str] = ()) -> dict[str, list[str]]:

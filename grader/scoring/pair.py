@@ -43,7 +43,7 @@ from grader.scoring.budget import (
     work_budget,
     worker_budget,
 )
-from grader.scoring.failure import failure_outcome, note_upload_error, printed_output
+from grader.scoring.failure import failure_outcome, note_failure, printed_output
 from grader.scoring.play import grade_play
 from grader.scoring.results import (
     GRADER_ERROR,
@@ -132,7 +132,7 @@ def grade_pair(
         if observed is not None:
             observed.append((result, Observation(case, course_rule, False, None, result.outcome)))
         result.extra_data = {"timing": timing_data(references[0], reply)}
-        note_upload_error(result, reply)
+        note_failure(result, reply)
         return result
 
     cut = reply.trace_truncated or max(len(reply.generated), len(reply.evaluated)) > keep
@@ -321,7 +321,7 @@ def _grade_mcts_outcome(
             result.outcome, message = failure_outcome(reply)
             result.summary = message.splitlines()[0]
             result.output = f"With seed {seed}: " + message
-            note_upload_error(result, reply)
+            note_failure(result, reply)
             return result
         chosen.append(reply.value)
     hits = sum(1 for move in chosen if any(move == best or str(move) == str(best) for best in best_moves))

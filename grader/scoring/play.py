@@ -45,7 +45,7 @@ from grader.feedback.markdown import inline_text
 from grader.run.evaluation import MAX_POSITIONS
 from grader.sandbox.client import Worker
 from grader.sandbox.protocol import WorkerReply
-from grader.scoring.failure import failure_outcome, note_upload_error, printed_output
+from grader.scoring.failure import failure_outcome, note_failure, printed_output
 from grader.scoring.results import PASSED, TestResult
 
 EVALUATION_SEED = 0  # the student's random is seeded "<EVALUATION_SEED>:<position id>"
@@ -207,7 +207,7 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
                        f"{rubric.play.calls} calls an evaluation).")
         result.summary = message.splitlines()[0]
         result.output = message + ("" if result.hidden else printed_output(reply))
-        note_upload_error(result, reply)
+        note_failure(result, reply)
         return result
     score = play_score(records, rubric, case.play.opponent)
     result.score = round(result.max_score * (score.points / score.full if score.full else 0.0), 6)
@@ -396,7 +396,7 @@ def _sample_check(case: Case, result: TestResult, rubric: Rubric, worker: Worker
         result.outcome, message = failure_outcome(failed.reply)
         result.summary = message.splitlines()[0]
         result.output = message + printed_output(failed.reply)
-        note_upload_error(result, failed.reply)
+        note_failure(result, failed.reply)
         return result
     flags = play_feedback.surely_wrong(game, values, pairs)
     # what can be checked here holds (or not): the points come from play, on the autograder

@@ -34,7 +34,7 @@ from grader.feedback import diagnosis
 from grader.feedback import failure as feedback
 from grader.feedback.markdown import code_name, fenced_lines, inline_text
 from grader.run.runner import RunResult
-from grader.scoring.pair import note_upload_error
+from grader.scoring.pair import note_failure
 from grader.scoring.results import ALGORITHM_NUMBERS, GRADER_ERROR, PASSED, TestResult
 
 TIME_BUDGET = 30.0  # seconds of searching and shrinking a test
@@ -278,7 +278,7 @@ def random_tree_test(algorithm: str, number: str, rubric: Any, worker: Any, *,
     if unusable:
         result.outcome, result.summary = unusable
         result.output = result.summary
-        note_upload_error(result, probe)
+        note_failure(result, probe)
         return result
     finder = Finder(worker, algorithm, settings_.pruning, count=rubric.random_trees.count,
                     seed_value=rubric.random_trees.seed, time_limit=max(1.0, settings_.time_floor),
