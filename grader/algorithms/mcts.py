@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from grader.algorithms import Algorithm, Authoring, Games
 
+# One name for its settings (iterations, seed, c, check): the case file's field, the
+# ``Case`` attribute and the worker request's key.
+SETTINGS_FIELD = "mcts"
+
 ALGORITHM = Algorithm(
     name="mcts",
     order=5,
@@ -19,5 +23,6 @@ ALGORITHM = Algorithm(
     mistakes="reference.mistakes_other",
     view="statistics",
     # a skeleton's own settings: 100 iterations under seed 0, graded by its exact tree
-    authoring=Authoring(fields={"mcts": {"iterations": 100, "seed": 0, "check": "trace"}}),
+    authoring=Authoring(fields={SETTINGS_FIELD: {"iterations": 100, "seed": 0,
+                                                 "check": "trace"}}),
 )

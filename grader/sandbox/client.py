@@ -48,6 +48,7 @@ import signal
 from collections.abc import Mapping
 from typing import Any
 
+from grader.algorithms.mcts import SETTINGS_FIELD as MCTS_FIELD
 from grader.run.evaluation import MAX_POSITIONS
 from grader.run.tracing import Budget
 from grader.sandbox.capture import join_output
@@ -129,7 +130,7 @@ class Worker(WorkerProcess):
             "seq": self._next_seq(),
             "case": case,
             "algorithm": algorithm,
-            "mcts": mcts_dict(mcts),
+            MCTS_FIELD: mcts_dict(mcts),
             "time_limit": window,
             "cpu_most": most,
             "budget": budget.to_dict() if budget is not None else None,

@@ -10,8 +10,9 @@ JSON lines over a private socket (never stdout), in this order::
                                                       (set up; about to run student code)
     worker -> {"event": "ready", "status": "ok" | "import_error", "error", "stdout", "stderr"}
     then, per request:
-    parent -> {"seq", "case": {...}, "algorithm", "mcts": {...} | null, "time_limit": seconds,
+    parent -> {"seq", "case": {...}, "algorithm", MCTS_FIELD: {...} | null, "time_limit": seconds,
                "cpu_most": seconds, "budget": {"result", "evaluated"} | null}
+               (MCTS_FIELD: grader.algorithms.mcts.SETTINGS_FIELD, the case's settings field)
            or {"seq", "evaluate": {"game", "params", "ids": [state id, ...], "calls", "seed"},
                "time_limit", "cpu_most"}   (the evaluate assignment: a batch of positions;
                the reply's "value" is the list of numbers, one a position, checked by

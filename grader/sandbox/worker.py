@@ -43,6 +43,7 @@ from typing import Any
 
 from grader.algorithms import get as get_algorithm
 from grader.algorithms import registry as algorithm_registry
+from grader.algorithms.mcts import SETTINGS_FIELD as MCTS_FIELD
 from grader.games import BUILTIN_GAMES
 from grader.paths import SCHEMA_REF
 from grader.run import runner, tracing
@@ -168,8 +169,8 @@ def _build_game(request: dict[str, Any]) -> tuple[Any, Any]:
 
 def _mcts_settings(request: dict[str, Any], case: Any) -> MctsSettings:
     """The request's settings, else the case's, else the defaults."""
-    given = request.get("mcts") or {}
-    from_case = getattr(case, "mcts", None)
+    given = request.get(MCTS_FIELD) or {}
+    from_case = getattr(case, MCTS_FIELD, None)
     default = MctsSettings()
 
     def pick(name: str) -> Any:
