@@ -68,7 +68,7 @@ from grader.sandbox.failures import (
     tampered,
 )
 from grader.sandbox.guard import CpuGuard, Tools, WorkerTimeout, prof_clock_reader
-from grader.sandbox.protocol import MAX_TRACE
+from grader.sandbox.protocol import MAX_TRACE, POSITIONS_REQUEST
 from grader.sandbox.reply_parts import (
     budget_fields,
     call_counts,
@@ -233,7 +233,7 @@ def _serve(request: dict[str, Any], module: Any, path: str, limits: dict[str, An
                     "calls": call_counts(trace), "cpu": tools.enforced_cpu()})
         tools.exit(0)
 
-    if isinstance(request.get("evaluate"), dict):  # the evaluate assignment: a batch of positions
+    if isinstance(request.get(POSITIONS_REQUEST), dict):  # the evaluate assignment: a batch of positions
         return serve_evaluate_request(request, module, path, limits, tools, guard, snapshot)
     guard.arm(window, most, _Stash.progress, settled)
     try:
