@@ -25,6 +25,7 @@ import sys
 import textwrap
 from typing import TextIO
 
+from grader.algorithms.evaluate import ALGORITHM as EVALUATE
 from grader.feedback.drawing import LEGEND, WIDTH, asciify, wants_ascii
 from grader.feedback.failure import TREE_HEADING
 from grader.feedback.markdown import aligned_tables, unmarked_line
@@ -372,7 +373,8 @@ def failure_details(results: GradingResults, colour: bool = False, *, verbose: b
     if shown and not verbose:
         names = ", ".join(test.case_name or test.name for test in shown)
         blocks.append("\n".join(_wrapped(
-            f"evaluate's values on sample positions ({names}): shown with --verbose.",
+            f"{EVALUATE.stubs[0]}'s values on sample positions ({names}): shown with "
+            "--verbose.",
             width)) + "\n")
     pending = not_implemented_lines(results)
     if pending:
