@@ -240,5 +240,5 @@ def resolve(target: str) -> Any:
     return getattr(loaded, attribute) if attribute else loaded
 
 
-__all__ = ["ENVIRONMENT", "Algorithm", "Authoring", "Games", "built_in_modules", "extra_entries", "extras",
-           "find", "get", "names", "number", "registry", "resolve"]
+__all__ = ["ENVIRONMENT", "Algorithm", "Authoring", "Games", "built_in_modules",
+           "extra_entries", "extras", "find", "get", "names", "number", "registry", "resolve"]

@@ -247,4 +247,5 @@ def convert(fields: dict[str, str], file: str | Path | None = None,
 
 
 __all__ = ["PRUNING_ALGORITHM", "PRUNING_CHOICES", "SUPPORTED_CLASS", "Cs188FormatError",
-           "UnsupportedTestError", "convert", "cs188_name", "decode_cs188", "parse_test_text", "read_cs188_text"]
+           "UnsupportedTestError", "convert", "cs188_name", "decode_cs188", "parse_test_text",
+           "read_cs188_text"]

@@ -37,7 +37,8 @@ def serve_evaluate_request(request: dict[str, Any], module: Any, path: str,
         if counter.stopped_at is None:
             return
         guard.disarm()
-        where = position_at([str(i) for i in request[POSITIONS_REQUEST].get("ids") or []], counter, None)
+        ids = request[POSITIONS_REQUEST].get("ids") or []
+        where = position_at([str(i) for i in ids], counter, None)
         tools.send({"event": "reply", "seq": request.get("seq"), "status": "budget",
                     "recycle": True, "function": FUNCTION,
                     "budget_stop": {"kind": "result", "calls": 0},

@@ -233,7 +233,8 @@ def _serve(request: dict[str, Any], module: Any, path: str, limits: dict[str, An
                     "calls": call_counts(trace), "cpu": tools.enforced_cpu()})
         tools.exit(0)
 
-    if isinstance(request.get(POSITIONS_REQUEST), dict):  # the evaluate assignment: a batch of positions
+    # the evaluate assignment: a batch of positions
+    if isinstance(request.get(POSITIONS_REQUEST), dict):
         return serve_evaluate_request(request, module, path, limits, tools, guard, snapshot)
     guard.arm(window, most, _Stash.progress, settled)
     try:
