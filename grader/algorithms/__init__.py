@@ -6,7 +6,7 @@ algorithms or tests an algorithm's name: the lists (``grader.cases.algorithms.AL
 its friends, the case schema's enum and per-algorithm keys, the results' test numbers, the
 mistake registry's stubs, the reference's function table and decision) are derived from the
 specs, and every branch asks a spec a question ("does it have a window?", "does it return a
-pair?", "does it take a table?"), never ``algorithm == "alpha_beta"``. An algorithm a branch has
+pair?", "does it take a table?"), never a comparison of names. An algorithm a branch has
 no answer for gets nothing: no step notes, no answer-sheet words, never another algorithm's.
 
 Conventions:

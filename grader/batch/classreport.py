@@ -160,7 +160,7 @@ def _tests(student: Student) -> list[dict[str, Any]]:
 
 
 def _split_name(name: str) -> tuple[str, str]:
-    """``"alpha_beta: aima-fig-5-2 (description)"`` -> ``("alpha_beta", "aima-fig-5-2")``."""
+    """A test's name, ``"ALGORITHM: CASE (description)"``, as ``(ALGORITHM, CASE)``."""
     algorithm, colon, rest = str(name).partition(": ")
     if not colon:
         return "other", str(name)

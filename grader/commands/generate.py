@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import grader.algorithms as algorithm_specs
+from grader.algorithms.alpha_beta import ALGORITHM as ALPHA_BETA
 from grader.answers.sheet import answer_key
 from grader.answers.tree_walk import ReferenceMissingError, TreeNode, staff, walk
 from grader.cases import case_from_dict, load_case
@@ -215,7 +216,7 @@ def generate_main(algorithm: str, *, depth: int = 3, branching: int = 3, seed: i
     try:
         staff(None, "writing answer keys")  # fail here, clearly, in the handout
         rubric = load_rubric()
-        rule = resolve_pruning(None, "alpha_beta", None, rubric)
+        rule = resolve_pruning(None, ALPHA_BETA.name, None, rubric)
         cases = generate_cases(algorithm, depth=depth, branching=branching, seed=seed,
                                count=count, require=require, low=low, high=high, rule=rule,
                                schema=schema_ref(out / "case.json"))
