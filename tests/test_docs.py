@@ -211,7 +211,8 @@ def test_the_case_format_rubric_example_shows_every_key():
 # Paths the docs name that are made by a run (a build, the bench, a student), not kept in git.
 MADE = {"trees/.answer-key.json", "trees/public/.answer-key.json", "bench/results.json",
         "student/search.ipynb", "docs/externalGrading.md",  # PrairieLearn's own docs
-        "trees/public/cs188/"}  # where the TA guide's walk-through imports to
+        "trees/public/cs188/",  # where the TA guide's walk-through imports to
+        "bench/class-report/", "bench/class-report/batch"}  # the class report bench's output
 PATH = re.compile(r"(?<![\w./$-])((?:grader|reference|tests|docs|trees|bin|docker|bench|student)"
                   r"/[\w./*-]*)")
 
