@@ -213,11 +213,13 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(run=_check)
 
     play = commands.add_parser("play", help="students: watch your alpha_beta play with your "
-                               "evaluate against the random and greedy players")
+                               "evaluate against the random and greedy players, and your "
+                               "alpha_beta and expectimax agents make the lectures' modeling-"
+                               "assumptions table")
     play.add_argument("--submission", type=Path, default=REPO_ROOT / "student" / "search.py",
                       help="your search.py (default: student/search.py)")
-    play.add_argument("--cases", type=Path, nargs="+", help="evaluate cases (default: the "
-                      "public ones)")
+    play.add_argument("--cases", type=Path, nargs="+", help="evaluate and assumptions cases "
+                      "(default: the public ones)")
     play.add_argument("--matches", type=int, default=None, help="matches a case (default: "
                       "the rubric's)")
     play.add_argument("--rubric", type=Path, default=None)

@@ -24,7 +24,13 @@ STUBS = {spec.name: spec.stubs for spec in algorithm_specs.registry().values()
 
 @dataclass(frozen=True)
 class Mistake:
-    """One known mistake of one algorithm: its variant function and its hint."""
+    """One known mistake of one algorithm: its variant function and its hint.
+
+    A mistake is a class of codes the hint is right for; ``forms`` are further codings of the
+    same mistake that run differently (a table keyed on the path, or on the key and the depth:
+    both "key the table on more than the position", one fix). The feedback runs each coding and
+    names the mistake when one of them reproduces the student's run on every graded case.
+    Codings of one mistake are numbered: 0 is ``function``, ``k`` is ``forms[k - 1]``."""
 
     name: str  # snake_case, unique per algorithm
     algorithm: str
@@ -34,11 +40,18 @@ class Mistake:
     fix: str  # what to change
     function: Callable[..., Any]
     rules: tuple[str, ...] = RULES
+    forms: tuple[Callable[..., Any], ...] = ()
 
-    def functions(self, rule: str) -> dict[str, Callable[..., Any]]:
-        """The reference's function table with this variant in place of the algorithm's stubs."""
+    @property
+    def codings(self) -> int:
+        """How many codings the mistake has (``function`` and its ``forms``)."""
+        return 1 + len(self.forms)
+
+    def functions(self, rule: str, form: int = 0) -> dict[str, Callable[..., Any]]:
+        """The reference's function table with this variant (its coding ``form``) in place of
+        the algorithm's stubs."""
         table = reference_functions(rule)
-        function = self.function
+        function = self.forms[form - 1] if form else self.function
         if algorithm_specs.get(self.algorithm).course_rule:
             function = functools.partial(function, strict=rule == "strict")
         for stub in STUBS[self.algorithm]:
@@ -50,15 +63,18 @@ CATALOGUE: list[Mistake] = []
 
 
 def mistake(name: str, algorithm: str, *, title: str, does: str, departs: str, fix: str,
-            rules: tuple[str, ...] = RULES) -> Callable[[Callable], Callable]:
-    """Register the decorated function as the variant ``name`` of ``algorithm``."""
+            rules: tuple[str, ...] = RULES,
+            forms: tuple[Callable[..., Any], ...] = ()) -> Callable[[Callable], Callable]:
+    """Register the decorated function as the variant ``name`` of ``algorithm`` (``forms``:
+    its other codings, see :class:`Mistake`)."""
     if algorithm not in STUBS:
         raise ValueError(f"expected an algorithm, one of {tuple(STUBS)}, got: {algorithm!r}")
     if any(m.name == name and m.algorithm == algorithm for m in CATALOGUE):
         raise ValueError(f"mistake {name!r} of {algorithm!r} is registered twice")
 
     def register(function: Callable) -> Callable:
-        CATALOGUE.append(Mistake(name, algorithm, title, does, departs, fix, function, rules))
+        CATALOGUE.append(Mistake(name, algorithm, title, does, departs, fix, function, rules,
+                                 tuple(forms)))
         return function
 
     return register

@@ -21,9 +21,13 @@ replaces both ``max_value`` and ``min_value`` and dispatches on the player itsel
         return _ab(game, state, alpha, beta, depth, strict, cut=False)
 
 ``rules`` limits a variant to the courses whose rule makes it a mistake (pruning on strict
-inequality is the right answer where the course teaches it). Variants that share a core
-(``_mm``, ``_ab``, ``_mcts_variant``, ...) switch one mistake on with a flag, so each
-registration stays a few lines.
+inequality is the right answer where the course teaches it). ``forms`` adds other codings of
+the same mistake, the ones its hint's "What to change" fixes too (a table keyed on the path, or
+on the key and the depth); the mistake is named when one coding gives the student's run on
+every graded case, its value, traces and observable state (a transposition table's summary),
+so a coding is added for a class a hint already describes, never for one student's code.
+Variants that share a core (``_mm``, ``_ab``, ``_mcts_variant``, ...) switch one mistake on
+with a flag, so each registration stays a few lines.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from grader.games.base import MAX, MIN
+from reference.alpha_beta import alpha_beta
 from reference.deepening import best_first, root_iteration
 from reference.mistake_registry import mistake
 
@@ -19,11 +20,43 @@ THE_RULE = ("before each iteration after the first, sort the root's actions by t
             "move there (ties in `game.actions` order)")
 
 
+def _root_loop(game: Any, state: Any, order: list[Any], strict: bool, *, child_depth: int = 1,
+               full_window: bool = False, ties_later: bool = False) -> tuple[float, Any, dict]:
+    """:func:`reference.deepening.root_iteration` with one root-loop mistake switched on: each
+    child searched from ``child_depth``, or with the full window and no cut at the root
+    (``full_window``), or a tie taking the later child (``ties_later``)."""
+    player = game.to_move(state)
+    v = -math.inf if player == MAX else math.inf
+    alpha, beta = -math.inf, math.inf
+    best, values = None, {}
+    for action in order:
+        child_value = alpha_beta(game, game.result(state, action), alpha, beta, child_depth,
+                                 strict=strict)
+        values[action] = child_value
+        better = ((child_value >= v if ties_later else child_value > v) if player == MAX
+                  else (child_value <= v if ties_later else child_value < v))
+        if best is None or better:
+            v, best = child_value, action
+        if full_window:
+            continue
+        if player == MAX:
+            if (v > beta) if strict else (v >= beta):
+                break
+            alpha = max(alpha, v)
+        else:
+            if (v < alpha) if strict else (v <= alpha):
+                break
+            beta = min(beta, v)
+    return v, best, values
+
+
 def _deepen(game: Any, state: Any, max_depth: int, strict: bool, *, reorder: bool = True,
             worst_first: bool = False, descending: bool = False, previous_order_ties: bool = False,
             keep_window: bool = False, keep_best: bool = False, first_limit: int = 1,
-            best_to_front: bool = False) -> tuple:
-    """The reference's iterations with one known mistake switched on."""
+            best_to_front: bool = False, unlimited: bool = False,
+            **root_loop: Any) -> tuple:
+    """The reference's iterations with one known mistake switched on (``unlimited``: every
+    iteration searches ``game`` itself below the root; ``root_loop``: :func:`_root_loop`'s)."""
     if game.is_cutoff(state, 0):
         return game.evaluate(state), None
     player = game.to_move(state)
@@ -32,10 +65,13 @@ def _deepen(game: Any, state: Any, max_depth: int, strict: bool, *, reorder: boo
     alpha, beta = -math.inf, math.inf
     value, decision = None, None
     for limit in range(min(first_limit, max_depth), max_depth + 1):
-        limited = game.with_depth_limit(limit)
+        limited = game if unlimited else game.with_depth_limit(limit)
         start = (value, decision) if keep_best and value is not None else None
-        value, decision, values = root_iteration(limited, state, order, strict, alpha=alpha,
-                                                 beta=beta, start=start)
+        if root_loop:
+            value, decision, values = _root_loop(limited, state, order, strict, **root_loop)
+        else:
+            value, decision, values = root_iteration(limited, state, order, strict,
+                                                     alpha=alpha, beta=beta, start=start)
         if keep_window:  # the next iteration starts where this one's window ended
             alpha, beta = (max(alpha, value), beta) if player == MAX else (alpha, min(beta, value))
         if not reorder:
@@ -135,11 +171,14 @@ mistake(
 
 @mistake(
     "only_max_depth", "iterative_deepening", title="searches only at max_depth",
-    does="your search runs one alpha-beta search cut at `max_depth` instead of one iteration at "
-         "each depth 1, 2, ..., `max_depth`",
+    does="your search is cut at `max_depth` where it should be cut at each iteration's "
+         "`limit`: it runs one alpha-beta search at `max_depth` instead of one iteration at each "
+         "depth 1, 2, ..., `max_depth`, or its iterations search `game` itself, not `g = "
+         "game.with_depth_limit(limit)`, below the root",
     departs="iterative deepening: `for limit in 1 .. max_depth`: search cut at `limit`",
-    fix="loop over `range(1, max_depth + 1)` and search `game.with_depth_limit(limit)` in each "
-        "iteration",
+    fix="loop over `range(1, max_depth + 1)` and search `g = game.with_depth_limit(limit)` in "
+        "each iteration, passing `g` (not `game`) to `alpha_beta`",
+    forms=(_switched(unlimited=True),),
 )
 def _only_max_depth(game: Any, state: Any, max_depth: int, *, strict: bool = False) -> tuple:
     if game.is_cutoff(state, 0):
@@ -147,6 +186,37 @@ def _only_max_depth(game: Any, state: Any, max_depth: int, *, strict: bool = Fal
     actions = list(game.actions(state))
     value, decision, _ = root_iteration(game.with_depth_limit(max_depth), state, actions, strict)
     return value, decision
+
+
+mistake(
+    "root_full_window", "iterative_deepening",
+    title="searches each root child with the full window",
+    does="your root loop calls `alpha_beta` on each root child with the full window (-inf, "
+         "+inf), not the root's alpha and beta, and never prunes at the root, so the children "
+         "after the first are searched as if nothing were known yet",
+    departs="each iteration's root loop is `alpha_beta`'s loop: child `i` is searched with "
+            "`alpha_beta(g, child, alpha, beta, 1)` in the current window, which it narrows",
+    fix="keep `alpha, beta` in the root loop, pass them to `alpha_beta`, and after each child "
+        "prune and update them exactly as `alpha_beta` does",
+)(_switched(full_window=True))
+
+mistake(
+    "depth_off_by_one", "iterative_deepening", title="searches one ply too deep",
+    does="your root loop searches each root child from depth 0 instead of 1, so every "
+         "iteration stops one ply below its limit",
+    departs="depth is the number of edges from the root: the root's children are at depth 1 "
+            "(`alpha_beta(g, child, alpha, beta, 1)`)",
+    fix="pass `1` as the depth of each root child",
+)(_switched(child_depth=0))
+
+mistake(
+    "ties_take_later", "iterative_deepening", title="breaks ties at the root for the later child",
+    does="your root loop makes a child the best action when its value equals the best so far "
+         "(`>=` at MAX, `<=` at MIN), so of equal children the later one is returned",
+    departs="ties keep the first child: a later child replaces the best only if strictly "
+            "better (`>` for MAX, `<` for MIN)",
+    fix="replace the best action only when `child_value > v` (MAX) or `child_value < v` (MIN)",
+)(_switched(ties_later=True))
 
 
 def _ordered_ab(game: Any, state: Any, alpha: float, beta: float, depth: int, strict: bool,

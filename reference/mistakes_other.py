@@ -160,7 +160,7 @@ mistake(
 
 def _maxn_variant(chooser: Callable[[Any, Any], int], picker: Callable[[int], int] | None = None,
                   *, ties_last: bool = False, same_mover: bool = False,
-                  first_child: bool = False):
+                  first_child: bool = False, strict: bool = False):
     """The reference max^n where the player whose entry counts is ``chooser(game, state)``;
     ``picker(p)`` (default: ``p``) is the entry compared when choosing the best child."""
     picker = picker or (lambda p: p)
@@ -181,7 +181,7 @@ def _maxn_variant(chooser: Callable[[Any, Any], int], picker: Callable[[int], in
             if best is None or value[picker(p)] > best[picker(p)] or (
                     ties_last and value[picker(p)] == best[picker(p)]):
                 best = value
-            if limit is not None and best[p] >= limit:
+            if limit is not None and (best[p] > limit if strict else best[p] >= limit):
                 return best
         return best
 
@@ -244,6 +244,16 @@ mistake(
     fix="pass no bound to a node's first child: compute `max_sum - parent_best[q]` only once "
         "the parent has a best vector",
 )(_maxn_variant(lambda game, state: game.to_move(state), first_child=True))
+
+
+mistake(
+    "maxn_prunes_strictly", "maxn", title="prunes only past the shallow-pruning bound",
+    does="your shallow pruning stops a node only when `best[p] > max_sum - parent_best[q]`, so "
+         "a node whose mover's entry meets the bound with equality goes on searching",
+    departs="Korf's shallow pruning (the `maxn` docstring): stop as soon as `best[p] >= "
+            "max_sum - parent_best[q]` (the parent can then never prefer this node)",
+    fix="compare with `>=`: `if best[p] >= game.max_sum - parent_best: return best`",
+)(_maxn_variant(lambda game, state: game.to_move(state), strict=True))
 
 
 # --- MCTS ------------------------------------------------------------------------------------

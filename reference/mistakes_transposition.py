@@ -3,7 +3,8 @@
 Registered in the catalogue (:mod:`reference.mistake_registry`) on import. Every variant is
 :func:`_tt`, the reference's search (:mod:`reference.transposition`) with one flag switched on;
 the classic four (a bound stored as exact, an entry searched shallower used, the path as the
-key, nothing stored at a cut) and three more a student meets on the way.
+key, nothing stored at a cut) and more a student meets on the way. A mistake with ``forms``
+has several codings, each a flag of :func:`_tt` (see :class:`reference.mistake_registry.Mistake`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ THE_CONVENTION = ("the table's convention in the `alpha_beta_tt` docstring: look
 def _tt(game: Any, state: Any, table: dict, alpha: float, beta: float, depth: int,
         path: tuple, flags: dict[str, bool]) -> float:
     """The reference's search with the mistakes in ``flags`` switched on."""
-    key = path if flags.get("path_key") else game.key(state)
+    key = (path if flags.get("path_key") else (game.key(state), depth)
+           if flags.get("depth_key") else game.key(state))
     need = needed(game, depth)
     if flags.get("lookup_after_cutoff") and game.is_cutoff(state, depth):
         return game.evaluate(state)
@@ -47,18 +49,19 @@ def _tt(game: Any, state: Any, table: dict, alpha: float, beta: float, depth: in
     maximizing = game.to_move(state) == MAX
     v = -math.inf if maximizing else math.inf
     cut = False
+    strict = flags.get("strict", False)
     for action in game.actions(state):
-        child = _tt(game, game.result(state, action), table, alpha, beta, depth + 1,
-                    path + (action,), flags)
+        child = _tt(game, game.result(state, action), {} if flags.get("fresh_table") else table,
+                    alpha, beta, depth + 1, path + (action,), flags)
         if maximizing:
             v = max(v, child)
-            if v >= beta:
+            if (v > beta) if strict else (v >= beta):
                 cut = True
                 break
             alpha = max(alpha, v)
         else:
             v = min(v, child)
-            if v <= alpha:
+            if (v < alpha) if strict else (v <= alpha):
                 cut = True
                 break
             beta = min(beta, v)
@@ -99,14 +102,15 @@ mistake(
 )(_switched(ignores_depth=True))
 
 mistake(
-    "keyed_on_path", "alpha_beta_tt", title="keys the table on the path",
-    does="your table never answers: its key differs for every visit of a state (the path or "
-         "the depth in the key, or a fresh table at each call), so transposed states are "
-         "searched again and your trace is plain alpha-beta's",
+    "keyed_on_path", "alpha_beta_tt", title="keys the table on more than the position",
+    does="your table answers less than it should: its key tells apart visits of one position "
+         "(the path or the depth in the key), or each call has a fresh table, so states reached "
+         "by another move order (or at another depth) are searched again",
     departs=THE_CONVENTION + "; the key is `game.key(state)`, the same for the same position "
             "however it was reached",
     fix="key the table on `game.key(state)` alone, and pass the one `table` the grader hands "
         "in down to every call",
+    forms=(_switched(depth_key=True), _switched(fresh_table=True)),
 )(_switched(path_key=True))
 
 mistake(
@@ -151,6 +155,15 @@ mistake(
     departs=THE_CONVENTION + "; a later store replaces the entry",
     fix="assign `table[key] = (v, bound, needed)` after every search of the children",
 )(_switched(keeps_first=True))
+
+mistake(
+    "strict_pruning", "alpha_beta_tt", title="prunes only on strict inequality",
+    does="your search over the children cuts only when `v > beta` (MAX) or `v < alpha` (MIN), "
+         "so a child whose value equals the bound does not end the loop",
+    departs=THE_CONVENTION + "; the loop over the children prunes on equality (`v >= beta` / "
+            "`v <= alpha`), as the lectures do, whatever the course's rule for `alpha_beta`",
+    fix="cut at `v >= beta` at MAX and `v <= alpha` at MIN in `alpha_beta_tt`",
+)(_switched(strict=True))
 
 
 __all__: list[str] = []

@@ -45,6 +45,12 @@ Rules every function follows (the grader checks the value AND the order of your 
 * Let no set choose an order (``for a in set(...)``, ``s.pop()``): a set of strings iterates in
   an order that changes with the Python version (Gradescope runs 3.10), so such code can pass
   on your machine and fail there. Keep actions in lists.
+
+Your searches also play (the lectures' "modeling assumptions"): in the ``assumptions`` tests an
+agent in a small Pacman game (``chase``) picks each move by your ``alpha_beta`` (it assumes the
+ghost is an adversary: a MIN node) or your ``expectimax`` (it assumes the ghost moves at random:
+a CHANCE node), called on each child position; every move must be the reference's.
+``grader play`` shows your agents' table against an adversarial and a random ghost.
 """
 
 import math
@@ -221,8 +227,11 @@ def alpha_beta_tt(game, state, table, alpha=-math.inf, beta=math.inf, depth=0):
     * ``value``: the ``v`` the search of that state returned (a number for MAX);
     * ``bound``: ``"exact"`` (``value`` is the state's value), ``"lower"`` (the value is at
       least ``value``) or ``"upper"`` (at most ``value``);
-    * ``searched``: the plies below the state that search looked at: ``game.depth_limit -
-      depth``, or ``math.inf`` when ``game.depth_limit`` is None.
+    * ``searched``: how many plies below the state the search was allowed to go, counted from
+      the state, not from the root: the ``needed`` of that call (below), ``game.depth_limit -
+      depth`` with ``depth`` the state's own depth, or ``math.inf`` when ``game.depth_limit`` is
+      None. It is the number the call computed before searching, never the depth where the
+      search actually stopped and never ``depth`` itself.
 
     At every state, in this order (``needed`` = ``game.depth_limit - depth``, or ``math.inf``
     without a depth limit):
@@ -232,12 +241,16 @@ def alpha_beta_tt(game, state, table, alpha=-math.inf, beta=math.inf, depth=0):
        ``"exact"``: return ``value`` at once, whatever the window; ``"lower"``: ``alpha =
        max(alpha, value)``; ``"upper"``: ``beta = min(beta, value)``; after a lower or upper
        entry, if now ``alpha >= beta``, return ``value``. A state answered from the table
-       generates no child.
+       (``"exact"``, or a window closed by a bound) generates no child, evaluates nothing and
+       stores nothing: the entry stays as it is. A bound that does not close the window only
+       narrows it: go on to step 2 with the narrowed ``alpha`` and ``beta``.
     2. If ``game.is_cutoff(state, depth)``: return ``game.evaluate(state)`` (store nothing).
-    3. Otherwise search the children exactly as ``alpha_beta`` does (prune on equality, ``>=``
-       / ``<=``, whatever the course's rule for ``alpha_beta``), in the window left by step 1,
+    3. Otherwise search the children with ``alpha_beta``'s loop, in the window left by step 1,
        each child's value from ``alpha_beta_tt(game, child, table, alpha, beta, depth + 1)``.
-       Call that window ``(a, b)``: alpha and beta as the loop over the children starts.
+       This loop always cuts on equality, ``v >= beta`` (MAX) / ``v <= alpha`` (MIN), even if
+       your course grades ``alpha_beta`` with strict ``>`` / ``<`` (the README's "This course's
+       pruning rule"): the bounds of step 4 are defined for that loop. Call the window ``(a,
+       b)``: alpha and beta as the loop over the children starts, after step 1.
     4. STORE, also when the loop stopped at a cut (leave the loop with ``break``, not
        ``return``): ``table[game.key(state)] = (v, bound, needed)`` with ``bound``
        ``"upper"`` if ``v <= a``, ``"lower"`` if ``v >= b``, else ``"exact"``. Replace any
@@ -256,14 +269,18 @@ def quiescence(game, state, alpha=-math.inf, beta=math.inf, depth=0):
     horizon effect). A quiescence search goes on past the limit along NOISY moves only
     (``game.noisy_actions(state)``), until the position is quiet.
 
-    * Above the cutoff (``game.is_cutoff(state, depth)`` is False): exactly ``alpha_beta``
-      (prune on equality, ``>=`` / ``<=``, whatever the course's rule for ``alpha_beta``),
+    * Above the cutoff (``game.is_cutoff(state, depth)`` is False): ``alpha_beta``'s loop over
       every action in order, each child's value from ``quiescence(game, child, alpha, beta,
-      depth + 1)``.
+      depth + 1)``. This loop, and the one in step 4, always cut on equality, ``v >= beta``
+      (MAX) / ``v <= alpha`` (MIN), even if your course grades ``alpha_beta`` with strict ``>``
+      / ``<``.
     * At a cutoff (``game.is_cutoff(state, depth)``: terminal, or ``depth >=
       game.depth_limit``; quiescence cases always have a depth limit), instead of returning
-      ``game.evaluate(state)``, return what a helper of your own gives, called with the same
-      ``alpha``, ``beta`` and ``depth``; at any depth it does:
+      ``game.evaluate(state)``, return ``helper(game, state, alpha, beta, depth)``: a helper
+      function of your own, passed this call's ``alpha`` and ``beta`` and this state's own
+      ``depth`` (counted from the root, as everywhere: the helper does not start again from
+      0). The helper does, at every state it reaches (the cutoff state, and each state below
+      it at ``depth + 1``, ``depth + 2``, ...):
 
       1. ``stand = game.evaluate(state)``, always first (at a terminal it is the utility).
       2. Return ``stand`` if ``game.is_terminal(state)``, or ``game.is_quiet(state)``, or

@@ -24,12 +24,13 @@ import pytest
 from grader.answers.solve import optimal_actions, solve
 from grader.answers.validate import validate_paths
 from grader.cases import case_from_dict, find_cases, load_case
+from grader.cases.algorithms import PLAY_ALGORITHMS
 from grader.run.runner import ALGORITHMS
 
 TREES = Path(__file__).resolve().parents[1] / "trees"
 FILES = find_cases([TREES])
 SCHEMA_REF = "../../grader/schema/case.schema.json"
-BUILTIN_GAMES = ("tictactoe", "nim", "connect4", "dice", "three_player", "mnk")
+BUILTIN_GAMES = ("tictactoe", "nim", "connect4", "dice", "three_player", "mnk", "chase")
 
 # The lectures' hand-worked answers: name -> algorithm -> (value, action or None).
 TEXTBOOK = {
@@ -162,7 +163,7 @@ def test_every_form_and_builtin_game_covered():
 
 # evaluate is graded by play, with no reference answer to solve (tests/test_play.py)
 RUNS = [(path, algorithm) for path in FILES for algorithm in DATA[path]["algorithms"]
-        if algorithm != "evaluate"]
+        if algorithm not in PLAY_ALGORITHMS]
 
 
 @pytest.mark.parametrize("path, algorithm", RUNS, ids=[f"{p.stem}-{a}" for p, a in RUNS])

@@ -19,6 +19,7 @@ import suite_modules
 from grader.answers.solve import mcts_settings, solve
 from grader.answers.store import AnswerKey
 from grader.cases import find_cases, load_case
+from grader.cases.algorithms import PLAY_ALGORITHMS
 from grader.cases.rubric import load_rubric
 from grader.compare import compare, diff_sequence
 from grader.feedback import failure as feedback
@@ -149,7 +150,7 @@ def test_each_wrong_submission_gets_its_own_hint(name, answers):
 def test_the_reference_gets_no_hint(answers):
     for case in CASES:
         for algorithm in case.algorithms:
-            if (algorithm == "mcts" and case.mcts.check != "trace") or algorithm == "evaluate":
+            if (algorithm == "mcts" and case.mcts.check != "trace") or algorithm in PLAY_ALGORITHMS:
                 continue  # (evaluate is graded by play: tests/test_play.py)
             for rule in ("inclusive", "strict"):
                 run = answers.reference(case, algorithm, rule).run
@@ -297,7 +298,7 @@ def test_no_feedback_line_exceeds_100_columns(answers):
         if case.name == "connect4-depth-limited":
             continue  # seconds of heuristic evaluations; connect4-small-board has its long ids
         for algorithm in case.algorithms:
-            if (algorithm == "mcts" and case.mcts.check != "trace") or algorithm == "evaluate":
+            if (algorithm == "mcts" and case.mcts.check != "trace") or algorithm in PLAY_ALGORITHMS:
                 continue  # (evaluate is graded by play: tests/test_play.py)
             settings = mcts_settings(case) if algorithm == "mcts" else None
             for rule in dict.fromkeys([*accepted_rules(case.pruning, "inclusive"), "strict"]):

@@ -36,6 +36,7 @@ import suite_modules
 
 from grader.answers.store import AnswerKey
 from grader.cases import find_cases, load_case
+from grader.cases.algorithms import PLAY_ALGORITHMS
 from grader.cases.rubric import load_rubric
 from grader.compare import compare
 from grader.games import CHANCE, MAX
@@ -67,7 +68,8 @@ CASES = [load_case(path) for path in find_cases(CASE_FOLDERS)]
 # alpha_beta_tt and quiescence cases: no variant here touches those functions (their own
 # variants are graded on them by tests/test_submissions_search.py), so they are left out.
 VARIANT_CASES = [case for case in CASES if case.name not in SLOW_CASES
-                 and case.algorithms not in (["evaluate"], ["alpha_beta_tt"], ["quiescence"])]
+                 and case.algorithms not in (["alpha_beta_tt"], ["quiescence"])
+                 and not set(case.algorithms) <= set(PLAY_ALGORITHMS)]
 PAIRS = [(algorithm, case) for case in CASES for algorithm in case.algorithms]
 # One case an algorithm (the first; for mcts the first whose trace is compared, which the
 # outcome checks' points depend on), graded for every variant whatever it touches.
@@ -248,7 +250,7 @@ def warm_answer_key(answers: AnswerKey) -> None:
     """
     for case in CASES:
         for algorithm in case.algorithms:
-            if algorithm == "evaluate":  # graded by play: no reference answer
+            if algorithm in PLAY_ALGORITHMS:  # graded by play: no reference answer
                 continue
             if algorithm == "mcts" and case.mcts.check == "outcome":
                 answers.optimal_actions(case)

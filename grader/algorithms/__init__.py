@@ -120,6 +120,16 @@ class Algorithm:
     sheet_note: Callable[..., tuple[bool, list[str]]] | None = None
     view: str | None = None  # the HTML replay's extra panel: window, statistics (MCTS's), events
     points_note: str = ""  # the schema's words on its points default, when not the rubric's
+    # a case's own fields: the top-level field holding its settings ("play", "mcts"), given only
+    # when it is listed; and "module:function"(data, file) -> [CaseError], the checks of a case
+    # listing it beyond the generic ones (its settings, its game)
+    settings: str | None = None
+    case_checks: str | None = None
+    # graded by play: "module:function"(case, result, rubric, worker) -> TestResult, the whole
+    # test (no reference trace to compare); "module:function"(case, algorithm, rubric) -> the
+    # answer sheet's lines on how it plays (None: no words)
+    grade: str | None = None
+    sheet_lines: str | None = None
     authoring: Authoring = field(default_factory=Authoring)  # how a TA's new case is drawn
     # games (case fields) the sandbox worker loads a case of at its start, so that the case
     # path's lazy imports happen before it drops its privileges (grader.sandbox.worker)
@@ -127,8 +137,10 @@ class Algorithm:
     cs188_agent: str | None = None  # the CS188 agent class whose .test files become its cases
 
     def modules(self) -> list[str]:
-        """The modules its import strings name (reference, decision, steps, mistakes), once each."""
-        targets = [*self.reference.values(), self.decision, self.steps, self.mistakes]
+        """The modules its import strings name (reference, decision, steps, mistakes, case checks,
+        grade, sheet lines), once each."""
+        targets = [*self.reference.values(), self.decision, self.steps, self.mistakes,
+                   self.case_checks, self.grade, self.sheet_lines]
         return list(dict.fromkeys(t.partition(":")[0] for t in targets if t))
 
     def stub_at(self, minimizing: bool) -> str:

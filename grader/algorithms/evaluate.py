@@ -18,6 +18,10 @@ ALGORITHM = Algorithm(
     graded_by="play",
     random_trees=False,
     points_note=" (default: the rubric's [play] thresholds x threshold_points)",
+    settings="play",
+    case_checks="grader.cases.rules:play_errors",
+    grade="grader.scoring.play:grade_play",
+    sheet_lines="grader.answers.sheet:play_lines",
     # `grader new`'s case: Connect Four 6 x 7 against the greedy opponent
     authoring=Authoring(fields={"game": "connect4",
                                 "params": {"rows": 6, "columns": 7, "connect": 4},

@@ -11,6 +11,7 @@ SETTINGS_FIELD = "mcts"
 
 ALGORITHM = Algorithm(
     name="mcts",
+    settings=SETTINGS_FIELD,
     order=5,
     depth_limit_why="plays out to the end of the game, so an mcts case cannot have a depth limit",
     stubs=("mcts",),

@@ -200,7 +200,7 @@ def _mcts_lines(case: Any, algorithm: str, rubric: Any) -> list[str]:
     return lines
 
 
-def _play_lines(case: Any, algorithm: str, rubric: Any) -> list[str]:
+def play_lines(case: Any, algorithm: str, rubric: Any) -> list[str]:
     """How an ``evaluate`` case plays and scores: there is no reference answer to show."""
     rubric = rubric or rubric_from_dict({})
     rules, play = rubric.play, case.play
@@ -224,6 +224,36 @@ def _play_lines(case: Any, algorithm: str, rubric: Any) -> list[str]:
     ]
 
 
+def assumption_lines(case: Any, algorithm: str, rubric: Any) -> list[str]:
+    """How an ``assumptions`` case plays, and the reference's 2 x 2 table on its matches."""
+    from grader.games.chase_matches import table_text
+    from reference.assumptions import reference_table
+
+    rubric = rubric or rubric_from_dict({})
+    settings, rules = case.assumptions, rubric.assumptions
+    matches, depth = settings.matches or rules.matches, settings.depth or rules.depth
+    turns = int((case.params or {}).get("turns", 20))
+    game = case.build_game()
+    board = game.state_id(game.initial_state())
+    function = ("expectimax" if settings.agent == "expectimax" else
+                "max_value / min_value" if settings.search == "minimax" else "alpha_beta")
+    first = settings.seed * 1000
+    table = reference_table(board, turns, settings.seed, matches, depth, rules.ghost_depth,
+                            list(settings.opponents))
+    return [
+        "Graded by exact decisions in matches, not by one value or trace.",
+        (f"- Agent: **{settings.agent}**, each action's value from the student's `{function}` "
+         f"on the child ({depth} plies ahead); every move must be the reference's."),
+        (f"- Ghosts: {', '.join(settings.opponents)}; {matches} matches each (seeds "
+         f"{first}-{first + matches - 1}), the adversarial ghost searching {rules.ghost_depth} "
+         f"plies; at most {turns} agent moves a match."),
+        f"- Points: {fmt(rubric.settings_for(case, algorithm).points)} when every move "
+        "agrees, else 0.",
+        "", "The reference's table on these matches (the lectures' 2 x 2):", "",
+        table_text(table),
+    ]
+
+
 def answer_key(case: Any, rubric: Any = None) -> str:
     """The case's answer key in Markdown (see the module docstring)."""
     staff(None, "the answer key")  # fail here, clearly, in the handout
@@ -242,8 +272,9 @@ def answer_key(case: Any, rubric: Any = None) -> str:
         lines.append("(A built-in game or a large tree: no node table.)")
     for algorithm in case.algorithms:
         lines += ["", f"## {algorithm}", ""]
-        if algorithm in PLAY_ALGORITHMS:
-            lines += _play_lines(case, algorithm, rubric)
+        if algorithm in PLAY_ALGORITHMS:  # its own words on how it plays, or none
+            words = algorithm_specs.get(algorithm).sheet_lines
+            lines += algorithm_specs.resolve(words)(case, algorithm, rubric) if words else []
             continue
         if algorithm_specs.get(algorithm).window:
             graded = ("either" if case.pruning == "either"

@@ -23,6 +23,12 @@ PLAY_ALGORITHMS = tuple(n for n in ALGORITHMS if algorithm_specs.get(n).by_play)
 PLAY_GAMES = ("connect4", "mnk")  # built-in games with a board view (``game.board``)
 OPPONENTS = ("random", "greedy", "baseline")
 
+# ``assumptions``: the lectures' "modeling assumptions", graded by exact decisions in matches
+# of the game ``chase`` (:mod:`grader.scoring.assumptions`): the agent's moves come from the
+# student's own ``alpha_beta`` (or ``max_value``/``min_value``) or ``expectimax``.
+ASSUMPTION_GHOSTS = ("adversarial", "random")
+ASSUMPTION_GAME = "chase"
+
 # Those returning ``(value, action)``: a run's ``value`` is that pair.
 PAIR_ALGORITHMS = tuple(n for n in ALGORITHMS if algorithm_specs.get(n).returns_pair)
 
@@ -52,3 +58,26 @@ class PlaySettings:
     matches: int | None = None
     depth: int | None = None
     opening: int | None = None
+
+
+@dataclass
+class AssumptionSettings:
+    """How an ``assumptions`` case plays: the agent (``minimax``: the ghost assumed an
+    adversary, searched by ``search``, ``alpha_beta`` or ``minimax``; ``expectimax``: the ghost
+    assumed random), the ghosts it meets, the seed of its matches, and overrides of the
+    rubric's ``[assumptions]`` keys (None: the rubric's)."""
+
+    agent: str = "minimax"
+    opponents: tuple[str, ...] = ASSUMPTION_GHOSTS
+    seed: int = 0
+    matches: int | None = None
+    depth: int | None = None
+    search: str = "alpha_beta"
+
+    def __post_init__(self) -> None:
+        self.opponents = tuple(self.opponents)
+
+    @property
+    def algorithm(self) -> str:
+        """The case algorithm whose student function decides the agent's moves."""
+        return "expectimax" if self.agent == "expectimax" else self.search

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.algorithms.mcts import SETTINGS_FIELD as MCTS_FIELD
-from grader.cases.algorithms import MctsSettings, PlaySettings
+from grader.cases.algorithms import AssumptionSettings, MctsSettings, PlaySettings
 from grader.cases.builtin import BUILTIN_EXPLORE_LIMIT, build_builtin, builtin_errors
 from grader.cases.fast import plain_tree_nodes
 from grader.cases.rules import (
@@ -101,6 +101,7 @@ class Case:
     max_sum: float | None = None  # maxn shallow pruning
     mcts: CaseMctsSettings = field(default_factory=CaseMctsSettings)
     play: PlaySettings | None = None  # evaluate cases: the matches
+    assumptions: AssumptionSettings | None = None  # assumptions cases: the agent, the matches
     expect: dict[str, dict[str, Any]] = field(default_factory=dict)
     game: str | None = None  # a built-in game's name
     state: Any = None  # the built-in game's position
@@ -263,6 +264,8 @@ def case_from_checked(data: dict, path: Path | None) -> Case:
         max_sum=data.get("max_sum"),
         mcts=CaseMctsSettings(**settings),
         play=PlaySettings(**data["play"]) if isinstance(data.get("play"), dict) else None,
+        assumptions=(AssumptionSettings(**data["assumptions"])
+                     if isinstance(data.get("assumptions"), dict) else None),
         expect=copy.deepcopy(data.get("expect", {})),
         game=data.get("game"),
         state=copy.deepcopy(data.get("state")),

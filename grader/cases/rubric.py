@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 DEFAULT_PATH = DEFAULT_RUBRIC
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 RULES = ("inclusive", "strict")
-TABLES = ("defaults", "algorithms", "random_trees", "play")
+TABLES = ("defaults", "algorithms", "random_trees", "play", "assumptions")
 # [play] rates: measured to rank evaluations by strength (bench/strength.py, docs/staff.md)
 DEFAULT_RATES = (("random", (1.0,)), ("greedy", (0.5, 0.6, 0.7, 0.8)),
                  ("baseline", (0.3, 0.4, 0.5)))
@@ -273,6 +273,20 @@ class PlayRubric:
 
 
 @dataclass(frozen=True)
+class AssumptionsRubric:
+    """How ``assumptions`` cases play (``[assumptions]``): the lectures' "modeling
+    assumptions" matches in ``chase``; a case's ``assumptions`` overrides depth and matches."""
+
+    depth: int = _key(4, "plies the agent looks ahead, its own move included (each action's "
+                      "value: the student's search on the child, depth_limit depth - 1)",
+                      _number(2, 8, integer=True))
+    ghost_depth: int = _key(4, "plies the adversarial ghost's search (the staff's) looks ahead",
+                            _number(2, 8, integer=True))
+    matches: int = _key(4, "matches a case plays against each of its ghosts",
+                        _number(1, 50, integer=True))
+
+
+@dataclass(frozen=True)
 class TestSettings:
     """Everything grading needs to know about one (case, algorithm) test."""
 
@@ -304,6 +318,7 @@ class Rubric:
     algorithms: Mapping[str, AlgorithmRubric] = field(default_factory=dict)
     random_trees: RandomTreesRubric = field(default_factory=RandomTreesRubric)
     play: PlayRubric = field(default_factory=PlayRubric)
+    assumptions: AssumptionsRubric = field(default_factory=AssumptionsRubric)
     path: Path | None = None  # where it was read from (None: built-in defaults)
 
     def for_algorithm(self, algorithm: str) -> AlgorithmRubric:
@@ -348,7 +363,8 @@ def describe_keys() -> str:
     """Every key with its default and meaning (for docs and ``--help`` text)."""
     lines = []
     for table, cls in (("defaults / algorithms.<name>", AlgorithmRubric),
-                       ("random_trees", RandomTreesRubric), ("play", PlayRubric)):
+                       ("random_trees", RandomTreesRubric), ("play", PlayRubric),
+                       ("assumptions", AssumptionsRubric)):
         lines.append(f"[{table}]")
         for item in fields(cls):
             lines.append(f"  {item.name} = {item.default!r}: {item.metadata['doc']}")
@@ -409,7 +425,7 @@ def rubric_from_dict(data: Mapping[str, Any], path: Path | None = None, text: st
             close = difflib.get_close_matches(table, list(TABLES), n=1)
             hint = f" (did you mean [{close[0]}]?)" if close else ""
             raise error(f"unknown table [{table}]{hint}; the rubric has [defaults], "
-                        "[algorithms.<name>], [random_trees] and [play]", table, "")
+                        "[algorithms.<name>], [random_trees], [play] and [assumptions]", table, "")
     defaults = _section(AlgorithmRubric, data.get("defaults", {}), "defaults",
                         AlgorithmRubric(), error)
     overrides = data.get("algorithms", {})
@@ -433,8 +449,10 @@ def rubric_from_dict(data: Mapping[str, Any], path: Path | None = None, text: st
     problem = play.unreachable(play.matches)
     if problem:
         raise error(problem, "play", "thresholds")
+    assumptions = _section(AssumptionsRubric, data.get("assumptions", {}), "assumptions",
+                           AssumptionsRubric(), error)
     return Rubric(defaults=defaults, algorithms=algorithms, random_trees=random_trees, play=play,
-                  path=path)
+                  assumptions=assumptions, path=path)
 
 
 def load_rubric(path: str | Path | None = None) -> Rubric:
@@ -469,6 +487,7 @@ def load_rubric(path: str | Path | None = None) -> Rubric:
 __all__ = [
     "DEFAULT_PATH",
     "AlgorithmRubric",
+    "AssumptionsRubric",
     "PlayRubric",
     "RandomTreesRubric",
     "Rubric",

@@ -72,16 +72,13 @@ def field_errors(data: dict, file: str | None) -> list[CaseError]:
             and not any(a in algorithms for a in noisy)):
         add(f"quiescence_limit is given but {noisy[0]} is not in algorithms; add {noisy[0]} to "
             "algorithms or remove quiescence_limit", "quiescence_limit")
-    by_play = [a for a in ALGORITHMS if algorithm_specs.get(a).by_play]
-    if any(spec.by_play for spec in specs):
-        errors.extend(_play_errors(data, file))
-    elif "play" in data and by_play:
-        add(f"'play' settings are given but {by_play[0]} is not in algorithms; add {by_play[0]} "
-            "to algorithms or remove the settings", "play")
+    for spec in specs:  # an algorithm's own checks of its case (its settings, its game)
+        if spec.case_checks:
+            errors.extend(algorithm_specs.resolve(spec.case_checks)(data, file))
     for spec in algorithm_specs.registry().values():  # an algorithm's own settings object
-        if spec.iterations and spec.name in data and spec.name not in algorithms:
-            add(f"'{spec.name}' settings are given but {spec.name} is not in algorithms; add "
-                f"{spec.name} to algorithms or remove the settings", spec.name)
+        if spec.settings and spec.settings in data and spec.name not in algorithms:
+            add(f"'{spec.settings}' settings are given but {spec.name} is not in algorithms; add "
+                f"{spec.name} to algorithms or remove the settings", spec.settings)
     points = data.get("points")
     if isinstance(points, dict):
         for algorithm in points:
@@ -111,7 +108,7 @@ def field_errors(data: dict, file: str | None) -> list[CaseError]:
     return errors
 
 
-def _play_errors(data: dict, file: str | None) -> list[CaseError]:
+def play_errors(data: dict, file: str | None) -> list[CaseError]:
     """An ``evaluate`` case: graded by play, on a grid game, alone in its case."""
     from grader.cases.algorithms import PLAY_ALGORITHMS, PLAY_GAMES
 
@@ -133,6 +130,40 @@ def _play_errors(data: dict, file: str | None) -> list[CaseError]:
         errors.append(case_error("an evaluate case's search depth is play.depth (default: the "
                                  "rubric's [play] depth); remove depth_limit", ("depth_limit",),
                                  file))
+    return errors
+
+
+def assumption_errors(data: dict, file: str | None) -> list[CaseError]:
+    """An ``assumptions`` case: matches of ``chase``, alone in its case, its depth its own."""
+    from grader.cases.algorithms import ASSUMPTION_GAME
+
+    errors = []
+    algorithms = data["algorithms"]
+    at = ("algorithms", algorithms.index("assumptions"))
+    if len(algorithms) > 1:
+        errors.append(case_error("assumptions is graded by the moves of matches, not by a trace: "
+                                 "give it a case of its own (algorithms: [\"assumptions\"])", at,
+                                 file))
+    if data.get("game") != ASSUMPTION_GAME:
+        errors.append(case_error(f"assumptions plays the built-in game {ASSUMPTION_GAME}: set "
+                                 f"game to \"{ASSUMPTION_GAME}\"", ("game",) if "game" in data
+                                 else at, file))
+    if "assumptions" not in data:
+        errors.append(case_error("an assumptions case needs 'assumptions' settings: at least "
+                                 "{\"agent\": \"minimax\" | \"expectimax\"}", at, file))
+    elif (data["assumptions"].get("agent") == "expectimax"
+          and "search" in data["assumptions"]):
+        errors.append(case_error("search chooses the minimax agent's function (alpha_beta or "
+                                 "minimax); the expectimax agent searches with expectimax: "
+                                 "remove search", ("assumptions", "search"), file))
+    if data.get("depth_limit") is not None:
+        errors.append(case_error("an assumptions case's search depth is assumptions.depth "
+                                 "(default: the rubric's [assumptions] depth); remove "
+                                 "depth_limit", ("depth_limit",), file))
+    if "ghost" in (data.get("params") or {}):
+        errors.append(case_error("the ghost's node is typed by the agent's assumption (minimax: "
+                                 "min, expectimax: chance); remove params.ghost",
+                                 ("params", "ghost"), file))
     return errors
 
 

@@ -80,8 +80,8 @@ def check_options(algorithm: str, depth: int, branching: int, count: int, requir
     """Raise :class:`AuthoringError` for options that cannot give what was asked."""
     if algorithm in PLAY_ALGORITHMS:
         raise AuthoringError(f"{algorithm} is graded by play on a built-in game: there is no "
-                             "exercise tree to generate; `grader new -a evaluate --out FILE` "
-                             "writes an evaluate case")
+                             f"exercise tree to generate; `grader new -a {algorithm} --out FILE` "
+                             f"writes an {algorithm} case")
     if algorithm not in ALGORITHMS:
         raise AuthoringError(f"expected an algorithm, one of {TREE_ALGORITHMS}, got: "
                              f"{algorithm!r}")

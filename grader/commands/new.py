@@ -129,8 +129,9 @@ def new_main(algorithm: str, shape: str | None = None, *, players: int = 2,
         name = case_name(Path(out).stem) if out is not None else "new-case"
         if algorithm in PLAY_ALGORITHMS:
             if shape is not None or players != 2 or chance:
-                raise AuthoringError(f"{algorithm} cases play a built-in game (Connect Four or "
-                                     "the m,n,k-game): --shape, --players and --chance do not "
+                raise AuthoringError(f"{algorithm} cases play a built-in game (Connect Four, "
+                                     "the m,n,k-game or chase): --shape, --players and --chance "
+                                     "do not "
                                      "apply; edit the skeleton's game and params instead")
             data = play_skeleton(algorithm, name, schema_ref(out))
         else:

@@ -8,10 +8,15 @@ move that let the opponent win (:func:`grader.feedback.records.move_that_let_the
 no staff search here); ``--html FILE`` writes the same matches to the HTML report (the records
 the graded play tests keep in ``extra_data["play"]``). Cases against the baseline
 are skipped: its search and evaluation are the autograder's, not in the handout.
+
+``assumptions`` cases: the lectures' 2 x 2 table (the minimax and the expectimax agent against
+the adversarial and the random ghost) played with the student's own ``alpha_beta`` and
+``expectimax`` (:mod:`grader.scoring.local_assumptions`), once for each board and seed.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -23,6 +28,8 @@ from grader.errors import GraderError
 from grader.feedback import play as play_feedback
 from grader.feedback import records as match_records
 from grader.games.players import SIMPLE_OPPONENTS
+from grader.games.chase_matches import table_text
+from grader.scoring.local_assumptions import local_table
 from grader.report.terminal import markdown_for_terminal
 from grader.scoring.local_play import PlayFailed, load_search, play_local_match
 from grader.scoring.play import play_score
@@ -37,16 +44,17 @@ def play_main(submission: Path, cases: list[Path], *, matches: int | None = None
     out = out or sys.stdout
     try:
         rubric = load_rubric(rubric_path)
-        played = [case for case in map(load_case, find_cases([Path(c) for c in cases]))
-                  if case.play is not None]
+        loaded = list(map(load_case, find_cases([Path(c) for c in cases])))
     except (FileNotFoundError, GraderError) as error:
         print(f"grader play: {error}", file=sys.stderr)
         return 2
+    played = [case for case in loaded if case.play is not None]
+    assumed = [case for case in loaded if case.assumptions is not None]
     skipped = [case.name for case in played if case.play.opponent not in SIMPLE_OPPONENTS]
     played = [case for case in played if case.play.opponent in SIMPLE_OPPONENTS]
-    if not played:
-        print("grader play: no evaluate case against the random or greedy player here",
-              file=sys.stderr)
+    if not played and not assumed:
+        print("grader play: no evaluate case against the random or greedy player here, and "
+              "no assumptions case", file=sys.stderr)
         return 2
     search = Path(submission)
     if not (search / "search.py" if search.is_dir() else search).is_file():
@@ -94,6 +102,8 @@ def play_main(submission: Path, cases: list[Path], *, matches: int | None = None
         test.extra_data = {"play": data}
         print(markdown_for_terminal(test.output, out) + "\n", file=out)
         results.tests.append(test)
+    if assumed:
+        status = max(status, _assumption_tables(module, assumed, rubric, matches, out))
     if skipped:
         print(f"Not played here: {', '.join(skipped)} (against the staff's baseline search, "
               "which only the autograder has).", file=out)
@@ -102,6 +112,30 @@ def play_main(submission: Path, cases: list[Path], *, matches: int | None = None
 
         write_html_report(results, Path(html))
         print(f"HTML report written to {html}", file=out)
+    return status
+
+
+def _assumption_tables(module: object, cases: list, rubric: object, matches: int | None,
+                       out: TextIO) -> int:
+    """The lectures' 2 x 2 table with the student's own searches, once for each board and seed
+    (the minimax and the expectimax agent's cases of one board share their matches)."""
+    status, seen = 0, set()
+    for case in cases:
+        settings = case.assumptions
+        key = (json.dumps(case.data.get("state")), json.dumps(case.params, sort_keys=True),
+               settings.seed, settings.matches, settings.depth, settings.search)
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            table, ghost = local_table(module, case, rubric, matches)
+        except PlayFailed as failed:
+            print(f"{case.name}: your code failed: {failed}\n", file=out)
+            status = 1
+            continue
+        text = (f"## {case.name}: modeling assumptions with your own searches (the adversarial "
+                f"ghost: {ghost})\n\n{table_text(table)}")
+        print(markdown_for_terminal(text, out) + "\n", file=out)
     return status
 
 

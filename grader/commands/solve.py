@@ -64,7 +64,7 @@ def solve_main(
     path = Path(case_path)
     if algorithm in PLAY_ALGORITHMS:
         print(f"grader solve: {path}: {algorithm} is graded by play (matches against an "
-              "opponent), not against a reference answer: there is no value or trace to print; "
+              "opponent), not against one reference answer: there is no value or trace to print; "
               f"`grader solve {path} --key` says how the case plays and scores", file=sys.stderr)
         return 2
     try:

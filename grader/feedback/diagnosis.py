@@ -2,16 +2,20 @@
 
 For a (case, algorithm) test, :func:`variant_runs` runs every variant of the algorithm in
 ``reference/mistakes*.py`` on the same case, here in the grader's process (never in the worker);
-:func:`diagnose` returns the hints of the variants whose value and ``generated`` equal the
-student's on that one case. Which mistake a whole submission is told it has is decided by
-:mod:`grader.feedback.verdict`, from the runs on every case of the algorithm.
+:func:`diagnose` returns the hints of the variants that reproduce everything the grader observed
+of the student's run on that one case: the value, both traces and the run's other observable
+state (:func:`grader.run.runner.observed_state`: ``alpha_beta_tt``'s final table, summed up by
+bound kind). A variant that gives the student's traces with another table is a different
+mistake, so it is not named (the step note at the first difference still shows). Which
+mistake a whole submission is told it has is decided by :mod:`grader.feedback.verdict`, from
+the runs on every case of the algorithm.
 
 The variants' runs go through :meth:`AnswerKey.extra` (``variants:<algorithm>:<rule>``), so they
 are computed once per case and shipped in the handout's key by
 :func:`grader.scoring.grade.prepare_answers`; the handout has no ``reference/``, and a run missing
-from its key means no hint (never an error). A stored run keeps the hint's text, the value and a
-hash of ``generated`` (a whole game's trace would make the key megabytes), which is all matching
-needs.
+from its key means no hint (never an error). A stored run keeps the hint's text, the value, a
+hash of each trace (a whole game's trace would make the key megabytes) and the observable state
+(a few numbers), which is all matching needs.
 
 A variant that raises is stored as ``"raised"``, one that generates more than
 :data:`BUDGET_FACTOR` times the reference's nodes (at least :data:`BUDGET_FLOOR`) as ``"budget"``:
@@ -114,14 +118,16 @@ class BudgetedGame:
 def variant_runs(case: Any, algorithm: str, rule: str) -> list[dict[str, Any]]:
     """Run each known mistake of ``algorithm`` (course rule ``rule``) on ``case``.
 
-    Returns every variant, in catalogue order, as ``{"name", "title", "does", "departs", "fix",
-    "status", "same", "value", "generated_hash", "evaluated_hash"}``: ``status`` is ``"ran"``,
-    ``"raised"`` (the variant raised: a student whose code raised may have it) or ``"budget"``
-    (past the node budget: a student who timed out may have it, and so may one whose run went
-    past the budget with the same ``generated`` up to it: ``prefix_length``, ``prefix_hash``);
-    ``same`` says a run that is
-    indistinguishable from the reference's (value and ``generated``), which a passing student
-    may have. Needs ``reference/`` (staff machines, Gradescope).
+    Returns every coding of every variant (``form``: :class:`reference.mistake_registry.Mistake`
+    numbers them), in catalogue order, as ``{"name", "form", "title", "does", "departs", "fix",
+    "status", "same", "value", "generated_hash", "evaluated_hash", "state"}``: ``status`` is
+    ``"ran"``, ``"raised"`` (the variant raised: a student whose code raised may have it) or
+    ``"budget"`` (past the node budget: a student who timed out may have it, and so may one
+    whose run went past the budget with the same ``generated`` up to it: ``prefix_length``,
+    ``prefix_hash``); ``same`` says a run that is indistinguishable from the reference's (value
+    and ``generated``), which a passing student may have; ``state`` is the run's observable
+    state (:func:`grader.run.runner.observed_state`, None where there is none). Needs
+    ``reference/`` (staff machines, Gradescope).
     """
     from grader.answers.solve import mcts_settings, solve
     from grader.run.runner import run_algorithm
@@ -131,15 +137,16 @@ def variant_runs(case: Any, algorithm: str, rule: str) -> list[dict[str, Any]]:
     reference = solve(case, algorithm, pruning=rule)
     budget = max(BUDGET_FLOOR, BUDGET_FACTOR * len(reference.generated))
     runs = []
-    for mistake in mistakes_for(algorithm, rule):
+    for mistake, form in [(m, form) for m in mistakes_for(algorithm, rule)
+                          for form in range(m.codings)]:
         entry: dict[str, Any] = {
-            "name": mistake.name, "title": mistake.title, "does": mistake.does,
+            "name": mistake.name, "form": form, "title": mistake.title, "does": mistake.does,
             "departs": mistake.departs, "fix": mistake.fix, "status": "ran", "same": False,
-            "value": None, "generated_hash": None, "evaluated_hash": None,
+            "value": None, "generated_hash": None, "evaluated_hash": None, "state": None,
         }
         game = BudgetedGame(case.build_game(), budget)
         try:
-            run = run_algorithm(mistake.functions(rule), game, algorithm, mcts=settings)
+            run = run_algorithm(mistake.functions(rule, form), game, algorithm, mcts=settings)
         except OverBudget:
             entry.update(status="budget", prefix_length=game.limit,
                          prefix_hash=game.prefix_hash())
@@ -151,20 +158,25 @@ def variant_runs(case: Any, algorithm: str, rule: str) -> list[dict[str, Any]]:
             entry["same"] = (run.generated == reference.generated
                              and check_value(reference.value, run.value).ok)
             entry.update(value=json_safe(run.value), generated_hash=trace_hash(run.generated),
-                         evaluated_hash=trace_hash(run.evaluated))
+                         evaluated_hash=trace_hash(run.evaluated), state=json_safe(run.state))
         runs.append(entry)
     return runs
 
 
 def reproduces(run: dict[str, Any], got: RunResult) -> bool:
-    """Whether a stored variant ``run`` gives exactly ``got``: its value, its ``generated`` and
-    (when ``got`` carries one and the run stored one) its ``evaluated``."""
+    """Whether a stored variant ``run`` gives exactly ``got``: its value, its ``generated``,
+    (when ``got`` carries one and the run stored one) its ``evaluated``, and, when the grader
+    observed more of ``got`` (``got.state``: a transposition table's summary), the same state.
+    A run stored without a state (a key from before states were kept) does not reproduce a
+    ``got`` that has one: unknown is not the same."""
     if run.get("status") == "budget" and run.get("prefix_hash"):
         # stopped at the budget: a run that also went past it, the same way, is consistent
         length = run["prefix_length"]
         return (len(got.generated) > length
                 and trace_hash(list(got.generated[:length])) == run["prefix_hash"])
     if run.get("status", "ran") != "ran":
+        return False
+    if got.state is not None and run.get("state") != got.state:
         return False
     if run["generated_hash"] != trace_hash(got.generated):
         return False
@@ -177,7 +189,11 @@ def reproduces(run: dict[str, Any], got: RunResult) -> bool:
 def matching_hints(runs: list[dict[str, Any]], got: RunResult) -> list[Hint]:
     """The hints of the ``runs`` that differ from the reference and reproduce ``got`` (one case's
     evidence only: :mod:`grader.feedback.verdict` weighs a whole submission)."""
-    return [hint_of(run) for run in runs if not run.get("same") and reproduces(run, got)]
+    hints: dict[str, Hint] = {}  # by name: two codings of one mistake are one hint
+    for run in runs:
+        if not run.get("same") and reproduces(run, got):
+            hints.setdefault(run["name"], hint_of(run))
+    return list(hints.values())
 
 
 def hint_of(run: dict[str, Any]) -> Hint:

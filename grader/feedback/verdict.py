@@ -1,11 +1,13 @@
 """One diagnosis per algorithm: the known mistakes that explain a whole submission.
 
-A mistake is named only when its variant (:mod:`grader.feedback.diagnosis`) reproduces what the
-student's code did on *every* graded case of that algorithm, the passing cases included: the
-same value and traces where the student's code returned (on a passing case, the reference's),
-or the same kind of failure where it did not (an exception: a variant that raised; a time-out
-or a stopped search: a variant past the node budget). A search that never prunes cannot pass
-the cases where pruning matters, so "never prunes" is not named for a student who passed them.
+A mistake is named only when its variant (:mod:`grader.feedback.diagnosis`; one coding of it,
+the same on every case) reproduces what the student's code did on *every* graded case of that
+algorithm, the passing cases included: the same value, traces and observed state (a
+transposition table's summary) where the student's code returned (on a passing case, the
+reference's), or the same kind of failure where it did not (an exception: a variant that
+raised; a time-out or a stopped search: a variant past the node budget). A search that never
+prunes cannot pass the cases where pruning matters, so "never prunes" is not named for a
+student who passed them.
 
 Several consistent variants are named together, as alternatives (no graded case tells them
 apart: each gives the student's run on every one); none consistent names nothing, and the
@@ -102,19 +104,21 @@ def diagnose_submission(algorithm: str, observations: list[Observation],
         return None
     if any(item.got is None and item.outcome not in FAILURE_KINDS for item in evidence):
         return None
-    names: list[str] | None = None
+    # (name, coding): a student's code is one coding of a mistake, the same on every case
+    codings: list[tuple[str, int]] | None = None
     runs_by_name: dict[str, dict[str, Any]] = {}
     for item in evidence:
         try:
             runs = cached_runs(item.case, algorithm, item.rule, answers)
         except GraderError:  # a handout key without the variants: no whole picture
             return None
-        fits = [run["name"] for run in runs if consistent(run, item)]
-        names = fits if names is None else [name for name in names if name in fits]
+        fits = [(run["name"], run.get("form", 0)) for run in runs if consistent(run, item)]
+        codings = fits if codings is None else [pair for pair in codings if pair in fits]
         runs_by_name.update({run["name"]: run for run in runs})
-        if not names:
+        if not codings:
             return None
-    hints = [hint_of(runs_by_name[name]) for name in names or []]
+    names = list(dict.fromkeys(name for name, _ in codings or []))
+    hints = [hint_of(runs_by_name[name]) for name in names]
     return Diagnosis(algorithm, hints, len(evidence)) if hints else None
 
 

@@ -19,6 +19,7 @@ BUILTIN_GAMES: dict[str, tuple[str, str]] = {
     "dice": ("grader.games.dice", "DiceRace"),
     "three_player": ("grader.games.three_player", "ThreePlayerTakeaway"),
     "mnk": ("grader.games.mnk", "MNKGame"),
+    "chase": ("grader.games.chase", "Chase"),
 }
 
 

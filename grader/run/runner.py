@@ -7,8 +7,14 @@ the feedback: each is a *function table*, a mapping from the stub names (``max_v
 ``alpha_beta_tt``, ``quiescence``) to callables. ``iterative_deepening`` gets the case's
 ``depth_limit`` as ``max_depth`` and its run's ``value`` is the ``(value, action)`` pair it
 returned, unchecked (:func:`grader.compare.compare` checks it); ``alpha_beta_tt`` gets a fresh
-dict as its transposition table (it stays in the process that ran the search: only the trace
-and the value cross from the worker).
+dict as its transposition table (it stays in the process that ran the search: only the trace,
+the value and the table summed up cross from the worker).
+
+A run's ``state`` is what the grader observes of it besides its value and traces
+(:func:`observed_state`): the same for the reference's, a variant's and, rebuilt from the
+worker's reply, the student's run, so a known mistake is named only when its variant gives all
+of it (:func:`grader.feedback.diagnosis.reproduces`). Today that is ``alpha_beta_tt``'s final
+table, summed up by bound kind; a search that exposes more adds it there.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ class RunResult:
     evaluated: list[str] = field(default_factory=list)
     action: Any = None  # the root decision, when the runner was asked for it
     table: dict | None = None  # alpha_beta_tt: the table the search filled (this process only)
+    state: dict[str, Any] | None = None  # observed besides value and traces (observed_state)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -82,10 +89,19 @@ def run_algorithm(
 
 
 def _result(value: Any, trace: Any, ids: bool, table: dict | None = None) -> RunResult:
+    state = observed_state(None if table is None else table_summary(table))
     if not ids:
-        return RunResult(value=value, table=table)
+        return RunResult(value=value, table=table, state=state)
     return RunResult(value=value, generated=trace.generated_ids(),
-                     evaluated=trace.evaluated_ids(), table=table)
+                     evaluated=trace.evaluated_ids(), table=table, state=state)
+
+
+def observed_state(table: dict[str, int] | None) -> dict[str, Any] | None:
+    """What the grader observes of a run besides its value and traces, as one JSON-safe dict
+    compared whole: ``{"table": summary}`` for a search that filled a transposition table
+    (:func:`table_summary`; a student's comes from the worker's reply, ``WorkerReply.table``);
+    None for a search that exposes nothing more."""
+    return None if table is None else {"table": dict(table)}
 
 
 TABLE_KINDS = ("entries", "exact", "lower", "upper", "other")

@@ -39,6 +39,7 @@ from grader.sandbox.client import Worker
 from grader.sandbox.portable import open_worker
 from grader.sandbox.limits import Limits, worker_users
 from grader.scoring import upload
+from grader.scoring.assumptions import submission_tables
 from grader.scoring.named import name_mistakes
 from grader.scoring.pair import accepted_rules, grade_pair, pair_mcts_outcomes
 from grader.scoring.play import forget_game, leaderboard
@@ -330,8 +331,13 @@ def grade(
         results.leaderboard = leaderboard(results.tests)
     grader_failed = any(test.outcome == GRADER_ERROR for test in results.tests)
     named = name_mistakes(observed, answers, results)  # one diagnosis per algorithm
+    # the lectures' 2 x 2 table from the visible assumptions tests (a hidden test's matches
+    # are not the student's to see before its results are)
+    tables = submission_tables([t for t in results.tests if t.visibility == "visible"])
     results.output = "\n\n".join(filter(None, [
         graded_file.message(), results.output, named,
+        "\n\n".join(["**Modeling assumptions** (the lectures' table: your agents beside the "
+                      "reference's)", *tables]) if tables else "",
         NEUTRAL_GRADER_ERROR if grader_failed else "",
         worker.notebook.note if worker.notebook else "",  # IPython lines dropped
         _random_trees(rubric).handout_note(rubric, wanted, name_filter)]))

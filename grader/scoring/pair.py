@@ -16,7 +16,7 @@ from typing import Any
 import grader.algorithms as algorithm_specs
 from grader.answers.store import AnswerKey, Reference
 from grader.cases import Case
-from grader.cases.algorithms import PAIR_ALGORITHMS, PLAY_ALGORITHMS
+from grader.cases.algorithms import PAIR_ALGORITHMS
 from grader.cases.rubric import Rubric
 from grader.compare import (
     Comparison,
@@ -31,7 +31,7 @@ from grader.feedback import failure as feedback
 from grader.feedback.markdown import code_name, inline_text
 from grader.feedback.verdict import Observation
 from grader.run.packing import PackedIds
-from grader.run.runner import RunResult
+from grader.run.runner import RunResult, observed_state
 from grader.run.tracing import Budget
 from grader.sandbox.client import Worker
 from grader.sandbox.protocol import WorkerReply
@@ -44,7 +44,6 @@ from grader.scoring.budget import (
     worker_budget,
 )
 from grader.scoring.failure import failure_outcome, note_failure, printed_output
-from grader.scoring.play import grade_play
 from grader.scoring.results import (
     GRADER_ERROR,
     PASSED,
@@ -101,8 +100,8 @@ def grade_pair(
     spec = algorithm_specs.get(algorithm)
     if spec.iterations and case.mcts is not None and case.mcts.check == "outcome":
         return _grade_mcts_outcome(case, result, settings, worker, answers)
-    if algorithm in PLAY_ALGORITHMS:  # graded by play: no reference trace
-        return grade_play(case, result, rubric, worker)
+    if spec.by_play:  # graded by play, no reference trace: the spec's own grading
+        return algorithm_specs.resolve(spec.grade)(case, result, rubric, worker)
 
     rules = accepted_rules(case.pruning, rubric.for_algorithm(algorithm).pruning)
     # packed (a long trace: 4 bytes an id, not unpacked) until the comparison needs the lists
@@ -137,7 +136,7 @@ def grade_pair(
 
     cut = reply.trace_truncated or max(len(reply.generated), len(reply.evaluated)) > keep
     got = RunResult(value=reply.value, generated=_kept(reply.generated, keep),
-                    evaluated=_kept(reply.evaluated, keep))
+                    evaluated=_kept(reply.evaluated, keep), state=observed_state(reply.table))
     cut_note = " (your trace was far longer than the reference's and was cut)" if cut else ""
     pair = algorithm in PAIR_ALGORITHMS  # iterative_deepening: (value, action)
     if passed_packed:  # the traces are the reference's (compared packed): a pass

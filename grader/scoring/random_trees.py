@@ -33,7 +33,7 @@ from grader.compare import Comparison, compare
 from grader.feedback import diagnosis
 from grader.feedback import failure as feedback
 from grader.feedback.markdown import code_name, fenced_lines, inline_text
-from grader.run.runner import RunResult
+from grader.run.runner import RunResult, observed_state
 from grader.scoring.pair import note_failure
 from grader.scoring.results import ALGORITHM_NUMBERS, GRADER_ERROR, PASSED, TestResult
 
@@ -213,7 +213,8 @@ class Finder:
             if reply.error:
                 problem = f"{reply.error.get('type', 'Error')}: {reply.error.get('message', '')}"
             return Disagreement(data, case, expected, None, None, problem)
-        got = RunResult(value=reply.value, generated=reply.generated, evaluated=reply.evaluated)
+        got = RunResult(value=reply.value, generated=reply.generated, evaluated=reply.evaluated,
+                        state=observed_state(reply.table))
         comparison = compare(expected, got)
         return None if comparison.passed else Disagreement(data, case, expected, got, comparison)
 

@@ -471,10 +471,31 @@ _SEARCH_VARIANTS = [
     ),
 ]
 
+# Graded by tests/test_assumptions.py on the assumptions cases only: the agent's moves come from
+# the search's values, so a mistake there must change a value (pruning mistakes do not).
+_ASSUMPTION_VARIANTS = [
+    Variant(
+        "alpha_beta_depth_off_by_one",
+        "alpha-beta writes its own cutoff test, `depth > depth_limit`, so it searches one ply "
+        "too deep (evaluating the depth-limit nodes' children instead of them)",
+        ("alpha_beta",), ("alpha_beta",),
+        (_swap(0, """
+            def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):
+                if game.is_cutoff(state, depth):
+            """, """
+            def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):
+                if game.is_terminal(state) or (game.depth_limit and depth > game.depth_limit):
+            """),),
+    ),
+]
+
 VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _VARIANTS}  # by trace
 SEARCH_VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _SEARCH_VARIANTS}
 PLAY_VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _PLAY_VARIANTS}
-ALL: dict[str, Variant] = {**VARIANTS, **PLAY_VARIANTS, **SEARCH_VARIANTS}
+ASSUMPTION_VARIANTS: dict[str, Variant] = {variant.name: variant
+                                           for variant in _ASSUMPTION_VARIANTS}
+ALL: dict[str, Variant] = {**VARIANTS, **PLAY_VARIANTS, **SEARCH_VARIANTS,
+                           **ASSUMPTION_VARIANTS}
 
 
 def source(name: str) -> str:

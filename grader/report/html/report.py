@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from grader.report.html.assumptions import assumption_data, assumption_section
 from grader.report.html.load import replay_case
 from grader.report.html.page import INTRO, case_section, legend, plain_section, render_page
 from grader.report.html.play import play_legend, play_records, play_section, verdict
@@ -34,6 +35,10 @@ def report_html(results: GradingResults, *, base: Path | None = None, answers: A
     kinds = set()
     for test in results.tests:
         if test.outcome == "grader_error":
+            continue
+        if assumption_data(test):  # an assumptions test, passed or not: the table, a match
+            detailed.add(test.number)
+            sections.append((test, assumption_section(test)))
             continue
         if play_records(test):  # an evaluate test, passed or not: every match on a board
             detailed.add(test.number)

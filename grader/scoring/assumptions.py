@@ -1,0 +1,312 @@
+"""An ``assumptions`` test: the student's own search deciding an agent's moves in ``chase``.
+
+The lectures' last topic ("modeling assumptions", "the dangers of optimism and pessimism"):
+an agent that assumes an adversary (``minimax``: the ghost's node typed ``MIN``, each action's
+value from the student's ``alpha_beta``, or ``max_value``/``min_value`` with ``search:
+"minimax"``) or chance (``expectimax``: the ghost ``CHANCE``, uniform, the student's
+``expectimax``) plays the case's matches against an adversarial ghost (the staff's search,
+``reference/assumptions.py``) and a random one (seeded), from seeded starts
+(:mod:`grader.games.chase_matches`).
+
+At each of its moves the agent asks the worker for the value of every child position, one
+request a child (the child searched as a root, ``depth_limit`` = depth - 1), each under a work
+budget of ``work_multiple`` times the reference's game calls on that child plus ``work_floor``
+(as every trace test's) and the CPU-time backstop; it plays the first action of largest value.
+
+**Graded by exact decisions**: each of the student's moves must be the move the reference's
+search makes in that position (ties to the first action, values within 1e-9 tie). The matches
+go on with the student's moves (so its table is its own), and the test passes with its points
+when every move of every match agrees, else earns 0 and shows the first difference: the
+position, both searches' values of each action. Any failure of the search (an exception, a
+value that is not a number, the budget, a time-out) ends the test with 0 and says where.
+
+The feedback is the lectures' 2 x 2 table (:mod:`grader.feedback.assumptions`): the student's
+agent's row beside the reference's two rows; ``extra_data["assumptions"]`` holds it for the
+whole-submission table (terminal, Gradescope, HTML) and one match to replay on its board.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import random
+from typing import Any
+
+from grader.cases import Case
+from grader.cases.rubric import Rubric
+from grader.feedback import assumptions as feedback
+from grader.feedback.markdown import inline_text
+from grader.games.chase import Chase
+from grader.games.chase_matches import (
+    ChaseMatch,
+    children,
+    match_stats,
+    play_chase,
+    start_position,
+)
+from grader.games.players import match_seed
+from grader.paths import SCHEMA_REF
+from grader.run.tracing import Budget
+from grader.sandbox.client import Worker
+from grader.sandbox.protocol import WorkerReply
+from grader.scoring.budget import MAX_BUDGET, within_budget, worker_budget
+from grader.scoring.failure import failure_outcome, note_failure, printed_output
+from grader.scoring.results import PASSED, TestResult
+
+GHOST_TYPES = {"minimax": "min", "expectimax": "chance"}  # the agent's model of the ghost
+DEFAULT_TURNS = 20  # chase's own default
+_TABLES: dict[str, dict[str, dict[str, Any]]] = {}  # a table's key -> the reference's table
+
+
+class DecisionFailed(Exception):
+    """The student's search gave no usable value for a child: the reply says how."""
+
+    def __init__(self, reply: WorkerReply, position: str, action: str) -> None:
+        super().__init__(reply.message)
+        self.reply, self.position, self.action = reply, position, action
+
+
+def plan(case: Case, rubric: Rubric) -> dict[str, Any]:
+    """What the case's matches are: agent, function, opponents, matches, seed, depths, turns."""
+    settings = case.assumptions
+    if settings is None:
+        raise ValueError(f"case {case.name!r} has no assumptions settings")
+    return {"agent": settings.agent, "algorithm": settings.algorithm,
+            "opponents": list(settings.opponents), "seed": settings.seed,
+            "matches": settings.matches or rubric.assumptions.matches,
+            "depth": settings.depth or rubric.assumptions.depth,
+            "ghost_depth": rubric.assumptions.ghost_depth,
+            "turns": int((case.params or {}).get("turns", DEFAULT_TURNS)),
+            "board": _board(case)}
+
+
+def _board(case: Case) -> str:
+    game = case.build_game()
+    return game.state_id(game.initial_state())
+
+
+def play_matches(game: Chase, setup: dict[str, Any], agent: str, opponent: str,
+                 agent_values: Any, expected_values: Any = None) -> list[ChaseMatch]:
+    """The case's matches of ``agent`` against ``opponent``."""
+    from reference import assumptions as staff
+
+    turns, ghost_depth = setup["turns"], setup["ghost_depth"]
+    return [play_chase(game, index, setup["seed"], agent, opponent, agent_values,
+                       lambda p: staff.ghost_move(p, turns, ghost_depth), expected_values)
+            for index in range(setup["matches"])]
+
+
+def reference_table(case: Case, rubric: Rubric) -> dict[str, dict[str, Any]]:
+    """The reference agents' 2 x 2 table on the case's matches (every agent, the case's
+    ghosts), computed once a process: ``{agent: {ghost: stats}}``."""
+    from reference import assumptions as staff
+
+    setup = plan(case, rubric)
+    key = table_key(case, rubric)
+    if key not in _TABLES:
+        _TABLES[key] = staff.reference_table(
+            setup["board"], setup["turns"], setup["seed"], setup["matches"], setup["depth"],
+            setup["ghost_depth"], setup["opponents"])
+    return _TABLES[key]
+
+
+def table_key(case: Case, rubric: Rubric) -> str:
+    """What makes two cases' tables one (the same board, seed, matches, depths and ghosts)."""
+    setup = plan(case, rubric)
+    return json.dumps({k: setup[k] for k in ("board", "turns", "seed", "matches", "depth",
+                                             "ghost_depth", "opponents")}, sort_keys=True)
+
+
+def child_case(child: str, ghost: str, turns: int, depth: int, algorithm: str) -> dict[str, Any]:
+    """The case the worker gets for one child: ``chase`` at that position, the ghost typed
+    ``ghost``, ``depth_limit`` ``depth``."""
+    return {"$schema": SCHEMA_REF, "name": "case", "description": "case",
+            "algorithms": [algorithm], "game": "chase", "state": child,
+            "params": {"ghost": ghost, "turns": turns}, "depth_limit": depth}
+
+
+def student_values(worker: Worker, setup: dict[str, Any], settings: Any,
+                   reference_counts: bool = True) -> Any:
+    """``position -> [(action, value)]`` by the student's search in ``worker``; raises
+    :class:`DecisionFailed`. Each child's work budget is ``work_multiple`` times the
+    reference's calls on it plus ``work_floor`` (without ``reference_counts``, in the handout:
+    times a full search's, 4 moves a ply)."""
+    ghost = GHOST_TYPES[setup["agent"]]
+    turns, depth, algorithm = setup["turns"], setup["depth"] - 1, setup["algorithm"]
+
+    def most(calls: int) -> int:
+        return min(MAX_BUDGET, int(settings.work_multiple * calls + settings.work_floor))
+
+    known: dict[str, float] = {}  # child id -> the student's value (the worker seeds random
+    #                              the same before every call: a value is the child's own)
+
+    def values(position: str) -> list[tuple[str, float]]:
+        found = []
+        for action, child in children(position, turns):
+            if child in known:
+                found.append((action, known[child]))
+                continue
+            if not reference_counts:  # the handout: 4 moves a ply at most, depth plies
+                generated = evaluated = 4 ** (depth + 1)
+            else:
+                from reference import assumptions as staff
+
+                _, generated, evaluated = staff.child_search(child, ghost, turns, depth)
+            budget = Budget(result=most(generated), evaluated=most(evaluated))
+            reply = worker.run(child_case(child, ghost, turns, depth, algorithm), algorithm,
+                               budget=worker_budget(budget), time_limit=settings.time_floor,
+                               time_multiple=settings.time_multiple, trace_limit=1)
+            reply = within_budget(reply, budget)
+            if reply.status != "ok":
+                raise DecisionFailed(reply, position, action)
+            value = reply.value
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not \
+                    math.isfinite(value):
+                reply.status = "wrong_value"
+                reply.message = (f"returned {inline_text(repr(value)[:80])}, not a finite "
+                                 "number (the value of the position)")
+                raise DecisionFailed(reply, position, action)
+            known[child] = float(value)
+            found.append((action, known[child]))
+        return found
+
+    return values
+
+
+def grade_assumptions(case: Case, result: TestResult, rubric: Rubric, worker: Worker
+                      ) -> TestResult:
+    """Grade an ``assumptions`` case into ``result`` (its name, number and visibility set).
+    In the handout (no ``reference/``: no reference moves, no adversarial ghost) it is the
+    sample check (:func:`_sample_check`), for 0 points."""
+    if importlib.util.find_spec("reference") is None:
+        return _sample_check(case, result, rubric, worker)
+    from reference import assumptions as staff
+
+    settings = rubric.settings_for(case, "assumptions")
+    setup = plan(case, rubric)
+    game = case.build_game()
+    agent = setup["agent"]
+    reference = reference_table(case, rubric)
+    result.extra_data = {"assumptions": {
+        "key": table_key(case, rubric), "agent": agent, "algorithm": setup["algorithm"],
+        "depth": setup["depth"], "reference": reference}}
+
+    def expected(position: str) -> list[tuple[str, float]]:
+        return staff.action_values(position, agent, setup["turns"], setup["depth"])
+
+    values = student_values(worker, setup, settings)
+    played: dict[str, list[ChaseMatch]] = {}
+    try:
+        for ghost in setup["opponents"]:
+            played[ghost] = play_matches(game, setup, agent, ghost, values, expected)
+    except DecisionFailed as failed:
+        reply = failed.reply
+        if reply.status == "wrong_value":
+            result.outcome, message = "wrong_value", f"Your search {reply.message}."
+        else:
+            result.outcome, message = failure_outcome(reply)
+        if reply.status == "budget":
+            result.outcome = "budget"
+            message = f"Your search was stopped: {inline_text(reply.message)}."
+        where = (f" (deciding your agent's move at `{failed.position}`: the child after "
+                 f"`{failed.action}`)")
+        result.summary = message.splitlines()[0] + where
+        result.output = message + where + ("" if result.hidden else printed_output(reply))
+        note_failure(result, reply)
+        return result
+    mine = {agent: {ghost: match_stats(matches) for ghost, matches in played.items()}}
+    moves = sum(len(m.decisions) for matches in played.values() for m in matches)
+    difference = None
+    for ghost, matches in played.items():
+        for match in matches:
+            decision = match.first_difference
+            if decision is not None:
+                difference = {"opponent": ghost, "match": match.index,
+                              "move": match.decisions.index(decision),
+                              "position": decision.position, "yours": decision.move,
+                              "expected": decision.expected, "values": decision.values,
+                              "expected_values": decision.expected_values}
+                break
+        if difference:
+            break
+    data = result.extra_data["assumptions"]
+    data["student"] = mine
+    data["moves"] = moves
+    shown = next((m for matches in played.values() for m in matches
+                  if m.first_difference is not None), None) or next(iter(played.values()))[0]
+    data["match"] = {"opponent": shown.opponent, "index": shown.index, "agent": agent,
+                     "positions": shown.positions, "moves": shown.moves,
+                     "outcome": shown.outcome, "score": shown.score}
+    table = feedback.table_text(reference, mine)
+    function = "expectimax" if agent == "expectimax" else (
+        "max_value/min_value" if setup["algorithm"] == "minimax" else "alpha_beta")
+    if difference is None:
+        result.score, result.outcome = result.max_score, PASSED
+        result.summary = (f"all {moves} moves of your {agent} agent (your `{function}`, depth "
+                          f"{setup['depth']}) were the reference's")
+        result.output = result.summary[0].upper() + result.summary[1:] + ".\n\n" + table
+        return result
+    data["first_difference"] = difference
+    result.score, result.outcome = 0.0, "wrong_value"
+    board = game.board(game.state_from_id(difference["position"]))
+    result.summary = (f"match {difference['match'] + 1} vs the {difference['opponent']} ghost, "
+                      f"move {difference['move'] + 1}: your {agent} agent played "
+                      f"{difference['yours']}, the reference's {difference['expected']}")
+    result.output = (f"Your {agent} agent (your `{function}`, depth {setup['depth']}) must make "
+                     "the reference's move in every position. "
+                     + feedback.difference_text(difference, board) + "\n\n" + table)
+    return result
+
+
+def _sample_check(case: Case, result: TestResult, rubric: Rubric, worker: Worker
+                  ) -> TestResult:
+    """The handout's check: the agent's search on the children of each match's start (the
+    ghost's seeded squares), for 0 points: passed when every value is a finite number. The
+    moves are compared with the reference's by the autograder; ``grader play`` makes the
+    table with the student's own searches."""
+    setup = plan(case, rubric)
+    settings = rubric.settings_for(case, "assumptions")
+    game = case.build_game()
+    result.max_score, result.score = 0.0, 0.0
+    values = student_values(worker, setup, settings, reference_counts=False)
+    starts = [game.state_id(start_position(game, random.Random(match_seed(setup["seed"], i))))
+              for i in range(setup["matches"])]
+    try:
+        found = {start: values(start) for start in dict.fromkeys(starts)}
+    except DecisionFailed as failed:
+        result.outcome, message = failure_outcome(failed.reply)
+        if failed.reply.status in ("wrong_value", "budget"):
+            result.outcome, message = "wrong_value", f"Your search {failed.reply.message}."
+        result.summary = message.splitlines()[0] + f" (at the child after `{failed.action}` of " \
+            f"`{failed.position}`)"
+        result.output = result.summary + printed_output(failed.reply)
+        note_failure(result, failed.reply)
+        return result
+    result.outcome = PASSED
+    result.summary = (f"your {setup['agent']} agent's search gave a number for every move at "
+                      f"{len(found)} match starts; the autograder checks every move against the "
+                      "reference's (grader play shows your agents' table)")
+    result.output = result.summary[0].upper() + result.summary[1:] + ".\n\n" + "\n".join(
+        f"- `{start}`: " + ", ".join(f"{action} {value:g}" for action, value in pairs)
+        for start, pairs in found.items())
+    result.extra_data = {"show_output": True}
+    return result
+
+
+def submission_tables(tests: list[TestResult]) -> list[str]:
+    """The whole submission's 2 x 2 tables (one a board and seed), each the student's agents
+    beside the reference's, from the assumptions tests' ``extra_data``."""
+    grouped: dict[str, dict[str, Any]] = {}
+    for test in tests:
+        data = (test.extra_data or {}).get("assumptions")
+        if not data or "student" not in data:
+            continue
+        group = grouped.setdefault(data["key"], {"reference": data["reference"], "student": {}})
+        group["student"].update(data["student"])
+    return [feedback.table_text(group["reference"], group["student"])
+            for _, group in sorted(grouped.items())]
+
+
+__all__ = ["DecisionFailed", "child_case", "grade_assumptions", "plan", "reference_table",
+           "submission_tables", "table_key"]

@@ -1,0 +1,54 @@
+# quiescence that cuts on the stand-pat value (step 3's `if v >= beta: return v`) but skips
+# `alpha = max(alpha, v)` / `beta = min(beta, v)`, so the noisy moves are searched in the
+# window the helper was called with.
+import math
+
+from grader.games import MAX
+
+
+def _quiesce(game, state, alpha, beta, depth):
+    stand = game.evaluate(state)
+    if game.is_terminal(state):
+        return stand
+    if game.is_quiet(state):
+        return stand
+    if depth >= game.depth_limit + game.quiescence_limit:
+        return stand
+    v = stand
+    if game.to_move(state) == MAX:
+        if v >= beta:
+            return v
+        for action in game.noisy_actions(state):
+            v = max(v, _quiesce(game, game.result(state, action), alpha, beta, depth + 1))
+            if v >= beta:
+                return v
+            alpha = max(alpha, v)
+    else:
+        if v <= alpha:
+            return v
+        for action in game.noisy_actions(state):
+            v = min(v, _quiesce(game, game.result(state, action), alpha, beta, depth + 1))
+            if v <= alpha:
+                return v
+            beta = min(beta, v)
+    return v
+
+
+def quiescence(game, state, alpha=-math.inf, beta=math.inf, depth=0):
+    if game.is_cutoff(state, depth):
+        return _quiesce(game, state, alpha, beta, depth)
+    if game.to_move(state) == MAX:
+        v = -math.inf
+        for action in game.actions(state):
+            v = max(v, quiescence(game, game.result(state, action), alpha, beta, depth + 1))
+            if v >= beta:
+                return v
+            alpha = max(alpha, v)
+        return v
+    v = math.inf
+    for action in game.actions(state):
+        v = min(v, quiescence(game, game.result(state, action), alpha, beta, depth + 1))
+        if v <= alpha:
+            return v
+        beta = min(beta, v)
+    return v

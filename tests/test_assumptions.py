@@ -1,0 +1,321 @@
+"""The lectures' modeling assumptions (``assumptions`` cases): the game ``chase``, the matches,
+grading by exact decisions, the 2 x 2 table, the case checks, determinism.
+
+Every test's name holds "assumptions" (students and staff find them in Gradescope's list).
+Cheap on purpose: the variants and the determinism check play fewer matches than the shipped
+rubric (one or two a ghost); only the correct solution plays the shipped cases in full.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+import suite_modules
+
+from grader.cases import case_from_dict, find_cases, load_case
+from grader.cases.rubric import load_rubric, rubric_from_dict
+from grader.errors import CaseError
+from grader.games import CHANCE, MAX, MIN, builtin_game
+from grader.games.chase import CAUGHT_POINTS, FOOD_POINTS, TIME_COST, WIN_POINTS
+from grader.games.chase_matches import choose, play_chase
+from grader.report.gradescope import write_results
+from grader.scoring import assumptions as scoring
+from grader.scoring.grade import grade
+from reference import assumptions as staff
+
+ROOT = Path(__file__).resolve().parent.parent
+CORRECT = ROOT / "tests" / "submissions" / "correct" / "search.py"
+STUBS = ROOT / "student" / "search.py"
+PUBLIC = sorted((ROOT / "trees" / "public").glob("assumptions-*.json"))
+HIDDEN = sorted((ROOT / "trees" / "hidden").glob("assumptions-*.json"))
+SCHEMA = "../../grader/schema/case.schema.json"
+FEW = rubric_from_dict({"assumptions": {"matches": 2}})  # the variants' matches, a ghost
+
+variants = suite_modules.load("submissions/variants.py")
+
+
+def case_data(**changes: object) -> dict:
+    data = {"$schema": SCHEMA, "name": "a", "description": "d", "algorithms": ["assumptions"],
+            "game": "chase", "state": "o...o|.#.#.|..P..|.#.#.|o...G", "params": {"turns": 30},
+            "assumptions": {"agent": "minimax"}}
+    data.update(changes)
+    return data
+
+
+def by_case(results) -> dict:
+    return {test.case_name: test for test in results.tests}
+
+
+# --- the game ---------------------------------------------------------------------------------
+
+def test_assumptions_chase_scores_as_the_lectures_pacman() -> None:
+    game = builtin_game("chase", "P.o|##.|G..", {"turns": 5})
+    root = game.initial_state()
+    assert game.to_move(root) == MAX and game.actions(root) == ("E",)
+    first = game.result(root, "E")
+    assert first.score == -TIME_COST and game.to_move(first) == MIN
+    assert game.actions(first) == ("E",)  # the ghost's one open square
+    food = game.result(game.result(first, "E"), "E")
+    assert food.score == -2 * TIME_COST + FOOD_POINTS + WIN_POINTS
+    assert game.is_terminal(food) and game.outcome(food) == "win"
+    assert game.utility(food) == food.score
+
+
+def test_assumptions_chase_caught_and_out_of_turns() -> None:
+    game = builtin_game("chase", "PG.|...|..o", {"turns": 1})
+    root = game.initial_state()
+    into_ghost = game.result(root, "E")
+    assert game.is_terminal(into_ghost) and game.outcome(into_ghost) == "loss"
+    assert into_ghost.score == -TIME_COST - CAUGHT_POINTS
+    assert game.state_id(into_ghost).startswith(".X.|")
+    down = game.result(root, "S")
+    away = game.result(down, "E")  # the ghost moves on; one turn made: the game ends
+    assert game.is_terminal(away) and game.outcome(away) == "draw"
+    assert game.utility(away) == -TIME_COST
+
+
+def test_assumptions_ghost_typed_by_the_agents_assumption() -> None:
+    board = "o.P.o|.#.#.|o.G.o"
+    adversary = builtin_game("chase", board, {"ghost": "min"})
+    chance = builtin_game("chase", board, {"ghost": "chance"})
+    child = adversary.result(adversary.initial_state(), "E")
+    assert adversary.to_move(child) == MIN
+    child = chance.result(chance.initial_state(), "E")
+    assert chance.to_move(child) == CHANCE
+    outcomes = chance.chance_outcomes(child)
+    assert [a for a, _ in outcomes] == list(chance.actions(child))
+    assert math.isclose(sum(p for _, p in outcomes), 1.0)
+    assert len({p for _, p in outcomes}) == 1  # uniform
+
+
+def test_assumptions_chase_ids_round_trip_and_bad_boards_are_named() -> None:
+    game = builtin_game("chase", "o.P.o|.#.#.|o.G.o", {"turns": 7}, depth_limit=2)
+    state = game.result(game.initial_state(), "W")
+    rebuilt = builtin_game("chase", game.state_id(state), {"turns": 7})
+    assert rebuilt.state_id(rebuilt.initial_state()) == game.state_id(state)
+    assert game.key(state) == game.state_id(state)
+    assert game.depth_of(state) == 1
+    for bad, words in (("P.o|.#", "equal length"), ("P.o|..G|Z..", "unknown square"),
+                       ("P.o|...", r"one agent \(P\) and one ghost")):
+        with pytest.raises(ValueError, match=words):
+            builtin_game("chase", bad)
+    with pytest.raises(ValueError, match="ghost must be one of"):
+        builtin_game("chase", None, {"ghost": "random"})
+
+
+def test_assumptions_ties_go_to_the_first_action_within_a_tolerance() -> None:
+    assert choose([("N", 1.0), ("S", 1.0 + 1e-12), ("E", 0.5)]) == "N"
+    assert choose([("N", 1.0), ("S", 1.1)]) == "S"
+    assert choose([("N", 1.0), ("S", 1.0 - 1e-12), ("E", 2.0)], smallest=True) == "N"
+
+
+def test_assumptions_matches_are_seeded_and_differ() -> None:
+    game = builtin_game("chase", "o...o|.#.#.|..P..|.#.#.|o...G", {"turns": 6})
+
+    def agent(position: str) -> list:
+        return staff.action_values(position, "expectimax", 6, 2)
+
+    first = [play_chase(game, i, 0, "expectimax", "random", agent) for i in range(3)]
+    again = [play_chase(game, i, 0, "expectimax", "random", agent) for i in range(3)]
+    assert [m.moves for m in first] == [m.moves for m in again]
+    assert len({m.start for m in first}) > 1  # the ghost's start differs between matches
+
+
+# --- cases -------------------------------------------------------------------------------------
+
+def test_assumptions_case_checks_name_each_mistake() -> None:
+    case = case_from_dict(case_data())
+    assert case.assumptions.algorithm == "alpha_beta"
+    assert case_from_dict(case_data(assumptions={"agent": "expectimax"})).assumptions.algorithm \
+        == "expectimax"
+    with pytest.raises(CaseError) as raised:
+        case_from_dict(case_data(algorithms=["assumptions", "alpha_beta"], game="nim",
+                                 state=None, depth_limit=2, params={"ghost": "min"},
+                                 assumptions={"agent": "expectimax", "search": "minimax"}))
+    messages = "\n".join(str(error) for error in raised.value.errors)
+    for words in ("a case of its own", "set game to \"chase\"", "remove search",
+                  "remove depth_limit", "remove params.ghost"):
+        assert words in messages
+    with pytest.raises(CaseError, match="needs 'assumptions' settings"):
+        case_from_dict({key: value for key, value in case_data().items()
+                        if key != "assumptions"})
+    with pytest.raises(CaseError, match="agent"):
+        case_from_dict(case_data(assumptions={"agent": "maximin"}))
+
+
+def test_assumptions_shipped_cases_load_and_the_rubric_has_its_table() -> None:
+    assert len(PUBLIC) == 2 and len(HIDDEN) == 2
+    for path in PUBLIC + HIDDEN:
+        assert load_case(path).algorithms == ["assumptions"]
+    assert load_rubric().assumptions.depth == 4
+    with pytest.raises(CaseError, match="assumptions.depth"):
+        rubric_from_dict({"assumptions": {"depth": 1}})
+
+
+# --- the reference's table ---------------------------------------------------------------------
+
+def test_assumptions_reference_table_shows_the_lectures_direction() -> None:
+    case = load_case(ROOT / "trees" / "public" / "assumptions-minimax-agent.json")
+    table = scoring.reference_table(case, load_rubric())
+    minimax, expectimax = table["minimax"], table["expectimax"]
+    # against the random ghost the pessimist scores less; against the adversary it wins at
+    # least as often as the optimist
+    assert expectimax["random"]["average"] > minimax["random"]["average"]
+    assert minimax["adversarial"]["won"] >= expectimax["adversarial"]["won"]
+    assert minimax["adversarial"]["matches"] == 4
+
+
+# --- grading -----------------------------------------------------------------------------------
+
+def test_assumptions_correct_solution_full_marks_on_every_case() -> None:
+    results = grade(CORRECT, PUBLIC + HIDDEN)
+    tests = by_case(results)
+    assert len(tests) == 4
+    for test in tests.values():
+        assert test.algorithm == "assumptions"
+        assert test.score == test.max_score == 2.0, test.output
+        assert "were the reference's" in test.summary
+    assert "Modeling assumptions" in results.output
+    rows = [[cell.strip() for cell in line.strip("|").split("|")]
+            for line in results.output.splitlines()
+            if line.startswith(("| Minimax agent |", "| Expectimax agent |"))]
+    assert len(rows) == 2  # one table (the hidden cases' is not the student's to see yet)
+    for agent, adversarial, reference_adversarial, random_ghost, reference_random in rows:
+        assert adversarial == reference_adversarial and random_ghost == reference_random
+        assert "-" not in (adversarial, random_ghost)
+
+
+def test_assumptions_stubs_score_zero_and_say_why() -> None:
+    results = grade(STUBS, PUBLIC, rubric=FEW)
+    for test in results.tests:
+        assert test.score == 0.0
+        assert test.outcome == "not_implemented"
+        assert "is not implemented yet" in test.output and "deciding your agent's move" in \
+            test.output
+
+
+@pytest.mark.parametrize("variant, loses", [
+    ("chance_as_min", "assumptions-expectimax-agent"),
+    ("alpha_beta_depth_off_by_one", "assumptions-minimax-agent"),
+])
+def test_assumptions_wrong_search_loses_exactly_its_cases(tmp_path: Path, variant: str,
+                                                          loses: str) -> None:
+    path = variants.materialize(variant, tmp_path / variant)
+    tests = by_case(grade(path, PUBLIC, rubric=FEW))
+    for name, test in tests.items():
+        if name == loses:
+            assert test.score == 0.0 and test.outcome == "wrong_value"
+            difference = test.extra_data["assumptions"]["first_difference"]
+            assert difference["yours"] != difference["expected"]
+            assert f"(position `{difference['position']}`)" in test.output
+            assert "first difference" in test.output  # the values' table marks it
+            mine = dict(difference["values"])
+            assert mine != dict(difference["expected_values"])
+        else:
+            assert test.score == test.max_score, test.output
+
+
+def test_assumptions_value_that_is_not_a_number_fails_naming_the_position(
+        tmp_path: Path) -> None:
+    source = variants.source("correct").replace(
+        "def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):\n",
+        "def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):\n"
+        "    if depth == 0:\n        return float('nan')\n", 1)
+    path = tmp_path / "search.py"
+    path.write_text(source, encoding="utf-8")
+    case = ROOT / "trees" / "public" / "assumptions-minimax-agent.json"
+    (test,) = grade(path, [case], rubric=FEW).tests
+    assert test.score == 0.0 and test.outcome == "wrong_value"
+    assert "not a finite number" in test.output and "deciding your agent's move at" in test.output
+
+
+def test_assumptions_two_grades_write_identical_results(tmp_path: Path) -> None:
+    """One grade alone with one worker, the other with two workers while a thread of this
+    process keeps the CPU busy: the results files are the same but for the run's time."""
+    import threading
+
+    once = rubric_from_dict({"assumptions": {"matches": 1}})
+    files = []
+    for run, jobs in (("quiet", 1), ("loaded", 2)):
+        done = threading.Event()
+        busy = threading.Thread(target=lambda: [None for _ in iter(done.is_set, True)])
+        if run == "loaded":
+            busy.start()
+        try:
+            results = grade(CORRECT, PUBLIC, rubric=once, jobs=jobs)
+        finally:
+            done.set()
+            if busy.is_alive():
+                busy.join()
+        results.execution_time = 0.0  # a timing, not a result
+        path = tmp_path / f"{run}.json"
+        write_results(results, path)
+        files.append(json.loads(path.read_text()))
+    assert files[0] == files[1]
+    assert all(test["score"] == 2.0 for test in files[0]["tests"])
+
+
+def test_assumptions_cases_are_found_with_the_others() -> None:
+    found = {path.name for path in find_cases([ROOT / "trees"])}
+    assert {path.name for path in PUBLIC + HIDDEN} <= found
+
+
+# --- the student's own table (grader play), the HTML section ----------------------------------
+
+def test_assumptions_local_table_with_own_searches_is_the_references(monkeypatch) -> None:
+    """grader play's table with the correct solution equals the reference's; in the handout
+    (no reference/) its adversarial ghost is the student's own alpha_beta, the same moves."""
+    import importlib.util
+
+    from grader.scoring.local_assumptions import local_table
+    from grader.scoring.local_play import load_search
+
+    case = load_case(ROOT / "trees" / "public" / "assumptions-minimax-agent.json")
+    module = load_search(CORRECT)
+    table, who = local_table(module, case, FEW)
+    assert who == "the staff's search"
+    assert table == scoring.reference_table(case, FEW)
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *rest: None if name == "reference" else
+                        find_spec(name, *rest))
+    handout_table, who = local_table(module, case, FEW)
+    assert who.startswith("your own alpha_beta")
+    assert handout_table == table
+
+
+def test_assumptions_html_section_replays_a_match_with_the_difference_marked(
+        tmp_path: Path) -> None:
+    from grader.report.html.assumptions import assumption_data, assumption_section
+
+    path = variants.materialize("chance_as_min", tmp_path / "v")
+    case = ROOT / "trees" / "public" / "assumptions-expectimax-agent.json"
+    (test,) = grade(path, [case], rubric=rubric_from_dict({"assumptions": {"matches": 1}})).tests
+    data = assumption_data(test)
+    assert data is not None and data["first_difference"]["position"] in data["match"]["positions"]
+    html = "\n".join(assumption_section(test))
+    assert html.count("<figure") == len(data["match"]["positions"])
+    assert html.count("(first difference)") == 1
+    assert "Expectimax agent" in html and "adversarial ghost" in html
+    assert "<script" not in html  # static: every board drawn without a script
+
+
+def test_assumptions_handout_checks_values_for_no_points(monkeypatch) -> None:
+    """Without reference/ (the handout) the test is a 0-point check that the agent's search
+    gives a number for every move at the match starts; the stubs fail it, saying where."""
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *rest: None if name == "reference" else
+                        find_spec(name, *rest))
+    case = ROOT / "trees" / "public" / "assumptions-minimax-agent.json"
+    (correct,) = grade(CORRECT, [case], rubric=FEW).tests
+    assert correct.passed and correct.max_score == 0.0
+    assert correct.output.count("|pac,0,t0`: ") == 2  # FEW: two match starts
+    (stubs,) = grade(STUBS, [case], rubric=FEW).tests
+    assert not stubs.passed and stubs.max_score == 0.0
+    assert "not implemented" in stubs.output and "at the child after" in stubs.output
