@@ -120,7 +120,7 @@ class Algorithm:
     sheet_note: Callable[..., tuple[bool, list[str]]] | None = None
     view: str | None = None  # the HTML replay's extra panel: window, statistics (MCTS's), events
     points_note: str = ""  # the schema's words on its points default, when not the rubric's
-    # a case's own fields: the top-level field holding its settings ("play", "mcts"), given only
+    # a case's own fields: the top-level field holding its settings (play, mcts), given only
     # when it is listed; and "module:function"(data, file) -> [CaseError], the checks of a case
     # listing it beyond the generic ones (its settings, its game)
     settings: str | None = None
