@@ -185,6 +185,7 @@ def tracing(runs: int, sizes: list[int]) -> dict[str, Any]:
     """Traced against untraced reference minimax: full tic-tac-toe and random trees."""
     import reference
     from bench.trees import random_tree_game
+    from reference.minimax import max_value
     from grader.games import builtin_game
     from grader.run.runner import run_algorithm
     from grader.run.tracing import traced
@@ -200,14 +201,14 @@ def tracing(runs: int, sizes: list[int]) -> dict[str, Any]:
 
         def hot(game=game, root=root):
             wrapper, trace = traced(game)
-            reference.max_value(wrapper, root)
+            max_value(wrapper, root)
             return trace
 
         samples: list[list[float]] = [[], [], []]
         cpu: list[list[float]] = [[], [], []]
         trace = result = None
         for _ in range(runs):  # interleaved, so a change in the machine's load hits all three
-            for i, function in enumerate((lambda: reference.max_value(game, root), hot,
+            for i, function in enumerate((lambda: max_value(game, root), hot,
                                           lambda: run_algorithm(functions, game, "minimax"))):
                 before = time.process_time()
                 seconds, result = timed(function, 1)

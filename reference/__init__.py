@@ -10,7 +10,9 @@ Never shipped to students.
 :func:`grader.run.runner.run_algorithm` calls (the stub names mapped to callables, with the
 pruning rule bound into those following the course's rule), from the algorithms' specs
 (:mod:`grader.algorithms`, which name these modules' functions by import string);
-:func:`decision` gives the root action, first on ties.
+:func:`decision` gives the root action, first on ties. The algorithms' functions are imported
+from their own modules (``from reference.alpha_beta import alpha_beta``): this package
+re-exports none, so nothing here names an algorithm.
 """
 
 from __future__ import annotations
@@ -20,14 +22,6 @@ from collections.abc import Callable
 from typing import Any
 
 import grader.algorithms as algorithm_specs
-from reference.alpha_beta import alpha_beta, alpha_beta_decision
-from reference.deepening import iterative_deepening
-from reference.expectimax import expectimax, expectimax_decision
-from reference.maxn import maxn, maxn_decision
-from reference.mcts import Node, best_child, mcts, mcts_tree
-from reference.minimax import max_value, min_value, minimax_decision
-from reference.quiescence import quiescence, quiescence_decision
-from reference.transposition import alpha_beta_tt
 
 PRUNING_RULES = ("inclusive", "strict")
 
@@ -73,24 +67,4 @@ def decision(game: Any, algorithm: str, *, pruning: str = "inclusive") -> Any:
     return function(game, state)
 
 
-__all__ = [
-    "PRUNING_RULES",
-    "Node",
-    "alpha_beta",
-    "alpha_beta_decision",
-    "alpha_beta_tt",
-    "best_child",
-    "decision",
-    "expectimax",
-    "expectimax_decision",
-    "iterative_deepening",
-    "max_value",
-    "maxn",
-    "maxn_decision",
-    "mcts",
-    "mcts_tree",
-    "min_value",
-    "minimax_decision",
-    "quiescence",
-    "reference_functions",
-]
+__all__ = ["PRUNING_RULES", "decision", "reference_functions"]

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from grader.games.base import MAX, MIN
-from reference import alpha_beta_decision, minimax_decision
+from reference.alpha_beta import alpha_beta_decision
+from reference.minimax import minimax_decision
 from reference.mistake_registry import mistake
 
 FIG_5_7 = "AIMA Fig. 5.7"

@@ -43,14 +43,16 @@ def player_name(player: Any) -> Any:
 
 
 class TreeSteps:
-    """Minimax / expectimax (Star1 when ``game.value_bounds``) / max^n, recorded."""
+    """Minimax / expectimax (Star1 when ``star1`` and ``game.value_bounds``) / max^n
+    (``vectors``: payoff vectors, each mover its own entry), recorded."""
 
-    def __init__(self, game: Any, algorithm: str, until: int = STEP_LIMIT) -> None:
-        self.game, self.algorithm, self.until = game, algorithm, until
+    def __init__(self, game: Any, *, star1: bool = False, vectors: bool = False,
+                 until: int = STEP_LIMIT) -> None:
+        self.game, self.vectors, self.until = game, vectors, until
         self.generated: list[str] = []
         self.moments: list[list[Any]] = []
         self.complete = True
-        bounds = game.value_bounds if algorithm == "expectimax" else None
+        bounds = game.value_bounds if star1 else None
         self.bounds = tuple(bounds) if bounds is not None else None
         try:
             self.value = self._search(game.initial_state(), 0, -math.inf, math.inf, None)
@@ -69,10 +71,10 @@ class TreeSteps:
         game = self.game
         if game.is_cutoff(state, depth):
             value = game.evaluate(state)
-            return tuple(value) if self.algorithm == "maxn" else value
+            return tuple(value) if self.vectors else value
         player = game.to_move(state)
         node = game.state_id(state)
-        if self.algorithm == "maxn":
+        if self.vectors:
             return self._maxn(state, node, player, depth, parent)
         if player == CHANCE:
             return self._chance(state, node, depth, alpha, beta)
@@ -161,27 +163,28 @@ class TreeSteps:
         return best
 
 
-def tree_moments(game: Any, algorithm: str, until: int | None = None) -> list[list[Any]]:
-    """The moments of ``algorithm`` (minimax, expectimax, maxn) on ``game``; a replay stopped
-    at ``until`` ends with ``["stopped", step]`` (nothing is known from that step on)."""
+def tree_moments(game: Any, *, star1: bool = False, vectors: bool = False,
+                 until: int | None = None) -> list[list[Any]]:
+    """The moments of :class:`TreeSteps` on ``game``; a replay stopped at ``until`` ends with
+    ``["stopped", step]`` (nothing is known from that step on)."""
     until = STEP_LIMIT if until is None else until
-    steps = TreeSteps(game, algorithm, until)
+    steps = TreeSteps(game, star1=star1, vectors=vectors, until=until)
     return steps.moments + ([] if steps.complete else [["stopped", until]])
 
 
 def minimax_moments(game: Any, settings: Any = None) -> list[list[Any]]:
     """The step replay hook of minimax's spec (:mod:`grader.algorithms.minimax`)."""
-    return tree_moments(game, "minimax")
+    return tree_moments(game)
 
 
 def expectimax_moments(game: Any, settings: Any = None) -> list[list[Any]]:
-    """The step replay hook of expectimax's spec."""
-    return tree_moments(game, "expectimax")
+    """The step replay hook of expectimax's spec: Star1 where the game has value bounds."""
+    return tree_moments(game, star1=True)
 
 
 def maxn_moments(game: Any, settings: Any = None) -> list[list[Any]]:
     """The step replay hook of max^n's spec."""
-    return tree_moments(game, "maxn")
+    return tree_moments(game, vectors=True)
 
 
 def mcts_steps(game: Any, settings: Any) -> list[list[Any]]:

@@ -165,21 +165,16 @@ class QuiescenceSteps(_Replay):
                          {"noisy": True})
 
 
-def search_moments(game: Any, algorithm: str, until: int | None = None) -> list[list[Any]]:
-    """The moments of ``alpha_beta_tt`` or ``quiescence`` on ``game``; a replay stopped at
-    ``until`` ends with ``["stopped", step]``."""
-    replay = TableSteps if algorithm == "alpha_beta_tt" else QuiescenceSteps
-    return replay(game, STEP_LIMIT if until is None else until).run()
+def table_steps(game: Any, settings: Any = None, until: int = STEP_LIMIT) -> list[list[Any]]:
+    """The step replay hook of alpha_beta_tt's spec (:mod:`grader.algorithms.alpha_beta_tt`);
+    a replay stopped at ``until`` ends with ``["stopped", step]``."""
+    return TableSteps(game, until).run()
 
 
-def table_steps(game: Any, settings: Any = None) -> list[list[Any]]:
-    """The step replay hook of alpha_beta_tt's spec (:mod:`grader.algorithms.alpha_beta_tt`)."""
-    return TableSteps(game, STEP_LIMIT).run()
-
-
-def quiescence_steps(game: Any, settings: Any = None) -> list[list[Any]]:
+def quiescence_steps(game: Any, settings: Any = None,
+                     until: int = STEP_LIMIT) -> list[list[Any]]:
     """The step replay hook of quiescence's spec (:mod:`grader.algorithms.quiescence`)."""
-    return QuiescenceSteps(game, STEP_LIMIT).run()
+    return QuiescenceSteps(game, until).run()
 
 
-__all__ = ["QuiescenceSteps", "TableSteps", "quiescence_steps", "search_moments", "table_steps"]
+__all__ = ["QuiescenceSteps", "TableSteps", "quiescence_steps", "table_steps"]

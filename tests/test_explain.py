@@ -32,7 +32,8 @@ PAIRS = [(case, algorithm) for case in CASES for algorithm in case.algorithms
 @pytest.mark.parametrize("case, algorithm", PAIRS,
                          ids=[f"{algorithm}-{case.name}" for case, algorithm in PAIRS])
 def test_the_tree_replay_generates_exactly_what_the_reference_does(case, algorithm):
-    steps = TreeSteps(case.build_game(), algorithm, until=10**7)
+    steps = TreeSteps(case.build_game(), star1=algorithm == "expectimax",
+                      vectors=algorithm == "maxn", until=10**7)
     reference = solve(case, algorithm)
     assert steps.generated == reference.generated
     made = [moment[5][0] for moment in steps.moments if moment[0] == "generate"]
@@ -56,7 +57,7 @@ def test_the_mcts_replay_expands_what_the_reference_does():
 def test_star1_says_why_the_reference_went_on():
     case = load_case(ROOT / "trees" / "public" / "star1-bounded-expectimax.json")
     expected = solve(case, "expectimax")
-    step = next(m[1] for m in tree_moments(case.build_game(), "expectimax")
+    step = next(m[1] for m in tree_moments(case.build_game(), star1=True)
                 if m[0] == "generate" and m[3] == "CHANCE" and m[4])
     got = RunResult(expected.value, expected.generated[:step] + ["elsewhere"])
     note = step_note(case, "expectimax", "inclusive", expected, got, AnswerKey(cache=None))

@@ -14,7 +14,7 @@ from grader.feedback.explain import step_note
 from grader.run.runner import run_algorithm
 from reference import reference_functions
 from reference.mistakes import mistakes_for
-from reference.steps_search import QuiescenceSteps, TableSteps, search_moments
+from reference.steps_search import QuiescenceSteps, TableSteps, table_steps
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLIC = ROOT / "trees" / "public"
@@ -34,7 +34,7 @@ def test_the_replay_generates_the_references_trace(algorithm, case) -> None:
 
 def test_a_replay_past_its_limit_says_where_it_stopped() -> None:
     game = load_case(PUBLIC / "tt-tictactoe-midgame.json").build_game()
-    moments = search_moments(game, "alpha_beta_tt", until=20)
+    moments = table_steps(game, until=20)
     assert moments[-1] == ["stopped", 20]
 
 
@@ -78,7 +78,7 @@ def test_the_html_replay_shows_the_tables_hits_and_stores_at_their_steps() -> No
     case = load_case(PUBLIC / "tt-graph-intro.json")
     ids = run_algorithm(reference_functions(), case.build_game(), "alpha_beta_tt").generated
     side = with_search_events(inferred_side(ids, len(ids), None, values=False),
-                              json_safe(search_moments(case.build_game(), "alpha_beta_tt")))
+                              json_safe(table_steps(case.build_game())))
     at = [[side.lines[i][1] for i in row] for row in side.rows]
     assert "then it stored E = 5 as `lower` (v ≥ β = 5 as its loop started): (5, lower, " \
            "searched +∞)" in at[6]

@@ -220,7 +220,7 @@ def test_expectimax_steps_show_the_chance_nodes_running_sums():
 def test_mcts_iterations_rebuild_the_references_root_statistics():
     import random
 
-    from reference import mcts_tree
+    from reference.mcts import mcts_tree
 
     case = load_case(PUBLIC / "mcts-tiny-tree.json")
     run, game = solve(case, "mcts"), case.build_game()

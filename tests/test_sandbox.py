@@ -768,15 +768,15 @@ def test_the_worker_packs_a_trace_from_its_states_as_from_their_ids():
     key would give two entries of the table one id is packed an id an entry."""
     from types import SimpleNamespace
 
-    import reference
     from grader.games import builtin_game
     from grader.run.tracing import Trace, traced
     from grader.sandbox.protocol import pack_trace
     from grader.sandbox.reply_parts import packed_trace, trace_ids
+    from reference.minimax import max_value
 
     game = builtin_game("tictactoe", "x..|.o.|...")
     wrapper, trace = traced(game)
-    reference.max_value(wrapper, game.initial_state())
+    max_value(wrapper, game.initial_state())
     assert game.trace_key is not None and len(set(trace.generated)) < len(trace.generated)
     for cap in (10**6, 100):
         generated, evaluated, cut = trace_ids(trace, cap)

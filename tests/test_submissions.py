@@ -47,7 +47,8 @@ from grader.run.runner import run_algorithm
 from grader.scoring.grade import grade
 from grader.scoring.pair import accepted_rules
 from grader.scoring.results import GradingResults
-from reference import decision, max_value, min_value, reference_functions
+from reference import decision, reference_functions
+from reference.minimax import max_value, min_value
 from reference.mistakes import CATALOGUE
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -6,7 +6,7 @@ algorithms or tests an algorithm's name: the lists (``grader.cases.algorithms.AL
 its friends, the case schema's enum and per-algorithm keys, the results' test numbers, the
 mistake registry's stubs, the reference's function table and decision) are derived from the
 specs, and every branch asks a spec a question ("does it have a window?", "does it return a
-pair?", "does it take a table?"), never ``algorithm == "alpha_beta"``. An algorithm a branch has
+pair?", "does it take a table?"), never a comparison of names. An algorithm a branch has
 no answer for gets nothing: no step notes, no answer-sheet words, never another algorithm's.
 
 Conventions:
@@ -52,6 +52,13 @@ Returns = Literal["value", "pair", "action"]
 # Its depth limit: a case may give one, must give one (max_depth, the quiescence cutoff) or must
 # not (a playout goes to the end of the game).
 DepthLimit = Literal["optional", "required", "forbidden"]
+# How `grader new` and `grader generate` draw a case for it (grader.cases.authoring):
+#   tree            a full tree, values at the leaves
+#   evals_inside    a full tree with an evaluation at every inner node, the depth limit its depth
+#                   (iterative deepening cuts at every depth)
+#   transpositions  a graph whose states are reached by several move orders (the table's hits)
+#   noisy_last_ply  the depth limit one ply above the leaves, some moves of that ply noisy
+CaseShape = Literal["tree", "evals_inside", "transpositions", "noisy_last_ply"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,21 @@ class Games:
     depth_limit: DepthLimit = "optional"
     vector_leaves: bool = False  # leaves hold a payoff list (max^n), even with two players
     noisy_moves: bool = False  # follows game.noisy_actions past the cutoff (quiescence_limit)
+
+
+@dataclass(frozen=True)
+class Authoring:
+    """How a TA's new case for it is drawn (``grader new``, ``grader generate``)."""
+
+    shape: CaseShape = "tree"
+    fields: dict[str, Any] = field(default_factory=dict)  # a skeleton's fields of its own
+    # A drawn case is kept when it shows the algorithm off against another one: it generates
+    # fewer nodes ("generated") or answers otherwise ("answer") than ``compared_with``.
+    compared_with: str | None = None
+    shows: Literal["generated", "answer"] | None = None
+    # an exercise asked for alpha-beta's properties (--require) lists these algorithms too, so
+    # its key shows what its description claims
+    listed_with: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -98,7 +120,7 @@ class Algorithm:
     sheet_note: Callable[..., tuple[bool, list[str]]] | None = None
     view: str | None = None  # the HTML replay's extra panel: window, statistics (MCTS's), events
     points_note: str = ""  # the schema's words on its points default, when not the rubric's
-    # a case's own fields: the top-level field holding its settings ("play", "mcts"), given only
+    # a case's own fields: the top-level field holding its settings (play, mcts), given only
     # when it is listed; and "module:function"(data, file) -> [CaseError], the checks of a case
     # listing it beyond the generic ones (its settings, its game)
     settings: str | None = None
@@ -108,6 +130,18 @@ class Algorithm:
     # answer sheet's lines on how it plays (None: no words)
     grade: str | None = None
     sheet_lines: str | None = None
+    authoring: Authoring = field(default_factory=Authoring)  # how a TA's new case is drawn
+    # games (case fields) the sandbox worker loads a case of at its start, so that the case
+    # path's lazy imports happen before it drops its privileges (grader.sandbox.worker)
+    warm_up: tuple[dict[str, Any], ...] = ()
+    cs188_agent: str | None = None  # the CS188 agent class whose .test files become its cases
+
+    def modules(self) -> list[str]:
+        """The modules its import strings name (reference, decision, steps, mistakes, case checks,
+        grade, sheet lines), once each."""
+        targets = [*self.reference.values(), self.decision, self.steps, self.mistakes,
+                   self.case_checks, self.grade, self.sheet_lines]
+        return list(dict.fromkeys(t.partition(":")[0] for t in targets if t))
 
     def stub_at(self, minimizing: bool) -> str:
         """The stub called at a root whose mover minimizes (``minimizing``) or not."""
@@ -164,13 +198,24 @@ def _specs(modules: list[str]) -> list[Algorithm]:
 @lru_cache(maxsize=None)
 def _registry(extra: str) -> dict[str, Algorithm]:
     built_in = sorted(_specs(built_in_modules()), key=lambda spec: spec.order)
-    extras = _specs([entry.strip() for entry in extra.split(",") if entry.strip()])
+    added = _specs([entry.strip() for entry in extra.split(",") if entry.strip()])
     found: dict[str, Algorithm] = {}
-    for spec in built_in + extras:
+    for spec in built_in + added:
         if spec.name in found:
             raise ValueError(f"algorithm {spec.name!r} is registered twice")
         found[spec.name] = spec
     return found
+
+
+def extra_entries() -> list[str]:
+    """``GRADER_ALGORITHMS``'s entries (module names or ``.py`` paths), in order."""
+    return [entry.strip() for entry in os.environ.get(ENVIRONMENT, "").split(",")
+            if entry.strip()]
+
+
+def extras() -> list[Algorithm]:
+    """The algorithms ``GRADER_ALGORITHMS`` registers (after the built-in ones), in order."""
+    return list(registry().values())[len(built_in_modules()):]
 
 
 def registry() -> dict[str, Algorithm]:
@@ -207,5 +252,5 @@ def resolve(target: str) -> Any:
     return getattr(loaded, attribute) if attribute else loaded
 
 
-__all__ = ["ENVIRONMENT", "Algorithm", "Games", "built_in_modules", "find", "get", "names",
-           "number", "registry", "resolve"]
+__all__ = ["ENVIRONMENT", "Algorithm", "Authoring", "Games", "built_in_modules",
+           "extra_entries", "extras", "find", "get", "names", "number", "registry", "resolve"]

@@ -18,4 +18,5 @@ ALGORITHM = Algorithm(
     decision="reference.alpha_beta:alpha_beta_decision",
     mistakes="reference.mistakes_minimax",
     view="window",
+    cs188_agent="AlphaBetaAgent",  # grader import-cs188
 )

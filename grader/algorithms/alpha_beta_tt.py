@@ -3,12 +3,13 @@ dict; two players, no chance, always the inclusive rule (the table's bounds assu
 
 from __future__ import annotations
 
-from grader.algorithms import Algorithm
+from grader.algorithms import Algorithm, Authoring
+from grader.algorithms.alpha_beta import ALGORITHM as ALPHA_BETA
 
 
 def sheet_note(case, result, solve, fmt) -> tuple[bool, list[str]]:
     """(whether it prunes, the answer sheet's words) for ``case``."""
-    plain = solve(case, "alpha_beta")
+    plain = solve(case, ALPHA_BETA.name)
     saved = len(plain.generated) - len(result.generated)
     return True, [f"- (Alpha-beta with a transposition table, pruning on equality: plain "
                   f"alpha-beta generates {len(plain.generated)} nodes here, so the table saves "
@@ -29,4 +30,5 @@ ALGORITHM = Algorithm(
     mistakes="reference.mistakes_transposition",
     view="events",
     sheet_note=sheet_note,
+    authoring=Authoring(shape="transpositions", compared_with=ALPHA_BETA.name, shows="generated"),
 )

@@ -12,7 +12,7 @@ conventions are theirs); no reference trace, no named mistake, no random trees.
 
 from __future__ import annotations
 
-from grader.algorithms import Algorithm
+from grader.algorithms import Algorithm, Authoring
 
 ALGORITHM = Algorithm(
     name="assumptions",
@@ -25,4 +25,11 @@ ALGORITHM = Algorithm(
     case_checks="grader.cases.rules:assumption_errors",
     grade="grader.scoring.assumptions:grade_assumptions",
     sheet_lines="grader.answers.sheet:assumption_lines",
+    # `grader new`'s case: chase on the shipped 5 x 5 board, the minimax agent against both
+    # ghosts (the TA may change the agent to expectimax, the board, the seed, docs/cases.md)
+    authoring=Authoring(fields={"game": "chase", "state": "o...o|.#.#.|..P..|.#.#.|o...G",
+                                "params": {"turns": 30},
+                                "assumptions": {"agent": "minimax",
+                                                "opponents": ["adversarial", "random"],
+                                                "seed": 0}}),
 )

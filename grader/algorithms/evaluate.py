@@ -7,7 +7,7 @@ alone, with ``play`` settings and a built-in game with a board.
 
 from __future__ import annotations
 
-from grader.algorithms import Algorithm
+from grader.algorithms import Algorithm, Authoring
 
 ALGORITHM = Algorithm(
     name="evaluate",
@@ -22,4 +22,8 @@ ALGORITHM = Algorithm(
     case_checks="grader.cases.rules:play_errors",
     grade="grader.scoring.play:grade_play",
     sheet_lines="grader.answers.sheet:play_lines",
+    # `grader new`'s case: Connect Four 6 x 7 against the greedy opponent
+    authoring=Authoring(fields={"game": "connect4",
+                                "params": {"rows": 6, "columns": 7, "connect": 4},
+                                "play": {"opponent": "greedy", "seed": 0}}),
 )

@@ -26,4 +26,6 @@ ALGORITHM = Algorithm(
     step_notes="tree",
     mistakes="reference.mistakes_other",
     sheet_note=sheet_note,
+    warm_up=({"tree": [[1, 2], [3, 4]], "turns": ["max", "chance"]},),  # the worker's start
+    cs188_agent="ExpectimaxAgent",  # grader import-cs188
 )

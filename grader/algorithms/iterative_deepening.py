@@ -4,7 +4,7 @@ ordered by the previous iteration, under the course's pruning rule."""
 
 from __future__ import annotations
 
-from grader.algorithms import Algorithm, Games
+from grader.algorithms import Algorithm, Authoring, Games
 
 
 def sheet_note(case, result, solve, fmt) -> tuple[bool, list[str]]:
@@ -30,4 +30,5 @@ ALGORITHM = Algorithm(
     decision="reference.deepening:deepening_decision",
     mistakes="reference.mistakes_deepening",
     sheet_note=sheet_note,
+    authoring=Authoring(shape="evals_inside"),
 )

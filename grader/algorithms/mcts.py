@@ -3,11 +3,15 @@ number of players, no chance, no depth limit (a playout goes to the end of the g
 
 from __future__ import annotations
 
-from grader.algorithms import Algorithm, Games
+from grader.algorithms import Algorithm, Authoring, Games
+
+# One name for its settings (iterations, seed, c, check): the case file's field, the
+# ``Case`` attribute and the worker request's key.
+SETTINGS_FIELD = "mcts"
 
 ALGORITHM = Algorithm(
     name="mcts",
-    settings="mcts",
+    settings=SETTINGS_FIELD,
     order=5,
     depth_limit_why="plays out to the end of the game, so an mcts case cannot have a depth limit",
     stubs=("mcts",),
@@ -19,4 +23,7 @@ ALGORITHM = Algorithm(
     step_notes="playouts",
     mistakes="reference.mistakes_other",
     view="statistics",
+    # a skeleton's own settings: 100 iterations under seed 0, graded by its exact tree
+    authoring=Authoring(fields={SETTINGS_FIELD: {"iterations": 100, "seed": 0,
+                                                 "check": "trace"}}),
 )

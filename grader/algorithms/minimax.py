@@ -6,7 +6,8 @@ explains a step by the values backed up so far (:mod:`reference.steps`).
 
 from __future__ import annotations
 
-from grader.algorithms import Algorithm
+from grader.algorithms import Algorithm, Authoring
+from grader.algorithms.alpha_beta import ALGORITHM as ALPHA_BETA
 
 
 def sheet_note(case, result, solve, fmt) -> tuple[bool, list[str]]:
@@ -25,4 +26,9 @@ ALGORITHM = Algorithm(
     step_notes="tree",
     mistakes="reference.mistakes_minimax",
     sheet_note=sheet_note,
+    authoring=Authoring(listed_with=(ALPHA_BETA.name,)),
+    # the worker's start: an explicit tree, and a built-in game
+    warm_up=({"tree": {"id": "A", "player": "max", "children": [{"id": "B", "value": 1}]}},
+             {"game": "tictactoe", "state": "xox|oxo|.x."}),
+    cs188_agent="MinimaxAgent",  # grader import-cs188
 )

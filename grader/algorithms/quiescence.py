@@ -4,12 +4,13 @@ no chance, always the inclusive rule."""
 
 from __future__ import annotations
 
-from grader.algorithms import Algorithm, Games
+from grader.algorithms import Algorithm, Authoring, Games
+from grader.algorithms.alpha_beta import ALGORITHM as ALPHA_BETA
 
 
 def sheet_note(case, result, solve, fmt) -> tuple[bool, list[str]]:
     """(whether it prunes, the answer sheet's words) for ``case``."""
-    plain = solve(case, "alpha_beta")
+    plain = solve(case, ALPHA_BETA.name)
     limit = case.build_game().quiescence_limit
     return True, [f"- (Alpha-beta to depth {case.depth_limit}, then noisy moves only, standing "
                   f"pat on the evaluation, to depth {case.depth_limit} + {limit}; plain "
@@ -32,4 +33,5 @@ ALGORITHM = Algorithm(
     mistakes="reference.mistakes_quiescence",
     view="events",
     sheet_note=sheet_note,
+    authoring=Authoring(shape="noisy_last_ply", compared_with=ALPHA_BETA.name, shows="answer"),
 )

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import grader.algorithms as algorithm_specs
+from grader.algorithms.alpha_beta import ALGORITHM as ALPHA_BETA
 from grader.answers.solve import RULES, mcts_settings, optimal_actions, resolve_pruning, solve
 from grader.answers.tree_walk import (
     ReferenceMissingError,
@@ -57,7 +58,7 @@ def checked_replay(case: Any, pruning: str, reference: Any = None) -> Any:
     """The alpha-beta replay (:class:`reference.replay.AlphaBetaReplay`) of ``case`` under
     ``pruning``, its trace checked against the reference's run (``reference``, else solved)."""
     replay = staff("replay", "the alpha-beta replay").AlphaBetaReplay(case.build_game(), pruning)
-    reference = reference or solve(case, "alpha_beta", pruning=pruning)
+    reference = reference or solve(case, ALPHA_BETA.name, pruning=pruning)
     if (replay.generated, replay.evaluated) != (reference.generated, reference.evaluated):
         raise GraderError(f"the alpha-beta replay ({pruning}) disagrees with "
                           f"reference/alpha_beta.py on {case.name!r}: update "
@@ -153,7 +154,7 @@ def _run_lines(result: Any, nodes: list[TreeNode] | None, show_pruned: bool) -> 
 
 
 def _alpha_beta_section(case: Any, nodes: list[TreeNode] | None, graded: str) -> list[str]:
-    runs = {rule: solve(case, "alpha_beta", pruning=rule) for rule in RULES}
+    runs = {rule: solve(case, ALPHA_BETA.name, pruning=rule) for rule in RULES}
     replays = {rule: checked_replay(case, rule, runs[rule]) for rule in RULES}
     inclusive, strict = runs["inclusive"], runs["strict"]
     agree = (inclusive.generated, inclusive.evaluated) == (strict.generated, strict.evaluated)

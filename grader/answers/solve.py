@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from grader.algorithms.mcts import SETTINGS_FIELD as MCTS_FIELD
 from grader.games.base import CHANCE
 import grader.algorithms as algorithm_specs
 from grader.cases.algorithms import ALGORITHMS
@@ -48,7 +49,7 @@ def resolve_pruning(
 
 def mcts_settings(case: Any, seed: int | None = None) -> MctsSettings:
     """The case's MCTS settings as the runner takes them, ``seed`` overriding the case's."""
-    given = getattr(case, "mcts", None)
+    given = getattr(case, MCTS_FIELD, None)
     default = MctsSettings()
     return MctsSettings(
         iterations=getattr(given, "iterations", None) or default.iterations,
@@ -95,7 +96,10 @@ def optimal_actions(case: Any) -> list[Any]:
     Two players, numbers: alpha-beta values (expectimax where chance nodes occur); vectors:
     max^n, the mover's entry. Children are searched at depth 1, so depth limits apply.
     """
-    from reference import alpha_beta, expectimax, maxn  # staff-only: not in the handout
+    # staff-only: not in the handout
+    from reference.alpha_beta import alpha_beta
+    from reference.expectimax import expectimax
+    from reference.maxn import maxn
 
     game = case.build_game()
     root = game.initial_state()

@@ -11,7 +11,8 @@ as fast as the hundredth; a case edited after the build misses its entry and is 
 
 Entries are keyed by a hash of the case's content (not its path or name), the algorithm, the
 rule and the seed, so editing a case invalidates exactly its answers. A key file also records a
-hash of the code that computed it (``reference/``, ``grader/games/``, ``grader/algorithms/``):
+hash of the code that computed it (``reference/``, ``grader/games/``, ``grader/algorithms/``, and
+the files of any algorithm ``GRADER_ALGORITHMS`` registers: :func:`extra_algorithm_sources`):
 when that code changes on a staff machine the file is ignored and answers are recomputed.
 
 Times: ``seconds`` is the reference's own time on the machine that computed it, for information
@@ -24,6 +25,7 @@ neither (``save(shipped=True)``): a zip's bytes depend on the cases and the code
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import time
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+import grader.algorithms as algorithm_specs
 from grader.errors import GraderError
 from grader.files import write_text_atomically
 from grader.footprint import sha256
@@ -77,7 +80,27 @@ def code_version() -> str | None:
     for name in ("run/runner.py", "run/tracing.py", "answers/solve.py", "feedback/diagnosis.py",
                  "feedback/explain.py"):
         digest.update((PACKAGE_ROOT / name).read_bytes())
+    for source in extra_algorithm_sources():
+        digest.update(source.name.encode() + b"\0" + source.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def extra_algorithm_sources() -> list[Path]:
+    """The files of the algorithms ``GRADER_ALGORITHMS`` registers, which lie outside the folders
+    :func:`code_version` hashes: each spec module and the modules its import strings name (its
+    reference, decision, steps, mistakes), once each, in order. Editing a registered algorithm's
+    reference then recomputes its answers, as editing a built-in one does."""
+    if not algorithm_specs.extra_entries():
+        return []
+    modules = [entry for entry in algorithm_specs.extra_entries() if not entry.endswith(".py")]
+    for spec in algorithm_specs.extras():
+        modules += spec.modules()
+    paths = [Path(entry) for entry in algorithm_specs.extra_entries() if entry.endswith(".py")]
+    for module in modules:
+        found = importlib.util.find_spec(module)
+        if found is not None and found.origin and found.origin.endswith(".py"):
+            paths.append(Path(found.origin))
+    return list(dict.fromkeys(path.resolve() for path in paths))
 
 
 def case_fingerprint(case: Any) -> str:

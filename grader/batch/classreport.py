@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader.algorithms.evaluate import ALGORITHM as EVALUATE
 from grader.batch.scores import FORMULA_STARTS, RESULTS_FILE, SCORES_FILE, inert_cell
 from grader.files import write_text_atomically
 
@@ -159,7 +160,7 @@ def _tests(student: Student) -> list[dict[str, Any]]:
 
 
 def _split_name(name: str) -> tuple[str, str]:
-    """``"alpha_beta: aima-fig-5-2 (description)"`` -> ``("alpha_beta", "aima-fig-5-2")``."""
+    """A test's name, ``"ALGORITHM: CASE (description)"``, as ``(ALGORITHM, CASE)``."""
     algorithm, colon, rest = str(name).partition(": ")
     if not colon:
         return "other", str(name)
@@ -428,10 +429,10 @@ def figures_csv(figures: dict[str, Any]) -> str:
             entry["tests"], "")
     for entry in figures["play"]["opponents"]:
         for index, count in enumerate(entry["histogram"]):
-            row("play_histogram", "evaluate", f"{entry['opponent']} {_bin_label(index)}",
+            row("play_histogram", EVALUATE.name, f"{entry['opponent']} {_bin_label(index)}",
                 count, "", "")
     for entry in figures["play"]["strongest"]:
-        row("strongest", "evaluate", entry["student"], "", "",
+        row("strongest", EVALUATE.name, entry["student"], "", "",
             f"{entry['rate']} vs {figures['play']['ranked_against']}")
     for entry in figures["health"]:
         row("health", "", entry["kind"], entry["count"], "", "; ".join(entry["students"]))

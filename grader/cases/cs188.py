@@ -40,12 +40,15 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
+import grader.algorithms as algorithm_specs
 from grader.cases.authoring import case_name, schema_ref
 
 SUPPORTED_CLASS = "GraphGameTreeTest"
 PRUNING_CHOICES = ("strict", "inclusive", "either")
-AGENTS = {"MinimaxAgent": "minimax", "AlphaBetaAgent": "alpha_beta",
-          "ExpectimaxAgent": "expectimax"}
+# CS188's agent classes and the algorithms they are (each spec's cs188_agent)
+AGENTS = {spec.cs188_agent: spec.name for spec in algorithm_specs.registry().values()
+          if spec.cs188_agent}
+PRUNING_ALGORITHM = AGENTS["AlphaBetaAgent"]  # CS188's alpha-beta: the one a rule applies to
 FIELDS = ("alg", "depth", "num_agents", "start_state", "win_states", "lose_states", "successors",
           "evaluation")
 
@@ -177,6 +180,7 @@ def convert(fields: dict[str, str], file: str | Path | None = None,
     if algorithm is None:
         raise Cs188FormatError(f"expected alg to be one of {', '.join(AGENTS)}, got "
                                f"{fields['alg']!r}", file)
+    spec = algorithm_specs.get(algorithm)
     try:
         depth, agents = int(fields["depth"]), int(fields["num_agents"])
         values = {state: _number(value) for state, value in _table(fields, "evaluation", 2, file)}
@@ -211,7 +215,7 @@ def convert(fields: dict[str, str], file: str | Path | None = None,
             states[state] = {"value": values[state]}
             continue
         agent = agent_of[state]
-        player = "max" if agent == 0 else ("chance" if algorithm == "expectimax" else "min")
+        player = "max" if agent == 0 else ("chance" if spec.games.chance else "min")
         states[state] = {"player": player, "successors": moves}
         if player == "chance":
             states[state]["probabilities"] = [1 / len(moves)] * len(moves)
@@ -234,13 +238,14 @@ def convert(fields: dict[str, str], file: str | Path | None = None,
             "prunes on strict inequality)", "either": "; either pruning rule accepted"}[pruning]
     data = {"$schema": schema_ref(out), "name": name or cs188_name(file),
             "description": f"Imported from CS188 {shown} ({fields['alg']}, depth {depth}, "
-            f"{agents} agents)" + (rule if algorithm == "alpha_beta" else ""),
+            f"{agents} agents)" + (rule if spec.course_rule else ""),
             "algorithms": [algorithm], "depth_limit": depth * agents}
-    if algorithm == "alpha_beta":
+    if spec.course_rule:
         data["pruning"] = pruning
     data.update({"start": start, "states": states})
     return data, notes
 
 
-__all__ = ["PRUNING_CHOICES", "SUPPORTED_CLASS", "Cs188FormatError", "UnsupportedTestError",
-           "convert", "cs188_name", "decode_cs188", "parse_test_text", "read_cs188_text"]
+__all__ = ["PRUNING_ALGORITHM", "PRUNING_CHOICES", "SUPPORTED_CLASS", "Cs188FormatError",
+           "UnsupportedTestError", "convert", "cs188_name", "decode_cs188", "parse_test_text",
+           "read_cs188_text"]

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader.algorithms.mcts import SETTINGS_FIELD as MCTS_FIELD
 from grader.cases.algorithms import AssumptionSettings, MctsSettings, PlaySettings
 from grader.cases.builtin import BUILTIN_EXPLORE_LIMIT, build_builtin, builtin_errors
 from grader.cases.fast import plain_tree_nodes
@@ -151,9 +152,9 @@ class Case:
         public = {key: copy.deepcopy(value) for key, value in self.data.items()
                   if key not in GRADING_FIELDS}
         public.update(name=OPAQUE_NAME, description=OPAQUE_NAME)
-        if isinstance(public.get("mcts"), dict):
-            public["mcts"] = {key: value for key, value in public["mcts"].items()
-                              if key in ("iterations", "seed", "c")}
+        if isinstance(public.get(MCTS_FIELD), dict):
+            public[MCTS_FIELD] = {key: value for key, value in public[MCTS_FIELD].items()
+                                  if key in ("iterations", "seed", "c")}
         return public
 
     def build_game(self) -> Game:
@@ -246,7 +247,7 @@ def collector_paused() -> Iterator[None]:
 
 def case_from_checked(data: dict, path: Path | None) -> Case:
     """A :class:`Case` from data :func:`check_case` found no error in (no checking here)."""
-    settings = data.get("mcts", {})
+    settings = data.get(MCTS_FIELD, {})
     bounds = data.get("value_bounds")
     return Case(
         path=path,

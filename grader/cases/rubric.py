@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from grader.algorithms.mcts import SETTINGS_FIELD as MCTS_FIELD
 from grader.cases.algorithms import (
     ALGORITHMS,
     OPPONENTS,
@@ -337,7 +338,7 @@ class Rubric:
         time_floor = base.time_floor
         if case.time_limit is not None:
             time_floor = max(time_floor, case.time_limit)
-        mcts = getattr(case, "mcts", None)
+        mcts = getattr(case, MCTS_FIELD, None)
         in_hidden_folder = case.path is not None and "hidden" in Path(case.path).parts
         play = getattr(case, "play", None)
         if points is None and algorithm in PLAY_ALGORITHMS and play is not None:

@@ -42,6 +42,7 @@ import textwrap
 import uuid
 from pathlib import Path
 
+from grader.algorithms.evaluate import ALGORITHM as EVALUATE
 from grader.answers.store import CACHE_KEY
 from grader.commands.bundle import (
     BuildError,
@@ -266,7 +267,7 @@ def question_html(functions: list[str], hidden: bool = True) -> str:
     names = [f"<code>{name}</code>" for name in functions]
     listed = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
     play = ("; <code>evaluate</code> is graded by play: matches of the staff's search using it"
-            if "evaluate" in functions else "")
+            if EVALUATE.stubs[0] in functions else "")
     return QUESTION_HTML.format(functions=listed, play=play, stub=STUB,
                                 hidden=HIDDEN_PAGE if hidden else "")
 

@@ -25,6 +25,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import grader.algorithms as algorithm_specs
+from grader.algorithms.alpha_beta import ALGORITHM as ALPHA_BETA
 from grader.answers.sheet import answer_key
 from grader.answers.tree_walk import ReferenceMissingError, TreeNode, staff, walk
 from grader.cases import case_from_dict, load_case
@@ -55,12 +57,22 @@ SHOWS = {"strict-differs": "alpha-beta's inclusive and strict traces differ",
 
 
 def _game_fields(algorithm: str) -> tuple[dict[str, Any], int | None]:
-    """The case fields that set the game up, and the leaf vector width (None: numbers)."""
-    if algorithm == "expectimax":
+    """The case fields that set the game up, and the leaf vector width (None: numbers): chance
+    nodes at every other level where the algorithm takes them, three players where its leaves
+    are payoff vectors."""
+    games = algorithm_specs.get(algorithm).games
+    if games.chance:
         return {"turns": ["max", "chance", "min", "chance"]}, None
-    if algorithm == "maxn":
+    if games.vector_leaves:
         return {"players": 3}, 3
     return {}, None
+
+
+def _about_alpha_beta(algorithm: str) -> bool:
+    """Whether ``--require``'s alpha-beta properties apply: two players, no chance, a tree."""
+    spec = algorithm_specs.get(algorithm)
+    return (spec.games.two_player and not spec.games.chance
+            and spec.authoring.shape in ("tree", "evals_inside"))
 
 
 def check_options(algorithm: str, depth: int, branching: int, count: int, require: str | None,
@@ -78,29 +90,30 @@ def check_options(algorithm: str, depth: int, branching: int, count: int, requir
         raise AuthoringError(f"expected --count of at least 1, got {count}")
     if low > high:
         raise AuthoringError(f"expected --low <= --high, got {low} > {high}")
-    if algorithm == "quiescence" and depth < 2:
-        raise AuthoringError("a quiescence case needs --depth 2 or more (the depth limit is one "
-                             "less: the last ply is searched by the quiescence search)")
-    if algorithm in ("alpha_beta_tt", "quiescence") and require is not None:
+    shape = algorithm_specs.get(algorithm).authoring.shape
+    if shape == "noisy_last_ply" and depth < 2:
+        raise AuthoringError(f"a {algorithm} case needs --depth 2 or more (the depth limit is "
+                             "one less: the last ply is searched by the quiescence search)")
+    if shape in ("transpositions", "noisy_last_ply") and require is not None:
         raise AuthoringError(f"--require is for alpha-beta's exercises, not {algorithm}'s")
     if require is None:
         return
     if require not in REQUIREMENTS:
         raise AuthoringError(f"expected --require to be one of {REQUIREMENTS}, got: {require!r}")
-    if require in ALPHA_BETA_ONLY and algorithm not in ("minimax", "alpha_beta",
-                                                        "iterative_deepening"):
+    if require in ALPHA_BETA_ONLY and not _about_alpha_beta(algorithm):
+        about = " or ".join(a for a in TREE_ALGORITHMS if _about_alpha_beta(a))
         raise AuthoringError(f"--require {require} is about alpha-beta: use --algorithm "
-                             "alpha_beta (or minimax)")
+                             f"{about}")
     if depth < MIN_DEPTH[require] or branching < 2 or (require != "ties" and low == high):
         raise AuthoringError(f"--require {require} needs --depth {MIN_DEPTH[require]} or more, "
                              "--branching 2 or more and --low < --high")
 
 
 def listed_algorithms(algorithm: str, require: str | None) -> list[str]:
-    """The case's algorithms: a minimax exercise asked to show an alpha-beta property lists
-    alpha_beta too, so its key shows what the description claims."""
-    if algorithm == "minimax" and require in ALPHA_BETA_ONLY:
-        return ["minimax", "alpha_beta"]
+    """The case's algorithms: an exercise asked to show an alpha-beta property lists its spec's
+    ``listed_with`` too (minimax's: alpha_beta), so its key shows what the description claims."""
+    if require in ALPHA_BETA_ONLY:
+        return [algorithm, *algorithm_specs.get(algorithm).authoring.listed_with]
     return [algorithm]
 
 
@@ -134,17 +147,19 @@ def satisfies(case: Any, require: str | None, rule: str = "inclusive") -> bool:
 
 
 def _shows_off(data: dict, algorithm: str) -> bool:
-    """An alpha_beta_tt graph where the table saves nodes; a quiescence tree whose answer is
-    not plain depth-limited alpha-beta's (any case for the other algorithms)."""
-    if algorithm not in ("alpha_beta_tt", "quiescence"):
+    """A case that shows the algorithm off against the one its spec compares it with: the
+    table saves nodes, the quiescent answer is not plain depth-limited alpha-beta's (any case
+    for an algorithm compared with none)."""
+    authoring = algorithm_specs.get(algorithm).authoring
+    if authoring.compared_with is None:
         return True
     from grader.answers.solve import solve
 
     case = case_from_dict(data)
-    got, plain = solve(case, algorithm), solve(case, "alpha_beta")
-    if algorithm == "alpha_beta_tt":
-        return len(got.generated) < len(plain.generated)
-    return (got.value, got.action) != (plain.value, plain.action)
+    got, other = solve(case, algorithm), solve(case, authoring.compared_with)
+    if authoring.shows == "generated":
+        return len(got.generated) < len(other.generated)
+    return (got.value, got.action) != (other.value, other.action)
 
 
 def generate_cases(algorithm: str, *, depth: int = 3, branching: int = 3, seed: int = 0,
@@ -154,6 +169,7 @@ def generate_cases(algorithm: str, *, depth: int = 3, branching: int = 3, seed: 
     check_options(algorithm, depth, branching, count, require, low, high)
     rng = random.Random(seed)
     fields, width = _game_fields(algorithm)
+    shape = algorithm_specs.get(algorithm).authoring.shape
     found: list[dict] = []
     seen: set[str] = set()
     for _ in range(TRIES * count):
@@ -170,13 +186,13 @@ def generate_cases(algorithm: str, *, depth: int = 3, branching: int = 3, seed: 
                 f"branching {branching}, leaves in [{low}, {high}], seed {seed}): "
                 f"{SHOWS[require]}.",
                 "algorithms": listed_algorithms(algorithm, require), **fields, "tree": tree}
-        if algorithm == "iterative_deepening":  # cut at every depth: evals inside, the limit
+        if shape == "evals_inside":  # cut at every depth: evals inside, the limit
             data["tree"] = with_evals(full_tree(tree, ["max", "min"], False), rng, low, high)
             data["depth_limit"] = depth
-        if algorithm == "alpha_beta_tt":  # a graph with transpositions (the same every try
+        if shape == "transpositions":  # a graph with transpositions (the same every try
             del data["tree"]                # but its leaf values)
             data["start"], data["states"] = transposition_graph(rng, branching, depth, low, high)
-        if algorithm == "quiescence":  # cut one ply above the leaves, noisy marks there
+        if shape == "noisy_last_ply":  # cut one ply above the leaves, noisy marks there
             data["tree"] = quiescence_marks(full_tree(tree, ["max", "min"], False), rng,
                                             depth - 1, low, high)
             data["depth_limit"] = depth - 1
@@ -200,13 +216,14 @@ def generate_main(algorithm: str, *, depth: int = 3, branching: int = 3, seed: i
     try:
         staff(None, "writing answer keys")  # fail here, clearly, in the handout
         rubric = load_rubric()
-        rule = resolve_pruning(None, "alpha_beta", None, rubric)
+        rule = resolve_pruning(None, ALPHA_BETA.name, None, rubric)
         cases = generate_cases(algorithm, depth=depth, branching=branching, seed=seed,
                                count=count, require=require, low=low, high=high, rule=rule,
                                schema=schema_ref(out / "case.json"))
-        if listed_algorithms(algorithm, require) != [algorithm]:
-            print(f"note: --require {require} is about alpha-beta, so each case lists minimax "
-                  "and alpha_beta (the key shows both)")
+        listed = listed_algorithms(algorithm, require)
+        if listed != [algorithm]:
+            print(f"note: --require {require} is about alpha-beta, so each case lists "
+                  f"{' and '.join(listed)} (the key shows both)")
         out.mkdir(parents=True, exist_ok=True)
         written = []
         for data in cases:

@@ -15,6 +15,7 @@ import re
 import sys
 from pathlib import Path
 
+from grader.algorithms.alpha_beta import ALGORITHM as ALPHA_BETA
 from grader.answers.store import CACHE_KEY
 from grader.commands.bundle import BuildError, Entry, answer_key, check_cases, collect, file_entry
 from grader.paths import REPO_ROOT
@@ -72,7 +73,7 @@ def handout_readme(text: str, rubric_path: Path) -> str:
     written where its marker is; a README without the marker is left as the course wrote it."""
     from grader.cases.rubric import load_rubric
 
-    rule = load_rubric(rubric_path).for_algorithm("alpha_beta").pruning
+    rule = load_rubric(rubric_path).for_algorithm(ALPHA_BETA.name).pruning
     return PRUNING_MARKER.sub(lambda _: PRUNING_TEXT[rule], text)
 
 

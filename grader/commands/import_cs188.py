@@ -27,6 +27,7 @@ from typing import Any, TextIO
 from grader.cases import case_from_dict
 from grader.cases.authoring import case_json, case_name
 from grader.cases.cs188 import (
+    PRUNING_ALGORITHM,
     Cs188FormatError,
     UnsupportedTestError,
     convert,
@@ -65,7 +66,7 @@ def check_solution(case: Any, solution: dict[str, str], file: Any = None) -> lis
                          f"only ours: {only_ours or 'none'})")
         return found
 
-    rule = "strict" if algorithm == "alpha_beta" else None
+    rule = "strict" if algorithm == PRUNING_ALGORITHM else None
     found = differences(rule)
     if found and rule and not differences("inclusive"):
         found.append("the inclusive rule matches the solution: it was made with v >= beta cuts")
@@ -76,7 +77,7 @@ def rules_differ(case: Any) -> bool:
     """Whether inclusive and strict alpha-beta generate different nodes on ``case``."""
     from grader.answers.solve import solve
 
-    runs = [solve(case, "alpha_beta", pruning=rule) for rule in ("inclusive", "strict")]
+    runs = [solve(case, PRUNING_ALGORITHM, pruning=rule) for rule in ("inclusive", "strict")]
     return runs[0].generated != runs[1].generated
 
 
@@ -95,7 +96,7 @@ def _course_rule(target: Path | None) -> tuple[str, str]:
         shown = rubric_file.resolve().relative_to(Path.cwd().resolve())
     except ValueError:
         shown = rubric_file
-    return rubric.for_algorithm("alpha_beta").pruning, str(shown)
+    return rubric.for_algorithm(PRUNING_ALGORITHM).pruning, str(shown)
 
 
 @dataclass

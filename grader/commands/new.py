@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import grader.algorithms as algorithm_specs
 from grader.cases import case_from_dict
 from grader.cases.algorithms import PLAY_ALGORITHMS
 from grader.cases.authoring import (
@@ -29,49 +30,54 @@ from grader.cases.authoring import (
     with_evals,
 )
 from grader.errors import CaseError
+from grader.games.base import MIN
 
 
 def _interesting(case: Any, algorithm: str, depth: int) -> bool:
-    """The best root move is not the first, and alpha-beta prunes (when it can run)."""
+    """The algorithm shows itself off against the one its spec compares it with (the table
+    saves nodes, the quiescent value is not the depth-limited one); else the best root move is
+    not the first, and alpha-beta prunes (two players, no chance)."""
     from grader.answers.sheet import AlphaBetaReplay
     from grader.answers.solve import solve
+    from grader.answers.tree_walk import walk
 
+    spec = algorithm_specs.get(algorithm)
+    if spec.authoring.compared_with is not None:
+        run, other = solve(case, algorithm), solve(case, spec.authoring.compared_with)
+        if spec.authoring.shows == "generated":
+            return len(run.generated) < len(other.generated)
+        return run.value != other.value
     game = case.build_game()
-    first = game.actions(game.initial_state())[0]
-    if algorithm == "alpha_beta_tt":  # the table answers some state a second time
-        run = solve(case, "alpha_beta_tt")
-        return len(run.generated) < len(solve(case, "alpha_beta").generated)
-    if algorithm == "quiescence":  # the quiescent answer is not the depth-limited one
-        return solve(case, "quiescence").value != solve(case, "alpha_beta").value
-    graded = ("minimax" if algorithm in ("alpha_beta", "mcts", "iterative_deepening")
-              else algorithm)
-    if case.vector_values:  # more than two players (mcts too): max^n is the exact answer
-        graded = "maxn"
-    if solve(case, graded).action == first:
+    if _first_is_best(walk(game)):  # exact values: minimax's, expectimax's or max^n's
         return False
-    if graded == "minimax" and depth >= 2:
+    if not spec.games.chance and not case.vector_values and depth >= 2:
         return bool(AlphaBetaReplay(game).cuts)
     return True
 
 
-PLAY_GAME = {"game": "connect4", "params": {"rows": 6, "columns": 7, "connect": 4}}
+def _first_is_best(nodes: list[Any]) -> bool:
+    """Whether the root's first child is its mover's best (the first of the best on ties, as
+    every reference decides): max^n by the mover's entry, MIN by the least value."""
+    values = {node.id: node.value for node in nodes if not node.repeat}
+    root = nodes[0]
+    mover = root.player
+
+    def score(child: str) -> Any:
+        value = values[child]
+        if isinstance(value, (tuple, list)):
+            return value[mover]
+        return -value if mover == MIN else value
+
+    best = max(score(child) for child in root.children)
+    return score(root.children[0]) == best
 
 
-def play_skeleton(name: str = "new-case", schema: str | None = None) -> dict:
-    """An ``evaluate`` case: Connect Four 6 x 7 against the greedy opponent (the TA may change
-    the game to ``mnk`` and the opponent to ``random`` or ``baseline``, docs/cases.md)."""
+def play_skeleton(algorithm: str, name: str = "new-case", schema: str | None = None) -> dict:
+    """A case of an algorithm graded by play: its spec's game and play settings (``evaluate``'s:
+    Connect Four 6 x 7 against the greedy opponent; the TA may change the game to ``mnk`` and
+    the opponent to ``random`` or ``baseline``, docs/cases.md)."""
     return {"$schema": schema or schema_ref(None), "name": name, "description": DESCRIPTION,
-            "algorithms": ["evaluate"], **PLAY_GAME, "play": {"opponent": "greedy", "seed": 0}}
-
-
-def assumptions_skeleton(name: str = "new-case", schema: str | None = None) -> dict:
-    """An ``assumptions`` case: chase on the shipped 5 x 5 board, the minimax agent against both
-    ghosts (the TA may change the agent to ``expectimax``, the board, the seed, docs/cases.md)."""
-    return {"$schema": schema or schema_ref(None), "name": name, "description": DESCRIPTION,
-            "algorithms": ["assumptions"], "game": "chase",
-            "state": "o...o|.#.#.|..P..|.#.#.|o...G", "params": {"turns": 30},
-            "assumptions": {"agent": "minimax", "opponents": ["adversarial", "random"],
-                            "seed": 0}}
+            "algorithms": [algorithm], **algorithm_specs.get(algorithm).authoring.fields}
 
 
 def skeleton(algorithm: str, branching: int, depth: int, *, players: int = 2,
@@ -79,30 +85,31 @@ def skeleton(algorithm: str, branching: int, depth: int, *, players: int = 2,
     """The case a TA starts from (see the module docstring); deterministic."""
     turns = turns_for(algorithm, players, chance)
     check_size(branching, depth)
-    vectors = players > 2 or algorithm == "maxn"
+    spec = algorithm_specs.get(algorithm)
+    shape = spec.authoring.shape
+    vectors = players > 2 or spec.games.vector_leaves
     data: dict[str, Any] = {"$schema": schema or schema_ref(None), "name": name,
                             "description": DESCRIPTION, "algorithms": [algorithm]}
     if players != 2:
         data["players"] = players
-    if algorithm == "mcts":
-        data["mcts"] = {"iterations": 100, "seed": 0, "check": "trace"}
+    data.update(spec.authoring.fields)
     low, high = (0, 9) if vectors else (-5, 20)
     for seed in range(200):  # the first interesting tree; the last tried if none is
         leaves = random_leaves(random.Random(seed), branching, depth, low, high,
                                players if vectors else None)
         data["tree"] = full_tree(leaves, turns, vectors)
-        if algorithm == "alpha_beta_tt":  # a graph: transposed states for the table
+        if shape == "transpositions":  # a graph: transposed states for the table
             del data["tree"]
             data["start"], data["states"] = transposition_graph(random.Random(seed), branching,
                                                                 depth, low, high)
-        if algorithm == "quiescence":  # the last ply past the limit, some of it noisy
+        if shape == "noisy_last_ply":  # the last ply past the limit, some of it noisy
             if depth < 2:
-                raise AuthoringError("a quiescence case needs a depth of at least 2 (the "
+                raise AuthoringError(f"a {algorithm} case needs a depth of at least 2 (the "
                                      "depth limit is one less); use e.g. --shape 2x3")
             data["depth_limit"] = depth - 1
             data["tree"] = quiescence_marks(data["tree"], random.Random(seed), depth - 1,
                                             low, high)
-        if algorithm == "iterative_deepening":  # cut at every depth: evals inside, the limit
+        if shape == "evals_inside":  # cut at every depth: evals inside, the limit
             data["tree"] = with_evals(data["tree"], random.Random(seed), low, high)
             data["depth_limit"] = depth
         if branching == 1 or _interesting(case_from_dict(data), algorithm, depth):
@@ -126,8 +133,7 @@ def new_main(algorithm: str, shape: str | None = None, *, players: int = 2,
                                      "the m,n,k-game or chase): --shape, --players and --chance "
                                      "do not "
                                      "apply; edit the skeleton's game and params instead")
-            data = (assumptions_skeleton(name, schema_ref(out)) if algorithm == "assumptions"
-                    else play_skeleton(name, schema_ref(out)))
+            data = play_skeleton(algorithm, name, schema_ref(out))
         else:
             branching, depth = parse_shape(shape or "3x3")
             data = skeleton(algorithm, branching, depth, players=players, chance=chance,

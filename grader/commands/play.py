@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from grader.algorithms.evaluate import ALGORITHM as EVALUATE
 from grader.cases import find_cases, load_case
 from grader.cases.rubric import load_rubric
 from grader.errors import GraderError
@@ -73,7 +74,7 @@ def play_main(submission: Path, cases: list[Path], *, matches: int | None = None
         game = case.build_game()
         test = TestResult(name=f"play: {case.name} (your alpha_beta, depth {depth}, your "
                           f"evaluate; against {case.play.opponent})", number=str(number),
-                          algorithm="evaluate", case_name=case.name, max_score=0.0, score=0.0,
+                          algorithm=EVALUATE.name, case_name=case.name, max_score=0.0, score=0.0,
                           outcome="error", visibility="visible")
         try:
             records = [play_local_match(module, game, i, case.play.seed, case.play.opponent,
@@ -87,7 +88,7 @@ def play_main(submission: Path, cases: list[Path], *, matches: int | None = None
             continue
         score = play_score(records, rubric, case.play.opponent)
         test.outcome = PASSED if all(r.outcome != "loss" for r in records) else "wrong_value"
-        points = rubric.settings_for(case, "evaluate").points
+        points = rubric.settings_for(case, EVALUATE.name).points
         test.summary, text = play_feedback.report(game, case.play.opponent, records, score,
                                                   rubric.play.draw_weight, points=points)
         test.output = f"## {case.name}: {text}"  # Markdown, as the HTML report shows it

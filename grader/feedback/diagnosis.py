@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import grader.algorithms as algorithm_specs
+from grader.algorithms.mcts import SETTINGS_FIELD as MCTS_FIELD
 from grader.compare import check_value
 from grader.errors import GraderError
 from grader.files import json_safe
@@ -242,7 +243,7 @@ def window_moments(case: Any, rule: str, answers: Any) -> list[list[Any]] | None
 def diagnosable(case: Any, algorithm: str) -> bool:
     """Whether a test has one trace to explain (MCTS outcome checks compare moves over seeds)."""
     return not (algorithm_specs.get(algorithm).iterations
-                and getattr(getattr(case, "mcts", None), "check", "trace") != "trace")
+                and getattr(getattr(case, MCTS_FIELD, None), "check", "trace") != "trace")
 
 
 __all__ = ["BudgetedGame", "Hint", "OverBudget", "cached_runs", "diagnosable", "diagnose",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from grader.algorithms.evaluate import ALGORITHM as EVALUATE
 from grader.cases.schema import plural
 from grader.feedback.markdown import table
 from grader.feedback.records import (
@@ -248,7 +249,7 @@ def sample_report(game: Any, sample: list[str], values: dict[str, float],
     for state_id in sample:
         mover = "x" if state_id.count("x") == state_id.count("o") else "o"
         rows.append([f"`{state_id}`", mover, f"{values[state_id]:.6g}"])
-    lines += table(["position (rows top to bottom)", "to move", "evaluate"], rows)
+    lines += table(["position (rows top to bottom)", "to move", EVALUATE.stubs[0]], rows)
     if _ordered(game, pairs):
         first, unstoppable, mirror = won_in_one(game)
         for what, state_id in (("x to move wins at once", first),

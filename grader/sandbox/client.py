@@ -48,6 +48,8 @@ import signal
 from collections.abc import Mapping
 from typing import Any
 
+from grader.algorithms.evaluate import ALGORITHM as EVALUATE
+from grader.algorithms.mcts import SETTINGS_FIELD as MCTS_FIELD
 from grader.run.evaluation import MAX_POSITIONS
 from grader.run.tracing import Budget
 from grader.sandbox.capture import join_output
@@ -57,6 +59,7 @@ from grader.sandbox.process import Closed, Deadline, scratch_problem
 from grader.sandbox.protocol import (
     MAX_MESSAGE_ITEMS,
     MAX_TRACE,
+    POSITIONS_REQUEST,
     STATUSES,
     WorkerReply,
     check_case_builds,
@@ -129,7 +132,7 @@ class Worker(WorkerProcess):
             "seq": self._next_seq(),
             "case": case,
             "algorithm": algorithm,
-            "mcts": mcts_dict(mcts),
+            MCTS_FIELD: mcts_dict(mcts),
             "time_limit": window,
             "cpu_most": most,
             "budget": budget.to_dict() if budget is not None else None,
@@ -157,20 +160,21 @@ class Worker(WorkerProcess):
         if not 0 < len(ids) <= MAX_POSITIONS:
             raise ValueError(f"expected 1 to {MAX_POSITIONS} positions, got: {len(ids)}")
         budget = Budget(result=calls * len(ids), evaluated=len(ids))
-        window, most, failed = self._prepare(time_limit, time_multiple, budget, "evaluate",
-                                             "evaluate")
+        function = EVALUATE.stubs[0]  # the student's evaluation function
+        window, most, failed = self._prepare(time_limit, time_multiple, budget, EVALUATE.name,
+                                             function)
         if failed is not None:
             return failed
         request = {"seq": self._next_seq(), "time_limit": window, "cpu_most": most,
-                   "evaluate": {"game": game, "params": dict(params), "ids": list(ids),
+                   POSITIONS_REQUEST: {"game": game, "params": dict(params), "ids": list(ids),
                                 "calls": int(calls), "seed": int(seed)}}
         # a reply of more numbers than that is forged
-        reply = self._exchange(request, window, most, len(ids) + 50_000, "evaluate")
-        reply.algorithm, reply.time_limit = "evaluate", window
+        reply = self._exchange(request, window, most, len(ids) + 50_000, function)
+        reply.algorithm, reply.time_limit = EVALUATE.name, window
         if reply.status == "ok":
             values, problem = evaluation_values(reply.value, len(ids))
             if problem:
-                reply = WorkerReply("crashed", function="evaluate", algorithm="evaluate",
+                reply = WorkerReply("crashed", function=function, algorithm=EVALUATE.name,
                                     stdout=reply.stdout, stderr=reply.stderr, time_limit=window,
                                     message=f"the worker sent a malformed evaluation reply "
                                             f"({problem}); code in search.py writing on the "

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from grader.algorithms.evaluate import ALGORITHM as EVALUATE
 from grader.games import builtin_game
 from grader.run.evaluation import Counter, EvaluationError, evaluate_positions
 from grader.sandbox.capture import Captured
 from grader.sandbox.failures import SandboxViolation, error_data, grader_error_reply, tampered
 from grader.sandbox.guard import WorkerTimeout
+from grader.sandbox.protocol import POSITIONS_REQUEST
 from grader.sandbox.reply_parts import timeout_message
 
-FUNCTION = "evaluate"
+FUNCTION = EVALUATE.stubs[0]  # the student's function it calls
 
 
 def serve_evaluate_request(request: dict[str, Any], module: Any, path: str,
@@ -35,7 +37,8 @@ def serve_evaluate_request(request: dict[str, Any], module: Any, path: str,
         if counter.stopped_at is None:
             return
         guard.disarm()
-        where = position_at([str(i) for i in request["evaluate"].get("ids") or []], counter, None)
+        ids = request[POSITIONS_REQUEST].get("ids") or []
+        where = position_at([str(i) for i in ids], counter, None)
         tools.send({"event": "reply", "seq": request.get("seq"), "status": "budget",
                     "recycle": True, "function": FUNCTION,
                     "budget_stop": {"kind": "result", "calls": 0},
@@ -59,7 +62,7 @@ def serve_evaluate(request: dict[str, Any], module: Any, path: str, limits: dict
     """The reply (without ``seq``) to an ``evaluate`` request. The caller armed the CPU guard
     with ``counter.total`` as its progress (game calls and positions done: an evaluation that
     reads only the board still makes progress, one position at a time)."""
-    spec = request["evaluate"]
+    spec = request[POSITIONS_REQUEST]
     window, most = float(request["time_limit"]), float(request["cpu_most"])
     try:
         game = builtin_game(str(spec["game"]), None, dict(spec.get("params") or {}))

@@ -10,9 +10,11 @@ JSON lines over a private socket (never stdout), in this order::
                                                       (set up; about to run student code)
     worker -> {"event": "ready", "status": "ok" | "import_error", "error", "stdout", "stderr"}
     then, per request:
-    parent -> {"seq", "case": {...}, "algorithm", "mcts": {...} | null, "time_limit": seconds,
+    parent -> {"seq", "case": {...}, "algorithm", MCTS_FIELD: {...} | null, "time_limit": seconds,
                "cpu_most": seconds, "budget": {"result", "evaluated"} | null}
-           or {"seq", "evaluate": {"game", "params", "ids": [state id, ...], "calls", "seed"},
+               (MCTS_FIELD: grader.algorithms.mcts.SETTINGS_FIELD, the case's settings field)
+           or {"seq", POSITIONS_REQUEST: {"game", "params", "ids": [state id, ...], "calls",
+                                           "seed"},
                "time_limit", "cpu_most"}   (the evaluate assignment: a batch of positions;
                the reply's "value" is the list of numbers, one a position, checked by
                :func:`evaluation_values`; "generated"/"evaluated" are empty)
@@ -84,6 +86,7 @@ BUDGET_KINDS = ("result", "evaluated")  # the calls a budget counts (grader.run.
 
 
 ERROR_KEYS = ("type", "message", "traceback")
+POSITIONS_REQUEST = "evaluate"  # the key of a request for a batch of positions' values
 MAX_TRACE = 600_000  # ids of each trace list sent back (all of tic-tac-toe: 549,945)
 MAX_ID_LENGTH = 1_000  # characters of one id (a connect-4 board is 48)
 MAX_TEXT = 100_000  # characters of any other string of a message (output is capped lower)

@@ -42,6 +42,8 @@ from collections.abc import Callable
 from typing import Any
 
 from grader.algorithms import get as get_algorithm
+from grader.algorithms import registry as algorithm_registry
+from grader.algorithms.mcts import SETTINGS_FIELD as MCTS_FIELD
 from grader.games import BUILTIN_GAMES
 from grader.paths import SCHEMA_REF
 from grader.run import runner, tracing
@@ -66,7 +68,7 @@ from grader.sandbox.failures import (
     tampered,
 )
 from grader.sandbox.guard import CpuGuard, Tools, WorkerTimeout, prof_clock_reader
-from grader.sandbox.protocol import MAX_TRACE
+from grader.sandbox.protocol import MAX_TRACE, POSITIONS_REQUEST
 from grader.sandbox.reply_parts import (
     budget_fields,
     call_counts,
@@ -85,12 +87,9 @@ PRELOADED = (
     "operator", "random", "re", "statistics", "string", "typing",
 )  # fmt: skip
 WARM_UP = {"$schema": SCHEMA_REF, "name": "warm-up", "description": "worker start-up"}
-WARM_UP_CASES = (  # loaded at start, so the case path's lazy imports happen before the drop
-    {**WARM_UP, "algorithms": ["minimax"],
-     "tree": {"id": "A", "player": "max", "children": [{"id": "B", "value": 1}]}},
-    {**WARM_UP, "algorithms": ["expectimax"], "tree": [[1, 2], [3, 4]], "turns": ["max", "chance"]},
-    {**WARM_UP, "algorithms": ["minimax"], "game": "tictactoe", "state": "xox|oxo|.x."},
-)  # fmt: skip
+# loaded at start, so the case path's lazy imports happen before the drop: each spec's games
+WARM_UP_CASES = tuple({**WARM_UP, "algorithms": [spec.name], **game}
+                      for spec in algorithm_registry().values() for game in spec.warm_up)
 
 
 # --- set-up ---------------------------------------------------------------------------------
@@ -170,8 +169,8 @@ def _build_game(request: dict[str, Any]) -> tuple[Any, Any]:
 
 def _mcts_settings(request: dict[str, Any], case: Any) -> MctsSettings:
     """The request's settings, else the case's, else the defaults."""
-    given = request.get("mcts") or {}
-    from_case = getattr(case, "mcts", None)
+    given = request.get(MCTS_FIELD) or {}
+    from_case = getattr(case, MCTS_FIELD, None)
     default = MctsSettings()
 
     def pick(name: str) -> Any:
@@ -234,7 +233,8 @@ def _serve(request: dict[str, Any], module: Any, path: str, limits: dict[str, An
                     "calls": call_counts(trace), "cpu": tools.enforced_cpu()})
         tools.exit(0)
 
-    if isinstance(request.get("evaluate"), dict):  # the evaluate assignment: a batch of positions
+    # the evaluate assignment: a batch of positions
+    if isinstance(request.get(POSITIONS_REQUEST), dict):
         return serve_evaluate_request(request, module, path, limits, tools, guard, snapshot)
     guard.arm(window, most, _Stash.progress, settled)
     try:

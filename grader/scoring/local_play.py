@@ -30,6 +30,8 @@ from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
+from grader.algorithms.alpha_beta import ALGORITHM as ALPHA_BETA
+from grader.algorithms.evaluate import ALGORITHM as EVALUATE
 from grader.games.base import MAX
 from grader.games.players import MatchRecord, run_match, simple_move
 from grader.run.evaluation import Counter, checked_number, evaluation_game
@@ -103,7 +105,7 @@ def load_search(path: Path) -> Any:
             from None
     finally:
         sys.path.remove(folder)
-    for name in ("alpha_beta", "evaluate"):
+    for name in (*ALPHA_BETA.stubs, *EVALUATE.stubs):
         if not callable(getattr(module, name, None)):
             raise PlayFailed(f"search.py has no function {name}; grader play calls it")
     return module

@@ -36,6 +36,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
+from grader.algorithms.evaluate import ALGORITHM as EVALUATE
 from grader.cases import Case
 from grader.cases.algorithms import PLAY_ALGORITHMS
 from grader.cases.rubric import Rubric
@@ -73,7 +74,7 @@ def evaluate_ids(worker: Worker, case: Case, ids: list[str], rubric: Rubric) -> 
     :class:`EvaluationFailed`."""
     cache = _cache(worker, case)
     missing = list(dict.fromkeys(i for i in ids if i not in cache))
-    settings = rubric.settings_for(case, "evaluate")
+    settings = rubric.settings_for(case, EVALUATE.name)
     for start in range(0, len(missing), MAX_POSITIONS):
         chunk = missing[start:start + MAX_POSITIONS]
         reply = worker.evaluate(case.game or "", case.params, chunk, calls=rubric.play.calls,

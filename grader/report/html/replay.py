@@ -14,6 +14,7 @@ from dataclasses import astuple, dataclass, field
 from typing import Any
 
 import grader.algorithms as algorithm_specs
+from grader.algorithms.mcts import SETTINGS_FIELD as MCTS_FIELD
 from grader.compare import diff_sequence
 from grader.feedback.diagnosis import Hint
 from grader.feedback.drawing import window_note
@@ -132,7 +133,7 @@ def _alpha_beta_sides(case: Any, rule: str, ref_ids: list[str], got_ids: list[st
 
 def _mcts_sides(case: Any, ref_ids: list[str], got_ids: list[str]):
     """(reference side, student side, notes, per-iteration statistics of both)."""
-    settings = getattr(case, "mcts", None)
+    settings = getattr(case, MCTS_FIELD, None)
     count, c = getattr(settings, "iterations", 100), getattr(settings, "c", math.sqrt(2))
     total = max(len(ref_ids), len(got_ids))
     rebuilt, notes = [], []
