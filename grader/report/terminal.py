@@ -373,7 +373,7 @@ def failure_details(results: GradingResults, colour: bool = False, *, verbose: b
         # (counted, not named: one line, whichever play-graded checks the handout has)
         checks = f"{len(shown)} passing check{'s' if len(shown) != 1 else ''}"
         blocks.append("\n".join(_wrapped(
-            f"Your functions' values on sample positions ({checks}): shown with --verbose.",
+            f"Values on sample positions ({checks}): shown with --verbose.",
             width)) + "\n")
     pending = not_implemented_lines(results)
     if pending:
