@@ -237,7 +237,8 @@ def _grade_job(job: tuple[str, int, int]) -> tuple[str, int, dict[str, list[list
         game = case.build_game()
         records = scoring_play.play_case(
             case, rubric,
-            lambda ids, game=game: {i: float(evaluation(game, game.state_from_id(i))) for i in ids})
+            lambda ids, game=game: {i: float(evaluation(game, game.state_from_id(i))) for i in ids},
+            every_match=True)  # every outcome: grade_set scores any number of them
         out[case.name] = [[r.side, r.outcome] for r in records]
     return name, s, out
 

@@ -43,7 +43,7 @@ from grader.sandbox.limits import Limits
 from grader.sandbox.protocol import WorkerReply
 from grader.scoring import play as scoring_play
 from grader.scoring.grade import grade
-from reference import play
+from reference import play, play_search
 
 ROOT = Path(__file__).resolve().parent.parent
 SUBMISSIONS = ROOT / "tests" / "submissions"
@@ -217,7 +217,8 @@ def test_the_staff_search_makes_minimax_s_move_asking_each_position_once(depth, 
     for action, bound in decision.pruned.items():  # a pruned move's bound holds
         assert values[action] <= bound if x_to_move else values[action] >= bound
     asked = [i for positions in rounds for i in positions]
-    assert len(asked) == len(set(asked)) and all(rounds) and len(rounds) <= (1 if depth == 1 else 3)
+    most = 1 if depth == 1 else 2 + play_search.PROBES  # the favourite, the probes, the rest
+    assert len(asked) == len(set(asked)) and all(rounds) and len(rounds) <= most
     assert set(asked) <= {game.state_id(p) for p in play.cutoff_positions(game, state, depth)}
     if depth == 1:
         assert not decision.pruned
@@ -235,8 +236,8 @@ def test_the_staff_search_evaluates_a_fraction_of_a_midgame_s_cutoff():
         decision, rounds = searched(game, state, 2, play.reference_evaluation)
         asked = sum(len(positions) for positions in rounds)
         full = len(play.cutoff_positions(game, state, 2))
-        assert decision.action == move and decision.pruned and 1 <= len(rounds) <= 3
-        assert asked * 3 < full, (position, asked, full)  # 13 of 49, 116 of 420
+        assert decision.action == move and decision.pruned and 1 <= len(rounds) <= 2 + play_search.PROBES
+        assert asked * 3 < full, (position, asked, full)  # 13 of 49, 99 of 420 (116 in 3 rounds)
 
 
 def test_the_greedy_opponent_takes_a_win_and_blocks_a_single_threat():
@@ -333,7 +334,8 @@ def in_process_score(name: str, data: dict, rubric) -> tuple[float, list[str]]:
         return dict(zip(ids, values))
 
     records = scoring_play.play_case(case, rubric, evaluate)
-    score = scoring_play.play_score(records, rubric, case.play.opponent)
+    score = scoring_play.play_score(records, rubric, case.play.opponent,
+                                    case.play.matches or rubric.play.matches)
     return score.points, [r.outcome for r in records]
 
 
@@ -490,6 +492,68 @@ def test_a_pruned_move_shows_its_bound_when_its_values_could_not_be_had():
                                      {0: (decision, {**staff, 0: (0, 99.0)})})
     assert "| 0 | at most -52.5 (pruned) | 99 |" in output
     assert "| 3 (yours) | -7 | -7 |" in output and "a pruned move is one" in output
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(outcomes=st.lists(st.sampled_from(["win", "draw", "loss"]), min_size=2, max_size=20),
+       by_wins=st.booleans(), draw_weight=st.sampled_from([0.0, 0.5, 1.0]),
+       steps=st.lists(st.integers(1, 10), min_size=1, max_size=4), order=st.randoms())
+def test_stopping_once_decided_gives_every_match_s_points(outcomes, by_wins, draw_weight, steps,
+                                                          order):
+    """Matches started as next_matches says, ended in any order, score what all of them do."""
+    from types import SimpleNamespace
+
+    matches = len(outcomes)
+    steps = sorted(set(steps))
+    key = ({"thresholds": sorted({min(step, matches) for step in steps})} if by_wins
+           else {"rates": [step / 10 for step in steps]})
+    rubric = rubric_from_dict({"play": {**key, "draw_weight": draw_weight}})
+    every = [SimpleNamespace(index=i, side="xo"[i % 2], outcome=o) for i, o in enumerate(outcomes)]
+    records: list = [None] * matches
+    running: set[int] = set()
+    while True:
+        running |= set(scoring_play.next_matches(records, running, rubric, "greedy"))
+        if not running:
+            break
+        ended = order.choice(sorted(running))
+        running.discard(ended)
+        records[ended] = every[ended]
+    played = [r for r in records if r is not None]
+    stopped = scoring_play.play_score(played, rubric, "greedy", matches)
+    assert stopped.points == scoring_play.play_score(every, rubric, "greedy").points
+    assert stopped.planned == matches
+
+
+def test_a_case_stops_once_its_points_are_decided_and_plays_the_same_matches_until_then(
+        monkeypatch):
+    """The correct evaluation against greedy (ten matches, steps up to 0.8 a side), no spare
+    match: four wins a side decide, so the first four of each are played, as they would have
+    been, and score the same; with stop_when_decided = false, or a leaderboard, every match
+    is played."""
+    from bench import evaluations
+
+    monkeypatch.setattr(scoring_play, "SPARE_MATCHES", 0)
+    case = case_from_dict(case_of("connect4", "greedy", 2, matches=10))
+    game = case.build_game()
+    function = evaluations.function("weighted")
+
+    def evaluate(ids):
+        return dict(zip(ids, evaluate_positions(function, game, ids, 1000,
+                                                scoring_play.EVALUATION_SEED, random.seed)))
+
+    stopping = load_rubric()
+    every = rubric_from_dict({"play": {"stop_when_decided": False}})
+    played = scoring_play.play_case(case, stopping, evaluate)
+    whole = scoring_play.play_case(case, every, evaluate)
+    assert len(whole) == 10 and [r.index for r in played] == list(range(8))
+    assert [(r.moves, r.outcome) for r in played] == [(r.moves, r.outcome) for r in whole[:8]]
+    assert stopping.play.stop_when_decided and not every.play.stop_when_decided
+    score = scoring_play.play_score(played, stopping, "greedy", 10)
+    assert score.points == scoring_play.play_score(whole, stopping, "greedy").points == 4
+    summary, _ = play_feedback.report(game, "greedy", played, score, 0.5, {})
+    assert "in 8 matches against greedy (of 10: the other 2 could not change the points" in summary
+    board = rubric_from_dict({"play": {"leaderboard": True}})
+    assert len(scoring_play.play_case(case, board, evaluate)) == 10
 
 
 def test_the_same_submission_plays_the_same_matches(tmp_path):
@@ -786,7 +850,8 @@ def bundled():
                 return dict(zip(ids, values))
 
             records = scoring_play.play_case(case, rubric, evaluate)
-            scores[case.name] = scoring_play.play_score(records, rubric, case.play.opponent)
+            scores[case.name] = scoring_play.play_score(records, rubric, case.play.opponent,
+                                                        case.play.matches)
         share = sum(s.points for s in scores.values()) / sum(s.full for s in scores.values())
         graded[name] = (share, scores)
     return graded

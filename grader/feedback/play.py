@@ -100,6 +100,9 @@ def report(game: Any, opponent: str, records: list[Any], score: Any, draw_weight
     losses = len(records) - wins - draws
     summary = (f"{wins} wins, {draws} draws, {losses} losses in {len(records)} matches "
                f"against {opponent}")
+    if getattr(score, "planned", 0) > len(records):
+        summary += (f" (of {score.planned}: the other {score.planned - len(records)} could "
+                    "not change the points, so they were not played)")
     if losing is None:
         lines = [summary, "", *outcome_table(records), "",
                  "Graded the same way this would score: " + score_text(score, draw_weight)

@@ -49,6 +49,10 @@ from grader.scoring.results import PASSED, TestResult
 
 EVALUATION_SEED = 0  # the student's random is seeded "<EVALUATION_SEED>:<position id>"
 SAMPLE_POSITIONS = 12  # positions the handout's check evaluates
+# Matches started beyond the fewest that could decide a case's points (next_matches): a match
+# started later waits in rounds of its own, each a request to the worker (about 1 ms of CPU);
+# one spare match costs fewer positions than the rounds it saves (issue 45, docs/benchmarks.md).
+SPARE_MATCHES = 1
 _CACHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # worker -> {game key: {id: v}}
 _GAMES: dict[str, Any] = {}  # a play case's data -> its game, kept for the next submission
 
@@ -84,9 +88,12 @@ def evaluate_ids(worker: Worker, case: Case, ids: list[str], rubric: Rubric) -> 
     return {i: cache[i] for i in ids}
 
 
-def play_case(case: Case, rubric: Rubric, evaluate: Any) -> list[Any]:
-    """Play the case's matches in lockstep; ``evaluate(ids) -> {id: value}``. The records, in
-    match order (``reference.play.MatchRecord``)."""
+def play_case(case: Case, rubric: Rubric, evaluate: Any, every_match: bool = False
+              ) -> list[Any]:
+    """Play the case's matches in lockstep; ``evaluate(ids) -> {id: value}``. The records of
+    the matches played, in match order (``reference.play.MatchRecord``): with ``[play]
+    stop_when_decided`` (and no leaderboard, whose rates are over every match) only as many
+    as the points need (:func:`next_matches`), else, or with ``every_match``, all of them."""
     from reference import play
 
     settings = case.play
@@ -94,13 +101,21 @@ def play_case(case: Case, rubric: Rubric, evaluate: Any) -> list[Any]:
     depth = settings.depth or rubric.play.depth
     opening = rubric.play.opening if settings.opening is None else settings.opening
     game = _game(case)
-    running = {i: play.play_match(game, i, settings.seed, settings.opponent, depth, opening)
-               for i in range(matches)}
     records: list[Any] = [None] * matches
-    waiting = {}
-    for index, match in list(running.items()):
-        _advance(index, match, None, waiting, records, running)
-    while waiting:
+    running: dict[int, Any] = {}
+    waiting: dict[int, Any] = {}  # match -> the positions it waits for the values of
+    stops = rubric.play.stop_when_decided and not rubric.play.leaderboard and not every_match
+    while True:
+        started = (next_matches(records, set(running), rubric, settings.opponent) if stops
+                   else [i for i in range(matches) if records[i] is None and i not in running])
+        for index in started:
+            running[index] = play.play_match(game, index, settings.seed, settings.opponent,
+                                             depth, opening)
+            _advance(index, running[index], None, waiting, records, running)
+        if started:
+            continue  # one may have ended in its opening: look again
+        if not waiting:
+            return [record for record in records if record is not None]
         asked = {index: [game.state_id(p) for p in positions]  # each position's id made once
                  for index, positions in waiting.items()}
         waiting = {}
@@ -109,7 +124,53 @@ def play_case(case: Case, rubric: Rubric, evaluate: Any) -> list[Any]:
         for index, match_ids in asked.items():
             _advance(index, running[index], [values[i] for i in match_ids], waiting, records,
                      running)
-    return records
+
+
+def _groups(matches: int, rubric: Rubric) -> list[list[int]]:
+    """The match indexes whose scores are summed for one comparison with the thresholds: all
+    of them (scored by wins), else each side's (x plays the even ones, o the odd ones)."""
+    if rubric.play.by_wins:
+        return [list(range(matches))]
+    return [list(range(matches))[side::2] for side in (0, 1)]
+
+
+def _decided(score: float, left: int, size: int, thresholds: list[float], by_wins: bool) -> bool:
+    """Whether every threshold is reached already, or out of reach should all ``left``
+    matches be won, by a group of ``size`` matches that has scored ``score``
+    (:func:`play_score`'s comparison: a rate, or by wins a count, within 1e-9)."""
+    scale = 1 if by_wins else size
+    return all(score / scale >= t - 1e-9 or (score + left) / scale < t - 1e-9
+               for t in thresholds)
+
+
+def next_matches(records: list[Any], running: set[int], rubric: Rubric, opponent: str
+                 ) -> list[int]:
+    """The matches to start now (``records``: each match's record, None until it ends;
+    ``running``: those started and not ended). For each group of matches (:func:`_groups`)
+    whose points the ended ones do not decide: its first matches not started, as few as
+    could decide them with the running ones, by some outcomes of all (none while the running
+    ones could). A function of the outcomes and of the rounds each match takes, neither of
+    which depends on the machine: the matches played, like the points, are the same at any
+    load; and the points are those every match would give, as the rest could not change
+    them."""
+    weight = {"win": 1.0, "draw": rubric.play.draw_weight, "loss": 0.0}
+    thresholds = rubric.play.thresholds_for(opponent)
+    by_wins = rubric.play.by_wins
+    start = []
+    for group in _groups(len(records), rubric):
+        score = sum(weight[records[i].outcome] for i in group if records[i] is not None)
+        open_ = sum(1 for i in group if i in running)
+        left = [i for i in group if records[i] is None and i not in running]
+        if not left or _decided(score, open_ + len(left), len(group), thresholds, by_wins):
+            continue
+        fewest = next(k for k in range(len(left) + 1)
+                      if k == len(left) or any(
+                          _decided(score + wins + weight["draw"] * draws,
+                                   len(left) - k, len(group), thresholds, by_wins)
+                          for wins in range(open_ + k + 1)
+                          for draws in range(open_ + k + 1 - wins)))
+        start += left[:fewest + SPARE_MATCHES] if fewest else []
+    return sorted(start)
 
 
 def forget_game(case: Case) -> None:
@@ -162,6 +223,7 @@ class PlayScore:
     full: float  # the points all thresholds give
     by_wins: bool
     wins_losses: tuple[int, int] = (0, 0)
+    planned: int = 0  # the case's matches (more than were played when play stopped, decided)
 
     @property
     def margin(self) -> int:
@@ -169,26 +231,33 @@ class PlayScore:
         return self.wins_losses[0] - self.wins_losses[1]
 
 
-def play_score(outcomes: list[Any], rubric: Rubric, opponent: str) -> PlayScore:
+def play_score(outcomes: list[Any], rubric: Rubric, opponent: str, matches: int | None = None
+               ) -> PlayScore:
     """The score of a case's matches under ``rubric`` (:class:`PlayRubric`'s docstring says
-    how); ``outcomes``: the match records, or (side, outcome) pairs."""
+    how); ``outcomes``: the match records, or (side, outcome) pairs; ``matches``: the case's
+    matches, when play stopped before the last (:func:`next_matches`): a side's rate is then
+    compared as over all of its matches, the unplayed ones lost (its points are decided, so
+    the same as had they been played); the rates shown are over the matches played."""
     pairs = [(o.side, o.outcome) if hasattr(o, "side") else tuple(o) for o in outcomes]
     weight = {"win": 1.0, "draw": rubric.play.draw_weight, "loss": 0.0}
     value = sum(weight[outcome] for _, outcome in pairs)
-    rates = {}
+    rates, counted = {}, {}
+    planned = {"x": (matches + 1) // 2, "o": matches // 2} if matches else {}
     for side in ("x", "o"):
         mine = [weight[outcome] for s, outcome in pairs if s == side]
         rates[side] = sum(mine) / len(mine) if mine else 0.0
+        size = max(planned.get(side, 0), len(mine))
+        counted[side] = sum(mine) / size if size else 0.0
     thresholds = rubric.play.thresholds_for(opponent)
     if rubric.play.by_wins:
         reached: float = sum(1 for t in thresholds if value >= t - 1e-9)
     else:  # half of each step for each side whose score rate reaches it
-        reached = sum(0.5 for t in thresholds for rate in rates.values() if rate >= t - 1e-9)
+        reached = sum(0.5 for t in thresholds for rate in counted.values() if rate >= t - 1e-9)
     wins = sum(outcome == "win" for _, outcome in pairs)
     losses = sum(outcome == "loss" for _, outcome in pairs)
     return PlayScore(value, rates, thresholds, reached, reached * rubric.play.threshold_points,
                      len(thresholds) * rubric.play.threshold_points, rubric.play.by_wins,
-                     (wins, losses))
+                     (wins, losses), max(matches or 0, len(pairs)))
 
 
 def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -> TestResult:
@@ -208,7 +277,8 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
         result.output = message + ("" if result.hidden else printed_output(reply))
         note_upload_error(result, reply)
         return result
-    score = play_score(records, rubric, case.play.opponent)
+    planned = case.play.matches or rubric.play.matches
+    score = play_score(records, rubric, case.play.opponent, planned)
     result.score = round(result.max_score * (score.points / score.full if score.full else 0.0), 6)
     result.outcome = PASSED if score.points >= score.full else "wrong_value"
     game = _game(case)  # the one the matches used: its positions are remembered already
