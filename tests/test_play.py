@@ -236,7 +236,8 @@ def test_the_staff_search_evaluates_a_fraction_of_a_midgame_s_cutoff():
         decision, rounds = searched(game, state, 2, play.reference_evaluation)
         asked = sum(len(positions) for positions in rounds)
         full = len(play.cutoff_positions(game, state, 2))
-        assert decision.action == move and decision.pruned and 1 <= len(rounds) <= 2 + play_search.PROBES
+        assert decision.action == move and decision.pruned
+        assert 1 <= len(rounds) <= 2 + play_search.PROBES
         assert asked * 3 < full, (position, asked, full)  # 13 of 49, 99 of 420 (116 in 3 rounds)
 
 
