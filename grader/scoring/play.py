@@ -304,7 +304,7 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
     result.extra_data["play"] = match_records.records_data(records, game, losing)
     result.extra_data["play_summary"] = match_records.summary_data(
         case.play.opponent, records, rubric.play,
-        result.score / result.max_score if result.max_score else 0.0)
+        result.score / result.max_score if result.max_score else 0.0, planned)
     return result
 
 
