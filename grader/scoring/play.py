@@ -105,9 +105,13 @@ def play_case(case: Case, rubric: Rubric, evaluate: Any, every_match: bool = Fal
     running: dict[int, Any] = {}
     waiting: dict[int, Any] = {}  # match -> the positions it waits for the values of
     stops = rubric.play.stop_when_decided and not rubric.play.leaderboard and not every_match
+    ended = -1  # matches ended when next_matches last looked: only an end changes its answer
     while True:
-        started = (next_matches(records, set(running), rubric, settings.opponent) if stops
-                   else [i for i in range(matches) if records[i] is None and i not in running])
+        now_ended = matches - records.count(None)
+        started = [] if stops and now_ended == ended else (
+            next_matches(records, set(running), rubric, settings.opponent) if stops
+            else [i for i in range(matches) if records[i] is None and i not in running])
+        ended = now_ended
         for index in started:
             running[index] = play.play_match(game, index, settings.seed, settings.opponent,
                                              depth, opening)
@@ -143,6 +147,21 @@ def _decided(score: float, left: int, size: int, thresholds: list[float], by_win
                for t in thresholds)
 
 
+def _fewest(score: float, running: int, left: int, size: int, thresholds: list[float],
+            by_wins: bool, draw: float) -> int:
+    """The fewest of the ``left`` matches not started that, with the ``running`` ones, some
+    outcomes of all could decide a group (:func:`next_matches`); ``left`` when none could."""
+    gains = {0.0}  # what the running matches and k more can add: wins + draw x draws
+    for played in range(1, running + 1):
+        gains |= {wins + draw * (played - wins) for wins in range(played + 1)}
+    for k in range(left):
+        if any(_decided(score + gain, left - k, size, thresholds, by_wins) for gain in gains):
+            return k
+        played = running + k + 1
+        gains |= {wins + draw * (played - wins) for wins in range(played + 1)}
+    return left
+
+
 def next_matches(records: list[Any], running: set[int], rubric: Rubric, opponent: str
                  ) -> list[int]:
     """The matches to start now (``records``: each match's record, None until it ends;
@@ -163,12 +182,8 @@ def next_matches(records: list[Any], running: set[int], rubric: Rubric, opponent
         left = [i for i in group if records[i] is None and i not in running]
         if not left or _decided(score, open_ + len(left), len(group), thresholds, by_wins):
             continue
-        fewest = next(k for k in range(len(left) + 1)
-                      if k == len(left) or any(
-                          _decided(score + wins + weight["draw"] * draws,
-                                   len(left) - k, len(group), thresholds, by_wins)
-                          for wins in range(open_ + k + 1)
-                          for draws in range(open_ + k + 1 - wins)))
+        fewest = _fewest(score, open_, len(left), len(group), thresholds, by_wins,
+                         weight["draw"])
         start += left[:fewest + SPARE_MATCHES] if fewest else []
     return sorted(start)
 
