@@ -7,6 +7,8 @@ Sections: ``grade`` (``grader grade`` on every case, as a subprocess), ``cases``
 grading time against the reference's own time; worker start-up), ``tracing`` (traced against
 untraced search), ``big`` (loading a 10^6-node case file; the deepest tree that loads),
 ``batch`` (``grader batch`` on 50 mixed submissions, hostile ones included, 2 jobs),
+``class_report`` (that batch, then ``grader report --class`` on its output: time against the
+batch's, sizes, Chromium's console; the report and the batch's output kept in ``bench/class-report/``),
 ``batch_issue`` (the same on issue 19's mix: correct, never-prunes, strict-pruning,
 chance-as-min), ``batch_issue_traces`` (that mix on every case but the ``evaluate`` ones,
 which are graded by play: the cases issue 19 measured), ``autograder`` (``run_autograder`` in a fresh /autograder-like tree: the first
@@ -50,10 +52,12 @@ from bench import (  # noqa: E402
     autograder, cs188, floor, memory, profile_grade, scale, sections, worker_cost)
 from bench.measure import load_average  # noqa: E402
 
-SECTIONS = ("grade", "cases", "tracing", "big", "batch", "batch_issue", "batch_issue_traces",
+SECTIONS = ("grade", "cases", "tracing", "big", "batch", "class_report", "batch_issue",
+            "batch_issue_traces",
             "autograder", "autograder_jobs", "worker_cost", "profile", "memory", "floor",
             "cs188")
 RESULTS = REPO / "bench" / "results.json"
+CLASS_REPORT = REPO / "bench" / "class-report"  # the class_report section's report, kept
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,6 +95,10 @@ def main(argv: list[str] | None = None) -> int:
                 {"correct": 4, "wrong": 3, "hostile": 3} if quick
                 else {"correct": 15, "wrong": 20, "hostile": 15}, args.jobs, cache,
                 rubric=args.rubric),
+            "class_report": lambda: scale.batch(
+                {"correct": 4, "wrong": 3, "hostile": 3} if quick
+                else {"correct": 15, "wrong": 20, "hostile": 15}, args.jobs, cache,
+                rubric=args.rubric, class_report=CLASS_REPORT),
             "autograder": lambda: autograder.first_submission(runs, cache),
             "autograder_jobs": lambda: autograder.workers(runs, cache),
             "worker_cost": lambda: worker_cost.worker_cost(runs),

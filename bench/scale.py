@@ -151,11 +151,14 @@ ISSUE_MIX = {"correct": 20, "never_prunes": 10, "strict_pruning": 10, "chance_as
 
 
 def batch(mix: dict[str, int], jobs: int, cache: Path,
-          cases: list[Path] | None = None, rubric: Path | None = None) -> dict[str, Any]:
+          cases: list[Path] | None = None, rubric: Path | None = None,
+          class_report: Path | None = None) -> dict[str, Any]:
     """``grader batch`` on an export of correct, wrong and hostile submissions (bundled cases,
     or ``cases``; under ``rubric``, default trees/rubric.toml); a ``mix`` naming variants
     (``ISSUE_MIX``: issue 19's, a fifth each of correct, never-prunes, strict-pruning,
-    chance-as-min, correct) takes that many of each named variant."""
+    chance-as-min, correct) takes that many of each named variant. With ``class_report`` (a
+    folder), then the class report of the batch's output too (:func:`measure_class_report`),
+    kept in that folder."""
     correct = REPO / "tests" / "submissions" / "correct" / "search.py"
     with tempfile.TemporaryDirectory() as scratch_name:
         scratch = Path(scratch_name)
@@ -194,6 +197,8 @@ def batch(mix: dict[str, int], jobs: int, cache: Path,
                                timeout=3600)
         if not (out / "scores.csv").exists():
             raise RuntimeError(f"grader batch failed ({figures['code']}):\n{figures['stderr']}")
+        reported = (measure_class_report(out, class_report, figures)
+                     if class_report is not None else None)
         seconds: dict[str, list[float]] = {kind: [] for kind in kinds}
         slowest = []
         for name, label in names.items():
@@ -220,7 +225,74 @@ def batch(mix: dict[str, int], jobs: int, cache: Path,
             "cache_prepared": {k: prepared[k] for k in ("wall", "cpu", "peak_mb", "code")},
             "cpu_per_submission": figures["cpu"] / total, "cpu_bound_per_minute": cpu_rate,
             "per_kind": per_kind, "slowest": sorted(slowest, reverse=True)[:10],
-            "target_per_minute": 60}
+            "target_per_minute": 60, **({"class_report": reported} if reported else {})}
+
+
+REPORT_RUNS = 3
+
+
+def measure_class_report(out: Path, keep: Path, batch_figures: dict[str, Any]) -> dict[str, Any]:
+    """``grader report --class OUT`` on a batch's output (the median of :data:`REPORT_RUNS`
+    runs, anonymised once more): its time against the batch's own (the issue's target: under
+    5%), the page's size (under 1 MB) and its example replays'; whether Chromium opens it with
+    no console error (when the browser test can run here). The report is kept in ``keep``, and
+    the batch's output in ``keep/batch`` (``grader report --class`` runs again on it without
+    regrading)."""
+    keep = Path(keep)
+    if keep.exists():
+        shutil.rmtree(keep)
+    shutil.copytree(out, keep / "batch")
+    page = keep / "class.html"
+    command = [*GRADER, "report", "--class", str(out), "--html", str(page)]
+    measured = median_measured(command, REPORT_RUNS, timeout=600)
+    anonymised = run_measured([*command[:-1], str(keep / "anonymised" / "class.html"),
+                               "--anonymise"], timeout=600)
+    replays = sorted((keep / "class-replays").glob("*.html"))
+    figures = json.loads(page.with_suffix(".json").read_text())
+    result = {
+        **measured, "anonymised_wall": anonymised["wall"],
+        "wall_share_of_batch": measured["wall"] / batch_figures["wall"],
+        "cpu_share_of_batch": measured["cpu"] / batch_figures["cpu"],
+        "html_bytes": page.stat().st_size,
+        "json_bytes": page.with_suffix(".json").stat().st_size,
+        "csv_bytes": page.with_suffix(".csv").stat().st_size,
+        "replays": len(replays), "replay_bytes_max": max((p.stat().st_size for p in replays),
+                                                          default=0),
+        "mistakes": len(figures["mistakes"]), "failing_tests": figures["failing_tests"],
+        "explained_tests": figures["explained_tests"],
+        "console_errors": _console_errors(page),
+    }
+    share = 100 * result["wall_share_of_batch"]
+    print(f"class report: {measured['wall']:.2f} s wall ({share:.1f}% "
+          f"of the batch's {batch_figures['wall']:.0f} s), {measured['cpu']:.2f} CPU s "
+          f"({100 * result['cpu_share_of_batch']:.1f}%); page {result['html_bytes']:,} bytes, "
+          f"{result['replays']} example replays (largest {result['replay_bytes_max']:,} bytes); "
+          f"{result['mistakes']} named mistakes explain {result['explained_tests']} of "
+          f"{result['failing_tests']} failing tests; Chromium console errors: "
+          f"{result['console_errors']}")
+    return result
+
+
+def _console_errors(page: Path) -> int | str:
+    """Severe console entries when Chromium opens ``page``, or why it could not be opened."""
+    import importlib.util
+    import sys
+
+    tests = str(REPO / "tests")
+    if tests not in sys.path:  # the browser test imports its neighbours, as pytest lets it
+        sys.path.insert(0, tests)
+    spec = importlib.util.spec_from_file_location("test_html_browser",
+                                                  REPO / "tests" / "test_html_browser.py")
+    helpers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(helpers)
+    if helpers.missing_browser():
+        return helpers.missing_browser()
+    driver = helpers.chromium()
+    try:
+        driver.get(page.as_uri())
+        return len(helpers.severe(driver))
+    finally:
+        driver.quit()
 
 
 def trace_cases() -> list[Path]:

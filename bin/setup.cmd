@@ -26,7 +26,7 @@ rem The handout (no tests folder) gets the runtime dependencies only, as "pip in
 rem does; the staff repository also gets the [dev] extras its test suite needs.
 set "target=%root%"
 if exist "%root%\tests\" set "target=%root%[dev]"
-echo setup: installing the grader into %venv% with pip (first run, or pyproject.toml changed; log: %venv%\install.log)... 1>&2
+echo setup: installing the grader into %venv% with pip (first run, or pyproject.toml changed; log: %venv%\install.log): one to three minutes the first time, with no output until it is done... 1>&2
 "%venv%\Scripts\python.exe" -m pip install --disable-pip-version-check -e "%target%" >"%venv%\install.log" 2>&1
 if errorlevel 1 goto install_failed
 copy /y "%root%\pyproject.toml" "%venv%\.installed" >nul

@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+import grader.algorithms as algorithm_specs
 from grader.cases.algorithms import ALGORITHMS
 from grader.paths import REPO_ROOT
 
@@ -50,7 +51,8 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 # The functions of student/search.py whose algorithm has another name in the grader.
-FUNCTION_ALGORITHMS = {"max_value": "minimax", "min_value": "minimax"}
+FUNCTION_ALGORITHMS = {stub: spec.name for spec in algorithm_specs.registry().values()
+                       for stub in spec.stubs if stub != spec.name}
 
 
 def algorithm_name(text: str) -> str:
@@ -80,18 +82,23 @@ def _play(args: argparse.Namespace) -> int:
 def _batch(args: argparse.Namespace) -> int:
     from grader.commands.batch import batch_main, merge_main
 
+    if args.anonymise and args.report is None:
+        print("grader batch: --anonymise is for the class report: give --report F.html",
+              file=sys.stderr)
+        return 2
     if args.merge:
         if args.submissions is not None or args.shard:
             print("grader batch: --merge takes shard folders, not an export or --shard",
                   file=sys.stderr)
             return 2
-        return merge_main(args.merge, args.out)
+        return merge_main(args.merge, args.out, report=args.report, anonymise=args.anonymise)
     if args.submissions is None:
         print("grader batch: expected an export folder (or --merge DIR...)", file=sys.stderr)
         return 2
     cases = args.cases or [PUBLIC_CASES, HIDDEN_CASES]
     return batch_main(args.submissions, args.out, cases=cases, jobs=args.jobs, force=args.force,
-                      rubric_path=args.rubric, shard=args.shard)
+                      rubric_path=args.rubric, shard=args.shard, report=args.report,
+                      anonymise=args.anonymise)
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -139,8 +146,20 @@ def _import_cs188(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from grader.commands.report import report_main
+    from grader.commands.report import class_report_main, report_main
 
+    if args.class_folder is not None:
+        if args.results is not None:
+            print("grader report: give a results.json or --class DIR, not both", file=sys.stderr)
+            return 2
+        return class_report_main(args.class_folder, html=args.html, anonymise=args.anonymise)
+    if args.results is None:
+        print("grader report: expected a results.json (or --class DIR)", file=sys.stderr)
+        return 2
+    if args.anonymise:
+        print("grader report: --anonymise is for the class report (--class DIR)",
+              file=sys.stderr)
+        return 2
     return report_main(args.results, html=args.html)
 
 
@@ -217,6 +236,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="grade only share K of N (a job array runs K = 1..N)")
     batch.add_argument("--merge", type=Path, nargs="+", metavar="DIR",
                        help="combine the --out folders of every shard into --out")
+    batch.add_argument("--report", type=Path, default=None, metavar="F.html",
+                       help="then write the class report (F.html, F.json, F.csv)")
+    batch.add_argument("--anonymise", action="store_true",
+                       help="the class report names students by pseudonym only")
     batch.set_defaults(run=_batch)
 
     build = commands.add_parser(
@@ -249,7 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     generate = commands.add_parser("generate", help="TAs: random exercise trees with answer keys")
     generate.add_argument("--algorithm", "-a", required=True, metavar="ALGORITHM",
-                          help="one of " + ", ".join(a for a in ALGORITHMS if a != "evaluate")
+                          help="one of " + ", ".join(a for a in ALGORITHMS
+                                                     if not algorithm_specs.get(a).by_play)
                           + " (evaluate is graded by play: `grader new -a evaluate`)")
     generate.add_argument("--depth", type=int, default=3)
     generate.add_argument("--branching", type=int, default=3)
@@ -273,8 +297,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="alpha-beta cases' rule (default strict, CS188's)")
     cs188.set_defaults(run=_import_cs188)
 
-    report = commands.add_parser("report", help="staff: an HTML report from a graded results.json")
-    report.add_argument("results", type=Path)
+    report = commands.add_parser("report", help="staff: an HTML report from a graded results.json, "
+                                 "or the class report of a batch (--class)")
+    report.add_argument("results", type=Path, nargs="?")
+    report.add_argument("--class", dest="class_folder", type=Path, default=None, metavar="DIR",
+                        help="the class report of a `grader batch` --out folder (F.html, F.json, "
+                             "F.csv)")
+    report.add_argument("--anonymise", action="store_true",
+                        help="--class: name students by pseudonym only")
     report.add_argument("--html", type=Path, required=True)
     report.set_defaults(run=_report)
     return parser

@@ -6,8 +6,10 @@ One module an algorithm, each stating its convention in its docstring:
 (alpha-beta with a transposition table), :mod:`.quiescence` (quiescence search at the cutoff).
 Never shipped to students.
 
-:func:`reference_functions` gives the *function table* that :func:`grader.run.runner.run_algorithm`
-calls (the stub names mapped to callables, with the pruning rule bound into ``alpha_beta``);
+:func:`reference_functions` gives the *function table* that
+:func:`grader.run.runner.run_algorithm` calls (the stub names mapped to callables, with the
+pruning rule bound into those following the course's rule), from the algorithms' specs
+(:mod:`grader.algorithms`, which name these modules' functions by import string);
 :func:`decision` gives the root action, first on ties.
 """
 
@@ -17,6 +19,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+import grader.algorithms as algorithm_specs
 from reference.alpha_beta import alpha_beta, alpha_beta_decision
 from reference.deepening import iterative_deepening
 from reference.expectimax import expectimax, expectimax_decision
@@ -36,52 +39,38 @@ def _strict(pruning: str) -> bool:
 
 
 def reference_functions(pruning: str = "inclusive") -> dict[str, Callable[..., Any]]:
-    """The stub names mapped to the reference, ``alpha_beta`` and ``iterative_deepening``
-    pruning by ``pruning``.
+    """The stub names mapped to the reference, from every algorithm's spec
+    (:mod:`grader.algorithms`); those following the course's rule prune by ``pruning``.
 
     ``pruning`` is ``"inclusive"`` (cut at ``v >= beta`` / ``v <= alpha``) or ``"strict"``
     (cut at ``v > beta`` / ``v < alpha``). A case's ``"either"`` is the caller's to resolve.
+    The others (a fixed rule: the transposition table's and quiescence's always inclusive)
+    ignore it.
     """
     strict = _strict(pruning)
-    return {
-        "max_value": max_value,
-        "min_value": min_value,
-        "alpha_beta": functools.partial(alpha_beta, strict=True) if strict else alpha_beta,
-        "expectimax": expectimax,
-        "maxn": maxn,
-        "mcts": mcts,
-        "iterative_deepening": (functools.partial(iterative_deepening, strict=True) if strict
-                                else iterative_deepening),
-        "alpha_beta_tt": alpha_beta_tt,  # the inclusive rule whatever the course's
-        "quiescence": quiescence,  # the inclusive rule whatever the course's
-    }
+    table = {}
+    for spec in algorithm_specs.registry().values():
+        for stub, target in spec.reference.items():
+            function = algorithm_specs.resolve(target)
+            table[stub] = (functools.partial(function, strict=True)
+                           if strict and spec.course_rule else function)
+    return table
 
 
 def decision(game: Any, algorithm: str, *, pruning: str = "inclusive") -> Any:
-    """The root action of ``game`` under ``algorithm`` (first on ties; None with no move).
-
-    For ``minimax``, ``alpha_beta``, ``expectimax``, ``maxn`` and ``iterative_deepening`` (the
-    last iteration's decision, at ``max_depth = game.depth_limit``); MCTS's answer is its value.
+    """The root action of ``game`` under ``algorithm`` (first on ties; None with no move), by
+    its spec's ``decision`` (iterative deepening's: the last iteration's, at ``max_depth =
+    game.depth_limit``). An algorithm with none (MCTS: its answer is its action) is an error.
     """
+    spec = algorithm_specs.get(algorithm)
+    if spec.decision is None:
+        with_one = tuple(s.name for s in algorithm_specs.registry().values() if s.decision)
+        raise ValueError(f"expected algorithm to be one of {with_one}, got: {algorithm!r}")
+    function = algorithm_specs.resolve(spec.decision)
     state = game.initial_state()
-    if algorithm == "iterative_deepening":
-        return iterative_deepening(game, state, game.depth_limit, strict=_strict(pruning))[1]
-    if algorithm == "minimax":
-        return minimax_decision(game, state)
-    if algorithm == "alpha_beta":
-        return alpha_beta_decision(game, state, strict=_strict(pruning))
-    if algorithm == "alpha_beta_tt":  # the table changes the work, not the answer
-        return alpha_beta_decision(game, state)
-    if algorithm == "quiescence":
-        return quiescence_decision(game, state)
-    if algorithm == "expectimax":
-        return expectimax_decision(game, state)
-    if algorithm == "maxn":
-        return maxn_decision(game, state)
-    raise ValueError(
-        f"expected algorithm to be one of ('minimax', 'alpha_beta', 'expectimax', 'maxn'), "
-        f"got: {algorithm!r}"
-    )
+    if spec.course_rule:
+        return function(game, state, strict=_strict(pruning))
+    return function(game, state)
 
 
 __all__ = [

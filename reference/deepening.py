@@ -93,6 +93,11 @@ def iterative_deepening(game: Any, state: Any, max_depth: int, *, strict: bool =
     return value, decision
 
 
+def deepening_decision(game: Any, state: Any, *, strict: bool = False) -> Any:
+    """The last iteration's decision at ``max_depth = game.depth_limit``."""
+    return iterative_deepening(game, state, game.depth_limit, strict=strict)[1]
+
+
 def unordered(game: Any, state: Any, max_depth: int, *, strict: bool = False) -> tuple:
     """The same iterations with no reordering (every iteration in ``actions`` order): what
     the feedback's "nodes saved by ordering" is measured against."""
@@ -105,4 +110,4 @@ def unordered(game: Any, state: Any, max_depth: int, *, strict: bool = False) ->
     return value, decision
 
 
-__all__ = ["best_first", "iterative_deepening", "root_iteration", "unordered"]
+__all__ = ["best_first", "deepening_decision", "iterative_deepening", "root_iteration", "unordered"]

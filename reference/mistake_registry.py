@@ -13,13 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import grader.algorithms as algorithm_specs
 from reference import reference_functions
 
 RULES = ("inclusive", "strict")
-STUBS = {"minimax": ("max_value", "min_value"), "alpha_beta": ("alpha_beta",),
-         "expectimax": ("expectimax",), "maxn": ("maxn",), "mcts": ("mcts",),
-         "iterative_deepening": ("iterative_deepening",), "alpha_beta_tt": ("alpha_beta_tt",),
-         "quiescence": ("quiescence",)}
+# The stubs a variant replaces, for every algorithm graded by a trace (from grader.algorithms)
+STUBS = {spec.name: spec.stubs for spec in algorithm_specs.registry().values()
+         if not spec.by_play}
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class Mistake:
         """The reference's function table with this variant in place of the algorithm's stubs."""
         table = reference_functions(rule)
         function = self.function
-        if self.algorithm in ("alpha_beta", "iterative_deepening"):
+        if algorithm_specs.get(self.algorithm).course_rule:
             function = functools.partial(function, strict=rule == "strict")
         for stub in STUBS[self.algorithm]:
             table[stub] = function

@@ -28,15 +28,14 @@ registration stays a few lines.
 
 from __future__ import annotations
 
-# Importing the variant modules registers their mistakes in the catalogue.
-from reference import (  # noqa: F401
-    mistakes_deepening,
-    mistakes_minimax,
-    mistakes_other,
-    mistakes_quiescence,
-    mistakes_transposition,
-)
+import grader.algorithms as algorithm_specs
 from reference.mistake_registry import CATALOGUE, RULES, STUBS, Mistake, mistake, mistakes_for
+
+# Importing the variant modules registers their mistakes in the catalogue: each algorithm's spec
+# names its module (grader.algorithms), so a registered algorithm's mistakes come in too.
+for _module in dict.fromkeys(spec.mistakes for spec in algorithm_specs.registry().values()
+                             if spec.mistakes):
+    algorithm_specs.resolve(_module)
 
 __all__ = ["CATALOGUE", "RULES", "STUBS", "Mistake", "mistake",
            "mistakes_for"]

@@ -169,6 +169,28 @@ def tree_moments(game: Any, algorithm: str, until: int | None = None) -> list[li
     return steps.moments + ([] if steps.complete else [["stopped", until]])
 
 
+def minimax_moments(game: Any, settings: Any = None) -> list[list[Any]]:
+    """The step replay hook of minimax's spec (:mod:`grader.algorithms.minimax`)."""
+    return tree_moments(game, "minimax")
+
+
+def expectimax_moments(game: Any, settings: Any = None) -> list[list[Any]]:
+    """The step replay hook of expectimax's spec."""
+    return tree_moments(game, "expectimax")
+
+
+def maxn_moments(game: Any, settings: Any = None) -> list[list[Any]]:
+    """The step replay hook of max^n's spec."""
+    return tree_moments(game, "maxn")
+
+
+def mcts_steps(game: Any, settings: Any) -> list[list[Any]]:
+    """The step replay hook of MCTS's spec: ``settings`` are the case's (iterations, seed, c)."""
+    import random
+
+    return mcts_moments(game, settings.iterations, random.Random(settings.seed), settings.c)
+
+
 def mcts_moments(game: Any, iterations: int, rng: Any, c: float = math.sqrt(2),
                  until: int = STEP_LIMIT) -> list[list[Any]]:
     """One ``"iteration"`` moment per iteration of :mod:`reference.mcts` on ``game`` (stops
@@ -232,5 +254,6 @@ def mcts_moments(game: Any, iterations: int, rng: Any, c: float = math.sqrt(2),
 
 
 __all__ = [
-    "STEP_LIMIT", "StepLimitReached", "TreeSteps", "mcts_moments", "player_name", "tree_moments",
+    "STEP_LIMIT", "StepLimitReached", "TreeSteps", "expectimax_moments", "maxn_moments",
+    "mcts_moments", "mcts_steps", "minimax_moments", "player_name", "tree_moments",
 ]

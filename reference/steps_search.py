@@ -172,4 +172,14 @@ def search_moments(game: Any, algorithm: str, until: int | None = None) -> list[
     return replay(game, STEP_LIMIT if until is None else until).run()
 
 
-__all__ = ["QuiescenceSteps", "TableSteps", "search_moments"]
+def table_steps(game: Any, settings: Any = None) -> list[list[Any]]:
+    """The step replay hook of alpha_beta_tt's spec (:mod:`grader.algorithms.alpha_beta_tt`)."""
+    return TableSteps(game, STEP_LIMIT).run()
+
+
+def quiescence_steps(game: Any, settings: Any = None) -> list[list[Any]]:
+    """The step replay hook of quiescence's spec (:mod:`grader.algorithms.quiescence`)."""
+    return QuiescenceSteps(game, STEP_LIMIT).run()
+
+
+__all__ = ["QuiescenceSteps", "TableSteps", "quiescence_steps", "search_moments", "table_steps"]

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from grader.answers.store import CACHE_KEY
+from grader.cases.algorithms import ALGORITHMS
 from grader.cli import main as cli_main
 from grader.commands import handout
 from grader.commands.build import build_main
@@ -214,11 +215,15 @@ def test_handout_pyproject_drops_reference_and_tests_student():
     from grader.commands.handout import tomllib
 
     data = tomllib.loads(text)
-    assert "reference" not in data["tool"]["setuptools"]["packages"]
-    assert "grader" in data["tool"]["setuptools"]["packages"]
+    found = data["tool"]["setuptools"]["packages"]["find"]["include"]
+    assert "reference" not in found
+    assert "grader" in found and "grader.*" in found
     assert data["tool"]["pytest"]["ini_options"]["testpaths"] == ["student"]
     with pytest.raises(BuildError, match="expected to drop 'reference'"):
-        handout_pyproject('[tool.setuptools]\npackages = [\n  "grader", # x ]\n  "reference"]\n')
+        handout_pyproject('[tool.setuptools.packages.find]\n'
+                          'include = [\n  "grader", # x ]\n  "reference"]\n')
+    with pytest.raises(BuildError, match="packages.find"):
+        handout_pyproject('[tool.setuptools]\npackages = ["grader", "reference"]\n')
 
 
 # --- the handout, installed as a student would ----------------------------------------------
@@ -255,6 +260,10 @@ def test_handout_setup_installs_the_runtime_dependencies_only_and_says_each_step
     runtime = "setup 2/3: installing the grader and its runtime dependencies"
     for step in ("setup 1/3: creating", runtime, "setup 3/3: ready in"):
         assert step in said, said
+    # the long step shows it is moving: a numbered line a package pip fetches, then the count
+    fetched = re.findall(r"^  \[(\d+)\] \S+$", said, re.M)
+    assert fetched and fetched == [str(n) for n in range(1, len(fetched) + 1)], said
+    assert f"  installing {len(fetched)} packages..." in said
     python = str(installed_handout / ".venv" / "bin" / "python")
     probe = _run(installed_handout, python, "-c",
                  "import importlib.util as u; print([m for m in ('selenium', 'xdist', "
@@ -291,6 +300,14 @@ def test_grader_check_and_pytest_run_in_the_handout(installed_handout):
     shutil.copy(CORRECT, installed_handout / "student" / "search.py")
     check = _run(installed_handout, str(installed_handout / ".venv" / "bin" / "grader"), "check")
     assert check.returncode == 0, check.stdout[-3000:] + check.stderr[-2000:]
+    # full marks: the run ends a few lines after its total; the details only with --verbose
+    after = check.stdout.split("\nTotal: ", 1)[1].strip().splitlines()
+    assert len(after) <= 6, check.stdout[-3000:]
+    assert "shown with --verbose" in check.stdout and "to move" not in check.stdout
+    verbose = _run(installed_handout, str(installed_handout / ".venv" / "bin" / "grader"),
+                   "check", "--verbose")
+    assert re.search(r"^position \(rows top to bottom\) +to move +evaluate$", verbose.stdout,
+                     re.M), verbose.stdout[-3000:]
     if not (installed_handout / "student" / "test_search.py").exists():
         pytest.skip("student/test_search.py (the pytest front end) is not in the handout yet")
     tests = _run(installed_handout, "bin/test", "-q")
@@ -350,9 +367,7 @@ def test_pytest_k_with_an_algorithm_name_picks_that_algorithm_only():
     assert minimax and all(name.startswith("minimax-") for name in minimax)
     turns = collected("expectiminimax")  # a case name still matches as before
     assert turns and all(name.startswith("expectimax-") for name in turns)
-    assert collected("not minimax and not alpha_beta and not expectimax and not maxn "
-                     "and not mcts and not iterative_deepening and not evaluate "
-                     "and not alpha_beta_tt and not quiescence") == []
+    assert collected(" and ".join(f"not {name}" for name in ALGORITHMS)) == []  # every one
     alpha_beta = collected("alpha_beta")  # not alpha_beta_tt's, whose name holds alpha_beta
     assert alpha_beta and all(name.startswith("alpha_beta-") for name in alpha_beta)
 

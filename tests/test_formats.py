@@ -120,6 +120,21 @@ def test_prairielearn_folds_hidden_tests_into_points_only(graded):
     assert hidden["output"] == hidden["message"] == ""
 
 
+def test_prairielearn_shows_each_failure_once_not_in_message_and_output(graded_upload):
+    """PrairieLearn's results element prints a test's message above its output: feedback that
+    opens with its summary would say it twice."""
+    for name in ("stub", "never_prunes", "raises_in_alpha_beta"):
+        data = prairielearn.results_dict(graded_upload(name))
+        tests = [t for t in data["tests"] if t["message"]]
+        assert tests
+        assert [t["name"] for t in tests if t["output"].startswith(t["message"])] == [], name
+    stub = prairielearn.results_dict(graded_upload("stub"))["tests"][0]
+    assert "not implemented" in stub["message"] and stub["output"] == ""
+    assert prairielearn.after_message("won 3: the rate 1\n\ntable", "won 3") == \
+        "The rate 1\n\ntable"
+    assert prairielearn.after_message("other text", "won 3") == "other text"
+
+
 def test_prairielearn_grader_failure_is_not_gradable(graded):
     graded.tests.append(make_test("2.5", GRADER_ERROR, 0.0))
     data = prairielearn.results_dict(graded)

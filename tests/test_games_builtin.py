@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import re
-import time
 from functools import reduce
 from operator import xor
 
@@ -82,10 +81,8 @@ def test_tictactoe_winning_move_ends_the_game():
 
 
 def test_tictactoe_full_tree_has_549945_nodes():
-    game = builtin_game("tictactoe")
-    start = time.perf_counter()
+    game = builtin_game("tictactoe")  # its time: python bench/games.py (no wall clock here)
     assert count_nodes(game, game.initial_state()) == 549_945
-    assert time.perf_counter() - start < 10
 
 
 @pytest.mark.parametrize(
@@ -275,9 +272,8 @@ def test_dice_terminals_and_utilities(start, actions, end, value):
 def test_dice_tree_is_small_and_values_bounded():
     game = builtin_game("dice", value_bounds=(-1, 1))
     low, high = DiceRace.VALUE_RANGE
-    start = time.perf_counter()
-    states = list(walk(game, game.initial_state()))
-    assert len(states) - 1 == 4680 and time.perf_counter() - start < 1
+    states = list(walk(game, game.initial_state()))  # its time: python bench/games.py
+    assert len(states) - 1 == 4680
     for state, _ in states:
         if game.is_terminal(state):
             assert low <= game.utility(state) <= high

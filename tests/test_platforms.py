@@ -22,6 +22,7 @@ import nbformat
 import pytest
 import yaml
 
+import grader.algorithms as algorithm_specs
 from grader.answers.store import CACHE_KEY
 from grader.cli import main as cli_main
 from grader.commands import build_ci, build_prairielearn
@@ -104,7 +105,8 @@ def test_prairielearn_layout_has_the_grader_the_cases_the_key_and_the_image(cour
     html = (course / "questions" / "adversarial-search" / "question.html").read_text()
     assert "<pl-file-upload" in html and "search.ipynb" in html
     stubs = build_prairielearn.stub_functions(REPO)
-    assert len(stubs) == 10 and {"evaluate", "iterative_deepening", "alpha_beta_tt", "quiescence"} <= set(stubs)
+    every_stub = {stub for spec in algorithm_specs.registry().values() for stub in spec.stubs}
+    assert set(stubs) == every_stub  # each algorithm's functions, from its spec
     assert [name for name in stubs if f"<code>{name}</code>" not in html] == []
     readme = (course / "README.md").read_text()
     assert "no registry namespace" in readme  # the default image name: build and push your own
@@ -113,6 +115,80 @@ def test_prairielearn_layout_has_the_grader_the_cases_the_key_and_the_image(cour
     assert "requirements.txt" in dockerfile and "grader-worker" in dockerfile
     assert "nbformat==" in (course / "image" / "requirements.txt").read_text()
     assert not [p for p in course.rglob("*") if "__pycache__" in p.parts]
+
+
+def _elements(html: str, tag: str) -> list[dict[str, str]]:
+    """The attributes of each ``tag`` element in ``html``, as a browser's parser reads them."""
+    from html.parser import HTMLParser
+
+    found = []
+
+    class Reader(HTMLParser):
+        def handle_starttag(self, name, attrs):
+            if name == tag:
+                found.append(dict(attrs))
+
+    Reader().feed(html)
+    return found
+
+
+def test_prairielearn_students_start_from_the_page_with_the_stub_to_download(course):
+    question = course / "questions" / "adversarial-search"
+    html = (question / "question.html").read_text()
+    (download,) = _elements(html, "pl-file-download")
+    # held to PrairieLearn's own documentation of the element: its attributes table
+    doc = (SCHEMAS / "prairielearn-docs-elements-pl-file-download.md").read_text()
+    allowed = set(re.findall(r"^\| `([a-z-]+)` +\|", doc, re.M))
+    assert {"file-name", "directory", "label"} <= allowed
+    assert set(download) <= allowed
+    default = re.search(r"^\| `directory` +\| [^|]+\| `\"(\w+)\"` +\|", doc, re.M).group(1)
+    directory = download.get("directory", default)  # the documented default
+    assert directory == "clientFilesQuestion"
+    stub = question / directory / download["file-name"]
+    assert stub.read_bytes() == (REPO / "student" / "search.py").read_bytes()
+    (upload,) = _elements(html, "pl-file-upload")
+    assert download["file-name"] in upload["optional-file-names"].replace(" ", "").split(",")
+
+
+def test_prairielearn_title_lists_every_graded_algorithm_and_the_page_says_what_hidden_shows(
+        course):
+    from grader.cases import find_cases, load_case
+    from grader.report.prairielearn import HIDDEN_DESCRIPTION
+
+    info = json.loads((course / "questions" / "adversarial-search" / "info.json").read_text())
+    graded = {a for path in find_cases([REPO / "trees"]) for a in load_case(path).algorithms}
+    assert len(graded) >= 9
+    assert [a for a in graded if a not in info["title"]] == []
+    html = (course / "questions" / "adversarial-search" / "question.html").read_text()
+    readme = (course / "README.md").read_text()
+    said = "how many there are and their points"
+    assert said in html and said in " ".join(readme.split())
+    assert "hidden tests: their points only, no names or feedback" in HIDDEN_DESCRIPTION
+    staff = " ".join((REPO / "docs" / "staff.md").read_text().split())
+    assert "one \"Hidden tests\" line: how many there are and their points, nothing else" in staff
+
+
+def _commands(readme: str) -> list[str]:
+    return [line for block in re.findall(r"```\n(.*?)```", readme, re.S)
+            for line in block.splitlines() if line.strip()]
+
+
+def test_prairielearn_readme_commands_run_as_written_a_placeholder_said_to_be_one(
+        course, tmp_path, cache):
+    readme = (course / "README.md").read_text()
+    commands = _commands(readme)
+    assert commands == [
+        "docker build -t <your-account>/adversarial-search-grader image/",
+        "docker push <your-account>/adversarial-search-grader"]
+    assert "`<your-account>` is a placeholder: replace it" in readme
+    assert (course / "image" / "Dockerfile").is_file()  # "image/" from the README's folder
+    named = tmp_path / "named"
+    assert build_prairielearn.build_prairielearn_main(named, image="ada/asg", cache=cache) == 0
+    readme = (named / "README.md").read_text()
+    assert _commands(readme) == ["docker build -t ada/asg image/", "docker push ada/asg"]
+    assert "<your-account>" not in readme
+    info = json.loads((named / "questions" / "adversarial-search" / "info.json").read_text())
+    assert info["externalGradingOptions"]["image"] == "ada/asg"
 
 
 def test_prairielearn_build_refuses_a_folder_that_is_not_its_own(tmp_path, cache, capsys):

@@ -27,6 +27,7 @@ from grader.cases.rubric import RubricError, load_rubric, rubric_from_dict
 from grader.errors import CaseError
 from grader.feedback import play as play_feedback
 from grader.feedback import records as match_records
+from grader.feedback.markdown import plain_text
 from grader.games import builtin_game
 from grader.games.base import MAX
 from grader.games.tictactoe import grid_lines
@@ -381,9 +382,12 @@ def test_the_variants_lose_points_and_get_their_hint(graded):
 
 def test_a_lost_match_is_written_out_with_the_board_and_the_losing_choice(graded):
     test = next(t for t in graded["evaluate_mover_view"].tests if "Match" in t.output)
-    assert "| you play | wins | draws | losses |" in test.output
+    assert "| you play | wins | draws | losses |" in test.output  # Markdown: Gradescope's page
     assert "Final board:" in test.output and "Where your choice lost" in test.output
     assert "| move | your search's value | with the staff's evaluation |" in test.output
+    plain = plain_text(test.output)  # PrairieLearn's <pre>, a log: the same tables aligned
+    assert "| --- |" not in plain and "**" not in plain
+    assert re.search(r"^move +your search's value +with the staff's evaluation$", plain, re.M)
 
 
 def test_a_losing_choice_shows_exact_values_for_the_moves_the_search_pruned(graded):
@@ -690,18 +694,43 @@ def test_the_hint_weighs_the_positions_the_matches_went_through(monkeypatch, tmp
         assert list(values) == list(dict.fromkeys(went_through))[:scoring_play.HINT_POSITIONS]
 
 
-def test_an_evaluate_returning_the_built_in_heuristic_is_graded_as_any_and_not_named(
+def test_an_evaluate_returning_the_built_in_heuristic_is_refused_and_not_named_to_staff(
         tmp_path, graded):
-    # the handout ships the built-in games' heuristic, the baseline opponent's evaluation; a
-    # one-line evaluate reaching it is graded as any evaluation: its values cannot tell it from
-    # the same textbook heuristic written by hand, so no note names it (issue 28)
+    # the view's methods are bound to a sealed game: the grader's heuristic, reached through
+    # them (game.board.__self__), is refused (issue 40); no staff note names submissions that
+    # write the same textbook heuristic by hand (issue 28)
     data = PLAY_CASES[2]
     submission = write(tmp_path, attacks.CORRECT.read_text() + "\n\n" + attacks.BUILT_IN_HEURISTIC)
     test = grade(submission, [case_file(tmp_path, data)], rubric=SMALL).tests[0]
-    assert test.outcome != "error", test.output
-    assert test.staff_output == "" and "heuristic" not in test.output
+    assert test.score == 0 and "SealedGameError" in test.output, test.output[:2000]
+    assert "game._heuristic is the grader's" in test.output
+    assert test.staff_output == ""
     for results in graded.values():
         assert all(other.staff_output == "" for other in results.tests)
+
+
+def test_the_raw_game_search_is_potent_on_the_graders_unsealed_game():
+    """The attack below is no straw man: handed the grader's own game (as the view's bound
+    methods did before issue 40), its one-ply-deeper search returns the heuristic's minimax."""
+    namespace: dict = {}
+    exec(attacks.raw_game_evaluate_source("bound_self"), namespace)  # noqa: S102
+    game = builtin_game("connect4", None, C4)
+    state = game.state_from_id(MID)
+    children = [game.result(state, action) for action in game.actions(state)]
+    best = max(game._heuristic(child) for child in children)  # x (MAX) to move at MID
+    assert namespace["evaluate"](type("View", (), {"board": game.board}), state) == best
+
+
+@pytest.mark.parametrize("route", list(attacks.RAW_GAME_ROUTES))
+def test_evaluate_reaching_for_the_graders_own_game_earns_at_most_half(tmp_path, route):
+    """Issue 40: ``game.board.__self__`` was the grader's game, its heuristic and calls
+    uncounted (13.5 of 14 evaluate points). Every route from inside evaluate (the bound
+    methods' self, their functions' globals, closures, gc, frames) finds the sealed game only:
+    its heuristic refused, its calls counted."""
+    data = PLAY_CASES[0]
+    source = attacks.CORRECT.read_text() + "\n\n" + attacks.raw_game_evaluate_source(route)
+    test = grade(write(tmp_path, source), [case_file(tmp_path, data)], rubric=SMALL).tests[0]
+    assert test.max_score > 0 and test.score <= test.max_score / 2, (test.score, test.output[:2000])
 
 
 # --- issue 28: the hints, the handout's check, grader play, validate, the leaderboard --------
@@ -747,7 +776,11 @@ def test_the_handout_check_shows_the_values_and_flags_what_is_surely_wrong(tmp_p
                                                      "evaluate_constant")}
     correct = graded["correct"].tests[0]
     assert correct.outcome == "passed" and "| to move | evaluate |" in correct.output
-    assert "| to move | evaluate |" in failure_details(graded["correct"])  # shown, passed or not
+    brief = failure_details(graded["correct"])  # passed: a line after the total, no table
+    assert "shown with --verbose" in brief and "to move" not in brief
+    shown = failure_details(graded["correct"], verbose=True)  # shown, passed or not: aligned
+    assert re.search(r"^position \(rows top to bottom\) +to move +evaluate$", shown, re.M)
+    assert "| --- |" not in shown and not re.search(r"^`|\| `", shown, re.M)  # cells plain
     mover = graded["evaluate_mover_view"].tests[0]
     assert mover.outcome == "wrong_value" and "Surely wrong: o cannot stop x" in mover.output
     assert "same value for every position" in graded["evaluate_constant"].tests[0].summary
@@ -769,14 +802,68 @@ def test_grader_play_plays_the_student_s_own_search_and_a_sign_flip_visibly_lose
         html = tmp_path / f"{name}.html"
         assert play_main(submission, [path], matches=4, html=html, out=out) == 0
         shown[name] = out.getvalue()
-        assert "| x (first) |" in shown[name] and "| o (second) |" in shown[name]
+        # terminal text: the table aligned in columns, no Markdown syntax
+        rows = [line for line in shown[name].splitlines() if "(first)" in line
+                or "(second)" in line or line.startswith("you play")]
+        assert re.fullmatch(r"you play +wins +draws +losses", rows[0])
+        assert re.fullmatch(r"x \(first\) +\d+ +\d+ +\d+", rows[1])
+        assert len({len(row) for row in rows}) == 1  # aligned: the numbers right-aligned
+        assert "## " not in shown[name] and "| --- |" not in shown[name]
+        assert "**" not in shown[name] and "```" not in shown[name]
         assert "t-connect4-greedy" in html.read_text()  # its row in the score table
-    assert "4 wins, 0 draws, 0 losses" in shown["correct"]
+    assert "4 wins, 0 draws, 0 losses in 4 matches" in shown["correct"]
     assert "losses in 4 matches" in shown["flipped"] and "Final board:" in shown["flipped"]
-    assert 'class="play-match"' in (tmp_path / "flipped.html").read_text()
+    assert re.search(r"Match \d \(you: [xo]\), lost\.", shown["flipped"])
+    page = (tmp_path / "flipped.html").read_text()
+    assert 'class="play-match"' in page
+    # no staff search in grader play: each of the first lost matches is analysed for the move
+    # of the student's that let the opponent win (or said to have none), never left out
+    assert "was not analysed" not in page
+    lost = shown["flipped"].count("), lost.")
+    found = re.findall(r"Your losing move: move (\d+), column (\d+), let them (win at once|"
+                       r"force a win)|No single move of yours", shown["flipped"])
+    assert lost and len(found) == lost
+    assert page.count("which let them") + page.count("No single move of yours") == lost
     stub = __import__("io").StringIO()
     assert play_main(ROOT / "student" / "search.py", [path], matches=2, out=stub) == 1
     assert "not implemented" in stub.getvalue()
+
+
+def test_the_move_that_let_them_win_is_the_last_one_another_move_would_have_saved():
+    from grader.games.players import MatchRecord
+
+    game = builtin_game("connect4", params={"rows": 6, "columns": 7, "connect": 4})
+    # o lines up 1, 2, 3 on the bottom row (x holds 0): x (the student) must take 4, plays 6
+    record = MatchRecord(index=0, seed=0, side="x", opponent="greedy", start="")
+    state = game.initial_state()
+    for mark, action in (("x", 0), ("o", 1), ("x", 6), ("o", 2), ("x", 6), ("o", 3),
+                         ("x", 6), ("o", 4)):
+        record.positions.append(game.state_id(state))
+        record.moves.append((mark, action))
+        state = game.result(state, action)
+    assert game.is_terminal(state) and game.utility(state) < 0
+    found = match_records.move_that_let_them_win(game, record)
+    assert found == {"kind": "lets_win", "move": 7, "yours": 6, "plies": 1, "safe": [4]}
+    assert match_records.move_that_let_them_win_text(found, "column") == (
+        "Your losing move: move 7, column 6, let them win at once; column 4 would not have.")
+
+
+def test_grader_play_says_a_case_of_no_points_is_worth_none_and_counts_in_the_singular(
+        tmp_path):
+    from grader.commands.play import play_main
+
+    path = case_file(tmp_path, {**case_of("connect4", "random", 1), "points": 0})
+    out = __import__("io").StringIO()
+    submission = variants.materialize("correct", tmp_path / "c")
+    assert play_main(submission, [path], matches=2, out=out) == 0
+    text = out.getvalue()
+    assert "This case is worth no points" in text
+    assert "1 of 1 step." in text and "1 of 1 steps" not in text
+    record = [type("R", (), {"side": s, "outcome": o})() for s, o in (("x", "win"), ("o", "draw"))]
+    summary, _ = play_feedback.report(None, "random", record,
+                                      scoring_play.play_score(record, SMALL, "random"), 0.5,
+                                      points=0)
+    assert summary == "1 win, 1 draw, 0 losses in 2 matches against random"
 
 
 def test_validate_refuses_win_thresholds_the_matches_cannot_reach(tmp_path):

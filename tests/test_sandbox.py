@@ -458,10 +458,8 @@ def test_a_worker_that_stops_reading_cannot_hang_the_grader_on_a_big_request(wor
     big = {**CASE, "tree": {"id": "A", "player": "max", "children": [
         {"id": f"B{j}", "player": "min", "children": leaves[100 * j:100 * (j + 1)]}
         for j in range(300)]}}
-    started = time.monotonic()
     reply = worker.run(big, "minimax", time_limit=0.3, budget=Budget(result=1, evaluated=1))
-    assert reply.status == "killed_timeout", reply
-    assert time.monotonic() - started < 30
+    assert reply.status == "killed_timeout", reply  # (no wall-clock bound: a hang never returns)
 
 
 def test_limits_are_checked():
@@ -962,22 +960,18 @@ def _slow_seed(*args, **kwargs):
 random.seed = _slow_seed
 """)
     reply = worker.run(CASE, "minimax", time_limit=0.3)
-    assert reply.status == "ok" and reply.value == 3, reply
-    assert reply.elapsed is not None and reply.elapsed < 1
+    assert reply.status == "ok" and reply.value == 3, reply  # the 30 s sleep would time it out
 
 
 def test_a_sleeping_search_is_killed_once_it_stops_using_the_cpu(worker_for):
-    import time
-
     worker = worker_for("""
         import time
         def max_value(game, state, depth=0):
             time.sleep(3600)
     """)
-    started = time.monotonic()
     reply = worker.run(CASE, "minimax", time_limit=0.3)
+    # killed by the idle rule (its message), not the last-resort wall clock: no time asserted
     assert reply.status == "killed_timeout" and "slept for 0.5 s" in reply.message
-    assert time.monotonic() - started < 10
 
 
 def test_the_parent_sees_a_sleeping_or_stopped_process_asleep_and_a_busy_one_never():
@@ -1026,8 +1020,6 @@ def test_the_parent_sees_a_sleeping_or_stopped_process_asleep_and_a_busy_one_nev
 
 
 def test_ignoring_the_cpu_signals_still_ends_at_the_parents_cpu_limit(worker_for):
-    import time
-
     worker = worker_for("""
         import signal
         def max_value(game, state, depth=0):
@@ -1036,11 +1028,10 @@ def test_ignoring_the_cpu_signals_still_ends_at_the_parents_cpu_limit(worker_for
             while True:
                 pass
     """)
-    started = time.monotonic()
     reply = worker.run(CASE, "minimax", time_limit=0.3)
     assert reply.status == "killed_timeout", reply
+    # ended by the parent's CPU limit (its message), not the wall clock: no time asserted
     assert "ignored the time-out" in reply.message and "killed" in reply.message
-    assert time.monotonic() - started < 20
 
 
 def test_a_recursion_error_shows_the_same_traceback_however_deep_the_stack_was():
@@ -1253,3 +1244,22 @@ def test_a_line_is_of_the_request_exactly_where_the_seq_pattern_finds_it():
         found += bool(expected)
     assert 1000 < found < 4000  # both kinds met often
     assert request_pattern(None) is None
+
+
+def test_a_worker_gone_with_unread_data_is_a_closed_channel_not_a_grader_crash():
+    """A worker that dies before reading what the grader sent resets the connection
+    (ECONNRESET on the next read): that is the channel closing, which the caller reports with
+    the worker's stderr, never an uncaught ConnectionResetError (a wheel installed where the
+    worker could not start showed only that)."""
+    import socket
+
+    from grader.sandbox.channel import Channel
+    from grader.sandbox.process import Closed
+
+    ours, theirs = socket.socketpair()
+    channel = Channel(ours, {}, 1000)
+    ours.sendall(b"never read\n")
+    theirs.close()
+    with pytest.raises(Closed):
+        channel.receive(time.monotonic() + 5)
+    channel.close()

@@ -40,6 +40,7 @@ from grader.cases.rubric import load_rubric
 from grader.compare import compare
 from grader.games import CHANCE, MAX
 from grader.report.gradescope import write_results
+from grader.feedback.markdown import unmarked_line
 from grader.report.terminal import print_report
 from grader.run.runner import run_algorithm
 from grader.scoring.grade import grade
@@ -378,7 +379,7 @@ def test_grader_checks_report_reads_in_a_few_screens(graded, name, monkeypatch):
     assert lines[0].startswith("minimax: ") and len(lines) <= 150, len(lines)
     assert max(map(len, lines)) <= 100
     for algorithm, found in results.extra_data["diagnoses"].items():
-        first = found["hint"].splitlines()[0].replace("**", "")  # bold in a terminal
+        first = unmarked_line(found["hint"].splitlines()[0])  # as terminal text
         assert sum(line == first for line in lines) == 1, algorithm
 
 

@@ -91,16 +91,19 @@ def test_each_broken_file_gets_its_own_message(name: str) -> None:
 
 def test_every_broken_file_has_a_test() -> None:
     listed = set(BROKEN_FILES) | {"duplicate_name_a.json", "duplicate_name_b.json",
-                                  "expect_wrong.json", "builtin_bad_state.json"}
+                                  "expect_wrong.json", "builtin_bad_state.json",
+                                  "expect_other_rule.json", "misspelled_children.json",
+                                  "quiet_without_noisy.json"}
     assert {p.name for p in BROKEN.glob("*.json")} == listed
 
 
 def test_a_folder_reports_all_errors_in_one_run() -> None:
     errors = validate_paths([BROKEN])
     files_with_errors = {Path(e.file).name for e in errors}
-    expected = {p.name for p in BROKEN.glob("*.json")} - {"duplicate_name_a.json"}
+    expected = {p.name for p in BROKEN.glob("*.json")} - {"duplicate_name_a.json",
+                                                         "quiet_without_noisy.json"}
     if not reference_available():
-        expected.discard("expect_wrong.json")
+        expected -= {"expect_wrong.json", "expect_other_rule.json"}
     try:
         import grader.games.tictactoe  # noqa: F401
     except ImportError:
@@ -131,6 +134,40 @@ def test_builtin_game_reports_the_games_own_error() -> None:
     assert len(errors) == 1
     assert errors[0].path == "$.state" and errors[0].line == 7
     assert "rejected the state" in errors[0].message and "'z'" in errors[0].message
+
+
+def test_a_misspelled_field_is_named_before_what_it_leaves_missing() -> None:
+    errors = errors_of("misspelled_children.json")
+    assert [(e.path, e.line) for e in errors] == [("$.tree.childern", 6), ("$.tree", 6)]
+    assert "unknown field 'childern' (did you mean 'children'?)" in errors[0].message
+    assert "missing required field 'value'" in errors[1].message
+    assert "side effect of the misspelled 'childern' above" in errors[1].message
+    assert errors[1].column < errors[0].column  # first though it stands later on the line
+
+
+def test_a_non_quiet_node_without_a_noisy_child_is_warned_about_not_failed() -> None:
+    warnings: list[CaseError] = []
+    assert validate_paths([BROKEN / "quiet_without_noisy.json"], warnings=warnings) == []
+    (warning,) = warnings
+    assert (warning.path, warning.line) == ("$.tree.children[0].quiet", 9)
+    assert "node 'B' is marked \"quiet\": false but none of its children is \"noisy\": true" \
+        in warning.message
+    marked = [p for p in (TREES / "public").glob("quiescence-*.json")]
+    assert marked
+    quiet: list[CaseError] = []
+    validate_paths(marked, check_expect=False, warnings=quiet)
+    assert not [w for w in quiet if "noisy" in w.message]  # the course's cases mark it right
+
+
+@pytest.mark.skipif(not reference_available(), reason="the reference is not importable yet")
+def test_an_expect_worked_by_the_other_pruning_rule_is_said_to_be() -> None:
+    (error,) = errors_of("expect_other_rule.json")
+    assert error.path == "$.expect.alpha_beta.evaluated"
+    assert "that is the strict pruning rule's answer, but this case is graded by the " \
+        "inclusive rule" in error.message
+    assert '"alpha_beta/strict"' in error.message
+    wrong = errors_of("expect_wrong.json")  # a plain slip: no rule named
+    assert "pruning rule" not in wrong[0].message
 
 
 @pytest.mark.skipif(not reference_available(), reason="the reference is not importable yet")

@@ -19,6 +19,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import grader.algorithms as algorithm_specs
 from grader.answers.solve import RULES, mcts_settings, optimal_actions, resolve_pruning, solve
 from grader.answers.tree_walk import (
     ReferenceMissingError,
@@ -33,6 +34,7 @@ from grader.answers.tree_walk import (
 )
 from grader.cases.algorithms import PLAY_ALGORITHMS
 from grader.cases.rubric import rubric_from_dict
+from grader.cases.rules import NOISY_ALGORITHMS
 from grader.errors import GraderError
 from grader.games.base import MAX
 
@@ -176,7 +178,7 @@ def _alpha_beta_section(case: Any, nodes: list[TreeNode] | None, graded: str) ->
     return lines
 
 
-def _mcts_lines(case: Any, rubric: Any) -> list[str]:
+def _mcts_lines(case: Any, algorithm: str, rubric: Any) -> list[str]:
     mcts_tree = staff("mcts", "the key's MCTS statistics").mcts_tree
     settings = mcts_settings(case)
     game = case.build_game()
@@ -188,16 +190,16 @@ def _mcts_lines(case: Any, rubric: Any) -> list[str]:
     optimal = optimal_actions(case)
     lines.append("- Optimal moves (exact game value, what an `outcome` check accepts): "
                  + (", ".join(f"**{action}**" for action in optimal) or "(none)"))
-    rules = (rubric or rubric_from_dict({})).settings_for(case, "mcts")
+    rules = (rubric or rubric_from_dict({})).settings_for(case, algorithm)
     seeds = range(settings.seed, settings.seed + rules.outcome_seeds)
-    found = sum(solve(case, "mcts", seed=seed).value in optimal for seed in seeds)
+    found = sum(solve(case, algorithm, seed=seed).value in optimal for seed in seeds)
     lines.append(f"- Seeds {seeds.start}-{seeds.stop - 1}: {found} of {len(seeds)} choose an "
                  f"optimal move ({found / len(seeds):.0%}; an `outcome` check needs "
                  f"{rules.outcome_share:.0%})")
     return lines
 
 
-def _play_lines(case: Any, rubric: Any) -> list[str]:
+def _play_lines(case: Any, algorithm: str, rubric: Any) -> list[str]:
     """How an ``evaluate`` case plays and scores: there is no reference answer to show."""
     rubric = rubric or rubric_from_dict({})
     rules, play = rubric.play, case.play
@@ -205,7 +207,7 @@ def _play_lines(case: Any, rubric: Any) -> list[str]:
     depth = play.depth or rules.depth
     opening = rules.opening if play.opening is None else play.opening
     thresholds = ", ".join(fmt(t) for t in rules.thresholds_for(play.opponent))
-    points = rubric.settings_for(case, "evaluate").points
+    points = rubric.settings_for(case, algorithm).points
     first = play.seed * 1000
     return [
         "Graded by play, not against a reference answer: no value or trace to check by hand.",
@@ -227,7 +229,7 @@ def answer_key(case: Any, rubric: Any = None) -> str:
     game = case.build_game()
     vectors = case.vector_values
     try:
-        nodes = (walk(game, quiescence="quiescence" in case.algorithms)
+        nodes = (walk(game, quiescence=any(a in NOISY_ALGORITHMS for a in case.algorithms))
                  if case.form != "game" else None)
     except TreeTooLargeError:
         nodes = None
@@ -240,53 +242,24 @@ def answer_key(case: Any, rubric: Any = None) -> str:
     for algorithm in case.algorithms:
         lines += ["", f"## {algorithm}", ""]
         if algorithm in PLAY_ALGORITHMS:
-            lines += _play_lines(case, rubric)
+            lines += _play_lines(case, algorithm, rubric)
             continue
-        if algorithm == "alpha_beta":
+        if algorithm_specs.get(algorithm).window:
             graded = ("either" if case.pruning == "either"
                       else resolve_pruning(case, algorithm, None, rubric))
             lines += _alpha_beta_section(case, nodes, graded)
             continue
         result = solve(case, algorithm)
-        if algorithm == "mcts":
+        if algorithm_specs.get(algorithm).iterations:
             seed = mcts_settings(case).seed
-            lines += _mcts_lines(case, rubric) + [f"- Chosen move (seed {seed}): "
+            lines += _mcts_lines(case, algorithm, rubric) + [f"- Chosen move (seed {seed}): "
                                                   f"**{fmt(result.value)}**"]
             lines += [line for line in _run_lines(result, None, False)[1:]
                       if not line.startswith("- Root move")]  # the chosen move, said above
             continue
-        prunes = (algorithm == "expectimax" and case.value_bounds is not None) or (
-            algorithm == "maxn" and case.max_sum is not None) or algorithm in (
-            "iterative_deepening", "alpha_beta_tt", "quiescence")
-        lines += _run_lines(result, nodes, prunes)
-        if algorithm == "iterative_deepening":
-            lines.append(f"- (Alpha-beta at depth limits 1 .. {case.depth_limit}, the root's "
-                         "children sorted by the previous iteration's values; every iteration "
-                         "generates again the nodes it reaches.)")
-        elif algorithm == "alpha_beta_tt":
-            plain = solve(case, "alpha_beta")
-            saved = len(plain.generated) - len(result.generated)
-            lines.append(f"- (Alpha-beta with a transposition table, pruning on equality: "
-                         f"plain alpha-beta generates {len(plain.generated)} nodes here, so the "
-                         f"table saves {saved}.)")
-        elif algorithm == "quiescence":
-            plain = solve(case, "alpha_beta")
-            lines.append(f"- (Alpha-beta to depth {case.depth_limit}, then noisy moves only, "
-                         f"standing pat on the evaluation, to depth {case.depth_limit} + "
-                         f"{game.quiescence_limit}; plain depth-limited alpha-beta answers "
-                         f"{fmt(plain.value)} with move {fmt(plain.action)} in "
-                         f"{len(plain.generated)} nodes.)")
-        elif not prunes:
-            lines.append(f"- ({algorithm} prunes nothing: every node within the depth limit.)")
-        elif algorithm == "expectimax":
-            lines.append(f"- (Star1 pruning: every leaf value in {list(case.value_bounds)}.)")
-        else:
-            lines.append(f"- (Shallow pruning: payoffs sum to at most {fmt(case.max_sum)}; a "
-                         "node stops once its mover's best >= max_sum - the parent mover's "
-                         "best.)")
-        if algorithm in ("maxn", "expectimax"):
-            lines.append("- Pruning rule: none applies. The inclusive/strict rule is "
-                         "alpha-beta's; this search is the same under either.")
+        note = algorithm_specs.get(algorithm).sheet_note  # its own words, or none
+        prunes, words = note(case, result, solve, fmt) if note is not None else (False, [])
+        lines += _run_lines(result, nodes, prunes) + words
         if nodes is not None:
             lines += [""] + _table(nodes, vectors, result.generated)
     return "\n".join(lines) + "\n"

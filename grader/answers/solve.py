@@ -16,7 +16,9 @@ import math
 from typing import Any
 
 from grader.games.base import CHANCE
-from grader.run.runner import ALGORITHMS, MctsSettings, RunResult, run_algorithm
+import grader.algorithms as algorithm_specs
+from grader.cases.algorithms import ALGORITHMS
+from grader.run.runner import MctsSettings, RunResult, run_algorithm
 
 RULES = ("inclusive", "strict")
 
@@ -65,14 +67,16 @@ def solve(
     """The reference's run of ``algorithm`` on ``case``: value, root action, trace."""
     if algorithm not in ALGORITHMS:
         raise ValueError(f"expected algorithm to be one of {ALGORITHMS}, got: {algorithm!r}")
+    spec = algorithm_specs.get(algorithm)
     rule = resolve_pruning(case, algorithm, pruning, rubric)
     game = case.build_game()
-    settings = mcts_settings(case, seed) if algorithm == "mcts" else None
+    settings = mcts_settings(case, seed) if spec.iterations else None
     from reference import decision, reference_functions  # staff-only: not in the handout
 
     result = run_algorithm(reference_functions(rule), game, algorithm, mcts=settings)
     # The decision runs on the untraced game: it does not touch the recorded trace.
-    result.action = result.value if algorithm == "mcts" else decision(game, algorithm, pruning=rule)
+    result.action = (result.value if spec.returns == "action"
+                     else decision(game, algorithm, pruning=rule))
     return result
 
 

@@ -11,8 +11,8 @@ as fast as the hundredth; a case edited after the build misses its entry and is 
 
 Entries are keyed by a hash of the case's content (not its path or name), the algorithm, the
 rule and the seed, so editing a case invalidates exactly its answers. A key file also records a
-hash of the code that computed it (``reference/`` and ``grader/games/``): when that code changes
-on a staff machine the file is ignored and answers are recomputed.
+hash of the code that computed it (``reference/``, ``grader/games/``, ``grader/algorithms/``):
+when that code changes on a staff machine the file is ignored and answers are recomputed.
 
 Times: ``seconds`` is the reference's own time on the machine that computed it, for information
 only (reports may show it; no limit and no score depends on it: limits are counted in game
@@ -70,7 +70,7 @@ def code_version() -> str | None:
     import reference
 
     digest = sha256()
-    folders = [Path(reference.__file__).parent, PACKAGE_ROOT / "games"]
+    folders = [Path(reference.__file__).parent, PACKAGE_ROOT / "games", PACKAGE_ROOT / "algorithms"]
     for folder in folders:
         for source in sorted(folder.glob("*.py")):
             digest.update(source.name.encode() + b"\0" + source.read_bytes())

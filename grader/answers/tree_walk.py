@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from grader.cases.rules import NOISY_ALGORITHMS
 from grader.errors import GraderError
 from grader.files import json_safe
 from grader.games.base import CHANCE, MAX, MIN
@@ -121,7 +122,7 @@ def walk_case(case: Any, answers: Any = None) -> list[TreeNode]:
     is installed; else (the handout) the answer key's, when ``answers`` (an
     :class:`~grader.answers.store.AnswerKey`) has them (:func:`node_values`); else
     the leaves' only."""
-    quiescent = "quiescence" in case.algorithms
+    quiescent = any(a in NOISY_ALGORITHMS for a in case.algorithms)
     try:
         return walk(case.build_game(), quiescence=quiescent)
     except ReferenceMissingError:
@@ -140,7 +141,8 @@ def node_values(case: Any, answers: Any) -> dict[str, Any] | None:
 
     def compute() -> dict[str, Any] | None:
         try:
-            nodes = walk(case.build_game(), quiescence="quiescence" in case.algorithms)
+            noisy = any(a in NOISY_ALGORITHMS for a in case.algorithms)
+            nodes = walk(case.build_game(), quiescence=noisy)
         except TreeTooLargeError:
             return None
         return {node.id: json_safe(node.value) for node in nodes if not node.repeat}

@@ -10,8 +10,10 @@ imported). A ``rubric.toml`` in a folder given (or a ``.toml`` file given) is ch
 error names the file, line:column, JSON path, what is wrong and how to fix it.
 
 Warnings (given to the caller's ``warnings`` list; they do not fail validation): a description
-still ``grader new``'s "TODO", and a ``$schema`` that does not lead to the case schema from the
-file's folder (editors then check nothing; a case written elsewhere and moved keeps a wrong one).
+still ``grader new``'s "TODO"; a node marked ``"quiet": false`` without a child marked
+``"noisy": true`` (the quiescence search stands pat there: no horizon effect to show); and a
+``$schema`` that does not lead to the case schema from the file's folder (editors then check
+nothing; a case written elsewhere and moved keeps a wrong one).
 """
 
 from __future__ import annotations
@@ -138,14 +140,15 @@ def validate_paths(paths: Iterable[str | Path], *, check_expect: bool = True,
 
 
 def case_warnings(data: dict, file: Path) -> list[CaseError]:
-    """What is legal but surely not meant: a "TODO" description, a ``$schema`` that does not
-    lead to the case schema from the file's folder."""
+    """What is legal but surely not meant: a "TODO" description, a non-quiet node without a
+    noisy child, a ``$schema`` that does not lead to the case schema from the file's folder."""
     found = []
     description = data.get("description")
     if isinstance(description, str) and description.lstrip().upper().startswith("TODO"):
         found.append(case_error("the description is still grader new's TODO; say in one line "
                                 "what this case tests (students see it in the test's name)",
                                 ("description",), str(file)))
+    found += _quiet_without_noisy(data, file)
     ref = data.get("$schema")
     right = Path(os.path.relpath(SCHEMA_PATH, file.resolve().parent)).as_posix()
     if isinstance(ref, str) and not re.match(r"[a-z]+://", ref):
@@ -154,6 +157,31 @@ def case_warnings(data: dict, file: Path) -> list[CaseError]:
             found.append(case_error(f"$schema {ref!r} does not lead to the case schema from "
                                     f"this file's folder, so editors check nothing; write "
                                     f"{right!r}", ("$schema",), str(file)))
+    return found
+
+
+def _quiet_without_noisy(data: dict, file: Path) -> list[CaseError]:
+    """Each node marked ``"quiet": false`` none of whose children is ``"noisy": true``: the
+    quiescence search follows only noisy moves past the cutoff, so there it stands pat as at a
+    quiet node, and the case can never show the horizon effect it was marked for."""
+    found = []
+    stack = [(data.get("tree"), ("tree",))]
+    while stack:
+        node, parts = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        children = node.get("children")
+        children = children if isinstance(children, list) else []
+        if node.get("quiet") is False and not any(
+                isinstance(child, dict) and child.get("noisy") is True for child in children):
+            found.append(case_error(
+                f"node {node.get('id')!r} is marked \"quiet\": false but none of its children "
+                "is \"noisy\": true; the quiescence search follows only noisy moves past the "
+                "depth limit, so it stands pat here as at a quiet node and this case cannot "
+                "show the horizon effect: mark the child reached by the capture or threat "
+                "\"noisy\": true (or drop \"quiet\": false)", parts + ("quiet",), str(file)))
+        stack.extend((child, parts + ("children", index))
+                     for index, child in reversed(list(enumerate(children))))
     return found
 
 
@@ -264,12 +292,48 @@ def expect_errors(
             if any(_same(expected, each) for each in got):
                 continue
             under = f" (pruning: {rules[0]})" if rules[0] else ""
+            other = _other_rule_match(case, algorithm, rules, rubric, field_name, expected,
+                                      solve)
             errors.append(case_error(
                 f"expected {_show(expected)} at expect.{key}.{field_name}, the reference "
-                f"gives {_show(got[0])}{under}; fix the expected answer (or the reference)",
+                f"gives {_show(got[0])}{under}; "
+                + (other or "fix the expected answer (or the reference)"),
                 ("expect", key, field_name), case.file))
     locate(errors, positions or {})
     return errors
+
+
+def _other_rule_match(case: Case, algorithm: str, rules: list, rubric: Rubric, field_name: str,
+                      expected: Any, solve: Any) -> str | None:
+    """When a wrong ``expect`` answer is exactly what the other pruning rule gives (worked by
+    hand with ``>=`` where the course prunes on ``>``, or the reverse): that, in words; else
+    None. Only when one rule is checked (a case of ``"pruning": "either"`` accepts both)."""
+    if len(rules) != 1:
+        return None
+    from grader.answers.solve import RULES, resolve_pruning
+
+    try:
+        rule = resolve_pruning(case, algorithm, rules[0], rubric)
+        other = next(each for each in RULES if each != rule)
+        theirs = getattr(solve(case, algorithm, pruning=other, rubric=rubric), field_name)
+        ours = getattr(solve(case, algorithm, pruning=rule, rubric=rubric), field_name)
+    except Exception:  # noqa: BLE001 - the hint is a nicety; the error stands without it
+        return None
+    if field_name == "value" and algorithm in PAIR_ALGORITHMS:
+        theirs, ours = theirs[0], ours[0]
+    if not _same(expected, theirs) or _same(theirs, ours):
+        return None
+    if rules[0]:
+        source = f"the key's /{rules[0]}"
+    elif case.pruning in RULES:
+        source = "the case's \"pruning\""
+    else:
+        source = "the rubric's pruning, rubric.toml"
+    return (f"that is the {other} pruning rule's answer, but this case is graded by the "
+            f"{rule} rule ({source}): work it again pruning "
+            + ("on equality (v >= beta, v <= alpha)" if rule == "inclusive"
+               else "only on a strict inequality (v > beta, v < alpha)")
+            + f", or write the key as \"{algorithm}/{other}\" to check the {other} rule")
 
 
 _RUBRICS: dict[Path, Rubric] = {}

@@ -127,6 +127,10 @@ def run_pool(todo: list[Submission], out: Path, jobs: int, setup: tuple,
     """Grade ``todo`` in ``jobs`` processes. When a process dies (a pool breaks, failing every
     submission in flight), each of those is graded again alone, so only the one that kills its
     grader gets an error row."""
+    from grader.sandbox.process import run_folder
+
+    run_folder()  # made (and held) here: the forked processes put their workers' scratch
+    #               folders in it, and end without the exit hook that would remove their own
     suspects = _pooled(todo, out, jobs, setup, summaries, progress)
     for submission in suspects:
         if _pooled([submission], out, 1, setup, summaries, progress):

@@ -1,4 +1,5 @@
-"""What can be graded: the algorithm names a case lists, and how an ``mcts`` case calls the search.
+"""What can be graded: the algorithm names a case lists (from :mod:`grader.algorithms`), and how an
+``mcts`` case calls the search.
 
 Kept apart from the case loader so that everything that runs a search (the reference, the
 sandbox worker, the known-mistake variants) can name algorithms without loading the schema.
@@ -9,28 +10,27 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-ALGORITHMS = ("minimax", "alpha_beta", "expectimax", "maxn", "mcts", "iterative_deepening",
-              "evaluate", "alpha_beta_tt", "quiescence")
+import grader.algorithms as algorithm_specs
+
+# Every list below is derived from the specs (grader.algorithms: one module an algorithm),
+# in the registry's order; a branch that needs more asks the spec (grader.algorithms.get).
+ALGORITHMS = algorithm_specs.names()
 
 # Graded by play, not by a trace: the grader's search plays matches and calls the student's
 # ``evaluate(game, state)`` at its depth cutoff (:mod:`grader.scoring.play`). No reference
 # answer, no trace, no named mistake.
-PLAY_ALGORITHMS = ("evaluate",)
+PLAY_ALGORITHMS = tuple(n for n in ALGORITHMS if algorithm_specs.get(n).by_play)
 PLAY_GAMES = ("connect4", "mnk")  # built-in games with a board view (``game.board``)
 OPPONENTS = ("random", "greedy", "baseline")
 
-# ``iterative_deepening(game, root, max_depth)`` returns ``(value, action)``: a run's ``value``
-# is that pair, and ``max_depth`` is the case's ``depth_limit``.
-PAIR_ALGORITHMS = ("iterative_deepening",)
+# Those returning ``(value, action)``: a run's ``value`` is that pair.
+PAIR_ALGORITHMS = tuple(n for n in ALGORITHMS if algorithm_specs.get(n).returns_pair)
 
-# ``alpha_beta_tt(game, root, table)`` gets a fresh dict (the transposition table it fills).
-TABLE_ALGORITHMS = ("alpha_beta_tt",)
+# Those called with a fresh dict (the transposition table they fill).
+TABLE_ALGORITHMS = tuple(n for n in ALGORITHMS if algorithm_specs.get(n).takes_table)
 
-# Those the random-tree tests can draw trees for (:mod:`grader.scoring.random_trees`): not the
-# ones graded by play (no tree), nor iterative deepening (its trees would need a depth limit
-# and its answers are pairs: the generator draws neither).
-RANDOM_TREE_ALGORITHMS = tuple(a for a in ALGORITHMS
-                               if a not in PLAY_ALGORITHMS and a not in PAIR_ALGORITHMS)
+# Those the random-tree tests can draw trees for (:mod:`grader.scoring.random_trees`).
+RANDOM_TREE_ALGORITHMS = tuple(n for n in ALGORITHMS if algorithm_specs.get(n).random_trees)
 
 
 @dataclass

@@ -23,13 +23,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+import grader.algorithms as algorithm_specs
 from grader.cases import SCHEMA_PATH, shorthand_id
 from grader.cases.algorithms import ALGORITHMS
 from grader.paths import SCHEMA_REF
 
 MAX_LEAVES = 1000  # a skeleton a person edits: past this, generate or write a built-in game
 WIDTH = 100  # columns of a case file line
-TWO_PLAYER = ("minimax", "alpha_beta", "expectimax")
 DESCRIPTION = "TODO: one line saying what this case tests (it is shown in the test's name)"
 
 
@@ -75,15 +75,17 @@ def turns_for(algorithm: str, players: int, chance: bool) -> list[Any]:
         raise AuthoringError(f"expected an algorithm, one of {ALGORITHMS}, got: {algorithm!r}")
     if players < 2:
         raise AuthoringError(f"expected --players of at least 2, got {players}")
-    if chance and algorithm != "expectimax":
-        raise AuthoringError(f"chance nodes need --algorithm expectimax; {algorithm} cannot "
+    games = algorithm_specs.get(algorithm).games
+    if chance and not games.chance:
+        takes = " or ".join(a for a in ALGORITHMS if algorithm_specs.get(a).games.chance)
+        raise AuthoringError(f"chance nodes need --algorithm {takes}; {algorithm} cannot "
                              "search them")
-    if players > 2 and algorithm in TWO_PLAYER:
+    if players > 2 and games.two_player:
         raise AuthoringError(f"{algorithm} is a two-player algorithm; with --players {players} "
                              "use maxn (or mcts)")
     if chance:
         return ["max", "chance", "min", "chance"]
-    if players > 2 or algorithm == "maxn":
+    if players > 2 or games.vector_leaves:
         return list(range(players))
     return ["max", "min"]
 

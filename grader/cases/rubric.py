@@ -28,7 +28,12 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from grader.cases.algorithms import ALGORITHMS, OPPONENTS, RANDOM_TREE_ALGORITHMS
+from grader.cases.algorithms import (
+    ALGORITHMS,
+    OPPONENTS,
+    PLAY_ALGORITHMS,
+    RANDOM_TREE_ALGORITHMS,
+)
 from grader.errors import CaseError
 from grader.paths import DEFAULT_RUBRIC
 
@@ -325,7 +330,7 @@ class Rubric:
         mcts = getattr(case, "mcts", None)
         in_hidden_folder = case.path is not None and "hidden" in Path(case.path).parts
         play = getattr(case, "play", None)
-        if points is None and algorithm == "evaluate" and play is not None:
+        if points is None and algorithm in PLAY_ALGORITHMS and play is not None:
             points = len(self.play.thresholds_for(play.opponent)) * self.play.threshold_points
         return TestSettings(
             points=base.points if points is None else points,

@@ -11,24 +11,30 @@ from __future__ import annotations
 
 from typing import Any
 
+import grader.algorithms as algorithm_specs
+from grader.cases.algorithms import ALGORITHMS, PAIR_ALGORITHMS
 from grader.cases.schema import kind_of, plural, shorten
 from grader.cases.text import case_error
 from grader.errors import CaseError
 
-# The inclusive/strict rule changes alpha-beta's search only (and iterative deepening's, which
-# runs alpha-beta): Star1 (expectimax) and shallow pruning (maxn) cut the same way under either,
-# so "maxn/strict" would be a second name for "maxn".
-PRUNING_ALGORITHMS = ("alpha_beta", "iterative_deepening")
-TWO_PLAYER_ALGORITHMS = ("minimax", "alpha_beta", "expectimax", "iterative_deepening",
-                         "alpha_beta_tt", "quiescence")
-NO_CHANCE_ALGORITHMS = ("minimax", "alpha_beta", "maxn", "mcts", "iterative_deepening",
-                        "alpha_beta_tt", "quiescence")
-DEEPENING_ALGORITHMS = ("iterative_deepening",)  # cut at every depth 1 .. depth_limit
+# Which algorithms fit which games, from the specs (grader.algorithms). The inclusive/strict
+# rule changes only the searches that follow the course's rule (alpha-beta, and iterative
+# deepening, which runs it): Star1 and shallow pruning cut the same way under either, so
+# maxn/strict would be a second name for maxn.
+PRUNING_ALGORITHMS = tuple(n for n in ALGORITHMS if algorithm_specs.get(n).course_rule)
+TWO_PLAYER_ALGORITHMS = tuple(n for n in ALGORITHMS if algorithm_specs.get(n).games.two_player
+                              and not algorithm_specs.get(n).by_play)
+NO_CHANCE_ALGORITHMS = tuple(n for n in ALGORITHMS if not algorithm_specs.get(n).games.chance
+                             and not algorithm_specs.get(n).by_play)
+DEEPENING_ALGORITHMS = PAIR_ALGORITHMS  # cut at every depth 1 .. depth_limit
+NOISY_ALGORITHMS = tuple(n for n in ALGORITHMS if algorithm_specs.get(n).games.noisy_moves)
+VECTOR_ALGORITHMS = tuple(n for n in ALGORITHMS if algorithm_specs.get(n).games.vector_leaves)
 
 
 def vector_values(data: dict) -> bool:
     """Whether leaf values are lists (n players, or a max^n case) rather than numbers."""
-    return data.get("players", 2) > 2 or "maxn" in data.get("algorithms", ())
+    return data.get("players", 2) > 2 or any(a in VECTOR_ALGORITHMS
+                                              for a in data.get("algorithms", ()))
 
 
 def field_errors(data: dict, file: str | None) -> list[CaseError]:
@@ -40,37 +46,42 @@ def field_errors(data: dict, file: str | None) -> list[CaseError]:
     def add(message: str, *parts: Any) -> None:
         errors.append(case_error(message, parts, file))
 
-    for algorithm in algorithms:
+    listed = [algorithm_specs.get(a) for a in algorithms if a in ALGORITHMS]  # the case's order
+    specs = [algorithm_specs.get(a) for a in ALGORITHMS if a in algorithms]  # the registry's
+    vector = next((spec.name for spec in specs if spec.games.vector_leaves), None)
+    for spec in listed:
+        algorithm = spec.name
         at = ("algorithms", algorithms.index(algorithm))
         if players > 2 and algorithm in TWO_PLAYER_ALGORITHMS:
             add(f"{algorithm} is a two-player algorithm but this case has {players} players; "
                 "use maxn (or mcts), or set players to 2", *at)
-        if players == 2 and "maxn" in algorithms and algorithm in ("minimax", "alpha_beta",
-                                                                  "expectimax", "mcts"):
-            add(f"maxn needs a list of payoffs at each leaf but {algorithm} needs one number for "
-                f"MAX: put maxn and {algorithm} in separate cases", *at)
-    if "mcts" in algorithms and data.get("depth_limit") is not None:
-        add("mcts plays out to the end of the game, so an mcts case cannot have a depth limit; "
-            "set depth_limit to null or remove mcts from algorithms", "depth_limit")
-    if "iterative_deepening" in algorithms and data.get("depth_limit") is None:
-        add("iterative_deepening searches to depths 1 .. depth_limit, so its case needs a "
-            "depth_limit (max_depth); set depth_limit, or remove iterative_deepening",
-            "algorithms", algorithms.index("iterative_deepening"))
-    if "quiescence" in algorithms and data.get("depth_limit") is None:
-        add("quiescence searches on from the depth cutoff, so its case needs a depth_limit; "
-            "set depth_limit, or remove quiescence",
-            "algorithms", algorithms.index("quiescence"))
-    if data.get("quiescence_limit") is not None and "quiescence" not in algorithms:
-        add("quiescence_limit is given but quiescence is not in algorithms; add quiescence to "
+        if (players == 2 and vector is not None and not spec.games.vector_leaves
+                and not spec.by_play):
+            add(f"{vector} needs a list of payoffs at each leaf but {algorithm} needs one number "
+                f"for MAX: put {vector} and {algorithm} in separate cases", *at)
+    for spec in specs:
+        if spec.games.depth_limit == "forbidden" and data.get("depth_limit") is not None:
+            add(f"{spec.name} {spec.depth_limit_why}; set depth_limit to null or remove "
+                f"{spec.name} from algorithms", "depth_limit")
+    for spec in specs:
+        if spec.games.depth_limit == "required" and data.get("depth_limit") is None:
+            add(f"{spec.name} {spec.depth_limit_why}; set depth_limit, or remove {spec.name}",
+                "algorithms", algorithms.index(spec.name))
+    noisy = NOISY_ALGORITHMS
+    if (data.get("quiescence_limit") is not None and noisy
+            and not any(a in algorithms for a in noisy)):
+        add(f"quiescence_limit is given but {noisy[0]} is not in algorithms; add {noisy[0]} to "
             "algorithms or remove quiescence_limit", "quiescence_limit")
-    if "evaluate" in algorithms:
+    by_play = [a for a in ALGORITHMS if algorithm_specs.get(a).by_play]
+    if any(spec.by_play for spec in specs):
         errors.extend(_play_errors(data, file))
-    elif "play" in data:
-        add("'play' settings are given but evaluate is not in algorithms; add evaluate to "
-            "algorithms or remove the settings", "play")
-    if "mcts" in data and "mcts" not in algorithms:
-        add("'mcts' settings are given but mcts is not in algorithms; add mcts to algorithms or "
-            "remove the settings", "mcts")
+    elif "play" in data and by_play:
+        add(f"'play' settings are given but {by_play[0]} is not in algorithms; add {by_play[0]} "
+            "to algorithms or remove the settings", "play")
+    for spec in algorithm_specs.registry().values():  # an algorithm's own settings object
+        if spec.iterations and spec.name in data and spec.name not in algorithms:
+            add(f"'{spec.name}' settings are given but {spec.name} is not in algorithms; add "
+                f"{spec.name} to algorithms or remove the settings", spec.name)
     points = data.get("points")
     if isinstance(points, dict):
         for algorithm in points:
@@ -102,11 +113,12 @@ def field_errors(data: dict, file: str | None) -> list[CaseError]:
 
 def _play_errors(data: dict, file: str | None) -> list[CaseError]:
     """An ``evaluate`` case: graded by play, on a grid game, alone in its case."""
-    from grader.cases.algorithms import PLAY_GAMES
+    from grader.cases.algorithms import PLAY_ALGORITHMS, PLAY_GAMES
 
     errors = []
     algorithms = data["algorithms"]
-    at = ("algorithms", algorithms.index("evaluate"))
+    name = next(a for a in algorithms if a in PLAY_ALGORITHMS)
+    at = ("algorithms", algorithms.index(name))
     if len(algorithms) > 1:
         errors.append(case_error("evaluate is graded by playing matches, not by a trace: give it "
                                  "a case of its own (algorithms: [\"evaluate\"])", at, file))

@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+import grader.algorithms as algorithm_specs
 from grader.cases.text import JsonPath, case_error
 from grader.errors import CaseError
 from grader.paths import SCHEMA_PATH
@@ -20,8 +21,50 @@ from grader.paths import SCHEMA_PATH
 
 @functools.lru_cache(maxsize=1)
 def case_schema() -> dict:
-    """The case schema (``grader/schema/case.schema.json``), parsed."""
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    """The case schema (``grader/schema/case.schema.json``), parsed, with its algorithm parts
+    made from the registered specs (:func:`with_algorithms`): an algorithm registered by
+    ``GRADER_ALGORITHMS`` is a valid name without an edit of the file."""
+    return with_algorithms(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
+
+
+def with_algorithms(schema: dict) -> dict:
+    """``schema`` with the parts that list algorithms generated from the specs
+    (:mod:`grader.algorithms`): the ``algorithms`` enum and description, ``points``' and
+    ``expect``'s per-algorithm keys. The committed file is this for the built-in algorithms
+    (``tests/test_algorithms.py`` checks it), so editors that read it see the same."""
+    specs = list(algorithm_specs.registry().values())
+    ordered = [s for s in specs if not s.by_play] + [s for s in specs if s.by_play]
+    properties = schema["properties"]
+
+    def named(spec: Any) -> str:
+        return f"{spec.name} {spec.summary}" if spec.summary else spec.name
+
+    listed = properties["algorithms"]
+    listed["description"] = (
+        "the algorithms to grade on this case: some of "
+        + ", ".join(named(s) for s in ordered if not s.by_play)
+        + "".join(f"; or {named(s)}" for s in ordered if s.by_play))
+    listed["items"]["enum"] = [s.name for s in ordered]
+    properties["points"]["properties"] = {
+        s.name: {"description": f"points of the {s.name} test{s.points_note}",
+                 "type": "number", "minimum": 0} for s in ordered}
+    expect: dict[str, Any] = {}
+    for spec in ordered:
+        if spec.by_play:
+            continue
+        if spec.fixed_rule_note:
+            expect[spec.name] = {"$ref": "#/$defs/expectation", "description":
+                                 f"expected answers of {spec.name} ({spec.fixed_rule_note})"}
+            continue
+        expect[spec.name] = {"$ref": "#/$defs/expectation", "description":
+                             f"expected answers of {spec.name} under the rule the case is "
+                             "graded with"}
+        for rule in ("inclusive", "strict"):
+            expect[f"{spec.name}/{rule}"] = {
+                "$ref": "#/$defs/expectation",
+                "description": f"expected answers of {spec.name} when pruning is {rule}"}
+    properties["expect"]["properties"] = expect
+    return schema
 
 
 @functools.lru_cache(maxsize=1)
@@ -56,9 +99,12 @@ def shorten(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def plural(number: int, noun: str) -> str:
-    """``3 items``, ``1 item``."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+def plural(number: float, noun: str) -> str:
+    """``3 items``, ``1 item``, ``0 losses``, ``2 matches`` (``-es`` after s, x, ch and sh),
+    ``0.5 steps``."""
+    if number == 1:
+        return f"{number:g} {noun}"
+    return f"{number:g} {noun}{'es' if noun.endswith(('s', 'x', 'ch', 'sh')) else 's'}"
 
 
 def did_you_mean(word: Any, choices: Iterable[str]) -> str:
@@ -88,7 +134,24 @@ def schema_errors(data: Any, file: str | None = None) -> list[CaseError]:
                 continue
             reported.add(parts)
         errors.extend(_translate(error, parts, data, file))
+    _follow_typos(errors)
     return errors
+
+
+def _follow_typos(errors: list[CaseError]) -> None:
+    """A misspelled field (``childern``: "did you mean 'children'?") leaves its object short of
+    what the right name gave it, so the schema also says "missing required field 'value'". That
+    is a side effect: it is said to be one, and :func:`~grader.cases.text.sort_errors` puts it
+    right after the misspelling, whatever their places in the file."""
+    typos = {error.json_path[:-1]: error for error in errors
+             if "(did you mean" in error.message and error.message.startswith("unknown field")}
+    for error in errors:
+        cause = typos.get(getattr(error, "json_path", None))
+        if cause is not None and error.message.startswith("missing required field"):
+            error.message += (f"; likely a side effect of the misspelled "
+                              f"{cause.json_path[-1]!r} above")
+            error.args = (error.location() + ": " + error.message,)
+            error.follows = cause  # type: ignore[attr-defined]
 
 
 # --- the fast path: a full tree checked node by node without jsonschema -----------------------

@@ -16,6 +16,7 @@ from typing import Any
 from grader.cases.rules import (
     DEEPENING_ALGORITHMS,
     NO_CHANCE_ALGORITHMS,
+    NOISY_ALGORITHMS,
     arity_problem,
     player_problem,
     vector_values,
@@ -126,7 +127,7 @@ def _quiescence_errors(data: dict, nodes: list[NodeSpec], by_id: dict, depths: d
     marked = any(not node.quiet or any(edge.noisy for edge in node.edges) for node in nodes)
     if not marked:
         return errors
-    if "quiescence" not in data["algorithms"]:
+    if not any(a in NOISY_ALGORITHMS for a in data["algorithms"]):
         mark = next(node for node in nodes if not node.quiet or any(e.noisy for e in node.edges))
         return [case_error(f"node {mark.id!r} has a quiet/noisy mark, which only the quiescence "
                            "search reads; add quiescence to algorithms or remove the marks",

@@ -278,8 +278,15 @@ def locate(errors: Iterable[CaseError], positions: dict[JsonPath, tuple[int, int
 
 
 def sort_errors(errors: list[CaseError]) -> list[CaseError]:
-    """Errors in file order (those without a line last), stable."""
-    return sorted(errors, key=lambda e: (e.line is None, e.line or 0, e.column or 0))
+    """Errors in file order (those without a line last), stable; an error that ``follows``
+    another (a side effect of it: :func:`grader.cases.schema.schema_errors`) right after it."""
+
+    def key(error: CaseError) -> tuple:
+        cause = getattr(error, "follows", None)
+        placed = cause if cause is not None and cause in errors else error
+        return (placed.line is None, placed.line or 0, placed.column or 0, placed is not error)
+
+    return sorted(errors, key=key)
 
 
 def first_error(errors: list[CaseError]) -> CaseError:

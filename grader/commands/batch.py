@@ -36,10 +36,12 @@ __all__ = ["KEY_FILE", "Submission", "batch_main", "find_submissions", "merge_ma
 
 def batch_main(submissions: Path, out: Path, *, cases: list[Path], jobs: int | None = None,
                force: bool = False, rubric_path: Path | None = None,
-               stream: TextIO | None = None, shard: str | None = None) -> int:
+               stream: TextIO | None = None, shard: str | None = None,
+               report: Path | None = None, anonymise: bool = False) -> int:
     """Grade every submission in ``submissions`` (or share ``shard`` = ``"K/N"`` of them) into
-    ``out``. Exit 0; 1 when some submission has an error (its row says which); 2 when nothing
-    could be graded (bad folder, cases or shard)."""
+    ``out``; with ``report``, then write the class report there (:func:`class_report`). Exit 0;
+    1 when some submission has an error (its row says which); 2 when nothing could be graded
+    (bad folder, cases or shard) or the report could not be written."""
     from grader.cases import find_cases
     from grader.cases.rubric import DEFAULT_PATH, load_rubric
     from grader.sandbox.portable import require_sandbox
@@ -97,13 +99,17 @@ def batch_main(submissions: Path, out: Path, *, cases: list[Path], jobs: int | N
     _notes(summaries, stream)
     print(f"{len(found)} submissions: {len(todo)} graded, {len(found) - len(todo)} up to date, "
           f"{len(errors)} with errors; scores in {out / SCORES_FILE}", file=stream)
+    if report is not None and class_report(out, report, anonymise, stream):
+        return 2
     return 1 if errors else 0
 
 
-def merge_main(folders: list[Path], out: Path, *, stream: TextIO | None = None) -> int:
-    """``grader batch --merge DIR... --out OUT``: the shards' results in one folder and one
-    scores.csv. Exit 0; 1 when a submission has an error or a shard lacks a result; 2 when the
-    folders are not every share of one split."""
+def merge_main(folders: list[Path], out: Path, *, stream: TextIO | None = None,
+               report: Path | None = None, anonymise: bool = False) -> int:
+    """``grader batch --merge DIR... --out OUT [--report F]``: the shards' results in one
+    folder and one scores.csv (and the class report of them). Exit 0; 1 when a submission has
+    an error or a shard lacks a result; 2 when the folders are not every share of one split or
+    the report could not be written."""
     stream = stream or sys.stdout
     try:
         submissions, summaries, problems = merge_shards([Path(f) for f in folders], Path(out))
@@ -116,7 +122,17 @@ def merge_main(folders: list[Path], out: Path, *, stream: TextIO | None = None) 
     _notes(summaries, stream)
     print(f"{len(folders)} shards merged: {len(submissions)} submissions, {len(errors)} with "
           f"errors; scores in {Path(out) / SCORES_FILE}", file=stream)
+    if report is not None and class_report(Path(out), report, anonymise, stream):
+        return 2
     return 1 if errors or problems else 0
+
+
+def class_report(out: Path, report: Path, anonymise: bool, stream: TextIO) -> int:
+    """The class report of the batch output ``out`` at ``report`` (``grader report --class``'s
+    work, :mod:`grader.batch.classreport`): 0 when written, else 2 (the reason on stderr)."""
+    from grader.commands.report import class_report_main
+
+    return class_report_main(out, html=report, anonymise=anonymise, stream=stream)
 
 
 def _notes(summaries: dict[str, dict[str, Any]], stream: TextIO) -> None:

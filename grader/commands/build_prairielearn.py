@@ -10,8 +10,11 @@ student's files to ``/grade/student/``, and the entrypoint must leave
 
 ``DIR`` then holds::
 
-    questions/adversarial-search/      the question: info.json, question.html (upload form
-                                       for search.py or search.ipynb, the results element)
+    questions/adversarial-search/      the question: info.json, question.html (the stub to
+                                       download, the upload form for search.py or
+                                       search.ipynb, the results element),
+                                       clientFilesQuestion/search.py (the stub: the handout's
+                                       student/search.py, its docstrings the assignment)
     serverFilesCourse/adversarial_search/
         run.sh                         the entrypoint: permissions, the grader, a fallback file
         grader/ reference/ trees/      the grader, the reference, every case, the rubric
@@ -35,6 +38,7 @@ import os
 import shutil
 import sys
 import tempfile
+import textwrap
 import uuid
 from pathlib import Path
 
@@ -57,12 +61,22 @@ TIMEOUT = 300  # seconds PrairieLearn gives a job (its maximum is 600)
 BUDGET = 270  # seconds run.sh gives the grader, so its fallback file is written in time
 MARKER = ".grader-prairielearn"  # a folder holding this is ours to rebuild
 
+STUB = "search.py"  # the stub's name in clientFilesQuestion/ and the upload's
 QUESTION_HTML = """\
 <pl-question-panel>
   <p>
-    Implement {functions} in <code>search.py</code>, as the handout's docstrings describe.
+    Implement {functions} in <code>search.py</code>. Start from this file: its docstrings say
+    what each function must return, the game interface it calls, and the order in which it
+    must visit the tree.
+  </p>
+  <p>
+    <pl-file-download file-name="{stub}" label="Download the starting search.py">
+    </pl-file-download>
+  </p>
+  <p>
     The grader checks each search's value
     <strong>and the order in which it generates and evaluates nodes</strong>{play}.
+    {hidden}
   </p>
   <p>Upload <code>search.py</code>, or your notebook saved as <code>search.ipynb</code>.</p>
   <pl-file-upload optional-file-names="search.py, search.ipynb"></pl-file-upload>
@@ -180,21 +194,28 @@ Made by `grader build prairielearn`. Copy into your course repository:
 
 then build the grading image and make it pullable by PrairieLearn. No image is published for
 this question: you build it from `image/` and push it where PrairieLearn's graders pull from
-(Docker Hub, under your account or organisation):
+(Docker Hub, under your account or organisation). From this folder:
 
 ```
-docker build -t {image} image/
-docker push {image}
+{commands}
 ```
 {image_note}
 `info.json` names the image `{image}`, runs
 `/grade/serverFilesCourse/{shared}/run.sh`, and gives a job {timeout} s. Add the question to
 an assessment with its points: PrairieLearn scales the grader's score (a fraction) to them.
 
-Students upload `search.py` or `search.ipynb`. Tests of cases that are not `visible` in the
-rubric are shown as one "Hidden tests" line with their points only. A submission the grader
-failed on is "not gradable": no attempt is used; regrade it once the problem is fixed.
+Students start from the question page: it links the stub, `clientFilesQuestion/{stub}` (the
+handout's `student/search.py`: its docstrings are the assignment), and they upload `search.py`
+or `search.ipynb`. Tests of cases that are not `visible` in the rubric are shown as one
+"Hidden tests" line with how many there are and their points, nothing else (no names, no
+feedback); the question page says so. A submission the grader failed on is "not gradable": no
+attempt is used; regrade it once the problem is fixed.
 """
+
+PLACEHOLDER = "<your-account>"  # what a reader of the README replaces: a Docker Hub account
+HIDDEN_PAGE = ("Some tests use hidden cases: the results show them as one \"Hidden tests\" "
+               "line, with how many there are and their points, and nothing else.")
+
 
 
 LOCAL_IMAGE_NOTE = (
@@ -203,6 +224,27 @@ LOCAL_IMAGE_NOTE = (
     "the image built on the same machine can run it. Build again with "
     "`grader build prairielearn --image ACCOUNT/adversarial-search-grader --out DIR` (or edit "
     "`image` in `questions/" + QUESTION + "/info.json`) once you have pushed it there.")
+PLACEHOLDER_NOTE = (
+    "`" + PLACEHOLDER + "` is a placeholder: replace it with your Docker Hub account or "
+    "organisation (`docker login` first). Then name the same image in `questions/" + QUESTION
+    + "/info.json` (`\"image\"`): edit it, or build this folder again from the grader's "
+    "repository with `grader build prairielearn --image " + PLACEHOLDER + "/{image} --out "
+    "DIR`, DIR this folder.")
+
+
+README_LOCAL_NOTE = (
+    "As built, `info.json` names `{image}`, which has no registry namespace (`account/name`): "
+    "a hosted PrairieLearn cannot pull it, and only a local PrairieLearn with the image built "
+    "on the same machine (`docker build -t {image} image/`) can run it.")
+
+
+def image_commands(image: str) -> str:
+    """The README's commands that build and publish the grading image, runnable as written:
+    with ``image`` when it names an account, else with :data:`PLACEHOLDER` for the reader's."""
+    if pullable(image):
+        return f"docker build -t {image} image/\ndocker push {image}"
+    name = f"{PLACEHOLDER}/{image}"
+    return f"docker build -t {name} image/\ndocker push {name}"
 
 
 def pullable(image: str) -> bool:
@@ -218,19 +260,31 @@ def stub_functions(root: Path) -> list[str]:
             if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")]
 
 
-def question_html(functions: list[str]) -> str:
-    """The question's page, naming every function the grader calls."""
+def question_html(functions: list[str], hidden: bool = True) -> str:
+    """The question's page, naming every function the grader calls, linking the stub, and
+    saying what the results show of hidden tests (``hidden``: the course has some)."""
     names = [f"<code>{name}</code>" for name in functions]
     listed = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
     play = ("; <code>evaluate</code> is graded by play: matches of the staff's search using it"
             if "evaluate" in functions else "")
-    return QUESTION_HTML.format(functions=listed, play=play)
+    return QUESTION_HTML.format(functions=listed, play=play, stub=STUB,
+                                hidden=HIDDEN_PAGE if hidden else "")
 
 
-def question_info(image: str) -> dict:
+def question_title(algorithms: list[str]) -> str:
+    """info.json's title: every algorithm the course's cases grade, in
+    :data:`grader.cases.algorithms.ALGORITHMS` order (minimax is ``max_value``/``min_value``)."""
+    from grader.cases.algorithms import ALGORITHMS
+
+    return "Adversarial search: " + ", ".join(a for a in ALGORITHMS if a in algorithms)
+
+
+def question_info(image: str, algorithms: list[str] | None = None) -> dict:
+    from grader.cases.algorithms import ALGORITHMS
+
     return {
         "uuid": str(uuid.uuid5(uuid.NAMESPACE_URL, f"adversarial-grader/{QUESTION}")),
-        "title": "Adversarial search: minimax, alpha-beta, expectimax, max^n, MCTS",
+        "title": question_title(list(ALGORITHMS) if algorithms is None else algorithms),
         "topic": "Adversarial search",
         "tags": ["code", "autograded"],
         "type": "v3",
@@ -260,14 +314,23 @@ def prairielearn_entries(root: Path = REPO_ROOT, *, image: str = DEFAULT_IMAGE,
         *collect(root, "grader"), *collect(root, "reference"), *collect(root, "trees"),
     ]
     run_sh = RUN_SH.format(shared=SHARED, budget=BUDGET, neutral=NEUTRAL_GRADER_ERROR)
-    image_note = "" if pullable(image) else "\n" + LOCAL_IMAGE_NOTE.format(image=image) + "\n"
-    info = json.dumps(question_info(image), indent=2) + "\n"
+    image_note = "" if pullable(image) else "".join(
+        "\n" + textwrap.fill(note.format(image=image), 96, break_on_hyphens=False,
+                             break_long_words=False) + "\n"
+        for note in (PLACEHOLDER_NOTE, README_LOCAL_NOTE))
+    graded = sorted({algorithm for case in cases for algorithm in case.algorithms})
+    info = json.dumps(question_info(image, graded), indent=2) + "\n"
+    hidden = (root / "trees" / "hidden").is_dir() and any((root / "trees" / "hidden").iterdir())
     return [
         Entry(MARKER, b"built by grader build prairielearn; rebuilt in place\n"),
-        Entry("README.md", README.format(question=QUESTION, shared=SHARED, image=image,
-                                         timeout=TIMEOUT, image_note=image_note).encode()),
+        Entry("README.md", README.format(
+            question=QUESTION, shared=SHARED, image=image, timeout=TIMEOUT,
+            image_note=image_note, commands=image_commands(image), stub=STUB).encode()),
         Entry(f"questions/{QUESTION}/info.json", info.encode()),
-        Entry(f"questions/{QUESTION}/question.html", question_html(stub_functions(root)).encode()),
+        Entry(f"questions/{QUESTION}/question.html",
+              question_html(stub_functions(root), hidden).encode()),
+        file_entry(root, "student/search.py",
+                   under=f"questions/{QUESTION}/clientFilesQuestion/{STUB}"),
         Entry(f"{shared}/run.sh", run_sh.encode(), executable=True),
         *[Entry(f"{shared}/{entry.path}", entry.data, entry.executable) for entry in source],
         Entry(f"{shared}/.cache/answer-key.json", answer_key(root, cases, cache)),

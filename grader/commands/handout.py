@@ -78,20 +78,26 @@ def handout_readme(text: str, rubric_path: Path) -> str:
 
 def handout_pyproject(text: str) -> str:
     """The repo's pyproject.toml without the ``reference`` package, testing ``student/``."""
-    packages = tomllib.loads(text)["tool"]["setuptools"]["packages"]
-    kept = [name for name in packages if name.split(".")[0] != "reference"]
-    listed = "packages = " + json.dumps(kept)
-    text = re.sub(r"(?m)^packages\s*=\s*\[[^\]]*\]", lambda _: listed, text)
+    try:
+        found = tomllib.loads(text)["tool"]["setuptools"]["packages"]["find"]["include"]
+    except (KeyError, TypeError) as error:
+        raise BuildError("expected pyproject.toml's [tool.setuptools.packages.find] include "
+                         f"list (missing: {error}); [tool.setuptools] has a form this build "
+                         "does not know") from None
+    kept = [name for name in found if name.split(".")[0] != "reference"]
+    listed = "include = " + json.dumps(kept)
+    text = re.sub(r"(?m)^include\s*=\s*\[[^\]]*\]", lambda _: listed, text)
     text = re.sub(r"(?m)^testpaths\s*=\s*\[[^\]]*\]", 'testpaths = ["student"]', text)
     # The import contracts name reference/ and check the staff tree: not the handout's business.
     text = re.sub(r"(?ms)^\[\[?tool\.importlinter[^\n]*\n.*?(?=^\[|\Z)", "", text).rstrip() + "\n"
     try:
-        changed = tomllib.loads(text)["tool"]["setuptools"]["packages"] != kept
-    except (tomllib.TOMLDecodeError, KeyError):
+        changed = tomllib.loads(text)["tool"]["setuptools"]["packages"]["find"]["include"] != kept
+    except (tomllib.TOMLDecodeError, KeyError, TypeError):
         changed = True
     if changed:
-        raise BuildError(f"expected to drop 'reference' from pyproject.toml's packages "
-                         f"{packages!r}; [tool.setuptools] has a form this build does not know")
+        raise BuildError(f"expected to drop 'reference' from pyproject.toml's "
+                         f"[tool.setuptools.packages.find] include {found!r}; "
+                         "[tool.setuptools] has a form this build does not know")
     return text
 
 

@@ -2,9 +2,11 @@
 
 Plays the ``evaluate`` cases' matches against the random and greedy players with the
 student's own ``alpha_beta`` at the rubric's depth calling their ``evaluate``
-(:mod:`grader.scoring.local_play`); prints a win/draw/loss table by side for each case and each
-lost match's moves and final board; ``--html FILE`` writes the same matches to the HTML report
-(the records the graded play tests keep in ``extra_data["play"]``). Cases against the baseline
+(:mod:`grader.scoring.local_play`); prints, as terminal text, a win/draw/loss table by side for
+each case, what it would score and is worth, and each lost match's moves, final board and the
+move that let the opponent win (:func:`grader.feedback.records.move_that_let_them_win`: there is
+no staff search here); ``--html FILE`` writes the same matches to the HTML report (the records
+the graded play tests keep in ``extra_data["play"]``). Cases against the baseline
 are skipped: its search and evaluation are the autograder's, not in the handout.
 """
 
@@ -20,6 +22,7 @@ from grader.errors import GraderError
 from grader.feedback import play as play_feedback
 from grader.feedback import records as match_records
 from grader.games.players import SIMPLE_OPPONENTS
+from grader.report.terminal import markdown_for_terminal
 from grader.scoring.local_play import PlayFailed, load_search, play_local_match
 from grader.scoring.play import play_score
 from grader.scoring.results import PASSED, GradingResults, TestResult
@@ -76,11 +79,19 @@ def play_main(submission: Path, cases: list[Path], *, matches: int | None = None
             continue
         score = play_score(records, rubric, case.play.opponent)
         test.outcome = PASSED if all(r.outcome != "loss" for r in records) else "wrong_value"
+        points = rubric.settings_for(case, "evaluate").points
         test.summary, text = play_feedback.report(game, case.play.opponent, records, score,
-                                                  rubric.play.draw_weight)
-        test.output = f"## {case.name}: {text}"
-        test.extra_data = {"play": match_records.records_data(records, game)}  # no staff choice
-        print(test.output + "\n", file=out)
+                                                  rubric.play.draw_weight, points=points)
+        test.output = f"## {case.name}: {text}"  # Markdown, as the HTML report shows it
+        # no staff search here: each of the first lost matches analysed for the move of yours
+        # that let them win (the HTML report marks it)
+        data = match_records.records_data(records, game)
+        lost = [item for item in data if item["outcome"] == "loss"]
+        for item in lost[:match_records.MAX_LOST_ANALYSED]:
+            record = next(r for r in records if r.index == item["index"])
+            item["choice"] = match_records.move_that_let_them_win(game, record)
+        test.extra_data = {"play": data}
+        print(markdown_for_terminal(test.output, out) + "\n", file=out)
         results.tests.append(test)
     if skipped:
         print(f"Not played here: {', '.join(skipped)} (against the staff's baseline search, "

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+import grader.algorithms as algorithm_specs
 from grader.answers.solve import mcts_settings, resolve_pruning, solve
 from grader.cases.algorithms import PLAY_ALGORITHMS
 from grader.errors import CaseError
@@ -22,7 +23,7 @@ def _text(
     settings: MctsSettings | None,
     result: RunResult,
 ) -> str:
-    how = f"pruning: {rule}" if algorithm == "alpha_beta" else ""
+    how = f"pruning: {rule}" if algorithm_specs.get(algorithm).window else ""
     if settings is not None:
         how = f"iterations: {settings.iterations}, seed: {settings.seed}, c: {settings.c:g}"
     lines = [
@@ -76,13 +77,13 @@ def solve_main(
     except (ValueError, TypeError, OSError) as error:  # an algorithm the case's game cannot run
         print(f"grader solve: {path}: {error}", file=sys.stderr)
         return 2
-    if pruning is not None and algorithm != "alpha_beta":
+    if pruning is not None and not algorithm_specs.get(algorithm).window:
         print(f"note: --pruning changes only alpha_beta's search; {algorithm}'s is the same "
               "under inclusive and strict", file=sys.stderr)
     if as_json:
         payload = {key: _jsonable(value) for key, value in result.to_dict().items()}
         print(json.dumps(payload), file=out)
     else:
-        settings = mcts_settings(case, seed) if algorithm == "mcts" else None
+        settings = mcts_settings(case, seed) if algorithm_specs.get(algorithm).iterations else None
         print(_text(case, path, algorithm, rule, settings, result), file=out)
     return 0

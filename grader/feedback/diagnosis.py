@@ -29,6 +29,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+import grader.algorithms as algorithm_specs
 from grader.compare import check_value
 from grader.errors import GraderError
 from grader.files import json_safe
@@ -125,7 +126,7 @@ def variant_runs(case: Any, algorithm: str, rule: str) -> list[dict[str, Any]]:
     from grader.run.runner import run_algorithm
     from reference.mistakes import mistakes_for
 
-    settings = mcts_settings(case) if algorithm == "mcts" else None
+    settings = mcts_settings(case) if algorithm_specs.get(algorithm).iterations else None
     reference = solve(case, algorithm, pruning=rule)
     budget = max(BUDGET_FLOOR, BUDGET_FACTOR * len(reference.generated))
     runs = []
@@ -224,7 +225,7 @@ def window_moments(case: Any, rule: str, answers: Any) -> list[list[Any]] | None
 
 def diagnosable(case: Any, algorithm: str) -> bool:
     """Whether a test has one trace to explain (MCTS outcome checks compare moves over seeds)."""
-    return not (algorithm == "mcts"
+    return not (algorithm_specs.get(algorithm).iterations
                 and getattr(getattr(case, "mcts", None), "check", "trace") != "trace")
 
 

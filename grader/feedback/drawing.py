@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from grader.answers.tree_walk import positions
+from grader.cases.rules import NOISY_ALGORITHMS
 from grader.compare import describe, diff_sequence
 from grader.errors import GraderError
 from grader.feedback.explain import with_yours
@@ -259,7 +260,7 @@ def draw_tree(case: Any, expected: Any, got: Any, *, max_rows: int = MAX_ROWS,
         return []
     tree = _Tree(game, list(expected.generated), list(got.generated),
                  vectors=bool(getattr(case, "vector_values", False)),
-                 past_limit="quiescence" in getattr(case, "algorithms", ()))
+                 past_limit=any(a in NOISY_ALGORITHMS for a in getattr(case, "algorithms", ())))
     diff = diff_sequence("generated", tree.expected, tree.got)
     if not diff.equal:
         step = diff.first_difference

@@ -26,13 +26,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import grader.algorithms as algorithm_specs
 from grader.compare import describe, diff_sequence
 from grader.errors import GraderError
 from grader.feedback.markdown import inline_text
 from grader.files import json_safe
 
 MAX_LISTED = 6  # children or path nodes quoted at most
-SEARCH_STEPS = ("alpha_beta_tt", "quiescence")  # replays with table / quiescence events
+# How a spec's moments are worded (its ``step_notes``): the values backed up at a tree node, an
+# MCTS iteration, table or quiescence events. A spec without one gets no step note.
+NOTES = ("tree", "playouts", "search")
 EVENTS_LISTED = 4  # table or quiescence events quoted before the step at most
 
 
@@ -51,31 +54,20 @@ def _float(value: Any) -> float:
 
 
 def cached_steps(case: Any, algorithm: str, rule: str, answers: Any) -> list[Any] | None:
-    """The reference's moments on ``case`` from ``answers`` (computed where ``reference/`` is);
-    None for alpha-beta (its window has its own moments) or where none can be computed."""
-    if algorithm == "alpha_beta":
+    """The reference's moments on ``case`` from ``answers`` (computed where ``reference/`` is,
+    by the replay its spec names, :mod:`grader.algorithms`); None for an algorithm whose spec
+    has no step replay (alpha-beta: its window has its own moments; one without notes: never
+    another algorithm's replay) or where none can be computed."""
+    spec = algorithm_specs.get(algorithm)
+    if spec.steps is None or spec.step_notes not in NOTES:
         return None
 
     def compute() -> list[Any] | None:
         from grader.answers.solve import mcts_settings
 
-        if algorithm in SEARCH_STEPS:
-            from reference.steps_search import search_moments
-
-            moments = search_moments(case.build_game(), algorithm)
-        elif algorithm == "mcts":
-            import random
-
-            from reference.steps import mcts_moments
-
-            settings = mcts_settings(case)
-            moments = mcts_moments(case.build_game(), settings.iterations,
-                                   random.Random(settings.seed), settings.c)
-        else:
-            from reference.steps import tree_moments
-
-            moments = tree_moments(case.build_game(), algorithm)
-        return json_safe(moments)
+        replay = algorithm_specs.resolve(spec.steps)
+        settings = mcts_settings(case) if spec.iterations else None
+        return json_safe(replay(case.build_game(), settings))
 
     try:
         return answers.extra(case, f"steps:{algorithm}", compute)
@@ -100,11 +92,12 @@ def step_note(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
     if replay_end is not None and step >= replay_end - 1:
         return None  # past where the stored replay stops: nothing known to explain
     yours = got.generated[step] if step < len(got.generated) else None
-    if algorithm == "mcts":
+    style = algorithm_specs.get(algorithm).step_notes
+    if style == "playouts":
         text = _mcts_note(moments, step)
-    elif algorithm in SEARCH_STEPS:
+    elif style == "search":
         text = _search_note(moments, step)
-    else:
+    else:  # "tree": cached_steps gave moments for no other style
         text = _tree_note(moments, step, yours, algorithm, case)
     if text is None:
         return None
@@ -123,10 +116,11 @@ def with_yours(note: str, generated: list[str], step: int, *, stopped: bool = Fa
 
 
 def _mover(mover: Any, algorithm: str) -> str:
-    return f"player {mover}" if algorithm == "maxn" else str(mover)
+    vectors = algorithm_specs.get(algorithm).games.vector_leaves  # players are numbers
+    return f"player {mover}" if vectors else str(mover)
 
 
-def _seen(seen: list[Any], algorithm: str) -> str:
+def _seen(seen: list[Any]) -> str:
     parts = []
     for child, value, p in seen[-MAX_LISTED:]:
         weight = f" (p = {_num(p)})" if p is not None else ""
@@ -146,9 +140,9 @@ def _tree_note(moments: list[Any], step: int, yours: str | None, algorithm: str,
                 "in all.")
     kind, _, node, mover, seen, children, facts = moment
     where = f"At step {step + 1} the reference is at {node} ({_mover(mover, algorithm)})"
-    backed = (f", with the values backed up there so far: {_seen(seen, algorithm)}" if seen
+    backed = (f", with the values backed up there so far: {_seen(seen)}" if seen
               else ", before any of its children")
-    if algorithm == "maxn":
+    if algorithm_specs.get(algorithm).games.vector_leaves:
         reason = _maxn_reason(kind, mover, seen, facts)
     elif mover == "CHANCE" and "R" in facts:
         reason = _star1_chance_reason(kind, seen, facts)
@@ -233,7 +227,7 @@ def _search_note(moments: list[Any], step: int) -> str | None:
     _, _, node, mover, seen, children, facts = moment
     where = (f"At step {step + 1} it is at {node} ({mover}), window "
              f"{_window(facts['alpha'], facts['beta'])}, v = {_num(facts['v'])}")
-    backed = f", its children so far: {_seen(seen, 'alpha_beta')}" if seen else ""
+    backed = f", its children so far: {_seen(seen)}" if seen else ""
     noisy = (" (past the depth limit: a noisy move, the only kind searched there)"
              if facts.get("noisy") else "")
     return f"{before}{where}{backed}. It generates {children[0]}{noisy} next."

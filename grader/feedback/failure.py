@@ -14,6 +14,7 @@ import textwrap
 from collections.abc import Iterable
 from typing import Any
 
+import grader.algorithms as algorithm_specs
 from grader.compare import Comparison, SequenceDiff, describe
 from grader.feedback import drawing
 from grader.feedback.markdown import fenced_lines, inline_text
@@ -145,7 +146,7 @@ def tree_report(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
     if tree:
         lines += ["", TREE_HEADING, *fenced_lines(
             [*tree, "", *(line.replace("`", "") for line in drawing.LEGEND)])]
-    if algorithm == "alpha_beta" and not comparison.generated.equal:
+    if algorithm_specs.get(algorithm).window and not comparison.generated.equal:
         note = drawing.window_note(case, rule, expected.generated, got.generated, moments,
                                    stopped=stopped)
         if note:
@@ -184,7 +185,7 @@ def failure_report(case: Any, algorithm: str, rule: str, expected: Any, got: Any
     alpha-beta's is the window, from ``moments``); ``cut``: the student's traces were cut at
     the cap; ``stopped``: the work budget stopped the search."""
     lines = wrap(f"**{algorithm}** on `{case.name}`: {case.description}")
-    if algorithm == "alpha_beta":
+    if algorithm_specs.get(algorithm).window:
         lines.append(f"(pruning rule: {rule})")
     lines.append("")
     lines += comparison_report(comparison, cut=cut)

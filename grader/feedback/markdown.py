@@ -5,6 +5,11 @@ a fence longer than any run of backticks inside it, so no text can close the blo
 render the rest as headings, links or HTML (CommonMark: a block closes only at a fence of the
 same character at least as long as the opening one).
 
+A table is written once, as Markdown (:func:`table`: each cell's ``|`` escaped, as the ids of
+a board hold them), and shown as text aligned in columns wherever Markdown is not rendered (the
+terminal, PrairieLearn's ``<pre>``, a log): :func:`aligned_tables` reads the Markdown rows back
+(:func:`table_cells`), so both views come from the same table.
+
 NUL characters and lone surrogates (``\\udcff``: what ``surrogateescape`` makes of undecodable
 bytes) cannot stand in results.json as text: :func:`clean_text` replaces each with U+FFFD and
 counts them, so the results can say so (:data:`REPLACED_NOTE`).
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
 MIN_FENCE = 3
 _BACKTICKS = re.compile(r"`+")
@@ -83,6 +89,7 @@ _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _ESCAPED = re.compile(r"\\([\\`*\[\]<>&_#|~-])")
 _ASIDE = re.compile("\0([0-9]+)\0")
+_HEADING = re.compile(r"^#{1,6} +")
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -93,7 +100,7 @@ def plain_text(markdown: str) -> str:
     marks and the backslash escapes of :func:`inline_text` removed, so nothing shows a Markdown
     character that is not the text's own. Control characters but line breaks and tabs are
     dropped everywhere (no colours or cursor moves of a submission's making)."""
-    lines, fence = [], ""
+    lines, fence, outside = [], "", []
     for line in _CONTROL.sub("", markdown).splitlines():
         opened = _FENCE_LINE.match(line)
         if fence:
@@ -104,13 +111,23 @@ def plain_text(markdown: str) -> str:
                 lines.append(line)
             continue
         if opened:
+            lines += aligned_tables(outside, _plain_line)
+            outside = []
             fence = opened.group(1)
             continue
-        lines.append(_plain_line(line))
+        outside.append(line)
+    lines += aligned_tables(outside, _plain_line)
     return "\n".join(lines)
 
 
-def _plain_line(line: str) -> str:
+def unmarked_line(line: str, keep_bold: bool = False) -> str:
+    """One line outside a fence without its Markdown marks (a heading's ``#``, code spans'
+    backticks, backslash escapes; ``**bold**`` too unless ``keep_bold``, for a renderer that
+    shows bold its own way, as the terminal's)."""
+    return _plain_line(line.replace("\0", ""), keep_bold)
+
+
+def _plain_line(line: str, keep_bold: bool = False) -> str:
     """One line outside a fence without its Markdown marks; escaped characters stand aside
     (as ``\\0N\\0``: :func:`plain_text` dropped every NUL) while the marks go."""
     escaped: list[str] = []
@@ -119,7 +136,74 @@ def _plain_line(line: str) -> str:
         escaped.append(match.group(1))
         return f"\0{len(escaped) - 1}\0"
 
-    line = _ESCAPED.sub(aside, line)
+    line = _HEADING.sub("", _ESCAPED.sub(aside, line))
     line = _CODE_SPAN.sub(lambda m: m.group(2).strip(" ") or m.group(0), line)
-    line = _BOLD.sub(r"\1", line)
+    if not keep_bold:
+        line = _BOLD.sub(r"\1", line)
     return _ASIDE.sub(lambda m: escaped[int(m.group(1))], line)
+
+
+
+# --- tables: written as Markdown, shown aligned where Markdown is not rendered ----------------
+
+_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_RULE_CELL = re.compile(r"^\s*:?-{3,}:?\s*$")
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+_NUMBER = re.compile(r"^[-+]?[0-9][0-9.,]*(%| points?)?$")
+COLUMN_GAP = "  "
+
+
+def table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A Markdown table: the header, its rule, a line a row; a ``|`` in a cell escaped (GFM
+    shows ``\\|`` as ``|``, inside code spans too)."""
+
+    def row(cells: list[str]) -> str:
+        return "| " + " | ".join(str(cell).replace("|", "\\|") for cell in cells) + " |"
+
+    return [row(header), "| " + " | ".join("---" for _ in header) + " |", *map(row, rows)]
+
+
+def table_cells(line: str) -> list[str] | None:
+    """A Markdown table row's cells, their ``\\|`` unescaped; None when ``line`` is no row."""
+    if not _ROW.match(line):
+        return None
+    inner = line.strip()[1:-1]
+    return [cell.strip().replace("\\|", "|") for cell in _UNESCAPED_PIPE.split(inner)]
+
+
+def _text_table(rows: list[list[str]]) -> list[str]:
+    """Rows (the header first) aligned in columns, a rule of dashes under the header; a column
+    of numbers right-aligned."""
+    rows = [[_plain_line(cell) for cell in row] for row in rows]
+    count = max(len(row) for row in rows)
+    rows = [row + [""] * (count - len(row)) for row in rows]
+    widths = [max(len(row[c]) for row in rows) for c in range(count)]
+    numeric = [len(rows) > 1 and all(_NUMBER.match(row[c]) for row in rows[1:] if row[c])
+               for c in range(count)]
+
+    def line(cells: list[str]) -> str:
+        return COLUMN_GAP.join(cell.rjust(w) if right else cell.ljust(w)
+                               for cell, w, right in zip(cells, widths, numeric)).rstrip()
+
+    return [line(rows[0]), COLUMN_GAP.join("-" * w for w in widths), *map(line, rows[1:])]
+
+
+def aligned_tables(lines: list[str], other: Callable[[str], str] = str) -> list[str]:
+    """``lines`` (Markdown) with each table (a header row, then its ``| --- |`` rule, then rows)
+    as text aligned in columns, its cells without Markdown marks (:func:`table`'s other view);
+    every other line through ``other`` (as it is, by default)."""
+    out: list[str] = []
+    index = 0
+    while index < len(lines):
+        header = table_cells(lines[index])
+        rule = table_cells(lines[index + 1]) if index + 1 < len(lines) else None
+        if header is None or rule is None or not all(_RULE_CELL.match(c) for c in rule):
+            out.append(other(lines[index]))
+            index += 1
+            continue
+        rows, index = [header], index + 2
+        while index < len(lines) and (cells := table_cells(lines[index])) is not None:
+            rows.append(cells)
+            index += 1
+        out += _text_table(rows)
+    return out

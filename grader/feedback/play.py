@@ -14,7 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from grader.feedback.records import preferred_move
+from grader.cases.schema import plural
+from grader.feedback.markdown import table
+from grader.feedback.records import (
+    move_that_let_them_win,
+    move_that_let_them_win_text,
+    preferred_move,
+)
 
 MAX_LOST_SHOWN = 3  # lost matches written out in full; the others are listed
 
@@ -43,13 +49,12 @@ def value_text(value: Any) -> str:
 
 
 def outcome_table(records: list[Any]) -> list[str]:
-    lines = ["| you play | wins | draws | losses |", "| --- | --- | --- | --- |"]
+    rows = []
     for side in ("x", "o"):
         mine = [r for r in records if r.side == side]
         counts = [sum(r.outcome == k for r in mine) for k in ("win", "draw", "loss")]
-        lines.append(f"| {side} ({'first' if side == 'x' else 'second'}) | "
-                     + " | ".join(map(str, counts)) + " |")
-    return lines
+        rows.append([f"{side} ({'first' if side == 'x' else 'second'})", *map(str, counts)])
+    return table(["you play", "wins", "draws", "losses"], rows)
 
 
 def moves_text(record: Any) -> str:
@@ -68,9 +73,8 @@ def _choice(game: Any, record: Any, found: Any) -> list[str]:
     lines = [f"Where your choice lost: before move {record.positions.index(decision.position) + 1}"
              f", your search played {decision.action}; the same search with the staff's "
              f"evaluation would have played {preferred_move(decision.position, staff)}.",
-             "", "```", draw_board(game, decision.position), "```", "",
-             "| move | your search's value | with the staff's evaluation |",
-             "| --- | --- | --- |"]
+             "", "```", draw_board(game, decision.position), "```", ""]
+    rows = []
     x_to_move = decision.position.count("x") == decision.position.count("o")
     for action, staff_value in staff.items():
         mark = " (yours)" if action == decision.action else ""
@@ -79,7 +83,8 @@ def _choice(game: Any, record: Any, found: Any) -> list[str]:
         else:  # the grader could not complete it: the bound the search pruned it by
             mine = (f"{'at most' if x_to_move else 'at least'} "
                     f"{value_text(decision.pruned[action])} (pruned)")
-        lines.append(f"| {action}{mark} | {mine} | {value_text(staff_value)} |")
+        rows.append([f"{action}{mark}", mine, value_text(staff_value)])
+    lines += table(["move", "your search's value", "with the staff's evaluation"], rows)
     lines.append("")
     lines.append("(values are for x: your evaluation's at the search's cutoff, backed up; "
                  "an outcome the search sees outranks any evaluation"
@@ -89,25 +94,36 @@ def _choice(game: Any, record: Any, found: Any) -> list[str]:
 
 
 def report(game: Any, opponent: str, records: list[Any], score: Any, draw_weight: float,
-           losing: dict[int, Any] | None = None) -> tuple[str, str]:
+           losing: dict[int, Any] | None = None, points: float | None = None
+           ) -> tuple[str, str]:
     """(summary, Markdown output) of a played case; ``score``: its
     ``grader.scoring.play.PlayScore``; ``losing``: each lost graded match's losing decision and
     the staff's values there. ``losing=None``: ``grader play``'s matches, played by the student's
     own search, which has no staff search beside it: no choice is shown, and the score is what
-    grading would give."""
+    grading would give; ``points``: what the case is worth there (0: it is said to be worth
+    none)."""
     wins = sum(r.outcome == "win" for r in records)
     draws = sum(r.outcome == "draw" for r in records)
     losses = len(records) - wins - draws
-    summary = (f"{wins} wins, {draws} draws, {losses} losses in {len(records)} matches "
-               f"against {opponent}")
+    summary = (f"{plural(wins, 'win')}, {plural(draws, 'draw')}, {plural(losses, 'loss')} "
+               f"in {plural(len(records), 'match')} against {opponent}")
     if getattr(score, "planned", 0) > len(records):
-        summary += (f" (of {score.planned}: the other {score.planned - len(records)} could "
-                    "not change the points, so they were not played)")
+        unplayed = score.planned - len(records)
+        summary += (f" (of {score.planned}: the other {unplayed} could not change the points, "
+                    "so they were not played)")
     if losing is None:
+        if points == 0:
+            worth = ("This case is worth no points: it shows only that your evaluation plays "
+                     "(a search a few plies deep beats a random player whatever it evaluates).")
+        elif points is not None:
+            earned = round(points * (score.points / score.full if score.full else 0.0), 6)
+            worth = f"That is {earned:g} of this case's {plural(points, 'point')}."
+        else:
+            worth = ""
         lines = [summary, "", *outcome_table(records), "",
-                 "Graded the same way this would score: " + score_text(score, draw_weight)
-                 + " (the autograder plays with the staff's search: the same moves as a correct "
-                 "alpha_beta's)"]
+                 "Graded the same way this would score (the autograder plays with the staff's "
+                 "search: the same moves as a correct alpha_beta's): "
+                 + score_text(score, draw_weight) + (" " + worth if worth else "")]
     else:
         lines = [summary + ": " + score_text(score, draw_weight), "", *outcome_table(records)]
     lost = [r for r in records if r.outcome == "loss"]
@@ -117,6 +133,10 @@ def report(game: Any, opponent: str, records: list[Any], score: Any, draw_weight
                   "", "Final board:", "```", draw_board(game, record.final), "```"]
         if losing is not None:
             lines += ["", *_choice(game, record, losing.get(record.index))]
+        else:  # grader play: no staff search; the move that let them win at once, if one did
+            unit = "column" if type(game).__name__ == "ConnectFour" else "square"
+            lines += ["", move_that_let_them_win_text(move_that_let_them_win(game, record),
+                                                      unit)]
     if len(lost) > MAX_LOST_SHOWN:
         lines += ["", f"Also lost: matches {', '.join(str(r.index + 1) for r in lost[MAX_LOST_SHOWN:])}."]
     return summary, "\n".join(lines)
@@ -127,10 +147,11 @@ def score_text(score: Any, draw_weight: float) -> str:
     listed = ", ".join(f"{t:g}" if score.by_wins else f"{t:.0%}" for t in score.thresholds)
     if score.by_wins:
         return (f"{score.value:g} (a draw counts {draw_weight:g}), thresholds {listed}: "
-                f"{score.reached} reached.")
+                f"{score.reached:g} reached.")
     return (f"score rate {score.rates['x']:.0%} as x and {score.rates['o']:.0%} as o (a win "
             f"counts 1, a draw {draw_weight:g}); steps {listed}, half a step earned for each "
-            f"side that reaches it: {score.reached:g} of {len(score.thresholds)} steps.")
+            f"side that reaches it: {score.reached:g} of "
+            f"{plural(len(score.thresholds), 'step')}.")
 
 
 def swapped(state_id: str) -> str:
@@ -227,10 +248,11 @@ def sample_report(game: Any, sample: list[str], values: dict[str, float],
              "`grader play` plays matches with your own `alpha_beta` calling your "
              "`evaluate`.", ""]
     lines += [f"Surely wrong: {flag}." for flag in flags] + ([""] if flags else [])
-    lines += ["| position (rows top to bottom) | to move | evaluate |", "| --- | --- | --- |"]
+    rows = []
     for state_id in sample:
         mover = "x" if state_id.count("x") == state_id.count("o") else "o"
-        lines.append(f"| `{state_id}` | {mover} | {values[state_id]:.6g} |")
+        rows.append([f"`{state_id}`", mover, f"{values[state_id]:.6g}"])
+    lines += table(["position (rows top to bottom)", "to move", "evaluate"], rows)
     if _ordered(game, pairs):
         first, unstoppable, mirror = won_in_one(game)
         for what, state_id in (("x to move wins at once", first),

@@ -6,6 +6,8 @@ match records ``reference/play.py`` makes (plain fields, read without importing 
 losing choices ``reference.play.losing_choice`` finds. ``grader/report/html/play.py`` reads
 them and nothing else: no case file, answer key or reference. Any command that plays matches
 (``grader grade``'s evaluate tests, a local play command) writes these and gets the same page.
+``grader play`` has no staff search to compare with: its lost matches are analysed by
+:func:`move_that_let_them_win` instead.
 """
 
 from __future__ import annotations
@@ -83,6 +85,78 @@ def choice_data(record: Any, found: Any) -> dict[str, Any] | None:
         rows.append(row)
     return {"move": record.positions.index(decision.position) + 1, "yours": decision.action,
             "staff": preferred_move(decision.position, staff), "values": rows}
+
+
+ANALYSIS_CALLS = 300_000  # game.result calls one lost match's analysis may make (then: less said)
+
+
+def move_that_let_them_win(game: Any, record: Any) -> dict[str, Any]:
+    """A lost match analysed without a staff search (``grader play``: the handout has none):
+    the last move of the player under test after which the opponent could win at once (or force
+    a win in two moves of theirs: a double threat) although another move there would not have
+    let them, as the HTML report's ``choice``: ``kind`` ``"lets_win"``, ``move`` (its number,
+    from 1), ``yours`` (the action), ``plies`` (1: at once; 2: forced in two moves of theirs),
+    ``safe`` (the actions that would not have let them, in ``actions`` order). ``kind``
+    ``"set_up_earlier"`` when no single move did, within :data:`ANALYSIS_CALLS`."""
+    mover = 1 if record.side == "x" else -1  # utility is x's: positive when x won
+    calls = [0]
+
+    def result(state: Any, action: Any) -> Any:
+        calls[0] += 1
+        if calls[0] > ANALYSIS_CALLS:
+            raise _OutOfCalls
+        return game.result(state, action)
+
+    def lost(state: Any) -> bool:
+        return game.is_terminal(state) and mover * game.utility(state) < 0
+
+    def they_win(state: Any, moves: int) -> bool:
+        """The opponent, to move at ``state``, wins within ``moves`` moves of theirs."""
+        children = [result(state, reply) for reply in game.actions(state)]
+        if any(lost(child) for child in children):
+            return True
+        return moves > 1 and any(
+            not game.is_terminal(child) and all(
+                not game.is_terminal(after) and they_win(after, moves - 1)
+                for after in (result(child, answer) for answer in game.actions(child)))
+            for child in children)
+
+    def lets_them_win(state: Any, action: Any, moves: int) -> bool:
+        child = result(state, action)
+        return not game.is_terminal(child) and they_win(child, moves)
+
+    try:
+        for moves in (1, 2):
+            for number in range(len(record.moves) - 1, record.opening - 1, -1):
+                mark, action = record.moves[number]
+                if mark != record.side or number >= len(record.positions):
+                    continue
+                state = game.state_from_id(record.positions[number])
+                if not lets_them_win(state, action, moves):
+                    continue
+                safe = [other for other in game.actions(state)
+                        if not lets_them_win(state, other, moves)]
+                if safe:
+                    return {"kind": "lets_win", "move": number + 1, "yours": action,
+                            "plies": moves, "safe": safe}
+    except _OutOfCalls:
+        pass
+    return {"kind": "set_up_earlier"}
+
+
+class _OutOfCalls(Exception):
+    """The analysis ran past :data:`ANALYSIS_CALLS`."""
+
+
+def move_that_let_them_win_text(choice: dict[str, Any], unit: str = "move") -> str:
+    """:func:`move_that_let_them_win`'s finding in a sentence (the terminal's and the page's)."""
+    if choice.get("kind") != "lets_win":
+        return ("No single move of yours let them win at once or by a double threat: the loss "
+                "was set up earlier.")
+    safe = ", ".join(str(action) for action in choice["safe"])
+    how = "win at once" if choice.get("plies") == 1 else "force a win (a double threat)"
+    return (f"Your losing move: move {choice['move']}, {unit} {choice['yours']}, let them "
+            f"{how}; {unit} {safe} would not have.")
 
 
 def preferred_move(position: str, values: dict[Any, Any]) -> Any:

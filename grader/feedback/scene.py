@@ -25,6 +25,7 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Any
 
+import grader.algorithms as algorithm_specs
 from grader.answers.solve import RULES, mcts_settings, resolve_pruning, solve
 from grader.answers.tree_walk import (
     ReferenceMissingError,
@@ -115,14 +116,15 @@ def build_scene(case: Any, algorithm: str | None = None, reference_run: Any = No
         reference_run = solve(case, algorithm, pruning=rule)
     scene.reference = positions(reference_run.generated)
     scene.algorithm = algorithm
-    if algorithm == "mcts":  # its value is the move it chose (its tree is cut below)
+    spec = algorithm_specs.get(algorithm)
+    if spec.iterations:  # its value is the move it chose (its tree is cut below)
         settings = mcts_settings(case)
         chose = (f": chooses move {reference_run.value}"
                  if getattr(reference_run, "value", None) is not None else "")
-        scene.legend.append(f"mcts ({settings.iterations} iterations, seed {settings.seed})"
+        scene.legend.append(f"{algorithm} ({settings.iterations} iterations, seed {settings.seed})"
                             + chose)
     else:
-        how = f", {rule} rule" if algorithm == "alpha_beta" else ""
+        how = f", {rule} rule" if spec.window else ""
         scene.legend.append(f"{algorithm}{how}: value {fmt(reference_run.value)}"
                             + (f", move {reference_run.action}"
                                if getattr(reference_run, "action", None) is not None else ""))
@@ -130,7 +132,7 @@ def build_scene(case: Any, algorithm: str | None = None, reference_run: Any = No
         if scene.pruned(node) and not node.cutoff:
             labels[node.id] = ""
     replay = (_replay(case, rule, reference_run.generated, answers)
-              if algorithm == "alpha_beta" else None)
+              if spec.window else None)
     if replay is not None:
         matched, moments, visits = replay
         scene.strict = matched == "strict"
@@ -140,7 +142,7 @@ def build_scene(case: Any, algorithm: str | None = None, reference_run: Any = No
         scene.bounds = visits is not None
     if student_run is not None:
         scene.student = positions(list(student_run.generated))
-    if algorithm == "mcts":  # a few hundred of a game's nodes: draw what the runs expanded
+    if spec.iterations:  # a few hundred of a game's nodes: draw what the runs expanded
         scene.nodes = _expanded(nodes, {**scene.reference, **(scene.student or {})})
         who = "MCTS" if scene.student is None else "the reference's or your MCTS"
         scene.legend.append(f"only the {len(scene.nodes)} nodes {who} expanded are drawn (of "
@@ -163,7 +165,7 @@ def _run_key(scene: Scene, picture: bool) -> str:
     """What the generation marks mean for the scene's run (pruning words only where a node
     was pruned)."""
     pruned = any(scene.pruned(node) for node in scene.nodes)
-    if scene.algorithm == "mcts":
+    if scene.algorithm is not None and algorithm_specs.get(scene.algorithm).iterations:
         return ("thick outline, #n" if picture else "#n") + (": generated n-th by the "
                                                               "reference's MCTS (each expansion)")
     if picture:

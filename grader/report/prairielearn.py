@@ -8,9 +8,11 @@ scored nor counted against the student); ``message`` and ``output`` for the whol
 
 What students may not see: PrairieLearn shows every test it is given and has no per-test
 visibility, so the tests of a case that is not ``visible`` in the rubric are folded into one
-"Hidden tests" entry carrying their points and nothing else (no names, no feedback, not even
-which of them failed); staff notes (audit findings, grader errors) are never written here:
-``grader grade`` prints them to the grading job's log, which only staff read.
+"Hidden tests" entry carrying how many there are and their points, nothing else (no names, no
+feedback, not even which of them failed); staff notes (audit findings, grader errors) are never
+written here: ``grader grade`` prints them to the grading job's log, which only staff read. A
+test's ``output`` leaves out what its ``message`` says (:func:`after_message`): the results
+element prints both.
 
 When the grader, not the student, failed on any test, the submission is ``gradable: false``:
 PrairieLearn then neither scores the attempt nor counts it, and staff regrade it. So is an upload
@@ -44,6 +46,8 @@ from grader.scoring.upload import NOTHING_GRADED
 
 MAX_BYTES = 1_000_000  # PrairieLearn's limit on results.json
 HIDDEN_NAME = "Hidden tests"
+# What the one line of the hidden tests shows (docs/staff.md and the PrairieLearn README say so)
+HIDDEN_DESCRIPTION = "{count} hidden tests: their points only, no names or feedback"
 
 
 MISSING = "missing"  # the outcome of a test whose function the upload does not define
@@ -87,15 +91,31 @@ def format_errors(results: GradingResults) -> list[str]:
 
 
 def _test_entry(test: TestResult, limit: int) -> dict[str, Any]:
+    message = pre_text(test.summary or ("passed" if test.passed else "not passed"))
     return {
         "name": f"{test.number} {pre_text(test.name)}",
         "description": test.case_name,
         "points": round(test.score, 6),
         "max_points": round(test.max_score, 6),
-        "message": _cut(pre_text(test.summary or ("passed" if test.passed else "not passed")),
-                        2000),
-        "output": _cut(pre_text(test.output), limit),
+        "message": _cut(message, 2000),
+        "output": _cut(after_message(pre_text(test.output), message), limit),
     }
+
+
+def after_message(output: str, message: str) -> str:
+    """``output`` without its first paragraph when that says what ``message`` says (a test's
+    feedback most often opens with its summary line): PrairieLearn's results element shows
+    both, one above the other, so the failure is then shown once."""
+    head, _, rest = output.partition("\n\n")
+    if " ".join(head.split()) == " ".join(message.split()) or (
+            head.startswith(message) and not head[len(message):].strip(" .:")):
+        return rest.lstrip("\n")
+    if output.startswith(message) and output[len(message):len(message) + 1] in ("\n", ""):
+        return output[len(message):].lstrip("\n")
+    if message and output.startswith(message + ": "):  # the summary, then more of the sentence
+        more = output[len(message) + 2:]
+        return more[:1].upper() + more[1:]
+    return output
 
 
 def results_dict(results: GradingResults) -> dict[str, Any]:
@@ -125,7 +145,7 @@ def results_dict(results: GradingResults) -> dict[str, Any]:
         if hidden:
             data["tests"].append({
                 "name": HIDDEN_NAME,
-                "description": f"{len(hidden)} tests whose details are not shown",
+                "description": HIDDEN_DESCRIPTION.format(count=len(hidden)),
                 "points": round(sum(test.score for test in hidden), 6),
                 "max_points": round(sum(test.max_score for test in hidden), 6),
                 "message": "",

@@ -6,9 +6,13 @@ the smallest first, each with its first difference (the first with its tree), wi
 terminal screen (:data:`BLOCK_LINES`), a failure word for word like one above (the same
 exception) listed by number instead; the rest listed by number, every one in full with
 ``verbose`` (``grader check --verbose``) or in the HTML report. The failure texts are the tests'
-Markdown outputs (the same the Gradescope page shows), made readable in a terminal: code fences
-dropped, ``**bold**`` bold, prose wrapped to the terminal's width (``COLUMNS`` honoured, at most
-100 columns). A function that is not implemented yet gets one line, not one block per case.
+Markdown outputs (the same the Gradescope page shows), made plain terminal text: code fences,
+code spans' backticks, backslash escapes and headings' ``#`` dropped, ``**bold**`` bold, tables
+aligned in columns (:func:`grader.feedback.markdown.aligned_tables`, the same tables the
+Markdown shows), prose wrapped to the terminal's width (``COLUMNS`` honoured, at most 100
+columns); :func:`markdown_for_terminal` does the same for ``grader play``. ``evaluate``'s values
+on sample positions (the handout's check, shown though it passes) only with ``verbose``. A
+function that is not implemented yet gets one line, not one block per case.
 Colour only when the stream is a terminal and ``NO_COLOR`` is unset (https://no-color.org);
 ASCII instead of box lines and symbols when the stream is not UTF-8 or ``GRADER_ASCII`` is set.
 """
@@ -23,6 +27,7 @@ from typing import TextIO
 
 from grader.feedback.drawing import LEGEND, WIDTH, asciify, wants_ascii
 from grader.feedback.failure import TREE_HEADING
+from grader.feedback.markdown import aligned_tables, unmarked_line
 from grader.scoring.results import GradingResults, TestResult
 
 GREEN, YELLOW, RED, CYAN, BOLD, RESET = (
@@ -31,6 +36,8 @@ MARKS = {"passed": "PASS", "wrong_trace": "PART", "budget": "STOP"}
 NOT_IMPLEMENTED = "not_implemented"
 _FUNCTION = re.compile(r"`(\w+)`")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
+_HEADING = re.compile(r"^#{1,6} +(.*)$")
+_CODE_SPAN = re.compile(r"(?<!\\)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
 MIN_WIDTH = 40
 BLOCK_LINES = 50  # an algorithm's failures by default: one terminal screen
 
@@ -132,7 +139,7 @@ def score_table(results: GradingResults, colour: bool = False, *, verbose: bool 
             lead = f"  {MARKS.get(test.outcome, 'FAIL')} {test.number:>5} {score:>7}  "
             text = label
             if not test.passed and test.summary and test.outcome != NOT_IMPLEMENTED:
-                text += ": " + _row_summary(test, algorithm in diagnoses)
+                text += ": " + unmarked_line(_row_summary(test, algorithm in diagnoses))
             rows = _wrapped(text, width, " " * len(lead), lead)
             mark = MARKS.get(test.outcome, "FAIL")
             rows[0] = rows[0].replace(mark, _mark(test, colour), 1)
@@ -212,19 +219,56 @@ def _case_text(test: TestResult, hint: str | None, *, tree: bool, legend: bool,
         if lines:
             lines.append("")
         fenced = False
-        for line in _logical(block) if width < WIDTH else block:
+        for line in _unmarked(_logical(block) if width < WIDTH else block):
             if line.startswith("```"):
                 fenced = not fenced
                 continue
             if fenced:  # drawings fit 100 columns; what a submission printed may not
                 lines.append(line if len(line) <= WIDTH else line[:WIDTH - 1] + "…")
-            elif len(line) <= width:
+                continue
+            line = unmarked_line(line, keep_bold=True)  # no `code` marks or \ escapes
+            if len(line) <= width:
                 lines.append(line)
             else:
                 indent = "  " if line.startswith("- ") else ""
                 lines += _wrapped(line, width, indent)
     text = "\n".join(lines)
     return _BOLD.sub(lambda m: _paint(m.group(1), BOLD, colour), text).split("\n")
+
+
+def _unmarked(block: list[str]) -> list[str]:
+    """A paragraph's lines with Markdown's block syntax made text: a table (outside fences)
+    aligned in columns (:func:`grader.feedback.markdown.aligned_tables`, the same table the
+    Markdown view shows), a ``## heading`` bold without its hashes."""
+    lines: list[str] = []
+    outside: list[str] = []
+    fenced = False
+    for line in [*block, None]:
+        if line is None or line.startswith("```"):
+            # code spans' backticks dropped first: one may cross a line of the Markdown
+            lines += aligned_tables(_CODE_SPAN.sub(r"\2", "\n".join(outside)).split("\n")
+                                    if outside else [])
+            outside = []
+            if line is not None:
+                fenced = not fenced
+                lines.append(line)
+        elif fenced:
+            lines.append(line)
+        else:
+            heading = _HEADING.match(line)
+            outside.append(f"**{heading.group(1)}**" if heading else line)
+    return lines
+
+
+def markdown_for_terminal(markdown: str, stream: TextIO | None = None) -> str:
+    """Feedback written as Markdown (a test's output) as terminal text: no fences, headings or
+    table syntax, bold where it was bold (in colour on a terminal), prose wrapped to the
+    terminal's width, ASCII where the stream cannot show box lines."""
+    colour = use_colour(stream) if stream is not None else False
+    test = TestResult("", "", "", "", 0, 0, "", output=markdown)
+    text = "\n".join(_case_text(test, None, tree=True, legend=True,
+                                width=terminal_width(stream), colour=colour))
+    return asciify(text) if stream is not None and wants_ascii(stream) else text
 
 
 def _title(test: TestResult, colour: bool, width: int) -> str:
@@ -302,7 +346,7 @@ def not_implemented_lines(results: GradingResults) -> list[str]:
         shown = ", ".join(numbers[:6])
         shown += f" and {len(numbers) - 6} more" if len(numbers) > 6 else ""
         plural = "s" if len(numbers) > 1 else ""
-        lines.append(f"`{function}` is not implemented yet: {len(numbers)} test{plural} ({shown}).")
+        lines.append(f"{function} is not implemented yet: {len(numbers)} test{plural} ({shown}).")
     return lines
 
 
@@ -317,11 +361,19 @@ def failure_details(results: GradingResults, colour: bool = False, *, verbose: b
                                 verbose=verbose, width=width)
         if lines:
             blocks.append("\n".join(lines) + "\n")
-    for test in results.tests:  # evaluate's local check: values shown even when it passes
-        if test.passed and (test.extra_data or {}).get("show_output") and test.output:
-            blocks.append(f"{_title(test, colour, width)}\n"
-                          + "\n".join(_case_text(test, None, tree=True, legend=False,
-                                                  width=width, colour=colour)) + "\n")
+    # evaluate's local check (the handout): its values are shown even when it passes, in full
+    # with ``verbose`` only, so a full-marks run ends a line after its total
+    shown = [test for test in results.tests
+             if test.passed and (test.extra_data or {}).get("show_output") and test.output]
+    for test in shown if verbose else []:
+        blocks.append(f"{_title(test, colour, width)}\n"
+                      + "\n".join(_case_text(test, None, tree=True, legend=False,
+                                              width=width, colour=colour)) + "\n")
+    if shown and not verbose:
+        names = ", ".join(test.case_name or test.name for test in shown)
+        blocks.append("\n".join(_wrapped(
+            f"evaluate's values on sample positions ({names}): shown with --verbose.",
+            width)) + "\n")
     pending = not_implemented_lines(results)
     if pending:
         wrapped = [part for line in pending for part in _wrapped(line, width, "  ")]

@@ -10,8 +10,17 @@ grader's tests:
 * each call gets an :class:`EvaluationGame`: the game's rules (``to_move``, ``actions``,
   ``result``, ``is_terminal``, ``utility``) and its board (``board(state)``, ``rows``,
   ``columns``, ``connect``), but neither the search's depth limit nor the built-in heuristic
-  (``evaluate`` and ``is_cutoff`` are absent: the point is to write one's own; the bound
-  methods still reach the game, as anything in the worker can: docs/security.md);
+  (``evaluate`` and ``is_cutoff`` are absent: the point is to write one's own);
+* the view's methods are bound to a *sealed* game (:func:`sealed_game`), never the grader's
+  own: its ``result``/``utility`` and their hooks ``_result``/``_utility`` are counted, its
+  ``evaluate``, ``_heuristic``, ``is_cutoff`` and recording wrappers refused
+  (:class:`SealedGameError`). So ``game.board.__self__``, a closure, a frame's locals or
+  ``gc`` reach only that game (issue 40: ``game.board.__self__._heuristic`` scored leaves one
+  ply deeper, uncounted, and earned 13.5 of 14 points). In the worker the game built for the
+  request is sealed in place (``own_game``): no unsealed instance of it exists. The game's
+  class, importable from ``grader/games`` as the handout ships it, can still build an
+  uncounted game: that is the student's own code, as a copy of the rules would be
+  (docs/security.md);
 * each call may make at most ``calls`` ``result``/``utility`` calls (one count); the call that
   would pass it raises :class:`~grader.run.tracing.BudgetExceeded` (a ``BaseException``), and
   so does every later one, so a stop is decided by work, never by time;
@@ -24,6 +33,7 @@ grader's tests:
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any, Callable, Sequence
 
@@ -63,10 +73,25 @@ class Counter:
         self.stopped_at: int | None = None  # the index of the position whose call passed it
 
 
-def evaluation_game(game: Any, calls: int, counter: Counter) -> EvaluationGame:
-    """The view of ``game`` an evaluation gets: at most ``calls`` result/utility calls (counted
-    in ``counter``, reset by the caller before each position)."""
-    inner_result, inner_utility = game.result, game.utility
+class SealedGameError(Exception):
+    """A part of the grader's game that ``evaluate`` may not use (its built-in heuristic)."""
+
+
+# The sealed game's counted calls (each the first of a nest: ``result`` calling ``_result``
+# is one call) and the ones it refuses: the heuristic and every way to it, and the wrappers
+# that would hand out the uncounted methods.
+COUNTED = ("result", "utility", "_result", "_utility")
+REFUSED = ("evaluate", "_heuristic", "is_cutoff", "recording_result", "recording_score")
+
+
+def sealed_game(game: Any, calls: int, counter: Counter, *, in_place: bool = False) -> Any:
+    """``game`` (a copy, or itself when ``in_place``) as an instance of a subclass whose
+    :data:`COUNTED` methods spend one of ``calls`` (counted in ``counter``, reset by the
+    caller before each position; the call past it raises
+    :class:`~grader.run.tracing.BudgetExceeded`) and whose :data:`REFUSED` methods raise
+    :class:`SealedGameError`. States are shared with ``game``."""
+    base = type(game)
+    busy = [False]  # inside a counted call: the base's own nested calls are not counted again
 
     def spend() -> None:
         if counter.stopped_at is not None or counter.calls >= calls:
@@ -77,20 +102,51 @@ def evaluation_game(game: Any, calls: int, counter: Counter) -> EvaluationGame:
         counter.calls += 1
         counter.total += 1
 
-    def result(state: Any, action: Any) -> Any:
-        spend()
-        return inner_result(state, action)
+    def counted(name: str) -> Callable[..., Any]:
+        inner = getattr(base, name)
 
-    def utility(state: Any) -> Any:
-        spend()
-        return inner_utility(state)
+        def call(self: Any, *args: Any) -> Any:
+            if busy[0]:
+                return inner(self, *args)
+            spend()
+            busy[0] = True
+            try:
+                return inner(self, *args)
+            finally:
+                busy[0] = False
 
+        call.__name__ = call.__qualname__ = name
+        return call
+
+    def refused(name: str) -> Callable[..., Any]:
+        def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            raise SealedGameError(f"game.{name} is the grader's, not part of the game evaluate "
+                                  "gets: write your own evaluation")
+
+        call.__name__ = call.__qualname__ = name
+        return call
+
+    members: dict[str, Any] = {"__slots__": (), "__module__": __name__}
+    members.update({name: counted(name) for name in COUNTED if hasattr(base, name)})
+    members.update({name: refused(name) for name in REFUSED if hasattr(base, name)})
+    sealed_class = type(f"Sealed{base.__name__}", (base,), members)
+    sealed = game if in_place else copy.copy(game)
+    sealed.__class__ = sealed_class
+    return sealed
+
+
+def evaluation_game(game: Any, calls: int, counter: Counter, *,
+                    in_place: bool = False) -> EvaluationGame:
+    """The view of ``game`` an evaluation gets: at most ``calls`` result/utility calls (counted
+    in ``counter``, reset by the caller before each position), every method bound to the
+    :func:`sealed_game` (``in_place``: ``game`` itself, sealed for good)."""
+    sealed = sealed_game(game, calls, counter, in_place=in_place)
     view = object.__new__(EvaluationGame)
     for name, value in {
-        "players": game.players, "rows": game.rows, "columns": game.columns,
-        "connect": game.connect, "to_move": game.to_move, "actions": game.actions,
-        "result": result, "is_terminal": game.is_terminal, "utility": utility,
-        "board": game.board,
+        "players": sealed.players, "rows": sealed.rows, "columns": sealed.columns,
+        "connect": sealed.connect, "to_move": sealed.to_move, "actions": sealed.actions,
+        "result": sealed.result, "is_terminal": sealed.is_terminal, "utility": sealed.utility,
+        "board": sealed.board,
     }.items():
         object.__setattr__(view, name, value)
     return view
@@ -107,15 +163,19 @@ def checked_number(value: Any) -> float | None:
 
 def evaluate_positions(evaluate: Callable[[Any, Any], Any], game: Any, ids: Sequence[str],
                        calls: int, seed: int, reseed: Callable[[str], None],
-                       counter: Counter | None = None) -> list[float]:
+                       counter: Counter | None = None, *, own_game: bool = False
+                       ) -> list[float]:
     """``[evaluate(view, state) for each id]``, each a finite float.
+
+    ``own_game``: ``game`` was built for this batch alone (the worker's), and is sealed in
+    place (:func:`sealed_game`); else a sealed copy is made and ``game`` stays the caller's.
 
     ``reseed`` seeds the global ``random`` (the worker passes the ``random.seed`` it captured
     before the submission's import). Raises what ``evaluate`` raises, ``BudgetExceeded``
     (``counter.stopped_at`` says where) and :class:`EvaluationError`.
     """
     counter = counter or Counter()
-    view = evaluation_game(game, calls, counter)
+    view = evaluation_game(game, calls, counter, in_place=own_game)
     values = []
     for index, state_id in enumerate(ids):
         counter.position = index
@@ -134,5 +194,6 @@ def evaluate_positions(evaluate: Callable[[Any, Any], Any], game: Any, ids: Sequ
     return values
 
 
-__all__ = ["MAX_POSITIONS", "Counter", "EvaluationError", "EvaluationGame", "checked_number",
-           "evaluate_positions", "evaluation_game"]
+__all__ = ["COUNTED", "MAX_POSITIONS", "REFUSED", "Counter", "EvaluationError", "EvaluationGame",
+           "SealedGameError", "checked_number", "evaluate_positions", "evaluation_game",
+           "sealed_game"]

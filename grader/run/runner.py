@@ -17,7 +17,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from grader.cases.algorithms import ALGORITHMS, MctsSettings
+import grader.algorithms as algorithm_specs
+from grader.cases.algorithms import ALGORITHMS, MctsSettings  # noqa: F401  (re-exported)
 from grader.games.base import MIN, Game
 from grader.run.tracing import Budget, traced
 
@@ -44,12 +45,8 @@ class RunResult:
 
 
 def function_name(algorithm: str, game: Game) -> str:
-    """The stub a case's algorithm calls at this game's root."""
-    if algorithm == "minimax":
-        return "min_value" if game.to_move(game.initial_state()) == MIN else "max_value"
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algorithm!r}; expected one of {ALGORITHMS}")
-    return algorithm
+    """The stub a case's algorithm calls at this game's root (its MIN stub at a MIN root)."""
+    return algorithm_specs.get(algorithm).stub_at(game.to_move(game.initial_state()) == MIN)
 
 
 def run_algorithm(
@@ -61,19 +58,21 @@ def run_algorithm(
     *,
     ids: bool = True,
 ) -> RunResult:
-    """Call the algorithm's function at the root of ``game``, traced; exceptions propagate
-    (:class:`~grader.run.tracing.BudgetExceeded` too, when ``budget`` is passed). ``ids``:
-    False leaves the result's lists empty, for a caller that reads the trace itself (the
-    worker packs it without an id an entry: :func:`grader.sandbox.reply_parts.packed_trace`)."""
+    """Call the algorithm's function at the root of ``game``, traced, the way its spec's
+    ``call`` says; exceptions propagate (:class:`~grader.run.tracing.BudgetExceeded` too, when
+    ``budget`` is passed). ``ids``: False leaves the result's lists empty, for a caller that
+    reads the trace itself (the worker packs it without an id an entry:
+    :func:`grader.sandbox.reply_parts.packed_trace`)."""
+    spec = algorithm_specs.get(algorithm)
     traced_game, trace = traced(game, budget)
     root = game.initial_state()
     function = functions[function_name(algorithm, game)]
-    if algorithm == "mcts":
+    if spec.call == "iterations":
         settings = mcts or MctsSettings()
         value = function(traced_game, root, settings.iterations, random.Random(settings.seed), settings.c)
-    elif algorithm == "iterative_deepening":
+    elif spec.call == "max_depth":
         value = function(traced_game, root, game.depth_limit)
-    elif algorithm == "alpha_beta_tt":
+    elif spec.call == "table":
         table: dict = {}  # the transposition table: a fresh dict the search fills
         value = function(traced_game, root, table)
         return _result(value, trace, ids, table)

@@ -182,7 +182,10 @@ class Channel:
                 if fd != sock:
                     self._read_pipe(fd)
                     continue
-                chunk = os.read(fd, 1 << 20)
+                try:
+                    chunk = os.read(fd, 1 << 20)
+                except ConnectionResetError:  # the worker died with unread data on its end
+                    chunk = b""
                 if not chunk:
                     raise Closed()
                 self.inbox += chunk

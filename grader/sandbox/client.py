@@ -118,9 +118,9 @@ class Worker(WorkerProcess):
             raise ValueError(f"expected time_limit to be positive, got: {time_limit!r}")
         if hasattr(case, "public_dict"):
             case = case.public_dict()
-        root = check_case_builds(case)  # the grader's own failure is raised here, never by
-        #                                 the worker; minimax's stub at the root too
-        function = root if algorithm == "minimax" else algorithm  # what the allowance counts
+        # the grader's own failure is raised here, never by the worker; and the stub called at
+        # the root, what the allowance counts
+        function = check_case_builds(case, algorithm)
         window, most, failed = self._prepare(time_limit, time_multiple, budget, algorithm,
                                              function)
         if failed is not None:

@@ -84,7 +84,10 @@ def serve_evaluate(request: dict[str, Any], module: Any, path: str, limits: dict
     with Captured(int(limits["output"])) as output:
         start = tools.perf_counter()
         try:
-            values = evaluate_positions(function, game, ids, calls, seed, tools.seed, counter)
+            # the game built for this request is sealed in place: no frame, closure or
+            # gc walk from evaluate finds an uncounted instance of it (grader.run.evaluation)
+            values = evaluate_positions(function, game, ids, calls, seed, tools.seed, counter,
+                                        own_game=True)
         except WorkerTimeout:
             caught = "interrupted"
         except BaseException as exc:  # noqa: BLE001 - SystemExit too: all reported

@@ -23,7 +23,8 @@ from grader.errors import GraderError, SubmissionError
 from grader.sandbox.allowance import CpuAccount
 from grader.sandbox.capture import join_output
 from grader.sandbox.channel import Channel
-from grader.sandbox.limits import LANDLOCK_ENV, Limits, resolve_user
+from grader.sandbox.confine import least_killable
+from grader.sandbox.limits import LANDLOCK_ENV, SECCOMP_ENV, Limits, resolve_user
 from grader.sandbox.notebook import ConvertedNotebook
 from grader.sandbox.private import isolator
 from grader.sandbox.process import (
@@ -40,7 +41,20 @@ from grader.sandbox.process import (
 from grader.sandbox.protocol import WorkerReply, error_fields, finite_number
 from grader.sandbox.watch import MIN_IDLE, Watch, process_cpu, process_sample
 
+_PROTECTED = [0]  # the pid whose oom_score_adj was lowered (confine.least_killable)
 RESTART_LIMIT = "RestartLimitExceeded"  # the error of a test no worker was started again for
+
+
+def unreadable_stdlib_message(ids: tuple[int, int] | None, problem: str) -> str:
+    """The staff's message when the worker's user cannot read the standard library: every
+    honest ``import logging`` would fail as if the module did not exist (issue 40)."""
+    who = f"uid {ids[0]}" if ids else "its user"
+    return (f"the sandbox worker ({who}) cannot read the interpreter's standard library "
+            f"({problem[:500]}), so student code could not import it (\"No module named "
+            f"'logging'\"): nothing was graded. Install Python where every user can read it "
+            f"(a folder above {sys.base_prefix} is closed to others), or run the grader as root "
+            "with CAP_SYS_ADMIN, whose worker mount namespace exposes the interpreter "
+            "(docs/security.md)")
 
 
 class WorkerProcess:
@@ -147,8 +161,14 @@ class WorkerProcess:
             confinement = importing.get("confinement")  # sent before any student code ran
             if isinstance(confinement, dict):
                 self.confinement = {
-                    key: int(finite_number(confinement.get(key), -1)) for key in ("uid", "landlock")
+                    key: int(finite_number(confinement.get(key), -1))
+                    for key in ("uid", "landlock", "seccomp")
                 }
+            unreadable = confinement.get("unreadable") if isinstance(confinement, dict) else ""
+            if unreadable and isinstance(unreadable, str):  # also before: the grader's word
+                self._kill_and_drain(Closed("the standard library is out of its reach"))
+                self.close()
+                raise GraderError(unreadable_stdlib_message(self._ids, unreadable))
             calibration = finite_number(importing.get("calibration"), 0.05)  # also before
             self.calibration = (min(max(calibration, 1e-4), 10.0) if self.given_calibration
                                 is None else self.given_calibration)
@@ -204,6 +224,9 @@ class WorkerProcess:
         return WorkerReply("import_error", error=error, stdout=stdout, stderr=stderr, message=message)
 
     def _spawn(self) -> None:
+        if _PROTECTED[0] != os.getpid():  # once a process (a batch's forked pool: each child)
+            _PROTECTED[0] = os.getpid()
+            least_killable()  # the OOM killer's last choice; the worker makes itself its first
         scratch, target, self.notebook = prepare_scratch(self.submission, self._ids)
         env = worker_environment(scratch)
         parent_end, child_end = socket.socketpair()
@@ -240,6 +263,7 @@ class WorkerProcess:
                 "ids": list(self._ids) if self._ids else None,
                 "limits": asdict(self.limits),
                 "landlock": os.environ.get(LANDLOCK_ENV, "1") != "0",
+                "seccomp": os.environ.get(SECCOMP_ENV, "1") != "0",
                 "calibration": self.given_calibration,
             }
         )

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 MiB = 1024 * 1024
 WORKER_USER_ENV = "GRADER_WORKER_USER"
 LANDLOCK_ENV = "GRADER_LANDLOCK"  # "0": do not confine the worker with Landlock
+SECCOMP_ENV = "GRADER_SECCOMP"  # "0": no seccomp filter (to test the IPC namespace's caps alone)
 WORKER_SLOT_ENV = "GRADER_WORKER_SLOT"  # this process's job slot (1, 2, ...), set by batch
 WORKER_MEMORY_ENV = "GRADER_WORKER_MEMORY"  # MiB of address space each worker may use
 DEFAULT_WORKER_MEMORY = 256  # MiB: a grade's two workers and the grader fit 768 MB (Gradescope)

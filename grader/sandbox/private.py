@@ -11,9 +11,18 @@ privileged container), :func:`isolate` runs in the worker's process between fork
 * gives the process an IPC namespace of its own (System V shared memory, semaphores and
   message queues, POSIX message queues: five 256 MiB segments outlived the grader, 1.28 GB,
   where ``shmmax`` is unlimited; all go with the process), done on its own, whatever else
-  fails or ``$GRADER_PRIVATE_TMP`` says;
+  fails or ``$GRADER_PRIVATE_TMP`` says, and caps it (:func:`ipc_caps`: the namespace's
+  ``shmmax``/``shmall``/``shmmni`` and ``msgmax``/``msgmnb``/``msgmni``, a sixteenth of the
+  worker's memory and 1 MiB: 32 segments of 64 MiB, made, filled and detached one at a time,
+  none ever counted by ``RLIMIT_AS``, held 2 GiB a worker; issue 40). The worker's seccomp
+  filter (:func:`grader.sandbox.confine.refuse_sysv_ipc`) refuses System V IPC outright where
+  the kernel has one; these caps hold where it has not;
 * gives the process a mount namespace of its own (private: nothing it mounts is seen outside,
   and every mount goes when the process does);
+* makes the interpreter, its libraries and ``grader/`` reachable by the worker's user where a
+  folder above them is closed to it (:func:`expose`: Python under ``/root``, mode 700, as
+  pyenv installs it; honest imports of ``logging`` or ``queue`` failed after the privilege
+  drop, issue 40), also where ``$GRADER_PRIVATE_TMP`` is 0;
 * mounts a small file system of its own on the scratch folder (``tmpfs``: at most
   ``Limits.scratch`` bytes and ``Limits.scratch_entries`` files and folders, owned by the
   worker's user) and writes ``search.py`` into it;
@@ -23,7 +32,8 @@ privileged container), :func:`isolate` runs in the worker's process between fork
   carried over).
 
 Where the namespace cannot be made (no root, an unprivileged container) it does nothing: the
-worker runs as before, Landlock fences it where the kernel has it, and the parent's checks
+worker runs as before (its seccomp filter refuses System V IPC), Landlock fences it where the
+kernel has it, and the parent's checks
 (:func:`grader.sandbox.process.scratch_problem`) bound the scratch folder between calls.
 docs/security.md says which layer holds on which kernel.
 """
@@ -64,9 +74,19 @@ def isolator(scratch: Path, source: bytes, ids: tuple[int, int] | None,
         return None
     libc = _libc()  # loaded here: the child, forked from a process that may have threads,
     #                 does no more than system calls
+    caps = ipc_caps(int(limits.memory))
+    hidden = hidden_roots(ids, [str(scratch)])
     if os.environ.get(PRIVATE_ENV, "1") == "0":
         def own_ipc() -> None:
-            libc.unshare(_CLONE_NEWIPC)
+            if libc.unshare(_CLONE_NEWIPC) == 0:
+                _write_caps(caps)
+            if hidden:  # the interpreter must still be reachable: a mount namespace for that
+                try:
+                    if libc.unshare(_CLONE_NEWNS) == 0 and _mount(libc, "none", "/", None,
+                                                                  _MS_REC | _MS_PRIVATE):
+                        expose(hidden, libc)
+                except BaseException:  # noqa: BLE001, S110 - between fork and exec
+                    pass
 
         return own_ipc
     options = (f"size={int(limits.scratch)},nr_inodes={int(limits.scratch_entries)},"
@@ -74,13 +94,152 @@ def isolator(scratch: Path, source: bytes, ids: tuple[int, int] | None,
     covered = coverable()
 
     def run() -> None:
-        libc.unshare(_CLONE_NEWIPC)  # (where it fails: process.remove_ipc after the worker)
+        # (where it fails: the worker's seccomp filter, and process.remove_ipc after it)
+        if libc.unshare(_CLONE_NEWIPC) == 0:
+            _write_caps(caps)
         try:
-            isolate(str(scratch), source, ids, options, covered, libc)
+            isolate(str(scratch), source, ids, options, covered, libc, hidden)
         except BaseException:  # noqa: BLE001, S110 - between fork and exec: never raise here
             pass
 
     return run
+
+
+def _searchable(path: str, ids: tuple[int, int]) -> bool:
+    """Whether the user ``ids`` (uid, gid; no supplementary groups) may pass through folder
+    ``path`` (its execute bit for that user)."""
+    info = os.stat(path)
+    if info.st_uid == ids[0]:
+        return bool(info.st_mode & 0o100)
+    if info.st_gid == ids[1]:
+        return bool(info.st_mode & 0o010)
+    return bool(info.st_mode & 0o001)
+
+
+def needed_roots() -> list[str]:
+    """What the worker reads after the privilege drop: the interpreter's installation (its
+    ``bin``, standard library and extension modules), this environment's packages and the
+    ``grader`` package (:func:`grader.sandbox.confine.readable_roots`), outermost only; never
+    the grader's root or a folder above it (a venv holding the layout: ``reference/``,
+    ``trees/`` and the answer cache stay hidden)."""
+    import sys
+
+    from grader.paths import REPO_ROOT
+    from grader.sandbox.confine import readable_roots
+
+    repo = os.path.realpath(REPO_ROOT)
+    paths = [os.path.realpath(p) for p in (sys.base_prefix, sys.prefix) if p]
+    paths = [p for p in paths if not (repo + os.sep).startswith(p.rstrip(os.sep) + os.sep)]
+    # The interpreter the worker is started as, and the file that makes its folder a venv:
+    # where the grader is installed in that venv (a wheel, not a checkout) the venv's root is
+    # above the grader's and stays out, but its bin/ and pyvenv.cfg are needed to start.
+    paths.append(os.path.dirname(os.path.abspath(sys.executable)))
+    config = os.path.join(sys.prefix, "pyvenv.cfg")
+    if os.path.isfile(config):
+        paths.append(os.path.abspath(config))
+    paths += [os.path.realpath(p) for p in readable_roots()]
+    paths += installed_beside(repo)
+    kept: list[str] = []
+    for path in sorted(set(paths), key=len):
+        if not any((path + os.sep).startswith(outer.rstrip(os.sep) + os.sep) for outer in kept):
+            kept.append(path)
+    return kept
+
+
+def installed_beside(repo: str) -> list[str]:
+    """Where the grader is an installed package (a wheel: its root is a ``site-packages``),
+    what else of that folder the worker needs: its ``.pth`` files (read at start-up: they put
+    the dependencies' folders on ``sys.path``) and the dependencies already imported from it
+    (``timeout_decorator``...). Never ``reference/``, the one staff-only package beside it."""
+    import sys
+
+    if os.path.basename(repo) not in ("site-packages", "dist-packages"):
+        return []
+    kept = {os.path.join(repo, name) for name in os.listdir(repo) if name.endswith(".pth")}
+    for module in list(sys.modules.values()):
+        where = os.path.realpath(getattr(module, "__file__", None) or "")
+        if not where.startswith(repo + os.sep):
+            continue
+        top = where[len(repo) + 1:].split(os.sep)[0]
+        if top.split(".")[0] not in ("grader", "reference", "trees"):
+            kept.add(os.path.join(repo, top))
+    return sorted(kept)
+
+
+def hidden_roots(ids: tuple[int, int], extra: list[str] = ()) -> dict[str, list[str]]:
+    """{a folder the worker's user cannot pass through: the paths below it the worker needs}
+    (:func:`needed_roots` and ``extra``): an interpreter under ``/root`` (mode 700, pyenv's
+    home) left honest imports as the dropped user failing ("No module named 'logging'",
+    issue 40). :func:`expose` makes each reachable in the worker's mount namespace; empty
+    where every path is reachable already."""
+    hidden: dict[str, list[str]] = {}
+    for path in [*needed_roots(), *[os.path.realpath(p) for p in extra]]:
+        folder = os.sep
+        for part in path.strip(os.sep).split(os.sep)[:-1]:
+            folder = os.path.join(folder, part)
+            try:
+                if _searchable(folder, ids):
+                    continue
+            except OSError:
+                break
+            hidden.setdefault(folder, []).append(path)
+            break
+    return hidden
+
+
+def expose(hidden: dict[str, list[str]], libc: Any) -> None:
+    """In a forked child, in its own mount namespace, as root: cover each folder of ``hidden``
+    with an empty ``tmpfs`` of mode 755 and bind the paths the worker needs back at their
+    places (the rest of that folder, ``/root``'s files say, stays out of sight)."""
+    for folder, paths in hidden.items():
+        handles = []
+        try:
+            for path in paths:
+                try:
+                    handles.append((path, os.open(path, os.O_PATH)))
+                except OSError:
+                    pass
+            if not _mount(libc, "tmpfs", folder, "tmpfs", _MS_NOSUID | _MS_NODEV,
+                          "size=64k,mode=755"):
+                continue
+            for path, handle in handles:
+                if os.path.isdir(f"/proc/self/fd/{handle}"):
+                    os.makedirs(path, mode=0o755, exist_ok=True)
+                else:
+                    os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+                    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o644))
+                _mount(libc, f"/proc/self/fd/{handle}", path, None, _MS_BIND | _MS_REC)
+        finally:
+            for _, handle in handles:
+                os.close(handle)
+
+
+def ipc_caps(memory: int) -> list[tuple[str, bytes]]:
+    """The System V limits of a worker's own IPC namespace, for a worker of ``memory`` bytes:
+    shared memory at most a sixteenth of it in all (``shmall``, in pages; one segment as big,
+    ``shmmax``; 16 segments, ``shmmni``), message queues 1 MiB in all (16 queues of 64 KiB,
+    messages of 8 KiB). Written to ``/proc/sys/kernel`` of the namespace by :func:`_write_caps`
+    (each IPC namespace has its own copy; the machine's stay as they are)."""
+    shared = max(1 << 20, memory // 16)
+    page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+    values = {"shmmax": shared, "shmall": shared // page, "shmmni": 16,
+              "msgmax": 8 << 10, "msgmnb": 64 << 10, "msgmni": 16}
+    return [(f"/proc/sys/kernel/{name}", str(value).encode()) for name, value in values.items()]
+
+
+def _write_caps(caps: list[tuple[str, bytes]]) -> None:
+    """In a forked child, in its new IPC namespace: write each cap (system calls only)."""
+    for path, value in caps:
+        try:
+            handle = os.open(path, os.O_WRONLY)
+        except OSError:
+            continue
+        try:
+            os.write(handle, value)
+        except OSError:
+            pass
+        finally:
+            os.close(handle)
 
 
 def coverable() -> list[str]:
@@ -99,12 +258,14 @@ def coverable() -> list[str]:
 
 
 def isolate(scratch: str, source: bytes, ids: tuple[int, int], options: str,
-            covered: list[str], libc: Any) -> bool:
+            covered: list[str], libc: Any, hidden: dict[str, list[str]] | None = None) -> bool:
     """In a forked child, as root: the steps of the module docstring. True when done."""
     if libc.unshare(_CLONE_NEWNS) != 0:
         return False
     if not _mount(libc, "none", "/", None, _MS_REC | _MS_PRIVATE):
         return False
+    if hidden:
+        expose(hidden, libc)
     flags = _MS_NOSUID | _MS_NODEV
     if not _mount(libc, "tmpfs", scratch, "tmpfs", flags, options):
         return False

@@ -5,10 +5,18 @@ The scratch folder is the student's to fill: :func:`remove_tree` removes it with
 and without following a link (3,000 nested folders, links to the grader's files, folders closed
 with mode 000: none stops it, none makes it raise), and :func:`scratch_usage` measures it for the
 size limit (``Limits.scratch``) the same way.
+
+Scratch folders live in the grading process's *run folder* (:func:`run_folder`:
+``$TMPDIR/grader-run-*``, locked with ``flock`` for the process's life and removed at its exit),
+so that a grader killed outright (SIGKILL, the OOM killer) leaves nothing for long: the next
+grading process on the machine sweeps every run folder whose lock no process holds
+(:func:`sweep_run_folders`). A killed grader once left both workers' folders, with the
+submission's ``search.py`` (issue 40).
 """
 
 from __future__ import annotations
 
+import atexit
 import errno
 import os
 import shutil
@@ -16,9 +24,11 @@ import signal
 import stat
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from grader.algorithms import ENVIRONMENT as ALGORITHMS_VARIABLE
 from grader.paths import REPO_ROOT
 
 if TYPE_CHECKING:
@@ -193,6 +203,89 @@ def remove_tree(root: Path) -> bool:
         return False
 
 
+RUN_PREFIX = "grader-run-"
+_RUN_FOLDER_LOCK = threading.Lock()
+_RUN_FOLDER: list[tuple[Path, int]] = []  # this process's run folder and its locked handle
+#                                           (kept by a forked child: its parent's lock is its own)
+
+
+def run_folder() -> Path:
+    """This process's run folder, made (and every dead one swept) at the first call: a folder
+    in the temporary folder, mode 711 (the workers' users reach their scratch folders inside
+    by path, and can list nothing), ``flock``-ed shared until the process and its forked
+    children are gone, and removed at exit when empty."""
+    with _RUN_FOLDER_LOCK:  # a grade's two workers start in threads of one process
+        if not _RUN_FOLDER:
+            _make_run_folder()
+        return _RUN_FOLDER[0][0]
+
+
+def _make_run_folder() -> None:
+    import fcntl  # POSIX only: the portable worker's Windows uses the temporary folder itself
+
+    sweep_run_folders()
+    while True:
+        folder = Path(tempfile.mkdtemp(prefix=RUN_PREFIX))
+        handle = os.open(folder, _DIRECTORY)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:  # another process's sweep took it between mkdtemp and here
+            os.close(handle)
+            continue
+        if os.fstat(handle).st_nlink:  # (0: that sweep removed it first)
+            break
+        os.close(handle)
+    os.chmod(folder, 0o711)
+    _RUN_FOLDER.append((folder, handle))
+    atexit.register(_leave_run_folder, os.getpid())
+
+
+def _leave_run_folder(pid: int) -> None:
+    """At exit: remove the run folder if empty (its workers' folders are removed as each
+    worker ends; anything left is swept by the next run once the lock is free)."""
+    if os.getpid() != pid or not _RUN_FOLDER:
+        return
+    folder, handle = _RUN_FOLDER.pop()
+    try:
+        os.rmdir(folder)
+    except OSError:
+        pass
+    os.close(handle)
+
+
+def sweep_run_folders(parent: str | None = None) -> list[str]:
+    """Remove the run folders under ``parent`` (the temporary folder) that this user owns and
+    no process holds: those of graders that died without cleaning up. Returns their names.
+    Never raises."""
+    if not _FOLDER_HANDLES:
+        return []
+    import fcntl
+
+    parent = parent or tempfile.gettempdir()
+    swept = []
+    try:
+        names = [name for name in os.listdir(parent) if name.startswith(RUN_PREFIX)]
+    except OSError:
+        return []
+    for name in names:
+        path = os.path.join(parent, name)
+        try:
+            handle = os.open(path, _DIRECTORY)
+        except OSError:
+            continue
+        try:
+            if os.fstat(handle).st_uid != os.geteuid():
+                continue  # another user's grader: not ours to judge
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held: a live grader's
+            if remove_tree(Path(path)):
+                swept.append(name)
+        except OSError:
+            continue
+        finally:
+            os.close(handle)
+    return swept
+
+
 def scratch_usage(root: Path, *, max_entries: int = 100_000, max_depth: int = 64) -> tuple[int, int]:
     """(bytes, entries) under ``root``, links not followed; the walk stops once past
     ``max_entries`` or ``max_depth`` levels (the counts then exceed any sensible limit)."""
@@ -258,7 +351,8 @@ def prepare_scratch(
     from grader.sandbox.notebook import convert_notebook
     from grader.sandbox.submission import locate_submission, read_submission
 
-    scratch = Path(tempfile.mkdtemp(prefix="grader-worker-"))
+    scratch = Path(tempfile.mkdtemp(prefix="grader-worker-",
+                                    dir=run_folder() if _FOLDER_HANDLES else None))
     notebook = None
     try:
         source = locate_submission(submission, scratch / "unzipped")
@@ -286,7 +380,9 @@ def prepare_scratch(
 
 def worker_environment(scratch: Path) -> dict[str, str]:
     """The worker's whole environment: nothing of the grader's (no tokens, no paths to answers)."""
+    extra = os.environ.get(ALGORITHMS_VARIABLE)  # registered algorithms: the worker runs them too
     return {
+        **({ALGORITHMS_VARIABLE: extra} if extra else {}),
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",

@@ -4,7 +4,8 @@ JSON lines over a private socket (never stdout), in this order::
 
     parent -> {"submission", "scratch", "ids": [uid, gid] | null, "limits": {...},
                "calibration": CPU seconds | null (the parent's measure; null: time it here)}
-    worker -> {"event": "importing", "confinement": {"uid", "landlock": ABI or 0},
+    worker -> {"event": "importing", "confinement": {"uid", "landlock": ABI or 0,
+                                                     "seccomp": 1 or 0, "unreadable": text},
                "calibration": CPU seconds of grader.run.calibration's workload}
                                                       (set up; about to run student code)
     worker -> {"event": "ready", "status": "ok" | "import_error", "error", "stdout", "stderr"}
@@ -233,7 +234,8 @@ MESSAGE_SCHEMA: dict[str, Any] = {
         "printed": _NUMBER,
         "elapsed": _NUMBER,
         "cpu": _NUMBER,
-        "confinement": {"type": "object", "additionalProperties": _NUMBER},
+        "confinement": {"type": "object", "additionalProperties": _NUMBER,
+                        "properties": {"unreadable": _text(1000)}},
         # "value": anything JSON; decode_value bounds its size, depth and numbers
     },
 }
@@ -456,14 +458,14 @@ def reply_from_message(message: dict[str, Any], function: str | None, *, stdout:
     return reply
 
 
-# cases already checked in this process, by their JSON text: the stub minimax calls at the root
+# cases already checked in this process, by algorithm and JSON text: the stub called at the root
 _BUILT: dict[str, str] = {}
 
 
-def check_case_builds(case: Mapping[str, Any]) -> str:
+def check_case_builds(case: Mapping[str, Any], algorithm: str) -> str:
     """Raise :class:`~grader.errors.GraderError` when the grader cannot build ``case`` itself;
-    return the stub ``minimax`` calls at its root (``max_value`` or ``min_value``: the CPU
-    allowance counts each function's time-outs apart, from the grader's own game).
+    return the stub ``algorithm`` calls at its root (a MAX/MIN pair's by the root's mover: the
+    CPU allowance counts each function's time-outs apart, from the grader's own game).
 
     Called before a case is sent, so that a case that does not build is the grader's failure,
     raised in the grader's own process; the worker building it is then only the student's.
@@ -471,7 +473,7 @@ def check_case_builds(case: Mapping[str, Any]) -> str:
     from grader.cases import case_from_dict
     from grader.errors import GraderError
 
-    key = json.dumps(case, sort_keys=True, default=repr)
+    key = algorithm + ":" + json.dumps(case, sort_keys=True, default=repr)
     if key in _BUILT:
         return _BUILT[key]
     try:
@@ -479,9 +481,9 @@ def check_case_builds(case: Mapping[str, Any]) -> str:
     except Exception as error:  # noqa: BLE001 - any failure is the grader's, and said so
         raise GraderError(f"the case sent to the worker does not build: {error}") from error
     try:
-        root = function_name("minimax", game)
+        root = function_name(algorithm, game)
     except Exception:  # noqa: BLE001 - a root without a mover: the call itself says so
-        root = "minimax"
+        root = algorithm
     if len(_BUILT) > 1000:
         _BUILT.clear()
     _BUILT[key] = root

@@ -41,6 +41,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from grader.algorithms import get as get_algorithm
 from grader.games import BUILTIN_GAMES
 from grader.paths import SCHEMA_REF
 from grader.run import runner, tracing
@@ -49,7 +50,14 @@ from grader.run.runner import MctsSettings, function_name, run_algorithm, table_
 from grader.run.tracing import Budget
 from grader.sandbox.capture import Captured
 from grader.sandbox.evaluating import serve_evaluate_request
-from grader.sandbox.confine import apply_limits, confine, die_with_parent, drop_privileges
+from grader.sandbox.confine import (
+    apply_limits,
+    confine,
+    die_with_parent,
+    drop_privileges,
+    most_killable,
+    refuse_sysv_ipc,
+)
 from grader.sandbox.failures import (
     SandboxViolation,
     error_data,
@@ -68,8 +76,10 @@ from grader.sandbox.reply_parts import (
 )
 from grader.sandbox.values import encode_value
 
-# Imported for the student's code before the privilege drop: the standard library may be
-# unreadable by the worker's user (an interpreter installed under /root).
+# Imported for the student's code before the privilege drop (quicker than from the disk after
+# it). The rest of the standard library stays importable: an interpreter under a folder closed
+# to the worker's user (/root) is exposed in its mount namespace (private.expose), or the
+# worker reports it unreadable and the grader refuses to grade (unreadable_stdlib).
 PRELOADED = (
     "bisect", "collections", "copy", "dataclasses", "enum", "functools", "heapq", "itertools",
     "operator", "random", "re", "statistics", "string", "typing",
@@ -243,7 +253,7 @@ def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any
     try:
         case, game = _build_game(request)
         name = function_name(algorithm, game)
-        settings = _mcts_settings(request, case) if algorithm == "mcts" else None
+        settings = _mcts_settings(request, case) if get_algorithm(algorithm).iterations else None
         budget = _budget(request)
     except WorkerTimeout:  # the game's building ran out of time: code the student replaced?
         changed = tampered(snapshot)
@@ -381,10 +391,12 @@ def main(argv: list[str] | None = None) -> int:
     if config is None:
         return 0
     limits = config["limits"]
+    most_killable()  # the OOM killer's first choice, before anything could fill memory
     prepare_process(config)
     drop_privileges(config["ids"])
     die_with_parent()
     landlock = confine(config["scratch"]) if config.get("landlock", True) else 0
+    seccomp = refuse_sysv_ipc() if config.get("seccomp", True) else 0  # after no_new_privs
     apply_limits(limits)
     tools = Tools(
         seed=random.seed, perf_counter=time.perf_counter, getrusage=resource.getrusage,
@@ -393,7 +405,25 @@ def main(argv: list[str] | None = None) -> int:
         raise_signal=signal.raise_signal, prof_clock=prof_clock_reader(time.clock_gettime),
     )
     guard = CpuGuard(tools, float(limits["kill_margin"]))
-    return serve(config, tools, guard, {"uid": os.getuid(), "landlock": landlock})
+    return serve(config, tools, guard, {"uid": os.getuid(), "landlock": landlock,
+                                        "seccomp": seccomp, "unreadable": unreadable_stdlib()})
+
+
+def unreadable_stdlib() -> str:
+    """What of the standard library this process cannot read, as it now is (dropped,
+    confined): "" when it can. A student's ``import logging`` would fail there as "No module
+    named 'logging'", so the parent refuses to grade with a staff message instead
+    (:mod:`grader.sandbox.lifecycle`; issue 40). Before any student code runs."""
+    stdlib = os.path.dirname(os.__file__)
+    folders = [stdlib, *[path for path in sys.path if path.endswith("lib-dynload")]]
+    try:
+        for folder in folders:
+            os.listdir(folder)
+        with open(os.path.join(stdlib, "pprint.py"), "rb"):  # one a student may import
+            pass
+    except OSError as error:
+        return f"{error.strerror}: {error.filename}"[:500]
+    return ""
 
 
 def serve(config: dict[str, Any], tools: Tools, guard: Any, confinement: dict[str, int]) -> int:

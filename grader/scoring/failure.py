@@ -15,6 +15,11 @@ NOT_IMPLEMENTED = "NotImplementedError"
 # that cannot be read or converted): no line of it ran.
 UNREADABLE_UPLOAD = ("SyntaxError", "IndentationError", "TabError", "SubmissionError")
 
+# ``TestResult.extra_data`` key: ``{"status": the worker's reply status ("import_error",
+# "timeout", "crashed", ...), "error": its exception's type ("MemoryError", ...)}`` for a test
+# whose code gave no answer (:func:`note_failure`); staff data, read by the class report.
+FAILURE = "failure"
+
 SANDBOX_ERRORS = ("OutputLimitExceeded", "SandboxViolation", "ScratchLimitExceeded",
                   "RestartLimitExceeded")
 
@@ -46,11 +51,15 @@ def failure_outcome(reply: WorkerReply) -> tuple[str, str]:
     return "error", f"{function} raised an exception:\n" + _error_block(error)
 
 
-def note_upload_error(result: TestResult, reply: WorkerReply) -> None:
-    """Record in ``result.extra_data`` (:data:`UPLOAD_ERROR`) why the upload is not a Python
-    program, when ``reply`` says so. The text is the worker's, so a submission may forge it (the
-    worst it gets is a format error for itself): kept as plain text, cut short."""
+def note_failure(result: TestResult, reply: WorkerReply) -> None:
+    """Record in ``result.extra_data`` how the student's code failed (:data:`FAILURE`: the
+    reply's status and its error's type, what the class report's run health counts) and, when
+    ``reply`` says the upload is not a Python program, why (:data:`UPLOAD_ERROR`). The text is
+    the worker's, so a submission may forge it (the worst it gets is a format error or another
+    health row for itself): kept as plain text, cut short."""
     error = reply.error or {}
+    result.extra_data[FAILURE] = {"status": str(reply.status)[:40],
+                                  "error": str(error.get("type") or "")[:80]}
     if reply.status == "import_error" and error.get("type") in UNREADABLE_UPLOAD:
         kind = "" if error["type"] == "SubmissionError" else f"{error['type']}: "
         result.extra_data[UPLOAD_ERROR] = f"{kind}{error.get('message', '')}"[:500]

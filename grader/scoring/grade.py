@@ -24,6 +24,7 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+import grader.algorithms as algorithm_specs
 from grader.answers import tree_walk
 from grader.answers.store import AnswerKey
 from grader.cases import Case, find_cases, load_case
@@ -64,24 +65,23 @@ def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey) -
             continue  # graded by play: no reference answers, no tree to draw
         tree_walk.node_values(case, answers)  # the HTML pictures' values, for the handout
         for algorithm in case.algorithms:
-            if algorithm in PLAY_ALGORITHMS:  # graded by play: no reference answers
+            spec = algorithm_specs.get(algorithm)
+            if spec.by_play:  # graded by play: no reference answers
                 continue
-            if algorithm == "mcts" and case.mcts is not None and case.mcts.check == "outcome":
+            if spec.iterations and case.mcts is not None and case.mcts.check == "outcome":
                 answers.optimal_actions(case)
-                answers.reference(case, "mcts", "inclusive", seed=case.mcts.seed)
+                answers.reference(case, algorithm, "inclusive", seed=case.mcts.seed)
                 continue
             course_rule = rubric.for_algorithm(algorithm).pruning
             for rule in accepted_rules(case.pruning, course_rule):
                 answers.reference(case, algorithm, rule)
-                if algorithm in ("minimax", "expectimax", "maxn", "mcts", "alpha_beta_tt",
-                                 "quiescence"):
-                    explain.cached_steps(case, algorithm, rule, answers)  # the step explanation
-                if algorithm in PAIR_ALGORITHMS:
+                explain.cached_steps(case, algorithm, rule, answers)  # none without a replay
+                if spec.returns_pair:
                     deepening.ordering_counts(case, rule, answers)  # nodes saved by ordering
-                if algorithm == "alpha_beta_tt":
+                if spec.takes_table:
                     savings.table_counts(case, answers)  # nodes saved by the table
             diagnosis.cached_runs(case, algorithm, course_rule, answers)  # the named mistakes
-            if algorithm == "alpha_beta":  # both rules: the report shows a student's rule too
+            if spec.window:  # both rules: the report shows a student's rule too
                 for rule in ("inclusive", "strict"):
                     diagnosis.window_moments(case, rule, answers)
 
@@ -135,7 +135,7 @@ def _cost(case: Case, algorithm: str, rubric: Rubric, answers: AnswerKey) -> int
     if algorithm in PLAY_ALGORITHMS:
         return PLAY_COST
     try:
-        if algorithm == "mcts" and case.mcts is not None:
+        if algorithm_specs.get(algorithm).iterations and case.mcts is not None:
             seeds = (case.mcts.seeds or rubric.settings_for(case, algorithm).outcome_seeds
                      if case.mcts.check == "outcome" else 1)
             return MCTS_CALL_COST * case.mcts.iterations * seeds

@@ -28,6 +28,7 @@ import traceback
 from dataclasses import asdict
 from typing import Any
 
+import grader.algorithms as algorithm_specs
 from grader.answers.solve import mcts_settings
 from grader.answers.store import reference_available
 from grader.cases import case_from_dict
@@ -190,7 +191,8 @@ def telling_tree(algorithm: str, names: list[str], rule: str,
             try:
                 run = run_algorithm(mistake.functions(rule),
                                     BudgetedGame(case.build_game(), BUDGET_FLOOR), algorithm,
-                                    mcts=mcts_settings(case) if algorithm == "mcts" else None)
+                                    mcts=mcts_settings(case)
+                                    if algorithm_specs.get(algorithm).iterations else None)
                 outcome[mistake.name] = (f"generates {' '.join(run.generated)}, value "
                                          f"{json.dumps(json_safe(run.value))}")
             except Exception as error:  # noqa: BLE001 - a variant that fails differs too

@@ -13,6 +13,7 @@ import traceback
 from dataclasses import replace
 from typing import Any
 
+import grader.algorithms as algorithm_specs
 from grader.answers.store import AnswerKey, Reference
 from grader.cases import Case
 from grader.cases.algorithms import PAIR_ALGORITHMS, PLAY_ALGORITHMS
@@ -42,7 +43,7 @@ from grader.scoring.budget import (
     work_budget,
     worker_budget,
 )
-from grader.scoring.failure import failure_outcome, note_upload_error, printed_output
+from grader.scoring.failure import failure_outcome, note_failure, printed_output
 from grader.scoring.play import grade_play
 from grader.scoring.results import (
     GRADER_ERROR,
@@ -97,7 +98,8 @@ def grade_pair(
         outcome=GRADER_ERROR,
         visibility=settings.visibility,
     )
-    if algorithm == "mcts" and case.mcts is not None and case.mcts.check == "outcome":
+    spec = algorithm_specs.get(algorithm)
+    if spec.iterations and case.mcts is not None and case.mcts.check == "outcome":
         return _grade_mcts_outcome(case, result, settings, worker, answers)
     if algorithm in PLAY_ALGORITHMS:  # graded by play: no reference trace
         return grade_play(case, result, rubric, worker)
@@ -130,7 +132,7 @@ def grade_pair(
         if observed is not None:
             observed.append((result, Observation(case, course_rule, False, None, result.outcome)))
         result.extra_data = {"timing": timing_data(references[0], reply)}
-        note_upload_error(result, reply)
+        note_failure(result, reply)
         return result
 
     cut = reply.trace_truncated or max(len(reply.generated), len(reply.evaluated)) > keep
@@ -165,7 +167,7 @@ def grade_pair(
         result.output += student_output
     if pair:  # the nodes root ordering saves, pass or fail
         result.output = _ordering_note(case, reference.rule, answers, got, result, cut)
-    if algorithm == "alpha_beta_tt":  # the nodes the table saves, pass or fail
+    if algorithm_specs.get(algorithm).takes_table:  # the nodes the table saves, pass or fail
         result.output = _savings_note(case, answers, got, result, reply)
     result.extra_data = {"timing": timing_data(reference, reply)}
     if not comparison.passed:
@@ -256,7 +258,7 @@ def _feedback(
     the student only those extras, never the comparison; staff get the traceback."""
     staff, moments, note = "", None, None
     try:
-        if algorithm == "alpha_beta" and not comparison.generated.equal:
+        if algorithm_specs.get(algorithm).window and not comparison.generated.equal:
             moments = diagnosis.window_moments(case, reference.rule, answers)
         elif not comparison.generated.equal:
             note = explain.step_note(case, algorithm, reference.rule, reference.run, got, answers,
@@ -303,23 +305,23 @@ def _grade_mcts_outcome(
     mcts = case.mcts
     seeds = list(range(mcts.seed, mcts.seed + (mcts.seeds or settings.outcome_seeds)))
     best_moves = answers.optimal_actions(case)
-    reference = answers.reference(case, "mcts", "inclusive", seed=seeds[0])
+    reference = answers.reference(case, result.algorithm, "inclusive", seed=seeds[0])
     budget = work_budget(settings, [reference])  # seeds differ little in calls; multiple is wide
     result.extra_data = {"check": "outcome", "needs_trace": settings.outcome_needs_trace,
                          "partial_credit": settings.partial_credit}
     chosen = []
     for seed in seeds:
-        reply = _run(worker, case, "mcts", settings, budget, replace(mcts, seed=seed))
+        reply = _run(worker, case, result.algorithm, settings, budget, replace(mcts, seed=seed))
         if reply.status == "budget":
             result.outcome = "budget"
             result.summary = budget_message(reply, [reference])
-            result.output = f"With seed {seed}: `mcts` {result.summary}."
+            result.output = f"With seed {seed}: `{result.algorithm}` {result.summary}."
             return result
         if reply.status != "ok":
             result.outcome, message = failure_outcome(reply)
             result.summary = message.splitlines()[0]
             result.output = f"With seed {seed}: " + message
-            note_upload_error(result, reply)
+            note_failure(result, reply)
             return result
         chosen.append(reply.value)
     hits = sum(1 for move in chosen if any(move == best or str(move) == str(best) for best in best_moves))
@@ -348,7 +350,8 @@ def pair_mcts_outcomes(tests: list[TestResult]) -> None:
     wrong way does. A search that is not MCTS then earns at most ``partial_credit`` of the
     MCTS points. No trace test in the run (``-k``, a course without any): no cap.
     """
-    mcts = [test for test in tests if test.algorithm == "mcts" and test.outcome != GRADER_ERROR]
+    mcts = [test for test in tests if getattr(algorithm_specs.find(test.algorithm), "iterations",
+                                              False) and test.outcome != GRADER_ERROR]
     traces = [test for test in mcts if test.extra_data.get("check") != "outcome"]
     if not traces:
         return

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.cases import Case
+from grader.cases.algorithms import PLAY_ALGORITHMS
 from grader.cases.rubric import Rubric
 from grader.feedback import play as play_feedback
 from grader.feedback import records as match_records
@@ -44,7 +45,7 @@ from grader.feedback.markdown import inline_text
 from grader.run.evaluation import MAX_POSITIONS
 from grader.sandbox.client import Worker
 from grader.sandbox.protocol import WorkerReply
-from grader.scoring.failure import failure_outcome, note_upload_error, printed_output
+from grader.scoring.failure import failure_outcome, note_failure, printed_output
 from grader.scoring.results import PASSED, TestResult
 
 EVALUATION_SEED = 0  # the student's random is seeded "<EVALUATION_SEED>:<position id>"
@@ -290,7 +291,7 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
                        f"{rubric.play.calls} calls an evaluation).")
         result.summary = message.splitlines()[0]
         result.output = message + ("" if result.hidden else printed_output(reply))
-        note_upload_error(result, reply)
+        note_failure(result, reply)
         return result
     planned = case.play.matches or rubric.play.matches
     score = play_score(records, rubric, case.play.opponent, planned)
@@ -326,7 +327,7 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
 def leaderboard(tests: list[TestResult]) -> list[dict[str, Any]]:
     """Gradescope leaderboard entries from the evaluate tests against the baseline: the score
     rate over all their matches and wins minus losses; none without such a test."""
-    played = [t.extra_data["score"] for t in tests if t.algorithm == "evaluate"
+    played = [t.extra_data["score"] for t in tests if t.algorithm in PLAY_ALGORITHMS
               and "score" in (t.extra_data or {}) and "baseline" in t.case_name]
     if not played:
         return []
@@ -480,7 +481,7 @@ def _sample_check(case: Case, result: TestResult, rubric: Rubric, worker: Worker
         result.outcome, message = failure_outcome(failed.reply)
         result.summary = message.splitlines()[0]
         result.output = message + printed_output(failed.reply)
-        note_upload_error(result, failed.reply)
+        note_failure(result, failed.reply)
         return result
     flags = play_feedback.surely_wrong(game, values, pairs)
     # what can be checked here holds (or not): the points come from play, on the autograder

@@ -27,13 +27,14 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 
+import grader.algorithms as algorithm_specs
 from grader.answers.store import reference_available
 from grader.compare import Comparison, compare
 from grader.feedback import diagnosis
 from grader.feedback import failure as feedback
 from grader.feedback.markdown import code_name, fenced_lines, inline_text
 from grader.run.runner import RunResult
-from grader.scoring.pair import note_upload_error
+from grader.scoring.pair import note_failure
 from grader.scoring.results import ALGORITHM_NUMBERS, GRADER_ERROR, PASSED, TestResult
 
 TIME_BUDGET = 30.0  # seconds of searching and shrinking a test
@@ -59,20 +60,22 @@ def _node_id(position: tuple[int, ...]) -> str:
 @st.composite
 def case_dicts(draw: Any, algorithm: str) -> dict[str, Any]:
     """A small case for ``algorithm``; every choice shrinks toward a smaller, plainer tree."""
-    players = 3 if algorithm == "maxn" else 2
-    chance = algorithm == "expectimax"
+    games = algorithm_specs.get(algorithm).games  # what its trees may hold
+    vectors = games.vector_leaves  # three players, a payoff list at each leaf
+    players = 3 if vectors else 2
+    chance = games.chance
     # Each rarer feature is the larger draw, so shrinking drops it: a depth limit one tree in
     # four (2 or 1), Star1 bounds / max_sum one in four.
-    limit = 0 if algorithm == "mcts" else draw(st.integers(0, 7))
+    limit = 0 if games.depth_limit == "forbidden" else draw(st.integers(0, 7))
     depth_limit = {6: 2, 7: 1}.get(limit)
-    quiescence = algorithm == "quiescence"  # always a limit; past it, quiet and noisy marks
+    quiescence = games.noisy_moves  # always a limit; past it, quiet and noisy marks
     if quiescence:
         depth_limit = 1 if limit < 4 else 2
-    bounded = algorithm in ("expectimax", "maxn") and draw(st.integers(0, 3)) == 3
+    bounded = (chance or vectors) and draw(st.integers(0, 3)) == 3
     total = 6  # max^n with max_sum: entries >= 0 summing to at most this
 
     def value() -> Any:
-        if algorithm != "maxn":
+        if not vectors:
             return draw(st.integers(0, 9))
         entries, left = [], total
         for _ in range(players):
@@ -83,7 +86,7 @@ def case_dicts(draw: Any, algorithm: str) -> dict[str, Any]:
 
     def player(parent: Any) -> Any:
         if parent is None:
-            return draw(st.sampled_from([0, 1])) if algorithm != "maxn" else 0
+            return draw(st.sampled_from([0, 1])) if not vectors else 0
         options = ["next", "same"] + (["chance"] if chance else [])
         kind = draw(st.sampled_from(options))
         if kind == "chance":
@@ -103,7 +106,7 @@ def case_dicts(draw: Any, algorithm: str) -> dict[str, Any]:
             weights = [draw(st.integers(1, 3)) for _ in children]
             for child, weight in zip(children, weights):
                 child["probability"] = weight / sum(weights)
-        name = mover if algorithm == "maxn" else _player_name(mover)
+        name = mover if vectors else _player_name(mover)
         data = {"id": _node_id(position), "player": name, "children": children}
         if depth_limit is not None and depth == depth_limit:
             data["eval"] = value()
@@ -120,12 +123,12 @@ def case_dicts(draw: Any, algorithm: str) -> dict[str, Any]:
             "algorithms": [algorithm], "players": players, "tree": node((), 0, None)}
     if depth_limit is not None:
         case["depth_limit"] = depth_limit
-    if bounded and algorithm == "expectimax":
+    if bounded and chance:
         case["value_bounds"] = [0, 9]
-    if bounded and algorithm == "maxn":
+    if bounded and vectors:
         case["max_sum"] = total
-    if algorithm == "mcts":
-        case["mcts"] = {"iterations": 30, "seed": 0}
+    if algorithm_specs.get(algorithm).iterations:  # its settings, under its name
+        case[algorithm] = {"iterations": 30, "seed": 0}
     return case
 
 
@@ -239,12 +242,14 @@ class Finder:
 
 def _probe(worker: Any, algorithm: str) -> Any:
     """One call on a fixed two-leaf tree: is the function there at all?"""
+    games = algorithm_specs.get(algorithm).games
+    vectors = games.vector_leaves
     data = {"$schema": SCHEMA, "name": "probe", "description": "probe", "algorithms": [algorithm],
-            "players": 3 if algorithm == "maxn" else 2,
-            "tree": {"id": "A", "player": "max" if algorithm != "maxn" else 0, "children": [
-                {"id": "B", "value": [1, 0, 0] if algorithm == "maxn" else 1},
-                {"id": "C", "value": [0, 1, 0] if algorithm == "maxn" else 0}]}}
-    if algorithm == "quiescence":  # a quiescence case needs a depth limit
+            "players": 3 if vectors else 2,
+            "tree": {"id": "A", "player": "max" if not vectors else 0, "children": [
+                {"id": "B", "value": [1, 0, 0] if vectors else 1},
+                {"id": "C", "value": [0, 1, 0] if vectors else 0}]}}
+    if games.depth_limit == "required":  # e.g. a quiescence case needs a depth limit
         data["depth_limit"] = 1
     return worker.run(data, algorithm, time_limit=5.0)
 
@@ -273,7 +278,7 @@ def random_tree_test(algorithm: str, number: str, rubric: Any, worker: Any, *,
     if unusable:
         result.outcome, result.summary = unusable
         result.output = result.summary
-        note_upload_error(result, probe)
+        note_failure(result, probe)
         return result
     finder = Finder(worker, algorithm, settings_.pruning, count=rubric.random_trees.count,
                     seed_value=rubric.random_trees.seed, time_limit=max(1.0, settings_.time_floor),
@@ -315,7 +320,7 @@ def report(found: Disagreement, algorithm: str, rule: str, tried: int,
         f"Your `{algorithm}` disagrees with the reference on random trees ({tried} tried). "
         f"The smallest tree found where it does ({leaves} leaves"
         + (f", depth limit {found.case.depth_limit}" if found.case.depth_limit else "")
-        + (f", pruning rule {rule}" if algorithm == "alpha_beta" else "") + "):")
+        + (f", pruning rule {rule}" if algorithm_specs.get(algorithm).window else "") + "):")
     if found.comparison is None:
         from grader.feedback.drawing import draw_tree
 

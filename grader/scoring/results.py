@@ -25,6 +25,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import grader.algorithms as algorithm_specs
 from grader.feedback.markdown import REPLACED_NOTE, clean_text
 
 PASSED = "passed"
@@ -53,10 +54,9 @@ RESULTS_BOUND = 4 * 1024 * 1024
 CUT_NOTE = "\n\n(the rest of this output, {count:,} characters, was cut: results.json is kept " \
            "under {bound:,} bytes)"
 
-# Test numbers group tests by algorithm: 1.x minimax, 2.x alpha-beta, ...
-ALGORITHM_NUMBERS = {"minimax": 1, "alpha_beta": 2, "expectimax": 3, "maxn": 4, "mcts": 5,
-                     "iterative_deepening": 6, "evaluate": 7, "alpha_beta_tt": 8,
-                     "quiescence": 9}
+# Test numbers group tests by algorithm, in the registry's order (grader.algorithms): 1.x
+# minimax, 2.x alpha-beta, ...
+ALGORITHM_NUMBERS = {name: algorithm_specs.number(name) for name in algorithm_specs.names()}
 
 
 @dataclass

@@ -21,7 +21,9 @@ matches; ``results_bytes``, when set, bounds results.json's size. ``upload`` nam
 :data:`UPLOADS`: the submission is uploaded its way (a zip given to the grader, a notebook, a
 folder of many levels) instead of as ``search.py``. ``jobs`` grades it with ``grader grade --jobs
 N`` (two workers at once); ``worker_memory`` sets ``$GRADER_WORKER_MEMORY`` (the MiB each worker
-may use), as run_autograder does when it grades with two workers.
+may use), as run_autograder does when it grades with two workers. ``shmem_rise`` bounds how far
+the machine's ``Shmem`` (/proc/meminfo) may rise above its level before the run, sampled while
+it runs.
 """
 
 from __future__ import annotations
@@ -62,6 +64,65 @@ AUTOGRADER = _os.path.dirname(SOURCE)
 CORRECT_KEPT = "_correct = alpha_beta\n"
 
 
+# Issue 40: System V shared memory made, filled and detached at import, ``count`` segments of
+# ``size`` MiB, held for the worker's life; alpha_beta answers only with all of it.
+SYSV_HOARD = """
+import ctypes as _ctypes, os as _os
+
+_libc = _ctypes.CDLL(None, use_errno=True)
+_libc.shmat.restype = _ctypes.c_void_p
+_HELD, _WHY = 0, ""
+for _ in range({count}):
+    _ident = _libc.shmget(0, {size} << 20, 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0o600
+    if _ident < 0:
+        _WHY = "shmget: " + _os.strerror(_ctypes.get_errno())
+        break
+    _address = _libc.shmat(_ident, None, 0)
+    if _address in (None, _ctypes.c_void_p(-1).value):
+        _WHY = "shmat: " + _os.strerror(_ctypes.get_errno())
+        break
+    _ctypes.memset(_address, 1, {size} << 20)
+    _libc.shmdt(_ctypes.c_void_p(_address))
+    _HELD += {size}
+
+_correct_alpha_beta = alpha_beta
+
+
+def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):
+    if _HELD < {size} * {count}:
+        raise MemoryError(f"System V shared memory: got {{_HELD}} of {{{size} * {count}}} MiB "
+                          f"({{_WHY}})")
+    return _correct_alpha_beta(game, state, alpha, beta, depth)
+"""
+
+# Issue 40: an honest solution using the standard library beyond the worker's preloaded modules.
+HONEST_IMPORTS = """
+import base64
+import csv
+import datetime
+import hashlib
+import io
+import logging
+import pprint
+import uuid
+from queue import PriorityQueue
+
+_log = logging.getLogger("search")
+_kept_alpha_beta = alpha_beta
+
+
+def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):
+    queue = PriorityQueue()
+    queue.put((depth, "node"))
+    row = io.StringIO()
+    csv.writer(row).writerow([queue.get()[1], hashlib.sha256(b"x").hexdigest()[:8],
+                              base64.b64encode(b"ok").decode(), uuid.UUID(int=depth).hex[:4],
+                              datetime.date(2024, 1, 1).isoformat(), pprint.pformat(depth)])
+    _log.debug(row.getvalue())
+    return _kept_alpha_beta(game, state, alpha, beta, depth)
+"""
+
+
 @dataclass(frozen=True)
 class Attack:
     name: str
@@ -82,6 +143,7 @@ class Attack:
     budget: int = 0  # the platform's time budget the run is given ($GRADER_TIME_BUDGET; 0: none)
     jobs: int = 0  # graded with ``grader grade --jobs N`` (0: one worker, the default)
     worker_memory: int = 0  # $GRADER_WORKER_MEMORY, MiB a worker (0: the default, 256)
+    shmem_rise: int = 0  # when set: the machine's Shmem (/proc/meminfo) rises less (MiB)
 
 
 def _attack(name: str, category: str, description: str, source: str, **expect) -> Attack:
@@ -951,6 +1013,26 @@ ATTACKS: list[Attack] = [
                             libc.shmdt(ctypes.c_void_p(address))
                 return _correct(game, state, alpha, beta, depth)
             """, prelude=CORRECT_KEPT + f"SYSV_KEY = {SYSV_KEY}\n"), scope="none"),
+    _attack("sysv_shared_memory_hoard", "runaway",
+            "graded with --jobs 2, each worker's import makes 32 System V segments of 64 MiB, "
+            "fills and detaches each (RLIMIT_AS sees one at a time, no process's RSS any): "
+            "Shmem reached 4.1 GB in one grade, 2 GiB a worker, and the score was full. Its "
+            "alpha_beta refuses to answer without the 2 GiB: seccomp refuses shmget (EPERM), "
+            "the IPC namespace's caps hold it to 16 MiB a worker where seccomp cannot",
+            SYSV_HOARD.format(size=64, count=32), scope="function", jobs=2, shmem_rise=600,
+            message=r"MemoryError: System V shared memory: got (0|16) of 2048 MiB"),
+    _attack("sysv_shared_memory_hoard_small", "runaway",
+            "the same with 46 segments of 8 MiB a worker (736 MiB for two): in a 768 MiB "
+            "memory cgroup the kernel killed the grader, the largest process (exit 137, no "
+            "results file; tests/test_memory_attacks.py grades it in such a cgroup)",
+            SYSV_HOARD.format(size=8, count=46), scope="function", jobs=2, shmem_rise=600,
+            message=r"MemoryError: System V shared memory: got (0|8|16) of 368 MiB"),
+    _attack("honest_stdlib_imports", "accident",
+            "a correct solution importing logging, queue.PriorityQueue, pprint, datetime, "
+            "hashlib, csv, uuid and base64: as root with Python under /root (mode 700) the "
+            "worker's user could not read them after the privilege drop, and it scored 0/147 "
+            "(No module named 'logging')",
+            HONEST_IMPORTS, scope="none"),
     # --- uploads: read by the grader's own process, before any worker -----------------------
     _attack("zip_unsupported_method", "accident",
             "a zip whose search.py is stored by a compression method Python lacks: it made "
@@ -1146,8 +1228,99 @@ EVALUATE_FORGERIES = {
 
 
 # An evaluate that returns the handout's built-in heuristic (grader/games), reached through the
-# evaluation game's bound methods: graded as any evaluation, and named to staff (tests/test_play.py).
+# evaluation game's bound methods: the game behind them is sealed, so the call is refused
+# (issue 40; tests/test_play.py).
 BUILT_IN_HEURISTIC = "def evaluate(game, state):\n    return game.board.__self__._heuristic(state)\n"
+
+# Issue 40: evaluate reaching the grader's own game object (uncounted, with its built-in
+# heuristic) and searching one ply deeper with it, leaves scored by the grader's heuristic:
+# through ``game.board.__self__`` it earned 13.5 of 14 evaluate points, its calls outside the
+# budget. Each route finds a game *instance* that has the heuristic, or raises; the search is
+# the same for all. Each must earn at most half the evaluate points (tests/test_play.py).
+RAW_GAME_ROUTES = {
+    "bound_self": """
+def _raw(game):
+    return game.board.__self__
+""",
+    "func_globals": """
+def _raw(game):
+    for method in (game.board, game.result, game.utility, game.actions, game.is_terminal):
+        for value in list(getattr(getattr(method, "__func__", method), "__globals__", {}).values()):
+            if hasattr(value, "_heuristic") and not isinstance(value, type):
+                return value
+    raise LookupError("no game instance in the globals")
+""",
+    "closure": """
+def _raw(game):
+    seen, pending = set(), [game.result, game.utility, game.board]
+    while pending:
+        item = pending.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if hasattr(item, "_heuristic") and not isinstance(item, type) and item is not game:
+            if type(item).__name__.startswith("Sealed"):
+                continue  # the sealed one refuses: look on for the grader's own
+            return item
+        function = getattr(item, "__func__", item)
+        for cell in getattr(function, "__closure__", None) or ():
+            try:
+                pending.append(cell.cell_contents)
+            except ValueError:
+                pass
+        if hasattr(item, "__self__"):
+            pending.append(item.__self__)
+    raise LookupError("no unsealed game in the closures")
+""",
+    "gc_referrers": """
+import gc as _gc
+
+
+def _raw(game):
+    state_holders = _gc.get_referrers(game) + _gc.get_objects()
+    for item in state_holders:
+        if (hasattr(item, "_heuristic") and not isinstance(item, type)
+                and getattr(item, "rows", None) == game.rows
+                and not type(item).__name__.startswith("Sealed")):
+            return item
+    for item in state_holders:  # else any instance of the game, sealed or not
+        if hasattr(item, "_heuristic") and not isinstance(item, type) \
+                and getattr(item, "rows", None) == game.rows:
+            return item
+    raise LookupError("no game instance through gc")
+""",
+    "inspect_frames": """
+import inspect as _inspect
+
+
+def _raw(game):
+    frame = _inspect.currentframe()
+    while frame is not None:
+        for value in list(frame.f_locals.values()):
+            if hasattr(value, "_heuristic") and not isinstance(value, type) and value is not game:
+                return value
+        frame = frame.f_back
+    raise LookupError("no game instance in the frames")
+""",
+}
+RAW_GAME_SEARCH = """
+
+def evaluate(game, state):
+    raw = _raw(game)
+    if raw.is_terminal(state):
+        return raw._utility(state)
+    values = []
+    for action in raw.actions(state):
+        child = raw._result(state, action)
+        values.append(raw._utility(child) if raw.is_terminal(child) else raw._heuristic(child))
+    return max(values) if raw.to_move(state) == 0 else min(values)
+"""
+
+
+def raw_game_evaluate_source(route: str) -> str:
+    """An ``evaluate`` (appended to the correct solution) that finds the grader's game by
+    ``route`` (:data:`RAW_GAME_ROUTES`) and scores a search one ply deeper with its heuristic."""
+    return RAW_GAME_ROUTES[route].strip() + "\n" + RAW_GAME_SEARCH
 
 
 def forged_evaluate_source(name: str) -> str:

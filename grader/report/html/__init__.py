@@ -47,6 +47,9 @@ The modules, in the order data flows through them:
   ``report.js``;
 * ``load.py``: the results model from ``results.json``, and a replay's case file;
 * ``report.py``: the entry points.
+
+Apart from the replay: ``classpage.py``, the class report's page, from the figures
+:mod:`grader.batch.classreport` works out of a whole batch (static: inline SVG, no script).
 """
 
 from __future__ import annotations

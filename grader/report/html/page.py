@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import grader.algorithms as algorithm_specs
 from grader.compare import check_value, describe
 from grader.report.html.mcts import root_line
 from grader.report.html.packing import pack
@@ -154,7 +155,8 @@ def _value_line(replay: CaseReplay) -> str:
     want, have = replay.expected.get("value"), replay.got.get("value")
     ok = check_value(want, have).ok
     verdict = "correct" if ok else "wrong"
-    rule = f"; pruning rule: {esc(replay.rule)}" if replay.test.algorithm == "alpha_beta" else ""
+    window = getattr(algorithm_specs.find(replay.test.algorithm), "window", False)
+    rule = f"; pruning rule: {esc(replay.rule)}" if window else ""
     return (f'<p class="facts">Value: expected <code>{esc(describe(want))}</code>, yours '
             f"<code>{esc(describe(have))}</code> ({verdict}){rule}. Generated: reference "
             f"{len(replay.ref.ids)} nodes, yours {len(replay.yours.ids)}.</p>")

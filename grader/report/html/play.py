@@ -169,6 +169,8 @@ def _choice_html(record: dict[str, Any], match: Match, found: Any, start: int) -
     if "choice" not in record:
         return ['<div class="choice"><p class="notes">This lost match was not analysed for '
                 "its losing move (the first lost matches of a test are).</p></div>"]
+    if isinstance(record.get("choice"), dict) and "kind" in record["choice"]:
+        return _own_choice_html(record["choice"], found, match.unit)
     if found is None and record.get("choice") is not None:
         return ['<div class="choice"><p class="notes">The losing choice this record gives does '
                 "not fit its moves.</p></div>"]
@@ -209,6 +211,23 @@ def _choice_html(record: dict[str, Any], match: Match, found: Any, start: int) -
               "sees outranks any evaluation.</p>",
               '<button type="button" class="to-choice">show this position</button>', "</div>"]
     return lines
+
+
+def _own_choice_html(choice: dict[str, Any], found: Any, unit: str) -> list[str]:
+    """``grader play``'s analysis of a lost match (no staff search there): the move that let
+    the opponent win at once (:func:`grader.feedback.records.move_that_let_them_win`)."""
+    if found is None or choice.get("kind") != "lets_win" or not isinstance(
+            choice.get("safe"), list):
+        return ['<div class="choice"><p>No single move of yours let them win at once or by a '
+                "double threat: the loss was set up earlier.</p></div>"]
+    step = found[0]
+    safe = ", ".join(f"{unit} {esc(action)}" for action in choice["safe"])
+    how = "win at once" if choice.get("plies") == 1 else "force a win (a double threat)"
+    return ['<div class="choice here">',
+            f'<p><strong>Before move {step + 1}</strong>: your search played '
+            f'<span class="tag yours">{unit} {esc(choice.get("yours"))}</span>, which let them '
+            f"{how}; {safe} would not have.</p>",
+            '<button type="button" class="to-choice">show this position</button>', "</div>"]
 
 
 def match_html(record: dict[str, Any]) -> list[str]:

@@ -13,10 +13,11 @@ import math
 from dataclasses import astuple, dataclass, field
 from typing import Any
 
+import grader.algorithms as algorithm_specs
 from grader.compare import diff_sequence
 from grader.feedback.diagnosis import Hint
 from grader.feedback.drawing import window_note
-from grader.feedback.explain import SEARCH_STEPS, cached_steps, step_note
+from grader.feedback.explain import cached_steps, step_note
 from grader.report.html.mcts import mcts_iterations, mcts_side
 from grader.report.html.picture import tree_svg
 from grader.report.html.steps import (
@@ -81,14 +82,15 @@ def build_replay(test: TestResult, case: Any, replay: dict[str, Any], answers: A
     index = TreeIndex.from_scene(scene) if scene is not None else None
     total = max(len(ref_ids), len(got_ids))
     iterations, moments = None, None
-    if algorithm == "alpha_beta":
+    view = algorithm_specs.get(algorithm).view
+    if view == "window":
         ref, yours, notes, moments = _alpha_beta_sides(case, rule, ref_ids, got_ids, index, answers)
-    elif algorithm == "mcts":
+    elif view == "statistics":
         ref, yours, notes, iterations = _mcts_sides(case, ref_ids, got_ids)
     else:
         known = index is not None and None not in index.value.values()  # handout: in the key?
         ref = inferred_side(ref_ids, total, index, values=known)
-        if algorithm in SEARCH_STEPS:  # the table's hits and stores, the stand pats
+        if view == "events":  # the table's hits and stores, the stand pats
             ref = with_search_events(ref, cached_steps(case, algorithm, rule, answers))
         yours = inferred_side(got_ids, total, index, values=False)
         notes = [_values_note(case)] if known else []
@@ -100,7 +102,7 @@ def build_replay(test: TestResult, case: Any, replay: dict[str, Any], answers: A
     if moments is not None and first is not None:
         result.window = window_note(case, rule, ref_ids, got_ids,
                                     moments=[astuple(m) for m in moments])
-    elif algorithm != "alpha_beta" and first is not None:
+    elif view != "window" and first is not None:
         result.window = _step_note(case, algorithm, rule, expected, got, answers)
     result.hints = _hints(test)
     return result
