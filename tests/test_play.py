@@ -42,6 +42,7 @@ from grader.run.tracing import BudgetExceeded
 from grader.sandbox.client import Worker
 from grader.sandbox.limits import Limits
 from grader.sandbox.protocol import WorkerReply
+from grader.scoring import grade as grading
 from grader.scoring import play as scoring_play
 from grader.scoring.grade import grade
 from reference import play, play_search
@@ -421,17 +422,77 @@ def test_a_losing_choice_shows_exact_values_for_the_moves_the_search_pruned(grad
     assert pruned_there, (shown, pruned_there)  # (the search had pruned some of those)
 
 
+FAILS_LATE = """
+def evaluate(game, state):
+    marks = sum(cell != "." for row in game.board(state) for cell in row)
+    if marks >= 9:  # met in the middle of some matches: a failure after shared requests
+        raise ValueError("too many marks")
+    return marks % 3
+"""
+
+
+@pytest.mark.parametrize("name", ["evaluate_constant", "fails_late"])
+def test_cases_of_a_game_played_together_give_what_each_alone_gives(name, tmp_path,
+                                                                     monkeypatch):
+    """A worker's play cases of one game share each round's request (play.play_ahead): the
+    results are those of the cases played one after the other, in fewer requests; an
+    evaluation failing in a shared request fails the case it fails in, as alone."""
+    paths = [case_file(tmp_path, data) for data in (PLAY_CASES[0], PLAY_CASES[2])]
+    if name == "fails_late":
+        submission = tmp_path / name / "search.py"
+        submission.parent.mkdir()
+        source = variants.source("evaluate_constant")
+        head, _, tail = source.partition("\ndef evaluate(game, state):")
+        rest = tail.split("\ndef ", 1)
+        submission.write_text(head + FAILS_LATE + ("\ndef " + rest[1] if len(rest) > 1 else ""))
+    else:
+        submission = variants.materialize(name, tmp_path / name)
+    requests = []
+    real = scoring_play.evaluate_ids
+
+    def counted(worker, case, ids, rubric):
+        requests[-1] += 1
+        return real(worker, case, ids, rubric)
+
+    monkeypatch.setattr(scoring_play, "evaluate_ids", counted)
+    graded = []
+    for together in (True, False):
+        requests.append(0)
+        if not together:
+            monkeypatch.setattr(grading, "play_ahead", lambda *args: None)
+        results = grade(submission, paths, rubric=SMALL)
+        graded.append([(t.name, t.score, t.outcome, t.output, t.extra_data)
+                       for t in results.tests])
+    assert graded[0] == graded[1]
+    if name == "fails_late":
+        assert [outcome for _, _, outcome, _, _ in graded[0]].count("error") >= 1, graded[0]
+    else:
+        assert requests[0] < requests[1], requests
+
+
 def fail_after_the_matches(monkeypatch, reply: WorkerReply) -> list[int]:
     """Every ``evaluate`` request made after a case's matches are played fails with ``reply``;
     the list returned counts those requests, an entry a case."""
     played, follow_ups = [], []  # this case's matches are over; the requests since
     real_play_case, real_evaluate_ids = scoring_play.play_case, scoring_play.evaluate_ids
+    real_ahead, real_taken = scoring_play.play_ahead, scoring_play._played_records
 
     def play_case(*args):
         played.clear()
         follow_ups.append(0)
         records = real_play_case(*args)
         played.append(True)
+        return records
+
+    def play_ahead(*args):  # several cases' matches played together, before any is graded
+        played.clear()
+        real_ahead(*args)
+
+    def played_records(*args):  # a case graded on the matches play_ahead played
+        records = real_taken(*args)
+        if records is not None:
+            follow_ups.append(0)
+            played[:] = [True]
         return records
 
     def evaluate_ids(worker, case, ids, rubric):
@@ -442,6 +503,8 @@ def fail_after_the_matches(monkeypatch, reply: WorkerReply) -> list[int]:
 
     monkeypatch.setattr(scoring_play, "play_case", play_case)
     monkeypatch.setattr(scoring_play, "evaluate_ids", evaluate_ids)
+    monkeypatch.setattr(grading, "play_ahead", play_ahead)
+    monkeypatch.setattr(scoring_play, "_played_records", played_records)
     return follow_ups
 
 

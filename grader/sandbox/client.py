@@ -166,7 +166,10 @@ class Worker(WorkerProcess):
                                 "calls": int(calls), "seed": int(seed)}}
         # a reply of more numbers than that is forged
         reply = self._exchange(request, window, most, len(ids) + 50_000, "evaluate")
+        # the worker sends no "started" for evaluate (grader.sandbox.evaluating): a reply the
+        # parent made itself (a kill) names the function from here
         reply.algorithm, reply.time_limit = "evaluate", window
+        reply.function = reply.function or "evaluate"
         if reply.status == "ok":
             values, problem = evaluation_values(reply.value, len(ids))
             if problem:

@@ -41,7 +41,7 @@ from grader.sandbox.limits import Limits, worker_users
 from grader.scoring import upload
 from grader.scoring.named import name_mistakes
 from grader.scoring.pair import accepted_rules, grade_pair, pair_mcts_outcomes
-from grader.scoring.play import forget_game, leaderboard
+from grader.scoring.play import forget_game, leaderboard, play_ahead
 from grader.scoring.results import (
     ALGORITHM_NUMBERS,
     GRADER_ERROR,
@@ -170,7 +170,14 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
             release_free_memory()
         return test, seen
 
+    def played_ahead(worker: Worker, share: list[int]) -> None:
+        """The share's play cases' matches played together (play.play_ahead): one request a
+        round for the cases of a game, not one a case; the same matches."""
+        play_ahead(worker, [items[i][0] for i in share if items[i][1] in PLAY_ALGORITHMS],
+                   rubric)
+
     if len(workers) == 1 or len(items) < 2:
+        played_ahead(workers[0], list(range(len(items))))
         return [one(workers[0], index) for index in range(len(items))]
     shares: list[list[int]] = [[] for _ in workers]
     loads = [0] * len(workers)
@@ -190,6 +197,7 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
         shares[least].append(index)
         loads[least] += costs[index]
     def run(worker: Worker, share: list[int]) -> list[tuple[int, Any]]:
+        played_ahead(worker, sorted(share))
         return [(i, one(worker, i)) for i in sorted(share)]
 
     graded: dict[int, Any] = {}
