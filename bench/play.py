@@ -12,7 +12,9 @@ a checkout of the code before a change, e.g. ``git worktree add /tmp/before main
 ``N`` runs each (default 5), alternating, each a fresh process grading the correct solution on
 the six cases with that tree's code and worker; prints each run's and the medians' CPU of the
 play tests alone (the grader's in them and their worker's, as ``bench/profile_grade.py`` splits
-it: no interpreter, imports, case loading or worker start-up), and the ratio of the medians.
+it: no interpreter, imports, case loading or worker start-up; the matches a worker's cases
+play together before their tests, ``grade.play_ahead``, counted too), and the ratio of the
+medians.
 The machine's load changes both alike, as they alternate. ``--whole``: instead, each run is a
 ``grader grade --hidden`` of the correct solution (every case), its CPU that of the process and
 its workers, interpreter and start-up included, each checkout's answer cache warmed by a run
@@ -114,6 +116,16 @@ def counted(case, algorithm, number, rubric, worker, *args, **kwargs):
     used["worker"] += (process_cpu(worker.pid) or 0.0) - before if worker.pid == pid else 0.0
     return test
 client.Worker.evaluate, grading.grade_pair = counting, counted
+if hasattr(grading, "play_ahead"):  # the cases' matches played together, before their tests
+    real_ahead = grading.play_ahead
+    def ahead(worker, cases, rubric):
+        worker.start()
+        pid = worker.pid
+        before, own = process_cpu(pid) or 0.0, time.process_time()
+        real_ahead(worker, cases, rubric)
+        used["grader"] += time.process_time() - own
+        used["worker"] += (process_cpu(worker.pid) or 0.0) - before if worker.pid == pid else 0.0
+    grading.play_ahead = ahead
 results = grading.grade(Path("tests/submissions/correct/search.py"),
                         sorted(Path("trees").glob("*/evaluate-*.json")), rubric=load_rubric())
 used["score"] = results.score

@@ -470,6 +470,31 @@ def test_cases_of_a_game_played_together_give_what_each_alone_gives(name, tmp_pa
         assert requests[0] < requests[1], requests
 
 
+def test_play_cases_are_played_together_only_with_cases_of_their_visibility(tmp_path,
+                                                                            monkeypatch):
+    """A play case's matches are played ahead only with the later cases of its visibility,
+    when the first of them comes up: a test of an earlier visibility never runs after the
+    worker was asked for a later one's positions (it could print them)."""
+    cases = [dict(case_of("connect4", "greedy", 2), name="t-due", visibility="after_due_date"),
+             dict(case_of("connect4", "random", 5, matches=2), name="t-hidden",
+                  visibility="hidden"),
+             dict(case_of("connect4", "random", 7, matches=2), name="t-due-too",
+                  visibility="after_due_date")]
+    paths = [case_file(tmp_path, data) for data in cases]
+    calls = []
+    real = grading.play_ahead
+
+    def recorded(worker, played, rubric):
+        calls.append([case.name for case in played])
+        real(worker, played, rubric)
+
+    monkeypatch.setattr(grading, "play_ahead", recorded)
+    results = grade(variants.materialize("evaluate_constant", tmp_path / "s"), paths,
+                    rubric=SMALL)
+    assert [sorted(names) for names in calls] == [["t-due", "t-due-too"], ["t-hidden"]]
+    assert [t.case_name for t in results.tests][-1] == "t-hidden"  # its visibility's turn
+
+
 def fail_after_the_matches(monkeypatch, reply: WorkerReply) -> list[int]:
     """Every ``evaluate`` request made after a case's matches are played fails with ``reply``;
     the list returned counts those requests, an entry a case."""

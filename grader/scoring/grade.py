@@ -170,15 +170,26 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
             release_free_memory()
         return test, seen
 
-    def played_ahead(worker: Worker, share: list[int]) -> None:
-        """The share's play cases' matches played together (play.play_ahead): one request a
-        round for the cases of a game, not one a case; the same matches."""
-        play_ahead(worker, [items[i][0] for i in share if items[i][1] in PLAY_ALGORITHMS],
-                   rubric)
+    def graded_in_turn(worker: Worker, share: list[int]) -> list[tuple[int, Any]]:
+        """The share's tests in order, a play case's matches played, when it comes up, with
+        those of the share's later play cases of its visibility (play.play_ahead: one request
+        a round for the cases of a game, the same matches): never before a test of an earlier
+        visibility, which must not see (and print) what a later one's evaluation was asked."""
+        done: set[int] = set()
+        graded = []
+        for at, index in enumerate(share):
+            case, algorithm, _ = items[index]
+            if algorithm in PLAY_ALGORITHMS and index not in done:
+                seen = rubric.settings_for(case, algorithm).visibility
+                alike = [i for i in share[at:] if items[i][1] in PLAY_ALGORITHMS
+                         and rubric.settings_for(items[i][0], items[i][1]).visibility == seen]
+                done.update(alike)
+                play_ahead(worker, [items[i][0] for i in alike], rubric)
+            graded.append((index, one(worker, index)))
+        return graded
 
     if len(workers) == 1 or len(items) < 2:
-        played_ahead(workers[0], list(range(len(items))))
-        return [one(workers[0], index) for index in range(len(items))]
+        return [test for _, test in graded_in_turn(workers[0], list(range(len(items))))]
     shares: list[list[int]] = [[] for _ in workers]
     loads = [0] * len(workers)
     costs = [_cost(case, algorithm, rubric, answers) for case, algorithm, _ in items]
@@ -197,8 +208,7 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
         shares[least].append(index)
         loads[least] += costs[index]
     def run(worker: Worker, share: list[int]) -> list[tuple[int, Any]]:
-        played_ahead(worker, sorted(share))
-        return [(i, one(worker, i)) for i in sorted(share)]
+        return graded_in_turn(worker, sorted(share))
 
     graded: dict[int, Any] = {}
     for part in (pool.map if pool is not None else map)(run, workers, shares):

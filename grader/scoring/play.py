@@ -7,9 +7,12 @@ asked only for positions at its depth cutoff, those the search does not prune. A
 matches are played in lockstep: each round, the positions every match waiting on the student
 needs go to the sandbox worker in one request (:meth:`Worker.evaluate`), the values come back
 checked, and each match backs them up itself (a move of the player under test takes up to
-three rounds). Values are cached by position for the submission (the worker seeds ``random`` by
-position, so a value is a function of the position), so a position met again is never sent
-again. The lost matches the report shows get exact values for the moves the search pruned at
+three rounds). The cases of one game that one worker grades in one phase (the visible tests,
+then each hidden visibility: :func:`grader.scoring.grade.grade`) play together
+(:func:`play_ahead`): each round is one request for all of them, as a case's matches share
+theirs, and each case is then graded on its own matches. Values are cached by position for
+the submission (the worker seeds ``random`` by position, so a value is a function of the
+position), so a position met again is never sent again. The lost matches the report shows get exact values for the moves the search pruned at
 the losing decision (:func:`_fill_in_pruned`).
 
 Deterministic: the opponents and openings are seeded per case and match
