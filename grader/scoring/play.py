@@ -7,13 +7,13 @@ asked only for positions at its depth cutoff, those the search does not prune. A
 matches are played in lockstep: each round, the positions every match waiting on the student
 needs go to the sandbox worker in one request (:meth:`Worker.evaluate`), the values come back
 checked, and each match backs them up itself (a move of the player under test takes up to
-three rounds). The cases of one game that one worker grades in one phase (the visible tests,
-then each hidden visibility: :func:`grader.scoring.grade.grade`) play together
-(:func:`play_ahead`): each round is one request for all of them, as a case's matches share
-theirs, and each case is then graded on its own matches. Values are cached by position for
-the submission (the worker seeds ``random`` by position, so a value is a function of the
-position), so a position met again is never sent again. The lost matches the report shows get exact values for the moves the search pruned at
-the losing decision (:func:`_fill_in_pruned`).
+three rounds). A worker's cases of one game and one visibility play together, from when the
+first of them is graded (:func:`play_ahead`, called by :func:`grader.scoring.grade.grade`):
+each round is one request for all of them, as a case's matches share theirs, and each case
+is then graded on its own matches. Values are cached by position for the submission (the
+worker seeds ``random`` by position, so a value is a function of the position), so a
+position met again is never sent again. The lost matches the report shows get exact values
+for the moves the search pruned at the losing decision (:func:`_fill_in_pruned`).
 
 Deterministic: the opponents and openings are seeded per case and match
 (``reference.play.match_seed``), the student's ``random`` per position, and every evaluation
@@ -166,14 +166,17 @@ BUILDS_GAME = ("game", "state", "params", "depth_limit", "value_bounds", "max_su
 def play_ahead(worker: Worker, cases: list[Case], rubric: Rubric) -> None:
     """Play the matches of several play cases graded by ``worker`` together, in lockstep, so
     that each round is one request for all the cases of a game (a case alone asks for a
-    round of its own each time; the shipped six cases make 290 requests apart, about 180
-    together, each costing about 1 ms of CPU): :func:`grade_play` then takes each case's
-    records from here. The matches are the same as apart (each case's matches depend only
-    on the values, which are a function of the position). Should a request fail, nothing
-    more is played together: the cases whose matches had not all ended are played alone by
-    :func:`grade_play`, as without this (the values answered are cached, the failing
-    positions asked again by the case that meets them first), so each failure is the case's
-    own, as before; the failing request is then asked twice."""
+    round of its own each time: the shipped six cases make 290 requests apart, 247 with the
+    cases of a game and visibility together, each request about 1 ms of CPU):
+    :func:`grade_play` then takes each case's records from here. The caller passes only
+    cases whose tests may follow each other (one visibility: grade.py). The matches are the
+    same as apart (each case's matches depend only on the values, which are a function of
+    the position). Should a request fail, nothing more is played together: the cases whose
+    matches had not all ended are played alone by :func:`grade_play`, as without this (the
+    values answered are cached, the failing positions asked again by the case that meets
+    them first), so each failure is the case's own, as before; the failing positions are
+    then asked twice (a time-out among them counted twice against the submission's CPU
+    allowance, once for each group of cases at most: after it each of them plays alone)."""
     if importlib.util.find_spec("reference") is None:
         return
     by_key: dict[str, list[Case]] = {}
