@@ -7,6 +7,19 @@ does. Prints the wall time, the CPU seconds of the grader and of the worker, the
 the worker evaluated and the requests it took, per case and in all. Run it once: the machine
 may be shared, so the CPU seconds are the fair figure.
 
+``python bench/play.py --paired TREE [--runs N]``: this checkout against another one (``TREE``:
+a checkout of the code before a change, e.g. ``git worktree add /tmp/before main``), paired:
+``N`` runs each (default 5), alternating, each a fresh process grading the correct solution on
+the six cases with that tree's code and worker; prints each run's and the medians' CPU of the
+play tests alone (the grader's in them and their worker's, as ``bench/profile_grade.py`` splits
+it: no interpreter, imports, case loading or worker start-up; the matches a worker's cases
+play together before their tests, ``grade.play_ahead``, counted too), and the ratio of the
+medians.
+The machine's load changes both alike, as they alternate. ``--whole``: instead, each run is a
+``grader grade --hidden`` of the correct solution (every case), its CPU that of the process and
+its workers, interpreter and start-up included, each checkout's answer cache warmed by a run
+not measured; ``--whole --play``: of the six cases alone.
+
 ``python bench/play.py --overhead``: the worker's own cost, beyond the student's: a worker of a
 submission whose ``evaluate`` returns 0 asked for 5,000 distinct positions of each play game
 (seeded random play) in requests of 1,000, then for one position 200 times; prints its CPU
@@ -20,6 +33,7 @@ import resource
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
@@ -77,9 +91,114 @@ def overhead() -> int:
     return 0
 
 
+# One grade of the six evaluate cases, in a fresh process in a checkout's folder (its own code
+# and its worker's): the CPU of the play tests alone, as bench/profile_grade.py splits it.
+PLAY_TESTS_CPU = """
+import json, sys, time
+from pathlib import Path
+sys.path.insert(0, ".")
+from grader.cases.rubric import load_rubric
+from grader.sandbox import client
+from grader.sandbox.watch import process_cpu
+from grader.scoring import grade as grading
+used = {"grader": 0.0, "worker": 0.0, "requests": 0, "positions": 0}
+real_pair, real_evaluate = grading.grade_pair, client.Worker.evaluate
+def counting(self, game, params, ids, **kwargs):
+    used["requests"] += 1
+    used["positions"] += len(ids)
+    return real_evaluate(self, game, params, ids, **kwargs)
+def counted(case, algorithm, number, rubric, worker, *args, **kwargs):
+    worker.start()  # a start is not the test's
+    pid = worker.pid
+    before, own = process_cpu(pid) or 0.0, time.process_time()
+    test = real_pair(case, algorithm, number, rubric, worker, *args, **kwargs)
+    used["grader"] += time.process_time() - own
+    used["worker"] += (process_cpu(worker.pid) or 0.0) - before if worker.pid == pid else 0.0
+    return test
+client.Worker.evaluate, grading.grade_pair = counting, counted
+if hasattr(grading, "play_ahead"):  # the cases' matches played together, before their tests
+    real_ahead = grading.play_ahead
+    def ahead(worker, cases, rubric):
+        worker.start()
+        pid = worker.pid
+        before, own = process_cpu(pid) or 0.0, time.process_time()
+        real_ahead(worker, cases, rubric)
+        used["grader"] += time.process_time() - own
+        used["worker"] += (process_cpu(worker.pid) or 0.0) - before if worker.pid == pid else 0.0
+    grading.play_ahead = ahead
+results = grading.grade(Path("tests/submissions/correct/search.py"),
+                        sorted(Path("trees").glob("*/evaluate-*.json")), rubric=load_rubric())
+used["score"] = results.score
+print(json.dumps(used))
+"""
+
+
+def paired(other: Path, runs: int, whole: bool = False, play_only: bool = False) -> int:
+    """This checkout against ``other``, alternating (module docstring)."""
+    import json
+    import statistics
+    import subprocess
+    import tempfile
+
+    trees = {"this": REPO, "other": other.resolve()}
+    got: dict[str, list[dict]] = {name: [] for name in trees}
+    if whole:  # each checkout's answer cache (and calibration) filled first, not measured
+        for tree in trees.values():
+            _whole_grade(tree, play_only, tempfile, subprocess, json)
+    for run in range(runs):
+        for name in (list(trees) if run % 2 == 0 else list(trees)[::-1]):
+            if whole:
+                figures = _whole_grade(trees[name], play_only, tempfile, subprocess, json)
+            else:
+                out = subprocess.run([sys.executable, "-c", PLAY_TESTS_CPU], cwd=trees[name],
+                                     capture_output=True, text=True, check=True).stdout
+                figures = json.loads(out.strip().splitlines()[-1])
+                figures["cpu"] = figures["grader"] + figures["worker"]
+            got[name].append(figures)
+            detail = ("" if whole else
+                      f"grader {figures['grader']:.2f} + worker {figures['worker']:.2f} = ")
+            counts = ("" if whole else f"{figures['positions']:,} positions in "
+                      f"{figures['requests']} requests; ")
+            print(f"{name:5} run {run + 1}: {detail}{figures['cpu']:.2f} CPU s; {counts}"
+                  f"score {figures['score']:g}; load {os.getloadavg()[0]:.1f}", flush=True)
+    for name, rows in got.items():
+        keys = ("cpu",) if whole else ("grader", "worker", "cpu")
+        m = {key: statistics.median(f[key] for f in rows) for key in keys}
+        detail = "" if whole else f"grader {m['grader']:.2f} + worker {m['worker']:.2f} = "
+        print(f"{name:5} medians: {detail}{m['cpu']:.2f} CPU s ({trees[name]})")
+    ratio = (statistics.median(f["cpu"] for f in got["this"])
+             / statistics.median(f["cpu"] for f in got["other"]))
+    print(f"this / other: {ratio:.2f}")
+    return 0
+
+
+def _whole_grade(tree: Path, play_only: bool, tempfile: Any, subprocess: Any, json: Any
+                 ) -> dict:
+    """A ``grader grade`` in ``tree`` (its code, its worker, its own answer cache), as a
+    process: its CPU and its workers', and the score."""
+    cases = (["--cases", *map(str, sorted((tree / "trees").glob("*/evaluate-*.json")))]
+             if play_only else ["--hidden"])
+    with tempfile.TemporaryDirectory() as folder:
+        results = Path(folder) / "results.json"
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([sys.executable, "-m", "grader", "grade", "--submission",
+                        str(tree / "tests" / "submissions" / "correct" / "search.py"), *cases,
+                        "--results", str(results)], cwd=tree, check=True,
+                       stdout=subprocess.DEVNULL,
+                       env={**os.environ, "GRADER_CACHE": str(Path(tempfile.gettempdir())
+                                                              / f"grader-paired-{tree.name}")})
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        score = json.loads(results.read_text())["score"]
+    return {"cpu": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
+            "score": score}
+
+
 def main(argv: list[str]) -> int:
     if argv == ["--overhead"]:
         return overhead()
+    if argv[:1] == ["--paired"]:
+        runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 5
+        return paired(Path(argv[1]), runs, "--whole" in argv, "--play" in argv)
     submission = Path(argv[0]) if argv else REPO / "tests" / "submissions" / "correct"
     cases = sorted((REPO / "trees").glob("*/evaluate-*.json"))
     counts = {"requests": 0, "positions": 0}

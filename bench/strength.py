@@ -15,7 +15,8 @@ rubric (default trees/rubric.toml) with the grader's own scoring (``play_score``
 issue 28's targets against the round robin's Elo: a constant at most 20% of the points, a wrong
 sign 0, a one-sided sign bug never full marks against the baseline, the strongest at least 90%,
 no pair 60+ Elo apart (in both games) inverted, at most one such pair tied, and the same order in
-at least 9 of 10 seed sets. The matches are cached in ``bench/strength-matches.json`` (a rubric
+at least 9 of 10 seed sets; with ``[play] stop_when_decided``, that stopping each case once its
+points are decided (matches ending in index order) gives every share alike. The matches are cached in ``bench/strength-matches.json`` (a rubric
 change re-scores them without playing again).
 """
 
@@ -237,7 +238,8 @@ def _grade_job(job: tuple[str, int, int]) -> tuple[str, int, dict[str, list[list
         game = case.build_game()
         records = scoring_play.play_case(
             case, rubric,
-            lambda ids, game=game: {i: float(evaluation(game, game.state_from_id(i))) for i in ids})
+            lambda ids, game=game: {i: float(evaluation(game, game.state_from_id(i))) for i in ids},
+            every_match=True)  # every outcome: grade_set scores any number of them
         out[case.name] = [[r.side, r.outcome] for r in records]
     return name, s, out
 
@@ -280,6 +282,46 @@ def grade_set(known: dict[str, Any], sets: int, rubric: Any,
                 full += points
             shares.setdefault(name, []).append(earned / full)
     return shares
+
+
+def stopped_shares(known: dict[str, Any], sets: int, rubric: Any) -> tuple[dict, float]:
+    """What :func:`grade_set` gives when each case stops once its points are decided, as the
+    grader plays (``[play] stop_when_decided``; matches ending in index order), and the share
+    of the matches played."""
+    from types import SimpleNamespace
+
+    from grader.cases import load_case
+    from grader.scoring.play import next_matches, play_score
+
+    cases = {c.name: c for c in map(load_case, sorted((REPO / "trees").glob("*/evaluate-*.json")))}
+    shares: dict[str, list[float]] = {}
+    played = planned = 0
+    for name in [n for n in evaluations.NAMES if n in known]:
+        for s in range(sets):
+            earned = full = 0.0
+            for case_name, outcomes in known[name][str(s)].items():
+                case = cases[case_name]
+                matches = case.play.matches or rubric.play.matches
+                every = [SimpleNamespace(side=side, outcome=outcome)
+                         for side, outcome in outcomes[:matches]]
+                records: list[Any] = [None] * matches
+                running: set[int] = set()
+                while True:
+                    running |= set(next_matches(records, running, rubric, case.play.opponent))
+                    if not running:
+                        break
+                    ended = min(running)
+                    running.discard(ended)
+                    records[ended] = every[ended]
+                got = play_score([r for r in records if r is not None], rubric,
+                                 case.play.opponent, matches)
+                played += sum(r is not None for r in records)
+                planned += matches
+                points = rubric.settings_for(case, "evaluate").points
+                earned += points * (got.points / got.full if got.full else 0.0)
+                full += points
+            shares.setdefault(name, []).append(earned / full)
+    return shares, played / planned
 
 
 def check_targets(shares: dict[str, list[float]], strength: dict[str, Any]) -> list[str]:
@@ -338,6 +380,13 @@ def main(argv: list[str]) -> int:
     for name in sorted(shares, key=elo.get):
         print(f"{name:18} {elo[name]:5.0f}  " + " ".join(f"{v:4.0%}" for v in shares[name]))
     failed = check_targets(shares, strength)
+    if rubric.play.stop_when_decided:
+        stopped, played = stopped_shares(known, args.sets, rubric)
+        same = stopped == shares
+        print(f"stopping once decided: {'the same' if same else 'DIFFERENT'} shares, "
+              f"{played:.0%} of the matches played")
+        if not same:
+            failed.append("stopping once decided changed a share")
     print("\n".join(failed) if failed else "every target holds")
     return 1 if failed else 0
 

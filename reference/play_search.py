@@ -10,29 +10,36 @@ Convention (the student stub ``evaluate`` states what a student needs of it):
   evaluation whatever its scale: a win for MAX at depth ``d`` is ``(1, -d)`` (sooner is
   better), a loss ``(-1, d)`` (later is better), a draw ``(0, 0.0)`` and an evaluated position
   ``(0, v)``. MAX takes the largest pair, MIN the smallest.
-* The search (:func:`search`) is alpha-beta at the root in three rounds, so it evaluates only
-  some of the positions at the cutoff. To search a position *in full* is to evaluate every
+* The search (:func:`search`) is alpha-beta at the root in rounds, so it evaluates only some
+  of the positions at the cutoff. To search a position *in full* is to evaluate every
   non-terminal position of its subtree at depth ``depth`` (itself, if it is at that depth) and
   back the values up. At depth 1 every child is searched in full, in one round. Deeper:
 
   - Round 1: the *favourite* child ``f``, the one :func:`baseline_evaluation` (the staff's)
     likes best for the player to move (a terminal child by its outcome; the first in actions
-    order among equals), is searched in full. Its best reply by those values (the first in
-    actions order among the best for ``f``'s mover) is the *killer*.
-  - Round 2: for every other non-terminal child ``c``, its *refutation* is searched in full:
-    ``c``'s child by the killer when the killer is one of ``c``'s actions, else by ``c``'s
-    first action (a reply that refutes the favourite often refutes its siblings, and the
-    student's own values chose it). Its value bounds ``c``'s: ``c``'s is at most it when ``c``
-    is a MIN position, at least it when MAX.
-  - Round 3: every other child is searched in full but those pruned: a child after ``f`` in
-    actions order is pruned when its bound is no better than ``f``'s value for the player to
-    move, a child before ``f`` only when strictly worse. A pruned child's value is thus no
-    better than ``f``'s, and worse when it comes first, so the first action with the best
-    value among the children searched in full is minimax's move.
+    order among equals), is searched in full. Its replies, ranked by those values (best for
+    ``f``'s mover first, actions order among equals), are the *killers*. A terminal child's
+    value is its outcome. The *best* child is always the first in actions order among those
+    of the best value known exactly (``f`` and the terminal ones at first).
+  - Every later round, while some child is neither known exactly nor pruned: each such child
+    ``c`` that has been *probed* fewer than ``PROBES`` times is probed once more: its first
+    reply not yet tried, of the killers then of ``c``'s actions, is searched in full; the
+    lowest (``c`` a MIN position) or highest (MAX) of its probes' values is ``c``'s *bound*:
+    ``c``'s value is no better than it for the root's mover. The others are searched in
+    full; and when none is, the probed child with the best bound (the first in actions order
+    among equals) is searched in full instead of probed, as the likeliest to beat the best.
+    After the round, a child whose bound is worse than the best child's value is pruned, and
+    so is one whose bound equals it and that comes after the best child in actions order. A
+    pruned child can thus neither beat the best child nor tie it from before it, so the
+    first action of the best value among the children known exactly is minimax's move.
 
-  A round asks for its positions in one go (none: no request): distinct, none asked before in
-  this search, in search order (round 2: the refutations' in actions order; round 3: the
-  children's in actions order; each depth first, children in actions order).
+  A round asks for its positions in one go (none: no request; a probe of a terminal reply
+  needs none): distinct, none asked before in this search, in search order (the children
+  searched in full first, then the probes, each in actions order; each depth first, children
+  in actions order). With ``PROBES = 1`` and no child promoted this was the search up to
+  issue 45 (three rounds); probing and promoting ask 27% fewer positions of the shipped
+  matches (the same moves), for two or three rounds more a move, each round one request for
+  all of a case's matches.
 
 The search lives here, never in the handout: ``grader/`` holds no search of its own.
 """
@@ -49,6 +56,7 @@ from reference.evaluations import baseline_evaluation
 Value = tuple[int, float]
 Evaluation = Callable[[Any, Any], float]
 Search = Generator[list[Any], Sequence[float], "Decision"]
+PROBES = 3  # replies tried, one a round, against a child before it is searched in full
 
 
 @dataclass
@@ -132,25 +140,22 @@ def _liked_best(game: Any, node: Any, level: int) -> Any:
     return (max if game.to_move(node) == MAX else min)(game.actions(node), key=liking)
 
 
-def _best_reply(game: Any, node: Any, depth: int, values: dict[str, float]) -> Any:
-    """The reply to ``node`` (at depth 1, searched in full: ``values`` holds its evaluations)
-    best for its mover, the first in actions order among equals; None when it is terminal."""
+def _killers(game: Any, node: Any, depth: int, values: dict[str, float]) -> list[Any]:
+    """The replies to ``node`` (at depth 1, searched in full: ``values`` holds its
+    evaluations), best first for its mover (actions order among equals); [] when terminal."""
     if game.is_terminal(node):
-        return None
+        return []
     replies = {action: backed_up(game, game.result(node, action), 2, depth, values)
                for action in game.actions(node)}
-    return best_action(game, node, replies)
+    ranked = sorted(replies.values(), reverse=game.to_move(node) == MAX)
+    order = {value: rank for rank, value in reversed(list(enumerate(ranked)))}
+    return sorted(replies, key=lambda action: order[replies[action]])  # stable: actions order
 
 
-def _refutation(game: Any, node: Any, killer: Any) -> Any:
-    """The reply to try first against ``node``: ``killer`` where it is legal, else the first."""
-    actions = list(game.actions(node))
-    return killer if killer in actions else actions[0]
-
-
-def search(game: Any, state: Any, depth: int) -> Search:
+def search(game: Any, state: Any, depth: int, probes: int | None = None) -> Search:
     """One move's search (module docstring): yields each round's positions, is sent their
     evaluations (numbers, in the same order), returns the :class:`Decision`."""
+    probes = PROBES if probes is None else probes
     children = {action: game.result(state, action) for action in game.actions(state)}
     values: dict[str, float] = {}
 
@@ -168,36 +173,109 @@ def search(game: Any, state: Any, depth: int) -> Search:
     pruned: dict[Any, Value] = {}
     if depth < 2:
         yield from in_full([(child, 1) for child in children.values()])
-    else:
-        favourite = _liked_best(game, state, 0)
-        yield from in_full([(children[favourite], 1)])
-        killer = _best_reply(game, children[favourite], depth, values)
-        refutations = {action: game.result(child, _refutation(game, child, killer))
-                       for action, child in children.items()
-                       if action != favourite and not game.is_terminal(child)}
-        yield from in_full([(grandchild, 2) for grandchild in refutations.values()])
-        kept = backed_up(game, children[favourite], 1, depth, values)
-        for_max = game.to_move(state) == MAX
-        after = False  # past the favourite in actions order, where a tie with it loses to it
-        for action in children:
-            after |= action == favourite
-            if action in refutations:
-                bound = backed_up(game, refutations[action], 2, depth, values)
-                if (bound < kept if for_max else bound > kept) or (after and bound == kept):
-                    pruned[action] = bound
-        yield from in_full([(child, 1) for action, child in children.items()
-                            if action != favourite and action not in pruned])
-    exact = {action: backed_up(game, child, 1, depth, values)
-             for action, child in children.items() if action not in pruned}
+        exact = {action: backed_up(game, child, 1, depth, values)
+                 for action, child in children.items()}
+        return Decision(game.state_id(state), exact, best_action(game, state, exact), pruned)
+    for_max = game.to_move(state) == MAX
+    place = {action: i for i, action in enumerate(children)}
+    favourite = _liked_best(game, state, 0)
+    yield from in_full([(children[favourite], 1)])
+    exact = {action: outcome_value(game, child, 1) for action, child in children.items()
+             if game.is_terminal(child)}
+    exact[favourite] = backed_up(game, children[favourite], 1, depth, values)
+    killers = _killers(game, children[favourite], depth, values)
+    bounds: dict[Any, Value] = {}
+    tried: dict[Any, set] = {action: set() for action in children if action not in exact}
+    while True:
+        best = best_action(game, state, {a: exact[a] for a in children if a in exact})
+        kept = exact[best]
+        for action in [a for a in tried if a in bounds]:
+            bound = bounds[action]
+            if (bound < kept if for_max else bound > kept) or \
+                    (bound == kept and place[action] > place[best]):
+                pruned[action] = bound
+                del tried[action]
+        if not tried:
+            break
+        full, probing = [], {}
+        for action, done in tried.items():
+            child = children[action]
+            legal = list(game.actions(child))
+            reply = next((r for r in [*killers, *legal] if r in legal and r not in done), None) \
+                if len(done) < probes else None
+            if reply is None:
+                full.append(action)
+            else:
+                probing[action] = reply
+        if not full and any(a in bounds for a in probing):
+            hopeful = [a for a in probing if a in bounds]
+            pick = (max if for_max else min)(hopeful, key=lambda a: bounds[a])
+            full.append(pick)
+            del probing[pick]
+        yield from in_full([(children[a], 1) for a in full]
+                           + [(game.result(children[a], r), 2) for a, r in probing.items()])
+        for action in full:
+            exact[action] = backed_up(game, children[action], 1, depth, values)
+            del tried[action]
+        for action, reply in probing.items():
+            got = backed_up(game, game.result(children[action], reply), 2, depth, values)
+            old = bounds.get(action, got)
+            bounds[action] = min(old, got) if for_max else max(old, got)
+            tried[action].add(reply)
+    exact = {action: exact[action] for action in children if action in exact}
     return Decision(game.state_id(state), exact, best_action(game, state, exact), pruned)
 
 
 def search_move(game: Any, state: Any, depth: int, evaluation: Evaluation) -> Any:
-    """The search's move with an evaluation computed here (the baseline opponent, the referee)."""
-    rounds = search(game, state, depth)
-    try:
-        positions = next(rounds)
-        while True:
-            positions = rounds.send([float(evaluation(game, p)) for p in positions])
-    except StopIteration as stop:
-        return stop.value.action
+    """The search's move with an evaluation computed here (the baseline opponent, the referee):
+    :func:`search`'s move (minimax's, the first in actions order among the best), found by
+    plain alpha-beta, as every value is at hand: :func:`search`'s rounds only save requests."""
+    for_max = game.to_move(state) == MAX
+    chosen, best = None, None
+    killers: dict[int, Any] = {}
+    for action in game.actions(state):
+        child = game.result(state, action)
+        if best is None:
+            value = _alpha_beta(game, child, 1, depth, evaluation, _LOWEST, _HIGHEST, killers)
+        elif for_max:  # a value no better than best's is not exact, and does not matter
+            value = _alpha_beta(game, child, 1, depth, evaluation, best, _HIGHEST, killers)
+        else:
+            value = _alpha_beta(game, child, 1, depth, evaluation, _LOWEST, best, killers)
+        if best is None or (value > best if for_max else value < best):
+            chosen, best = action, value
+    return chosen
+
+
+_LOWEST, _HIGHEST = (-2, 0.0), (2, 0.0)  # below and above every value
+
+
+def _alpha_beta(game: Any, node: Any, level: int, depth: int, evaluation: Evaluation,
+                alpha: Value, beta: Value, killers: dict[int, Any]) -> Value:
+    """``node``'s minimax value (at depth ``level``) when it lies strictly between ``alpha``
+    and ``beta``; else a value no better than the bound it passed (fail-soft). The move that
+    last cut a search at this depth (``killers``) is tried first: the value is the same in
+    any order, and a reply that refuted a sibling often refutes this one."""
+    if game.is_terminal(node):
+        return outcome_value(game, node, level)
+    if level == depth:
+        return (0, float(evaluation(game, node)))
+    maximizing = game.to_move(node) == MAX
+    best: Value | None = None
+    actions = list(game.actions(node))
+    killer = killers.get(level)
+    if killer in actions:
+        actions.remove(killer)
+        actions.insert(0, killer)
+    for action in actions:
+        value = _alpha_beta(game, game.result(node, action), level + 1, depth, evaluation,
+                            alpha, beta, killers)
+        if maximizing:
+            best = value if best is None or value > best else best
+            alpha = max(alpha, best)
+        else:
+            best = value if best is None or value < best else best
+            beta = min(beta, best)
+        if alpha >= beta:
+            killers[level] = action
+            break
+    return best

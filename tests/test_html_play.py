@@ -243,6 +243,12 @@ def test_a_rubric_scoring_by_rates_gets_its_rates_and_percent_thresholds():
     page = report_html(results_of(test))
     text = " ".join(" ".join(section_of(page, "7.1").itertext()).split())
     assert "25% ✓ 50% ◐ : 1.5 of 2 reached" in text and "◐ 1.5 of 2 steps" in page
+    assert "could not change the points" not in text
+    test.extra_data["play_summary"] = match_records.summary_data("baseline", [won, lost], rates,
+                                                                 0.75, planned=6)  # stopped
+    text = " ".join(" ".join(section_of(report_html(results_of(test)), "7.1").itertext()).split())
+    assert ("in 2 of 6 matches: the other 4 could not change the points, so they were not "
+            "played") in text
 
 
 def test_a_forged_choice_and_summary_in_a_results_file_are_drawn_as_inert_text():

@@ -42,9 +42,10 @@ from grader.run.tracing import BudgetExceeded
 from grader.sandbox.client import Worker
 from grader.sandbox.limits import Limits
 from grader.sandbox.protocol import WorkerReply
+from grader.scoring import grade as grading
 from grader.scoring import play as scoring_play
 from grader.scoring.grade import grade
-from reference import play
+from reference import play, play_search
 
 ROOT = Path(__file__).resolve().parent.parent
 SUBMISSIONS = ROOT / "tests" / "submissions"
@@ -218,7 +219,8 @@ def test_the_staff_search_makes_minimax_s_move_asking_each_position_once(depth, 
     for action, bound in decision.pruned.items():  # a pruned move's bound holds
         assert values[action] <= bound if x_to_move else values[action] >= bound
     asked = [i for positions in rounds for i in positions]
-    assert len(asked) == len(set(asked)) and all(rounds) and len(rounds) <= (1 if depth == 1 else 3)
+    most = 1 if depth == 1 else 2 + play_search.PROBES  # the favourite, the probes, the rest
+    assert len(asked) == len(set(asked)) and all(rounds) and len(rounds) <= most
     assert set(asked) <= {game.state_id(p) for p in play.cutoff_positions(game, state, depth)}
     if depth == 1:
         assert not decision.pruned
@@ -236,8 +238,9 @@ def test_the_staff_search_evaluates_a_fraction_of_a_midgame_s_cutoff():
         decision, rounds = searched(game, state, 2, play.reference_evaluation)
         asked = sum(len(positions) for positions in rounds)
         full = len(play.cutoff_positions(game, state, 2))
-        assert decision.action == move and decision.pruned and 1 <= len(rounds) <= 3
-        assert asked * 3 < full, (position, asked, full)  # 13 of 49, 116 of 420
+        assert decision.action == move and decision.pruned
+        assert 1 <= len(rounds) <= 2 + play_search.PROBES
+        assert asked * 3 < full, (position, asked, full)  # 13 of 49, 99 of 420 (116 in 3 rounds)
 
 
 def test_the_greedy_opponent_takes_a_win_and_blocks_a_single_threat():
@@ -334,7 +337,8 @@ def in_process_score(name: str, data: dict, rubric) -> tuple[float, list[str]]:
         return dict(zip(ids, values))
 
     records = scoring_play.play_case(case, rubric, evaluate)
-    score = scoring_play.play_score(records, rubric, case.play.opponent)
+    score = scoring_play.play_score(records, rubric, case.play.opponent,
+                                    case.play.matches or rubric.play.matches)
     return score.points, [r.outcome for r in records]
 
 
@@ -418,17 +422,102 @@ def test_a_losing_choice_shows_exact_values_for_the_moves_the_search_pruned(grad
     assert pruned_there, (shown, pruned_there)  # (the search had pruned some of those)
 
 
+FAILS_LATE = """
+def evaluate(game, state):
+    marks = sum(cell != "." for row in game.board(state) for cell in row)
+    if marks >= 9:  # met in the middle of some matches: a failure after shared requests
+        raise ValueError("too many marks")
+    return marks % 3
+"""
+
+
+@pytest.mark.parametrize("name", ["evaluate_constant", "fails_late"])
+def test_cases_of_a_game_played_together_give_what_each_alone_gives(name, tmp_path,
+                                                                     monkeypatch):
+    """A worker's play cases of one game share each round's request (play.play_ahead): the
+    results are those of the cases played one after the other, in fewer requests; an
+    evaluation failing in a shared request fails the case it fails in, as alone."""
+    paths = [case_file(tmp_path, data) for data in (PLAY_CASES[0], PLAY_CASES[2])]
+    if name == "fails_late":
+        submission = tmp_path / name / "search.py"
+        submission.parent.mkdir()
+        source = variants.source("evaluate_constant")
+        head, _, tail = source.partition("\ndef evaluate(game, state):")
+        rest = tail.split("\ndef ", 1)
+        submission.write_text(head + FAILS_LATE + ("\ndef " + rest[1] if len(rest) > 1 else ""))
+    else:
+        submission = variants.materialize(name, tmp_path / name)
+    requests = []
+    real = scoring_play.evaluate_ids
+
+    def counted(worker, case, ids, rubric):
+        requests[-1] += 1
+        return real(worker, case, ids, rubric)
+
+    monkeypatch.setattr(scoring_play, "evaluate_ids", counted)
+    graded = []
+    for together in (True, False):
+        requests.append(0)
+        if not together:
+            monkeypatch.setattr(grading, "play_ahead", lambda *args: None)
+        results = grade(submission, paths, rubric=SMALL)
+        graded.append([(t.name, t.score, t.outcome, t.output, t.extra_data)
+                       for t in results.tests])
+    assert graded[0] == graded[1]
+    if name == "fails_late":
+        assert [outcome for _, _, outcome, _, _ in graded[0]].count("error") >= 1, graded[0]
+    else:
+        assert requests[0] < requests[1], requests
+
+
+def test_play_cases_are_played_together_only_with_cases_of_their_visibility(tmp_path,
+                                                                            monkeypatch):
+    """A play case's matches are played ahead only with the later cases of its visibility,
+    when the first of them comes up: a test of an earlier visibility never runs after the
+    worker was asked for a later one's positions (it could print them)."""
+    cases = [dict(case_of("connect4", "greedy", 2), name="t-due", visibility="after_due_date"),
+             dict(case_of("connect4", "random", 5, matches=2), name="t-hidden",
+                  visibility="hidden"),
+             dict(case_of("connect4", "random", 7, matches=2), name="t-due-too",
+                  visibility="after_due_date")]
+    paths = [case_file(tmp_path, data) for data in cases]
+    calls = []
+    real = grading.play_ahead
+
+    def recorded(worker, played, rubric):
+        calls.append([case.name for case in played])
+        real(worker, played, rubric)
+
+    monkeypatch.setattr(grading, "play_ahead", recorded)
+    results = grade(variants.materialize("evaluate_constant", tmp_path / "s"), paths,
+                    rubric=SMALL)
+    assert [sorted(names) for names in calls] == [["t-due", "t-due-too"], ["t-hidden"]]
+    assert [t.case_name for t in results.tests][-1] == "t-hidden"  # its visibility's turn
+
+
 def fail_after_the_matches(monkeypatch, reply: WorkerReply) -> list[int]:
     """Every ``evaluate`` request made after a case's matches are played fails with ``reply``;
     the list returned counts those requests, an entry a case."""
     played, follow_ups = [], []  # this case's matches are over; the requests since
     real_play_case, real_evaluate_ids = scoring_play.play_case, scoring_play.evaluate_ids
+    real_ahead, real_taken = scoring_play.play_ahead, scoring_play._played_records
 
     def play_case(*args):
         played.clear()
         follow_ups.append(0)
         records = real_play_case(*args)
         played.append(True)
+        return records
+
+    def play_ahead(*args):  # several cases' matches played together, before any is graded
+        played.clear()
+        real_ahead(*args)
+
+    def played_records(*args):  # a case graded on the matches play_ahead played
+        records = real_taken(*args)
+        if records is not None:
+            follow_ups.append(0)
+            played[:] = [True]
         return records
 
     def evaluate_ids(worker, case, ids, rubric):
@@ -439,6 +528,8 @@ def fail_after_the_matches(monkeypatch, reply: WorkerReply) -> list[int]:
 
     monkeypatch.setattr(scoring_play, "play_case", play_case)
     monkeypatch.setattr(scoring_play, "evaluate_ids", evaluate_ids)
+    monkeypatch.setattr(grading, "play_ahead", play_ahead)
+    monkeypatch.setattr(scoring_play, "_played_records", played_records)
     return follow_ups
 
 
@@ -494,6 +585,68 @@ def test_a_pruned_move_shows_its_bound_when_its_values_could_not_be_had():
                                      {0: (decision, {**staff, 0: (0, 99.0)})})
     assert "| 0 | at most -52.5 (pruned) | 99 |" in output
     assert "| 3 (yours) | -7 | -7 |" in output and "a pruned move is one" in output
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(outcomes=st.lists(st.sampled_from(["win", "draw", "loss"]), min_size=2, max_size=20),
+       by_wins=st.booleans(), draw_weight=st.sampled_from([0.0, 0.5, 1.0]),
+       steps=st.lists(st.integers(1, 10), min_size=1, max_size=4), order=st.randoms())
+def test_stopping_once_decided_gives_every_match_s_points(outcomes, by_wins, draw_weight, steps,
+                                                          order):
+    """Matches started as next_matches says, ended in any order, score what all of them do."""
+    from types import SimpleNamespace
+
+    matches = len(outcomes)
+    steps = sorted(set(steps))
+    key = ({"thresholds": sorted({min(step, matches) for step in steps})} if by_wins
+           else {"rates": [step / 10 for step in steps]})
+    rubric = rubric_from_dict({"play": {**key, "draw_weight": draw_weight}})
+    every = [SimpleNamespace(index=i, side="xo"[i % 2], outcome=o) for i, o in enumerate(outcomes)]
+    records: list = [None] * matches
+    running: set[int] = set()
+    while True:
+        running |= set(scoring_play.next_matches(records, running, rubric, "greedy"))
+        if not running:
+            break
+        ended = order.choice(sorted(running))
+        running.discard(ended)
+        records[ended] = every[ended]
+    played = [r for r in records if r is not None]
+    stopped = scoring_play.play_score(played, rubric, "greedy", matches)
+    assert stopped.points == scoring_play.play_score(every, rubric, "greedy").points
+    assert stopped.planned == matches
+
+
+def test_a_case_stops_once_its_points_are_decided_and_plays_the_same_matches_until_then(
+        monkeypatch):
+    """The correct evaluation against greedy (ten matches, steps up to 0.8 a side), no spare
+    match: four wins a side decide, so the first four of each are played, as they would have
+    been, and score the same; with stop_when_decided = false, or a leaderboard, every match
+    is played."""
+    from bench import evaluations
+
+    monkeypatch.setattr(scoring_play, "SPARE_MATCHES", 0)
+    case = case_from_dict(case_of("connect4", "greedy", 2, matches=10))
+    game = case.build_game()
+    function = evaluations.function("weighted")
+
+    def evaluate(ids):
+        return dict(zip(ids, evaluate_positions(function, game, ids, 1000,
+                                                scoring_play.EVALUATION_SEED, random.seed)))
+
+    stopping = load_rubric()
+    every = rubric_from_dict({"play": {"stop_when_decided": False}})
+    played = scoring_play.play_case(case, stopping, evaluate)
+    whole = scoring_play.play_case(case, every, evaluate)
+    assert len(whole) == 10 and [r.index for r in played] == list(range(8))
+    assert [(r.moves, r.outcome) for r in played] == [(r.moves, r.outcome) for r in whole[:8]]
+    assert stopping.play.stop_when_decided and not every.play.stop_when_decided
+    score = scoring_play.play_score(played, stopping, "greedy", 10)
+    assert score.points == scoring_play.play_score(whole, stopping, "greedy").points == 4
+    summary, _ = play_feedback.report(game, "greedy", played, score, 0.5, {})
+    assert "in 8 matches against greedy (of 10: the other 2 could not change the points" in summary
+    board = rubric_from_dict({"play": {"leaderboard": True}})
+    assert len(scoring_play.play_case(case, board, evaluate)) == 10
 
 
 def test_the_same_submission_plays_the_same_matches(tmp_path):
@@ -873,7 +1026,8 @@ def bundled():
                 return dict(zip(ids, values))
 
             records = scoring_play.play_case(case, rubric, evaluate)
-            scores[case.name] = scoring_play.play_score(records, rubric, case.play.opponent)
+            scores[case.name] = scoring_play.play_score(records, rubric, case.play.opponent,
+                                                        case.play.matches)
         share = sum(s.points for s in scores.values()) / sum(s.full for s in scores.values())
         graded[name] = (share, scores)
     return graded

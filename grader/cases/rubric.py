@@ -247,6 +247,11 @@ class PlayRubric:
     threshold_points: float = _key(1, "points for each rate (or threshold) reached", _number(0))
     leaderboard: bool = _key(False, "write Gradescope leaderboard entries: each evaluate "
                              "case's score rate and its win-loss margin", _boolean)
+    stop_when_decided: bool = _key(
+        True, "end a case's matches once the ones left cannot change its points (each side's "
+        "steps, or the thresholds, reached or out of reach whatever they give): the same "
+        "points for fewer matches; false: every match is played (as with leaderboard = true, "
+        "whose score rates are over all the matches)", _boolean)
 
     @property
     def by_wins(self) -> bool:

@@ -108,6 +108,10 @@ def report(game: Any, opponent: str, records: list[Any], score: Any, draw_weight
     losses = len(records) - wins - draws
     summary = (f"{plural(wins, 'win')}, {plural(draws, 'draw')}, {plural(losses, 'loss')} "
                f"in {plural(len(records), 'match')} against {opponent}")
+    if getattr(score, "planned", 0) > len(records):
+        unplayed = score.planned - len(records)
+        summary += (f" (of {score.planned}: the other {unplayed} could not change the points, "
+                    "so they were not played)")
     if losing is None:
         if points == 0:
             worth = ("This case is worth no points: it shows only that your evaluation plays "

@@ -185,8 +185,8 @@ def _capped(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return data
 
 
-def summary_data(opponent: str, records: list[Any], play_rubric: Any, share: float
-                 ) -> dict[str, Any]:
+def summary_data(opponent: str, records: list[Any], play_rubric: Any, share: float,
+                 planned: int = 0) -> dict[str, Any]:
     """How a played case's score came about (``extra_data["play_summary"]``): the opponent,
     the matches, ``value`` (wins + draw_weight x draws), each side's score rate, the
     thresholds (win counts, or with ``by_wins`` false the rates both sides must reach) and how
@@ -200,6 +200,7 @@ def summary_data(opponent: str, records: list[Any], play_rubric: Any, share: flo
         rates[side] = round(sum(mine) / len(mine), 6) if mine else 0.0
     thresholds = list(play_rubric.thresholds_for(opponent))
     return {"opponent": opponent, "matches": len(records),
+            "planned": max(planned, len(records)),  # more: play stopped, the points decided
             "value": sum(weight.get(r.outcome, 0.0) for r in records), "rates": rates,
             "draw_weight": play_rubric.draw_weight, "thresholds": thresholds,
             "by_wins": bool(getattr(play_rubric, "by_wins", True)),

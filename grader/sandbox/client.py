@@ -170,7 +170,10 @@ class Worker(WorkerProcess):
                                 "calls": int(calls), "seed": int(seed)}}
         # a reply of more numbers than that is forged
         reply = self._exchange(request, window, most, len(ids) + 50_000, function)
+        # the worker sends no "started" for an evaluation request (grader.sandbox.evaluating):
+        # a reply the parent made itself (a kill) names the function from here
         reply.algorithm, reply.time_limit = EVALUATE.name, window
+        reply.function = reply.function or function
         if reply.status == "ok":
             values, problem = evaluation_values(reply.value, len(ids))
             if problem:

@@ -81,7 +81,9 @@ def serve_evaluate(request: dict[str, Any], module: Any, path: str, limits: dict
         reply.update(status="missing_function", message=message,
                      error={"type": "MissingFunction", "message": message, "traceback": ""})
         return reply
-    tools.send({"event": "started", "seq": request.get("seq"), "function": FUNCTION})
+    # no "started" message: an evaluate request always calls evaluate, so the parent knows the
+    # function already, and a message fewer is a send here and a wake-up, a read and a check
+    # there, each request (a play case makes dozens)
     caught: Any = None
     values: list[float] = []
     with Captured(int(limits["output"])) as output:

@@ -28,7 +28,8 @@ JSON lines over a private socket (never stdout), in this order::
                "ok": the student's transposition table summed up; the dict itself never
                crosses)}
 
-(``missing_function`` and grader failures are answered with a reply and no ``started``.)
+(``missing_function`` and grader failures are answered with a reply and no ``started``, and
+so is every ``evaluate`` request: its function is always ``evaluate``.)
 
 A trace crosses packed (:func:`pack_trace`, the worker's way; :mod:`grader.run.packing`):
 ``"ids"`` lists each distinct id once, and ``"generated"`` / ``"evaluated"`` are base64 strings

@@ -42,7 +42,7 @@ from grader.scoring import upload
 from grader.scoring.assumptions import submission_tables
 from grader.scoring.named import name_mistakes
 from grader.scoring.pair import accepted_rules, grade_pair, pair_mcts_outcomes
-from grader.scoring.play import forget_game, leaderboard
+from grader.scoring.play import forget_game, leaderboard, play_ahead
 from grader.scoring.results import (
     ALGORITHM_NUMBERS,
     GRADER_ERROR,
@@ -171,8 +171,26 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
             release_free_memory()
         return test, seen
 
+    def graded_in_turn(worker: Worker, share: list[int]) -> list[tuple[int, Any]]:
+        """The share's tests in order, a play case's matches played, when it comes up, with
+        those of the share's later play cases of its visibility (play.play_ahead: one request
+        a round for the cases of a game, the same matches): never before a test of an earlier
+        visibility, which must not see (and print) what a later one's evaluation was asked."""
+        done: set[int] = set()
+        graded = []
+        for at, index in enumerate(share):
+            case, algorithm, _ = items[index]
+            if algorithm in PLAY_ALGORITHMS and index not in done:
+                seen = rubric.settings_for(case, algorithm).visibility
+                alike = [i for i in share[at:] if items[i][1] in PLAY_ALGORITHMS
+                         and rubric.settings_for(items[i][0], items[i][1]).visibility == seen]
+                done.update(alike)
+                play_ahead(worker, [items[i][0] for i in alike], rubric)
+            graded.append((index, one(worker, index)))
+        return graded
+
     if len(workers) == 1 or len(items) < 2:
-        return [one(workers[0], index) for index in range(len(items))]
+        return [test for _, test in graded_in_turn(workers[0], list(range(len(items))))]
     shares: list[list[int]] = [[] for _ in workers]
     loads = [0] * len(workers)
     costs = [_cost(case, algorithm, rubric, answers) for case, algorithm, _ in items]
@@ -191,7 +209,7 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
         shares[least].append(index)
         loads[least] += costs[index]
     def run(worker: Worker, share: list[int]) -> list[tuple[int, Any]]:
-        return [(i, one(worker, i)) for i in sorted(share)]
+        return graded_in_turn(worker, sorted(share))
 
     graded: dict[int, Any] = {}
     for part in (pool.map if pool is not None else map)(run, workers, shares):

@@ -7,10 +7,13 @@ asked only for positions at its depth cutoff, those the search does not prune. A
 matches are played in lockstep: each round, the positions every match waiting on the student
 needs go to the sandbox worker in one request (:meth:`Worker.evaluate`), the values come back
 checked, and each match backs them up itself (a move of the player under test takes up to
-three rounds). Values are cached by position for the submission (the worker seeds ``random`` by
-position, so a value is a function of the position), so a position met again is never sent
-again. The lost matches the report shows get exact values for the moves the search pruned at
-the losing decision (:func:`_fill_in_pruned`).
+three rounds). A worker's cases of one game and one visibility play together, from when the
+first of them is graded (:func:`play_ahead`, called by :func:`grader.scoring.grade.grade`):
+each round is one request for all of them, as a case's matches share theirs, and each case
+is then graded on its own matches. Values are cached by position for the submission (the
+worker seeds ``random`` by position, so a value is a function of the position), so a
+position met again is never sent again. The lost matches the report shows get exact values
+for the moves the search pruned at the losing decision (:func:`_fill_in_pruned`).
 
 Deterministic: the opponents and openings are seeded per case and match
 (``reference.play.match_seed``), the student's ``random`` per position, and every evaluation
@@ -33,6 +36,7 @@ import importlib.util
 import json
 import random
 import weakref
+from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,8 +55,14 @@ from grader.scoring.results import PASSED, TestResult
 
 EVALUATION_SEED = 0  # the student's random is seeded "<EVALUATION_SEED>:<position id>"
 SAMPLE_POSITIONS = 12  # positions the handout's check evaluates
+# Matches started beyond the fewest that could decide a case's points (next_matches): a match
+# started later waits in rounds of its own, each a request to the worker (about 1 ms of CPU);
+# one spare match costs fewer positions than the rounds it saves (issue 45, docs/benchmarks.md).
+SPARE_MATCHES = 1
 _CACHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # worker -> {game key: {id: v}}
 _GAMES: dict[str, Any] = {}  # a play case's data -> its game, kept for the next submission
+# worker -> {id(case): (case, rubric, records)}: the matches play_ahead played, until graded
+_PLAYED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class EvaluationFailed(Exception):
@@ -86,32 +96,192 @@ def evaluate_ids(worker: Worker, case: Case, ids: list[str], rubric: Rubric) -> 
     return {i: cache[i] for i in ids}
 
 
-def play_case(case: Case, rubric: Rubric, evaluate: Any) -> list[Any]:
-    """Play the case's matches in lockstep; ``evaluate(ids) -> {id: value}``. The records, in
-    match order (``reference.play.MatchRecord``)."""
+def play_case(case: Case, rubric: Rubric, evaluate: Any, every_match: bool = False
+              ) -> list[Any]:
+    """Play the case's matches in lockstep; ``evaluate(ids) -> {id: value}``. The records of
+    the matches played, in match order (``reference.play.MatchRecord``): with ``[play]
+    stop_when_decided`` (and no leaderboard, whose rates are over every match) only as many
+    as the points need (:func:`next_matches`), else, or with ``every_match``, all of them."""
+    rounds = case_rounds(case, rubric, _game(case), every_match)
+    try:
+        ids = next(rounds)
+        while True:
+            ids = rounds.send(evaluate(ids) if ids else {})
+    except StopIteration as stop:
+        return stop.value
+
+
+def case_rounds(case: Case, rubric: Rubric, game: Any, every_match: bool = False
+                ) -> Generator[list[str], dict[str, float], list[Any]]:
+    """:func:`play_case` as a generator: yields each round's position ids (none: a round with
+    nothing to evaluate), is sent ``{id: value}`` for them, returns the records."""
     from reference import play
 
     settings = case.play
     matches = settings.matches or rubric.play.matches
     depth = settings.depth or rubric.play.depth
     opening = rubric.play.opening if settings.opening is None else settings.opening
-    game = _game(case)
-    running = {i: play.play_match(game, i, settings.seed, settings.opponent, depth, opening)
-               for i in range(matches)}
     records: list[Any] = [None] * matches
-    waiting = {}
-    for index, match in list(running.items()):
-        _advance(index, match, None, waiting, records, running)
-    while waiting:
+    running: dict[int, Any] = {}
+    waiting: dict[int, Any] = {}  # match -> the positions it waits for the values of
+    stops = rubric.play.stop_when_decided and not rubric.play.leaderboard and not every_match
+    ended = -1  # matches ended when next_matches last looked: only an end changes its answer
+    while True:
+        now_ended = matches - records.count(None)
+        started = [] if stops and now_ended == ended else (
+            next_matches(records, set(running), rubric, settings.opponent) if stops
+            else [i for i in range(matches) if records[i] is None and i not in running])
+        ended = now_ended
+        for index in started:
+            running[index] = play.play_match(game, index, settings.seed, settings.opponent,
+                                             depth, opening)
+            _advance(index, running[index], None, waiting, records, running)
+        if started:
+            continue  # one may have ended in its opening: look again
+        if not waiting:
+            return [record for record in records if record is not None]
         asked = {index: [game.state_id(p) for p in positions]  # each position's id made once
                  for index, positions in waiting.items()}
         waiting = {}
-        ids = [i for match_ids in asked.values() for i in match_ids]
-        values = evaluate(ids) if ids else {}
+        values = yield [i for match_ids in asked.values() for i in match_ids]
         for index, match_ids in asked.items():
             _advance(index, running[index], [values[i] for i in match_ids], waiting, records,
                      running)
-    return records
+
+
+def _request_key(case: Case, rubric: Rubric) -> str:
+    """What one request to the worker fixes (the game, its params, the evaluation's limits)
+    and what builds the game (its start): cases alike in these share requests and a game
+    (:func:`play_ahead`)."""
+    settings = rubric.settings_for(case, "evaluate")
+    built = {key: case.data.get(key) for key in BUILDS_GAME}
+    return json.dumps([built, rubric.play.calls, settings.time_floor, settings.time_multiple],
+                      sort_keys=True, default=repr)
+
+
+# a built-in game case's fields that build_builtin reads (grader/cases/builtin.py)
+BUILDS_GAME = ("game", "state", "params", "depth_limit", "value_bounds", "max_sum",
+               "quiescence_limit")
+
+
+def play_ahead(worker: Worker, cases: list[Case], rubric: Rubric) -> None:
+    """Play the matches of several play cases graded by ``worker`` together, in lockstep, so
+    that each round is one request for all the cases of a game (a case alone asks for a
+    round of its own each time: the shipped six cases make 290 requests apart, 247 with the
+    cases of a game and visibility together, each request about 1 ms of CPU):
+    :func:`grade_play` then takes each case's records from here. The caller passes only
+    cases whose tests may follow each other (one visibility: grade.py). The matches are the
+    same as apart (each case's matches depend only on the values, which are a function of
+    the position). Should a request fail, nothing more is played together: the cases whose
+    matches had not all ended are played alone by :func:`grade_play`, as without this (the
+    values answered are cached, the failing positions asked again by the case that meets
+    them first), so each failure is the case's own, as before; the failing positions are
+    then asked twice (a time-out among them counted twice against the submission's CPU
+    allowance, once for each group of cases at most: after it each of them plays alone)."""
+    if importlib.util.find_spec("reference") is None:
+        return
+    by_key: dict[str, list[Case]] = {}
+    for case in cases:
+        by_key.setdefault(_request_key(case, rubric), []).append(case)
+    played = _PLAYED.setdefault(worker, {})
+    for alike in by_key.values():
+        if len(alike) < 2:
+            continue  # nothing to share: grade_play plays it alone
+        game = _game(alike[0])  # one game: its remembered children serve every case
+        rounds = {id(case): case_rounds(case, rubric, game) for case in alike}
+        asked: dict[int, list[str]] = {}
+        for case in alike:
+            _step(rounds, asked, case, None, played, rubric)
+        while asked:
+            ids = [i for part in asked.values() for i in part]
+            try:
+                values = evaluate_ids(worker, alike[0], ids, rubric) if ids else {}
+            except EvaluationFailed:
+                break  # the unfinished cases are played alone (docstring)
+            now, asked = asked, {}
+            for case in alike:
+                if id(case) in now:
+                    _step(rounds, asked, case, {i: values[i] for i in now[id(case)]}, played,
+                          rubric)
+        for generator in rounds.values():
+            generator.close()
+
+
+def _step(rounds: dict[int, Any], asked: dict[int, list[str]], case: Case, values: Any,
+          played: dict[int, Any], rubric: Rubric) -> None:
+    """Advance one case of :func:`play_ahead` to its next round (kept in ``asked``) or its end
+    (its records kept in ``played``)."""
+    try:
+        asked[id(case)] = (next(rounds[id(case)]) if values is None
+                           else rounds[id(case)].send(values))
+    except StopIteration as stop:
+        played[id(case)] = (case, rubric, stop.value)
+
+
+def _played_records(worker: Worker, case: Case, rubric: Rubric) -> list[Any] | None:
+    """The records :func:`play_ahead` played for ``case`` (taken: asked once), else None."""
+    entry = _PLAYED.get(worker, {}).pop(id(case), None)
+    if entry is None or entry[0] is not case or entry[1] is not rubric:
+        return None
+    return entry[2]
+
+
+def _groups(matches: int, rubric: Rubric) -> list[list[int]]:
+    """The match indexes whose scores are summed for one comparison with the thresholds: all
+    of them (scored by wins), else each side's (x plays the even ones, o the odd ones)."""
+    if rubric.play.by_wins:
+        return [list(range(matches))]
+    return [list(range(matches))[side::2] for side in (0, 1)]
+
+
+def _decided(score: float, left: int, size: int, thresholds: list[float], by_wins: bool) -> bool:
+    """Whether every threshold is reached already, or out of reach should all ``left``
+    matches be won, by a group of ``size`` matches that has scored ``score``
+    (:func:`play_score`'s comparison: a rate, or by wins a count, within 1e-9)."""
+    scale = 1 if by_wins else size
+    return all(score / scale >= t - 1e-9 or (score + left) / scale < t - 1e-9
+               for t in thresholds)
+
+
+def _fewest(score: float, running: int, left: int, size: int, thresholds: list[float],
+            by_wins: bool, draw: float) -> int:
+    """The fewest of the ``left`` matches not started that, with the ``running`` ones, some
+    outcomes of all could decide a group (:func:`next_matches`); ``left`` when none could."""
+    gains = {0.0}  # what the running matches and k more can add: wins + draw x draws
+    for played in range(1, running + 1):
+        gains |= {wins + draw * (played - wins) for wins in range(played + 1)}
+    for k in range(left):
+        if any(_decided(score + gain, left - k, size, thresholds, by_wins) for gain in gains):
+            return k
+        played = running + k + 1
+        gains |= {wins + draw * (played - wins) for wins in range(played + 1)}
+    return left
+
+
+def next_matches(records: list[Any], running: set[int], rubric: Rubric, opponent: str
+                 ) -> list[int]:
+    """The matches to start now (``records``: each match's record, None until it ends;
+    ``running``: those started and not ended). For each group of matches (:func:`_groups`)
+    whose points the ended ones do not decide: its first matches not started, as few as
+    could decide them with the running ones, by some outcomes of all (none while the running
+    ones could). A function of the outcomes and of the rounds each match takes, neither of
+    which depends on the machine: the matches played, like the points, are the same at any
+    load; and the points are those every match would give, as the rest could not change
+    them."""
+    weight = {"win": 1.0, "draw": rubric.play.draw_weight, "loss": 0.0}
+    thresholds = rubric.play.thresholds_for(opponent)
+    by_wins = rubric.play.by_wins
+    start = []
+    for group in _groups(len(records), rubric):
+        score = sum(weight[records[i].outcome] for i in group if records[i] is not None)
+        open_ = sum(1 for i in group if i in running)
+        left = [i for i in group if records[i] is None and i not in running]
+        if not left or _decided(score, open_ + len(left), len(group), thresholds, by_wins):
+            continue
+        fewest = _fewest(score, open_, len(left), len(group), thresholds, by_wins,
+                         weight["draw"])
+        start += left[:fewest + SPARE_MATCHES] if fewest else []
+    return sorted(start)
 
 
 def forget_game(case: Case) -> None:
@@ -164,6 +334,7 @@ class PlayScore:
     full: float  # the points all thresholds give
     by_wins: bool
     wins_losses: tuple[int, int] = (0, 0)
+    planned: int = 0  # the case's matches (more than were played when play stopped, decided)
 
     @property
     def margin(self) -> int:
@@ -171,26 +342,33 @@ class PlayScore:
         return self.wins_losses[0] - self.wins_losses[1]
 
 
-def play_score(outcomes: list[Any], rubric: Rubric, opponent: str) -> PlayScore:
+def play_score(outcomes: list[Any], rubric: Rubric, opponent: str, matches: int | None = None
+               ) -> PlayScore:
     """The score of a case's matches under ``rubric`` (:class:`PlayRubric`'s docstring says
-    how); ``outcomes``: the match records, or (side, outcome) pairs."""
+    how); ``outcomes``: the match records, or (side, outcome) pairs; ``matches``: the case's
+    matches, when play stopped before the last (:func:`next_matches`): a side's rate is then
+    compared as over all of its matches, the unplayed ones lost (its points are decided, so
+    the same as had they been played); the rates shown are over the matches played."""
     pairs = [(o.side, o.outcome) if hasattr(o, "side") else tuple(o) for o in outcomes]
     weight = {"win": 1.0, "draw": rubric.play.draw_weight, "loss": 0.0}
     value = sum(weight[outcome] for _, outcome in pairs)
-    rates = {}
+    rates, counted = {}, {}
+    planned = {"x": (matches + 1) // 2, "o": matches // 2} if matches else {}
     for side in ("x", "o"):
         mine = [weight[outcome] for s, outcome in pairs if s == side]
         rates[side] = sum(mine) / len(mine) if mine else 0.0
+        size = max(planned.get(side, 0), len(mine))
+        counted[side] = sum(mine) / size if size else 0.0
     thresholds = rubric.play.thresholds_for(opponent)
     if rubric.play.by_wins:
         reached: float = sum(1 for t in thresholds if value >= t - 1e-9)
     else:  # half of each step for each side whose score rate reaches it
-        reached = sum(0.5 for t in thresholds for rate in rates.values() if rate >= t - 1e-9)
+        reached = sum(0.5 for t in thresholds for rate in counted.values() if rate >= t - 1e-9)
     wins = sum(outcome == "win" for _, outcome in pairs)
     losses = sum(outcome == "loss" for _, outcome in pairs)
     return PlayScore(value, rates, thresholds, reached, reached * rubric.play.threshold_points,
                      len(thresholds) * rubric.play.threshold_points, rubric.play.by_wins,
-                     (wins, losses))
+                     (wins, losses), max(matches or 0, len(pairs)))
 
 
 def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -> TestResult:
@@ -198,7 +376,10 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
     if importlib.util.find_spec("reference") is None:
         return _sample_check(case, result, rubric, worker)
     try:
-        records = play_case(case, rubric, lambda ids: evaluate_ids(worker, case, ids, rubric))
+        records = _played_records(worker, case, rubric)
+        if records is None:
+            records = play_case(case, rubric,
+                                lambda ids: evaluate_ids(worker, case, ids, rubric))
     except EvaluationFailed as failed:
         reply = failed.reply
         result.outcome, message = failure_outcome(reply)
@@ -210,7 +391,8 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
         result.output = message + ("" if result.hidden else printed_output(reply))
         note_failure(result, reply)
         return result
-    score = play_score(records, rubric, case.play.opponent)
+    planned = case.play.matches or rubric.play.matches
+    score = play_score(records, rubric, case.play.opponent, planned)
     result.score = round(result.max_score * (score.points / score.full if score.full else 0.0), 6)
     result.outcome = PASSED if score.points >= score.full else "wrong_value"
     game = _game(case)  # the one the matches used: its positions are remembered already
@@ -236,7 +418,7 @@ def grade_play(case: Case, result: TestResult, rubric: Rubric, worker: Worker) -
     result.extra_data["play"] = match_records.records_data(records, game, losing)
     result.extra_data["play_summary"] = match_records.summary_data(
         case.play.opponent, records, rubric.play,
-        result.score / result.max_score if result.max_score else 0.0)
+        result.score / result.max_score if result.max_score else 0.0, planned)
     return result
 
 

@@ -96,6 +96,10 @@ def _score_line(test: TestResult, summary: dict[str, Any], reached: int, of: int
         made = (f"Score rate <strong>{esc(_percent(rates.get('x')))}</strong> as x and "
                 f"<strong>{esc(_percent(rates.get('o')))}</strong> as o against {opponent} (a "
                 f"win counts 1, a draw {esc(weight)}; both sides must reach a threshold)")
+    played, planned = summary.get("matches"), summary.get("planned")
+    if type(played) is int and type(planned) is int and planned > played:
+        made += (f" in {played} of {planned} matches: the other {planned - played} could not "
+                 "change the points, so they were not played")
     chips = []
     for i, t in enumerate(summary["thresholds"]):  # the lowest are the ones reached
         css, mark = ("hit", "✓") if i + 1 <= reached else ("half", "◐") if i < reached else \
