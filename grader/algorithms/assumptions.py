@@ -19,7 +19,6 @@ from __future__ import annotations
 from typing import Any
 
 from grader.algorithms import Algorithm, Authoring
-from grader.algorithms.alpha_beta import ALGORITHM as ALPHA_BETA
 from grader.algorithms.expectimax import ALGORITHM as EXPECTIMAX
 from grader.algorithms.minimax import ALGORITHM as MINIMAX
 
@@ -32,13 +31,12 @@ SETTINGS_FIELD = "assumptions"
 # expectimax agent a ghost moving at random (CHANCE, uniform). In this order: the table's rows.
 GHOST_TYPES = {MINIMAX.name: "min", EXPECTIMAX.name: "chance"}
 AGENTS = tuple(GHOST_TYPES)
-# The minimax agent's search (its settings' ``search``): alpha_beta, or max_value / min_value.
-SEARCHES = (ALPHA_BETA.name, MINIMAX.name)
 
 
 def agent_algorithm(agent: str, search: str) -> str:
     """The algorithm whose student function decides ``agent``'s moves: expectimax's for the
-    expectimax agent, ``search`` (one of :data:`SEARCHES`) for the minimax agent."""
+    expectimax agent, ``search`` for the minimax agent: its settings' choice of alpha_beta's
+    (the default) or minimax's (``max_value`` / ``min_value``)."""
     return EXPECTIMAX.name if agent == EXPECTIMAX.name else search
 
 

@@ -11,7 +11,9 @@ import math
 from dataclasses import dataclass
 
 import grader.algorithms as algorithm_specs
-from grader.algorithms.assumptions import AGENTS, SEARCHES, agent_algorithm
+from grader.algorithms.alpha_beta import ALGORITHM as ALPHA_BETA
+from grader.algorithms.assumptions import agent_algorithm
+from grader.algorithms.minimax import ALGORITHM as MINIMAX
 
 # Every list below is derived from the specs (grader.algorithms: one module an algorithm),
 # in the registry's order; a branch that needs more asks the spec (grader.algorithms.get).
@@ -68,12 +70,12 @@ class AssumptionSettings:
     assumed random), the ghosts it meets, the seed of its matches, and overrides of the
     rubric's ``[assumptions]`` keys (None: the rubric's)."""
 
-    agent: str = AGENTS[0]  # the minimax agent
+    agent: str = MINIMAX.name
     opponents: tuple[str, ...] = ASSUMPTION_GHOSTS
     seed: int = 0
     matches: int | None = None
     depth: int | None = None
-    search: str = SEARCHES[0]  # alpha_beta
+    search: str = ALPHA_BETA.name
 
     def __post_init__(self) -> None:
         self.opponents = tuple(self.opponents)
