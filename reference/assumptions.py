@@ -21,14 +21,13 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from grader.algorithms.assumptions import AGENTS, GHOST_TYPES
 from grader.games.base import MIN
 from grader.games.chase import Chase
 from grader.games.chase_matches import TIE, children, choose, match_stats, play_chase
 from reference.alpha_beta import alpha_beta
 from reference.expectimax import expectimax
 
-AGENTS = ("minimax", "expectimax")
-GHOST_TYPES = {"minimax": "min", "expectimax": "chance"}  # the agent's model of the ghost
 
 
 def child_value(child: str, ghost: str, turns: int, depth: int) -> float:

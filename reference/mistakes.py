@@ -13,9 +13,11 @@ The catalogue is :mod:`reference.mistake_registry`'s; the variants are in
 :mod:`reference.mistakes_quiescence` (quiescence search), registered when this module imports them. Adding a mistake is one
 decorated function in one of those, with the signature of the stub it replaces
 (``alpha_beta`` variants also take ``strict``, the course's rule; a ``minimax`` variant
-replaces both ``max_value`` and ``min_value`` and dispatches on the player itself)::
+replaces both ``max_value`` and ``min_value`` and dispatches on the player itself), the
+algorithm named by its spec (``from grader.algorithms.alpha_beta import ALGORITHM as
+ALPHA_BETA``)::
 
-    @mistake("never_prunes", "alpha_beta", title="never prunes",
+    @mistake("never_prunes", ALPHA_BETA.name, title="never prunes",
              does="...", departs="...", fix="...")
     def _never_prunes(game, state, alpha=-math.inf, beta=math.inf, depth=0, *, strict=False):
         return _ab(game, state, alpha, beta, depth, strict, cut=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from grader.algorithms.iterative_deepening import ALGORITHM as ITERATIVE_DEEPENING
 from grader.games.base import MAX, MIN
 from reference.alpha_beta import alpha_beta
 from reference.deepening import best_first, root_iteration
@@ -94,7 +95,7 @@ def _switched(**mistake_flag: bool):
 
 
 mistake(
-    "no_ordering", "iterative_deepening", title="never reorders the root",
+    "no_ordering", ITERATIVE_DEEPENING.name, title="never reorders the root",
     does="every iteration of your search takes the root's children in `game.actions` order, "
          "so the ordering learned in one iteration is never used in the next",
     departs="move ordering by iterative deepening: " + THE_RULE,
@@ -103,7 +104,7 @@ mistake(
 )(_switched(reorder=False))
 
 mistake(
-    "descending_at_min", "iterative_deepening", title="orders a MIN root highest first",
+    "descending_at_min", ITERATIVE_DEEPENING.name, title="orders a MIN root highest first",
     does="your search sorts the root's children highest value first whoever moves; at a MIN "
          "root the best child for the mover is the lowest",
     departs="move ordering by iterative deepening: " + THE_RULE,
@@ -111,7 +112,7 @@ mistake(
 )(_switched(descending=True))
 
 mistake(
-    "worst_first", "iterative_deepening", title="orders the root worst first",
+    "worst_first", ITERATIVE_DEEPENING.name, title="orders the root worst first",
     does="your search sorts the root's children with the worst value for the player to move "
          "first (lowest first at a MAX root), which makes alpha-beta prune the least",
     departs="move ordering by iterative deepening: " + THE_RULE,
@@ -120,7 +121,7 @@ mistake(
 )(_switched(worst_first=True))
 
 mistake(
-    "ties_in_previous_order", "iterative_deepening",
+    "ties_in_previous_order", ITERATIVE_DEEPENING.name,
     title="breaks ties in the previous iteration's order",
     does="your search sorts the order used in the previous iteration, so children with equal "
          "values stay in that order instead of going back to `game.actions` order",
@@ -130,7 +131,7 @@ mistake(
 )(_switched(previous_order_ties=True))
 
 mistake(
-    "window_not_reset", "iterative_deepening", title="keeps the window between iterations",
+    "window_not_reset", ITERATIVE_DEEPENING.name, title="keeps the window between iterations",
     does="your search starts each iteration with the alpha (MAX root) or beta (MIN root) the "
          "previous iteration ended with, so children are cut against a value from a shallower "
          "search",
@@ -141,7 +142,7 @@ mistake(
 )(_switched(keep_window=True))
 
 mistake(
-    "best_not_reset", "iterative_deepening", title="keeps the best value between iterations",
+    "best_not_reset", ITERATIVE_DEEPENING.name, title="keeps the best value between iterations",
     does="your search sets `v` and the best move once, before the loop over depths, so each "
          "iteration starts from the previous one's best value: a child replaces it only when "
          "better than a value from a shallower search (and alpha or beta starts there too)",
@@ -152,7 +153,7 @@ mistake(
 )(_switched(keep_best=True))
 
 mistake(
-    "skips_limit_1", "iterative_deepening", title="starts at depth 2, not 1",
+    "skips_limit_1", ITERATIVE_DEEPENING.name, title="starts at depth 2, not 1",
     does="your loop over depths starts at 2 (or counts the root's own iteration as depth 1), "
          "so the first iteration searches two plies and no depth-1 values order the root",
     departs="iterative deepening: `for limit in 1 .. max_depth`: the first iteration is cut "
@@ -161,7 +162,7 @@ mistake(
 )(_switched(first_limit=2))
 
 mistake(
-    "best_to_front", "iterative_deepening", title="moves only the best child to the front",
+    "best_to_front", ITERATIVE_DEEPENING.name, title="moves only the best child to the front",
     does="before each iteration your search puts the previous iteration's best child first "
          "and leaves the others in `game.actions` order, instead of sorting them all",
     departs="move ordering by iterative deepening: " + THE_RULE,
@@ -170,7 +171,7 @@ mistake(
 
 
 @mistake(
-    "only_max_depth", "iterative_deepening", title="searches only at max_depth",
+    "only_max_depth", ITERATIVE_DEEPENING.name, title="searches only at max_depth",
     does="your search is cut at `max_depth` where it should be cut at each iteration's "
          "`limit`: it runs one alpha-beta search at `max_depth` instead of one iteration at each "
          "depth 1, 2, ..., `max_depth`, or its iterations search `game` itself, not `g = "
@@ -189,7 +190,7 @@ def _only_max_depth(game: Any, state: Any, max_depth: int, *, strict: bool = Fal
 
 
 mistake(
-    "root_full_window", "iterative_deepening",
+    "root_full_window", ITERATIVE_DEEPENING.name,
     title="searches each root child with the full window",
     does="your root loop calls `alpha_beta` on each root child with the full window (-inf, "
          "+inf), not the root's alpha and beta, and never prunes at the root, so the children "
@@ -201,7 +202,7 @@ mistake(
 )(_switched(full_window=True))
 
 mistake(
-    "depth_off_by_one", "iterative_deepening", title="searches one ply too deep",
+    "depth_off_by_one", ITERATIVE_DEEPENING.name, title="searches one ply too deep",
     does="your root loop searches each root child from depth 0 instead of 1, so every "
          "iteration stops one ply below its limit",
     departs="depth is the number of edges from the root: the root's children are at depth 1 "
@@ -210,7 +211,8 @@ mistake(
 )(_switched(child_depth=0))
 
 mistake(
-    "ties_take_later", "iterative_deepening", title="breaks ties at the root for the later child",
+    "ties_take_later", ITERATIVE_DEEPENING.name,
+    title="breaks ties at the root for the later child",
     does="your root loop makes a child the best action when its value equals the best so far "
          "(`>=` at MAX, `<=` at MIN), so of equal children the later one is returned",
     departs="ties keep the first child: a later child replaces the best only if strictly "
@@ -249,7 +251,7 @@ def _ordered_ab(game: Any, state: Any, alpha: float, beta: float, depth: int, st
 
 
 @mistake(
-    "orders_every_node", "iterative_deepening", title="reorders every node, not only the root",
+    "orders_every_node", ITERATIVE_DEEPENING.name, title="reorders every node, not only the root",
     does="your search sorts the children of every node by the previous iteration's values; "
          "the assignment reorders the root's children only and searches below the root in "
          "`game.actions` order",

@@ -11,6 +11,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from grader.algorithms.alpha_beta import ALGORITHM as ALPHA_BETA
+from grader.algorithms.minimax import ALGORITHM as MINIMAX
 from grader.games.base import MAX, MIN
 from reference.alpha_beta import alpha_beta_decision
 from reference.minimax import minimax_decision
@@ -42,7 +44,7 @@ def _mm(game: Any, state: Any, depth: int, *, late_cutoff: bool = False, eager: 
 
 
 @mistake(
-    "depth_off_by_one", "minimax", title="stops one ply too late",
+    "depth_off_by_one", MINIMAX.name, title="stops one ply too late",
     does="your cutoff test lets the search go one level below the depth limit: it searches the "
          "children of the depth-limit nodes instead of evaluating those nodes",
     departs="`if CUTOFF-TEST(state, depth) then return EVAL(state)` (AIMA Sec. 5.4, H-MINIMAX): "
@@ -55,7 +57,7 @@ def _late_cutoff(game: Any, state: Any, depth: int = 0) -> float:
 
 
 @mistake(
-    "eager_generation", "minimax", title="generates all children first",
+    "eager_generation", MINIMAX.name, title="generates all children first",
     does="your code calls `game.result` for every child of a node before searching the first "
          "one, so the generated order is breadth-first within each node",
     departs="`for each a in ACTIONS(state) do v <- MAX(v, MIN-VALUE(RESULT(state, a)))` (AIMA "
@@ -67,7 +69,7 @@ def _mm_eager(game: Any, state: Any, depth: int = 0) -> float:
 
 
 @mistake(
-    "recomputes_child", "minimax", title="makes each child twice",
+    "recomputes_child", MINIMAX.name, title="makes each child twice",
     does="your code calls `game.result(state, action)` twice for the same child (for example "
          "once to ask who moves there and once to search it); every call generates a node",
     departs="`v <- MAX(v, MIN-VALUE(RESULT(state, a)))` (AIMA Fig. 5.3) calls RESULT once per "
@@ -79,7 +81,7 @@ def _mm_twice(game: Any, state: Any, depth: int = 0) -> float:
 
 
 @mistake(
-    "returns_action", "minimax", title="returns the action, not the value",
+    "returns_action", MINIMAX.name, title="returns the action, not the value",
     does="your function returns the best action at the root instead of the minimax value",
     departs="MAX-VALUE / MIN-VALUE return the utility `v` (AIMA Fig. 5.3); only "
             "MINIMAX-SEARCH returns a move, and the grader calls the value functions",
@@ -146,7 +148,7 @@ def _other_rule(**flags: bool) -> Callable[..., float]:
 
 
 mistake(
-    "strict_pruning", "alpha_beta", title="prunes only on strict inequality",
+    "strict_pruning", ALPHA_BETA.name, title="prunes only on strict inequality",
     does="your search cuts only when `v > beta` (MAX) or `v < alpha` (MIN), so when a child's "
          "value equals the bound it still searches the remaining siblings",
     departs=f"`if v >= beta then return v` in MAX-VALUE and `if v <= alpha then return v` in "
@@ -156,7 +158,7 @@ mistake(
 )(_other_rule())
 
 mistake(
-    "inclusive_pruning", "alpha_beta", title="prunes on equality",
+    "inclusive_pruning", ALPHA_BETA.name, title="prunes on equality",
     does="your search cuts when `v >= beta` (MAX) or `v <= alpha` (MIN), so it prunes siblings "
          "of a child whose value only equals the bound",
     departs="this course prunes only on strict inequality: `if v > beta then return v` in "
@@ -166,7 +168,7 @@ mistake(
 )(_other_rule())
 
 mistake(
-    "never_prunes", "alpha_beta", title="never prunes",
+    "never_prunes", ALPHA_BETA.name, title="never prunes",
     does="your search keeps alpha and beta but never stops early: every child is searched, so "
          "nodes the reference prunes appear in your `generated`",
     departs=f"`if v >= beta then return v` in MAX-VALUE and `if v <= alpha then return v` in "
@@ -176,7 +178,7 @@ mistake(
 )(_ab_variant(cut=False))
 
 mistake(
-    "no_window_passing", "alpha_beta", title="does not pass alpha and beta down",
+    "no_window_passing", ALPHA_BETA.name, title="does not pass alpha and beta down",
     does="your search calls the children with the full window (-inf, +inf) (or the defaults) "
          "instead of the node's current alpha and beta, so no child can ever cut",
     departs=f"`v <- MAX(v, MIN-VALUE(game, RESULT(state, a), alpha, beta))` ({FIG_5_7}): each "
@@ -186,7 +188,7 @@ mistake(
 )(_ab_variant(window=False))
 
 mistake(
-    "eager_generation", "alpha_beta", title="generates all children first",
+    "eager_generation", ALPHA_BETA.name, title="generates all children first",
     does="your code calls `game.result` for all children of a node before searching them, so "
          "children that are later pruned are generated anyway",
     departs=f"`for each a in ACTIONS(state) do v <- MAX(v, MIN-VALUE(RESULT(state, a), ...))` "
@@ -196,7 +198,7 @@ mistake(
 )(_ab_variant(eager=True))
 
 mistake(
-    "forgets_alpha_update", "alpha_beta", title="never raises alpha",
+    "forgets_alpha_update", ALPHA_BETA.name, title="never raises alpha",
     does="your MAX nodes never raise alpha, so the MIN nodes below them never see a bound to "
          "cut against",
     departs=f"`alpha <- MAX(alpha, v)` in MAX-VALUE ({FIG_5_7}), after the cut test",
@@ -204,7 +206,7 @@ mistake(
 )(_ab_variant(raise_alpha=False))
 
 mistake(
-    "forgets_beta_update", "alpha_beta", title="never lowers beta",
+    "forgets_beta_update", ALPHA_BETA.name, title="never lowers beta",
     does="your MIN nodes never lower beta, so the MAX nodes below them never see a bound to "
          "cut against",
     departs=f"`beta <- MIN(beta, v)` in MIN-VALUE ({FIG_5_7}), after the cut test",
@@ -212,7 +214,7 @@ mistake(
 )(_ab_variant(lower_beta=False))
 
 mistake(
-    "min_cut_tests_beta", "alpha_beta", title="MIN nodes test beta instead of alpha",
+    "min_cut_tests_beta", ALPHA_BETA.name, title="MIN nodes test beta instead of alpha",
     does="your MIN nodes cut when `v >= beta` (MAX's test) instead of when `v <= alpha`, so they "
          "miss the cuts a MAX ancestor's alpha allows",
     departs=f"`if v <= alpha then return v` in MIN-VALUE ({FIG_5_7}): a MIN node is cut by the "
@@ -221,7 +223,7 @@ mistake(
 )(_ab_variant(min_tests_beta=True))
 
 mistake(
-    "max_cut_tests_alpha", "alpha_beta", title="MAX nodes test alpha instead of beta",
+    "max_cut_tests_alpha", ALPHA_BETA.name, title="MAX nodes test alpha instead of beta",
     does="your MAX nodes cut when `v <= alpha` (MIN's test) instead of when `v >= beta`, so they "
          "stop after the first child or miss the cuts a MIN ancestor's beta allows",
     departs=f"`if v >= beta then return v` in MAX-VALUE ({FIG_5_7}): a MAX node is cut by the "
@@ -230,7 +232,7 @@ mistake(
 )(_ab_variant(max_tests_alpha=True))
 
 mistake(
-    "swapped_window", "alpha_beta", title="passes the window swapped",
+    "swapped_window", ALPHA_BETA.name, title="passes the window swapped",
     does="your recursive call passes `beta, alpha` where it should pass `alpha, beta`, so every "
          "child starts from a window turned inside out and cuts after its first child",
     departs=f"`MIN-VALUE(game, RESULT(state, a), alpha, beta)` ({FIG_5_7}): alpha first, then "
@@ -240,7 +242,7 @@ mistake(
 
 
 @mistake(
-    "returns_action", "alpha_beta", title="returns the action, not the value",
+    "returns_action", ALPHA_BETA.name, title="returns the action, not the value",
     does="your `alpha_beta` returns the best action at the root instead of the value",
     departs=f"MAX-VALUE / MIN-VALUE return `v` ({FIG_5_7}); only ALPHA-BETA-SEARCH returns a "
             "move, and the grader calls the value function",

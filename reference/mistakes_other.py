@@ -12,6 +12,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from grader.algorithms.expectimax import ALGORITHM as EXPECTIMAX
+from grader.algorithms.maxn import ALGORITHM as MAXN
+from grader.algorithms.mcts import ALGORITHM as MCTS
 from grader.games.base import CHANCE, MAX
 from reference.expectimax import expectimax as reference_expectimax
 from reference.mcts import Node, reward_for
@@ -43,7 +46,7 @@ def _chance_variant(combine: Callable[[list[float], list[float]], float]) -> Cal
 
 
 mistake(
-    "chance_as_min", "expectimax", title="treats chance nodes as MIN",
+    "chance_as_min", EXPECTIMAX.name, title="treats chance nodes as MIN",
     does="your chance nodes take the smallest child value, as if the opponent chose the "
          "outcome",
     departs="the CHANCE line of EXPECTIMINIMAX (AIMA Sec. 5.5): "
@@ -53,7 +56,7 @@ mistake(
 )(_chance_variant(lambda values, ps: min(values)))
 
 mistake(
-    "chance_unweighted", "expectimax", title="averages chance outcomes without probabilities",
+    "chance_unweighted", EXPECTIMAX.name, title="averages chance outcomes without probabilities",
     does="your chance nodes take the plain average of the children, ignoring their "
          "probabilities (right only when all outcomes are equally likely)",
     departs="the CHANCE line of EXPECTIMINIMAX (AIMA Sec. 5.5): "
@@ -64,7 +67,7 @@ mistake(
 
 
 mistake(
-    "chance_as_max", "expectimax", title="treats chance nodes as MAX",
+    "chance_as_max", EXPECTIMAX.name, title="treats chance nodes as MAX",
     does="your chance nodes take the largest child value, as if MAX chose the outcome",
     departs="the CHANCE line of EXPECTIMINIMAX (AIMA Sec. 5.5): "
             "`sum over r of P(r) * value(RESULT(state, r))`",
@@ -76,7 +79,7 @@ _STAR1 = "Star1 at a chance node (the `expectimax` docstring; Ballard 1983)"
 
 
 @mistake(
-    "ignores_bounds", "expectimax", title="ignores the value bounds (no Star1)",
+    "ignores_bounds", EXPECTIMAX.name, title="ignores the value bounds (no Star1)",
     does="your search never uses `game.value_bounds`: every chance node searches all its "
          "children, so where the reference prunes with Star1 you generate more",
     departs=f"{_STAR1}: when `game.value_bounds` is `(L, U)`, MAX/MIN nodes pass an alpha-beta "
@@ -136,7 +139,7 @@ def _star1_variant(*, r_late: bool = False, swap_bounds: bool = False) -> Callab
 
 
 mistake(
-    "star1_r_after_test", "expectimax", title="lowers R after the Star1 test",
+    "star1_r_after_test", EXPECTIMAX.name, title="lowers R after the Star1 test",
     does="your chance node subtracts the child's probability from R only after testing the "
          "bounds, so each test counts that child twice (once in S, once in R) and cuts later",
     departs=f"{_STAR1}: after each child `S += p * value` and `R -= p`, then the tests "
@@ -145,7 +148,7 @@ mistake(
 )(_star1_variant(r_late=True))
 
 mistake(
-    "star1_bounds_swapped", "expectimax", title="swaps L and U in the Star1 tests",
+    "star1_bounds_swapped", EXPECTIMAX.name, title="swaps L and U in the Star1 tests",
     does="your chance node tests `S + L*R <= alpha` and `S + U*R >= beta`: the lower bound "
          "where the upper belongs and back, so it cuts where the reference goes on",
     departs=f"{_STAR1}: the node's value is at most `S + U*R` (cut when that is `<= alpha`) "
@@ -191,7 +194,7 @@ def _maxn_variant(chooser: Callable[[Any, Any], int], picker: Callable[[int], in
 _MAXN_RULE = "the max^n rule (Luckhardt and Irani; the lecture's three-player tree, AIMA Fig. 5.4)"
 
 mistake(
-    "maxn_player0", "maxn", title="maximizes player 0's entry everywhere",
+    "maxn_player0", MAXN.name, title="maximizes player 0's entry everywhere",
     does="at every node your code picks the child with the largest entry 0, whoever moves there",
     departs=f"{_MAXN_RULE}: the player to move picks the child whose vector has the largest "
             "entry for that player",
@@ -199,7 +202,7 @@ mistake(
 )(_maxn_variant(lambda game, state: game.to_move(state), lambda p: 0))
 
 mistake(
-    "maxn_wrong_component", "maxn", title="uses another player's entry",
+    "maxn_wrong_component", MAXN.name, title="uses another player's entry",
     does="your code compares the entry of the player who moved into the node "
          "(`(p - 1) % players`) instead of the entry of the player to move",
     departs=f"{_MAXN_RULE}: each player maximizes its own entry",
@@ -207,7 +210,7 @@ mistake(
 )(_maxn_variant(lambda game, state: (game.to_move(state) - 1) % game.players))
 
 mistake(
-    "maxn_next_component", "maxn", title="uses the next player's entry",
+    "maxn_next_component", MAXN.name, title="uses the next player's entry",
     does="your code compares the entry of the player who moves after the mover "
          "(`(p + 1) % players`) instead of the entry of the player to move",
     departs=f"{_MAXN_RULE}: each player maximizes its own entry",
@@ -216,7 +219,7 @@ mistake(
 
 
 mistake(
-    "maxn_ties_last", "maxn", title="breaks ties for the last child",
+    "maxn_ties_last", MAXN.name, title="breaks ties for the last child",
     does="your code replaces the best child when a later one is only as good (`>=`), so on a "
          "tie it keeps the last child's vector, not the first",
     departs=f"{_MAXN_RULE} with the course's tie rule (the `maxn` docstring): ties keep the "
@@ -225,7 +228,7 @@ mistake(
 )(_maxn_variant(lambda game, state: game.to_move(state), ties_last=True))
 
 mistake(
-    "maxn_prunes_same_mover", "maxn", title="prunes below a parent with the same mover",
+    "maxn_prunes_same_mover", MAXN.name, title="prunes below a parent with the same mover",
     does="your shallow pruning also cuts at a node whose mover is the parent's mover, where "
          "`max_sum - parent's best` is no bound at all (the parent wants that same entry to grow)",
     departs="Korf's shallow pruning (the `maxn` docstring): a node whose mover `p` differs "
@@ -235,7 +238,7 @@ mistake(
 )(_maxn_variant(lambda game, state: game.to_move(state), same_mover=True))
 
 mistake(
-    "maxn_prunes_first_child", "maxn", title="prunes below a parent's first child",
+    "maxn_prunes_first_child", MAXN.name, title="prunes below a parent's first child",
     does="your shallow pruning bounds the parent's first child too, taking the parent's best "
          "so far as 0 before it has one, so that child stops once its mover's entry reaches "
          "`max_sum`",
@@ -247,7 +250,7 @@ mistake(
 
 
 mistake(
-    "maxn_prunes_strictly", "maxn", title="prunes only past the shallow-pruning bound",
+    "maxn_prunes_strictly", MAXN.name, title="prunes only past the shallow-pruning bound",
     does="your shallow pruning stops a node only when `best[p] > max_sum - parent_best[q]`, so "
          "a node whose mover's entry meets the bound with equality goes on searching",
     departs="Korf's shallow pruning (the `maxn` docstring): stop as soon as `best[p] >= "
@@ -320,7 +323,7 @@ def _mcts_variant(*, log: Callable[[float], float] = math.log, by_mean: bool = F
 _MCTS = "MONTE-CARLO-TREE-SEARCH (AIMA Fig. 5.11)"
 
 mistake(
-    "mcts_by_mean", "mcts", title="answers by mean reward instead of visits",
+    "mcts_by_mean", MCTS.name, title="answers by mean reward instead of visits",
     does="your MCTS returns the root child with the best average reward `w/n`",
     departs=f"the last line of {_MCTS}: `return the move whose node has the highest number of "
             "playouts` (the most visits, ties: the first)",
@@ -328,7 +331,7 @@ mistake(
 )(_mcts_variant(by_mean=True))
 
 mistake(
-    "mcts_max_reward", "mcts", title="backs up MAX's reward at every node",
+    "mcts_max_reward", MCTS.name, title="backs up MAX's reward at every node",
     does="your backpropagation adds MAX's reward (entry 0) to `w` at every node, so MIN's "
          "nodes are chosen as if MIN wanted MAX to win",
     departs=f"BACK-PROPAGATE in {_MCTS} and step 4 of the `mcts` docstring: each node gets the "
@@ -337,7 +340,7 @@ mistake(
 )(_mcts_variant(max_reward=True))
 
 mistake(
-    "ucb_log10", "mcts", title="UCB1 with log10",
+    "ucb_log10", MCTS.name, title="UCB1 with log10",
     does="your UCB1 uses `math.log10`, so the exploration term is smaller than it should be",
     departs="the UCB1 formula `w/n + c * sqrt(ln(N) / n)` (AIMA Sec. 5.4; step 1 of the `mcts` "
             "docstring): the logarithm is the natural one",
@@ -345,7 +348,7 @@ mistake(
 )(_mcts_variant(log=math.log10))
 
 mistake(
-    "mcts_expand_all", "mcts", title="expands all children at once",
+    "mcts_expand_all", MCTS.name, title="expands all children at once",
     does="your expansion creates every child of the node (one `game.result` call each) in a "
          "single iteration",
     departs=f"EXPAND in {_MCTS} and step 2 of the `mcts` docstring: one iteration adds ONE "
@@ -354,7 +357,7 @@ mistake(
 )(_mcts_variant(expand_all=True))
 
 mistake(
-    "simulate_from_parent", "mcts", title="simulates from the parent",
+    "simulate_from_parent", MCTS.name, title="simulates from the parent",
     does="your playout starts from the selected node (the new child's parent), not from the "
          "child you just expanded",
     departs=f"`result <- SIMULATE(child)` in {_MCTS} (step 3 of the `mcts` docstring): the "
@@ -363,7 +366,7 @@ mistake(
 )(_mcts_variant(from_parent=True))
 
 mistake(
-    "mcts_expands_last", "mcts", title="expands the last untried action",
+    "mcts_expands_last", MCTS.name, title="expands the last untried action",
     does="your expansion takes the LAST untried action (`untried.pop()`), so children are "
          "created in reverse `game.actions` order",
     departs=f"EXPAND in {_MCTS} and step 2 of the `mcts` docstring: the child for the FIRST "
@@ -372,7 +375,7 @@ mistake(
 )(_mcts_variant(expand_last=True))
 
 mistake(
-    "mcts_reward_to_move", "mcts", title="rewards the player to move at the node",
+    "mcts_reward_to_move", MCTS.name, title="rewards the player to move at the node",
     does="your backpropagation adds to `w` the reward of the player to move AT the node, not of "
          "the player who moved INTO it, so each node is scored for the wrong side",
     departs=f"BACK-PROPAGATE in {_MCTS} and step 4 of the `mcts` docstring: each node gets the "
@@ -381,7 +384,7 @@ mistake(
 )(_mcts_variant(reward_to_move=True))
 
 mistake(
-    "ucb_log_n_plus_1", "mcts", title="UCB1 with log(N + 1)",
+    "ucb_log_n_plus_1", MCTS.name, title="UCB1 with log(N + 1)",
     does="your UCB1 takes `log(N + 1)` instead of `log(N)`, so the exploration term is "
          "slightly larger than it should be",
     departs="the UCB1 formula `w/n + c * sqrt(ln(N) / n)` (AIMA Sec. 5.4; step 1 of the `mcts` "
@@ -390,7 +393,7 @@ mistake(
 )(_mcts_variant(log=lambda n: math.log(n + 1)))
 
 mistake(
-    "ucb_log2", "mcts", title="UCB1 with log2",
+    "ucb_log2", MCTS.name, title="UCB1 with log2",
     does="your UCB1 uses `math.log2`, so the exploration term is larger than it should be",
     departs="the UCB1 formula `w/n + c * sqrt(ln(N) / n)` (AIMA Sec. 5.4; step 1 of the `mcts` "
             "docstring): the logarithm is the natural one",
@@ -398,7 +401,7 @@ mistake(
 )(_mcts_variant(log=math.log2))
 
 mistake(
-    "ucb_ties_last", "mcts", title="UCB1 ties go to the last child",
+    "ucb_ties_last", MCTS.name, title="UCB1 ties go to the last child",
     does="your selection moves to a later child whose UCB1 only equals the best so far (`>=`), "
          "so ties go to the last child, not the first",
     departs="step 1 of the `mcts` docstring: ties go to the first child in creation order; a "
@@ -407,7 +410,7 @@ mistake(
 )(_mcts_variant(ties_last=True))
 
 mistake(
-    "ucb_minus_exploration", "mcts", title="UCB1 subtracts the exploration term",
+    "ucb_minus_exploration", MCTS.name, title="UCB1 subtracts the exploration term",
     does="your UCB1 is `w/n - c * sqrt(ln(N) / n)`: the less a child was tried, the LESS it is "
          "chosen, so the search keeps going down the children it already knows",
     departs="the UCB1 formula `w/n + c * sqrt(ln(N) / n)` (AIMA Sec. 5.4; step 1 of the `mcts` "
@@ -416,7 +419,7 @@ mistake(
 )(_mcts_variant(ucb_sign=-1))
 
 mistake(
-    "mcts_credits_opponent", "mcts", title="credits the playout to the opponent",
+    "mcts_credits_opponent", MCTS.name, title="credits the playout to the opponent",
     does="your backpropagation adds the NEGATED reward of the player who moved into the node "
          "(`w -= reward`), so every node counts its mover's wins as losses",
     departs=f"BACK-PROPAGATE in {_MCTS} and step 4 of the `mcts` docstring: each node gets the "
@@ -425,7 +428,7 @@ mistake(
 )(_mcts_variant(credit_opponent=True))
 
 mistake(
-    "mcts_min_gets_max_sign", "mcts", title="credits MIN's nodes with MAX's sign",
+    "mcts_min_gets_max_sign", MCTS.name, title="credits MIN's nodes with MAX's sign",
     does="in a two-player game your backpropagation adds the utility `u` itself at every node, "
          "MIN's included, so a node MIN moved into counts MAX's wins as MIN's (vector "
          "rewards of more players are right)",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from grader.algorithms.quiescence import ALGORITHM as QUIESCENCE
 from grader.games.base import MAX
 from reference.mistake_registry import mistake
 
@@ -96,7 +97,7 @@ def _switched(**flags: bool):
 
 
 mistake(
-    "no_quiescence", "quiescence", title="stops at the depth limit",
+    "no_quiescence", QUIESCENCE.name, title="stops at the depth limit",
     does="your search returns `game.evaluate(state)` at the cutoff, as plain depth-limited "
          "alpha-beta does, and never looks past it along noisy moves (the horizon effect)",
     departs=THE_CONVENTION + ": at a cutoff that is not quiet, search the noisy moves",
@@ -104,7 +105,7 @@ mistake(
 )(_switched(no_quiescence=True))
 
 mistake(
-    "all_moves", "quiescence", title="extends every move past the limit",
+    "all_moves", QUIESCENCE.name, title="extends every move past the limit",
     does="past the depth limit your search follows every action, not only "
          "`game.noisy_actions(state)`, and it goes on at quiet states too",
     departs=THE_CONVENTION + ": step 2 returns `stand` at a quiet state; step 4 loops over "
@@ -114,7 +115,7 @@ mistake(
 )(_switched(all_moves=True))
 
 mistake(
-    "no_stand_pat", "quiescence", title="no stand pat",
+    "no_stand_pat", QUIESCENCE.name, title="no stand pat",
     does="your quiescence search starts `v` at -infinity (MAX) / +infinity (MIN), so the player "
          "to move is made to take a noisy move even when standing pat is better",
     departs=THE_CONVENTION + ": step 3, `v = stand` and the cut on it before any noisy move",
@@ -123,7 +124,7 @@ mistake(
 )(_switched(no_stand_pat=True))
 
 mistake(
-    "no_stand_pat_cut", "quiescence", title="does not stand pat before the noisy moves",
+    "no_stand_pat_cut", QUIESCENCE.name, title="does not stand pat before the noisy moves",
     does="your quiescence search does not use `stand` before the first noisy move as step 3 "
          "says: it searches the noisy moves even when `stand` alone already fails high (MAX, "
          "`stand >= beta`) or low (MIN), or it does not narrow the window with `stand`, or it "
@@ -137,7 +138,7 @@ mistake(
 )(_switched(no_stand_pat_cut=True))
 
 mistake(
-    "stand_pat_max_only", "quiescence", title="stands pat for MAX only",
+    "stand_pat_max_only", QUIESCENCE.name, title="stands pat for MAX only",
     does="your quiescence search lets MAX stand pat but makes MIN take a noisy move (MIN "
          "starts from +infinity)",
     departs=THE_CONVENTION + ": step 3, the stand-pat bound holds for the player to move, "
@@ -146,7 +147,7 @@ mistake(
 )(_switched(stand_pat_max_only=True))
 
 mistake(
-    "no_quiescence_limit", "quiescence", title="ignores the quiescence limit",
+    "no_quiescence_limit", QUIESCENCE.name, title="ignores the quiescence limit",
     does="your quiescence search goes on along noisy moves until the position is quiet, "
          "however deep",
     departs=THE_CONVENTION + ": step 2 returns `stand` at `depth >= game.depth_limit + "
@@ -155,7 +156,7 @@ mistake(
 )(_switched(no_limit=True))
 
 mistake(
-    "quiescence_limit_off_by_one", "quiescence", title="stops at the wrong quiescence horizon",
+    "quiescence_limit_off_by_one", QUIESCENCE.name, title="stops at the wrong quiescence horizon",
     does="your quiescence search stops extending at another depth than step 2's `depth >= "
          "game.depth_limit + game.quiescence_limit`: one ply later (`>`), or without the "
          "`game.depth_limit`, or with the helper's depth counted again from 0 at the cutoff",
@@ -169,7 +170,7 @@ mistake(
 
 
 mistake(
-    "strict_pruning", "quiescence", title="prunes only on strict inequality",
+    "strict_pruning", QUIESCENCE.name, title="prunes only on strict inequality",
     does="your search cuts only when `v > beta` (MAX) or `v < alpha` (MIN), so a child whose "
          "value equals the bound does not end the loop",
     departs=THE_CONVENTION + ": the loops, above the cutoff and over the noisy moves, prune "

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from grader.algorithms.alpha_beta_tt import ALGORITHM as ALPHA_BETA_TT
 from grader.games.base import MAX
 from reference.mistake_registry import mistake
 from reference.transposition import EXACT, LOWER, classify, needed
@@ -82,7 +83,7 @@ def _switched(**flags: bool):
 
 
 mistake(
-    "bound_stored_as_exact", "alpha_beta_tt", title="stores a bound as exact",
+    "bound_stored_as_exact", ALPHA_BETA_TT.name, title="stores a bound as exact",
     does="your search stores every value as `\"exact\"`, also a value that came from a cut "
          "(only a lower bound) or one at most alpha (only an upper bound); a later visit of "
          "that state returns the bound as if it were the state's value",
@@ -93,7 +94,7 @@ mistake(
 )(_switched(all_exact=True))
 
 mistake(
-    "shallower_entry_used", "alpha_beta_tt", title="uses an entry searched shallower",
+    "shallower_entry_used", ALPHA_BETA_TT.name, title="uses an entry searched shallower",
     does="your search uses a table entry whatever depth it was searched to; an entry made "
          "nearer the depth limit saw fewer plies than this visit needs",
     departs=THE_CONVENTION + "; an entry with `searched < needed` is ignored, as if missing",
@@ -102,7 +103,7 @@ mistake(
 )(_switched(ignores_depth=True))
 
 mistake(
-    "keyed_on_path", "alpha_beta_tt", title="keys the table on more than the position",
+    "keyed_on_path", ALPHA_BETA_TT.name, title="keys the table on more than the position",
     does="your table answers less than it should: its key tells apart visits of one position "
          "(the path or the depth in the key), or each call has a fresh table, so states reached "
          "by another move order (or at another depth) are searched again",
@@ -114,7 +115,7 @@ mistake(
 )(_switched(path_key=True))
 
 mistake(
-    "no_store_at_cut", "alpha_beta_tt", title="stores nothing at a cut",
+    "no_store_at_cut", ALPHA_BETA_TT.name, title="stores nothing at a cut",
     does="your search returns at a cut without storing the state, so a later visit searches "
          "it again instead of starting from its lower (MAX) or upper (MIN) bound",
     departs=THE_CONVENTION + "; a cut's value is stored too, as a bound",
@@ -122,7 +123,7 @@ mistake(
 )(_switched(no_store_at_cut=True))
 
 mistake(
-    "ignores_bounds", "alpha_beta_tt", title="uses only exact entries",
+    "ignores_bounds", ALPHA_BETA_TT.name, title="uses only exact entries",
     does="your search answers from `\"exact\"` entries but never narrows the window with a "
          "`\"lower\"` or `\"upper\"` one",
     departs=THE_CONVENTION + "; `\"lower\"` raises alpha, `\"upper\"` lowers beta, and a "
@@ -132,7 +133,7 @@ mistake(
 )(_switched(ignores_bounds=True))
 
 mistake(
-    "window_before_lookup", "alpha_beta_tt", title="classifies with the window before the table",
+    "window_before_lookup", ALPHA_BETA_TT.name, title="classifies with the window before the table",
     does="your search decides a stored value's bound with alpha and beta as the call received "
          "them, before a table entry narrowed them",
     departs=THE_CONVENTION + "; `(a, b)` is the window as the loop over the children starts, "
@@ -141,7 +142,7 @@ mistake(
 )(_switched(window_before_lookup=True))
 
 mistake(
-    "lookup_after_cutoff", "alpha_beta_tt", title="looks up after the cutoff test",
+    "lookup_after_cutoff", ALPHA_BETA_TT.name, title="looks up after the cutoff test",
     does="your search evaluates a state at the depth limit without looking it up; an entry "
          "searched deeper from an earlier visit (nearer the root) would have answered",
     departs=THE_CONVENTION + "; the look-up comes first, before `game.is_cutoff`",
@@ -149,7 +150,7 @@ mistake(
 )(_switched(lookup_after_cutoff=True))
 
 mistake(
-    "keeps_first_entry", "alpha_beta_tt", title="never replaces an entry",
+    "keeps_first_entry", ALPHA_BETA_TT.name, title="never replaces an entry",
     does="your search stores a state only the first time: a later, better search of it (a "
          "wider window, an exact value) is thrown away",
     departs=THE_CONVENTION + "; a later store replaces the entry",
@@ -157,7 +158,7 @@ mistake(
 )(_switched(keeps_first=True))
 
 mistake(
-    "strict_pruning", "alpha_beta_tt", title="prunes only on strict inequality",
+    "strict_pruning", ALPHA_BETA_TT.name, title="prunes only on strict inequality",
     does="your search over the children cuts only when `v > beta` (MAX) or `v < alpha` (MIN), "
          "so a child whose value equals the bound does not end the loop",
     departs=THE_CONVENTION + "; the loop over the children prunes on equality (`v >= beta` / "

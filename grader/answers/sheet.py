@@ -21,6 +21,7 @@ from typing import Any
 
 import grader.algorithms as algorithm_specs
 from grader.algorithms.alpha_beta import ALGORITHM as ALPHA_BETA
+from grader.algorithms.mcts import ALGORITHM as MCTS
 from grader.answers.solve import RULES, mcts_settings, optimal_actions, resolve_pruning, solve
 from grader.answers.tree_walk import (
     ReferenceMissingError,
@@ -180,7 +181,8 @@ def _alpha_beta_section(case: Any, nodes: list[TreeNode] | None, graded: str) ->
 
 
 def _mcts_lines(case: Any, algorithm: str, rubric: Any) -> list[str]:
-    mcts_tree = staff("mcts", "the key's MCTS statistics").mcts_tree
+    # reference/ names its MCTS module after the algorithm (reference/mcts.py)
+    mcts_tree = staff(MCTS.name, "the key's MCTS statistics").mcts_tree
     settings = mcts_settings(case)
     game = case.build_game()
     root = mcts_tree(game, game.initial_state(), settings.iterations,
@@ -226,7 +228,7 @@ def play_lines(case: Any, algorithm: str, rubric: Any) -> list[str]:
 
 def assumption_lines(case: Any, algorithm: str, rubric: Any) -> list[str]:
     """How an ``assumptions`` case plays, and the reference's 2 x 2 table on its matches."""
-    from grader.games.chase_matches import table_text
+    from grader.algorithms.assumptions import table_text
     from reference.assumptions import reference_table
 
     rubric = rubric or rubric_from_dict({})
@@ -235,8 +237,7 @@ def assumption_lines(case: Any, algorithm: str, rubric: Any) -> list[str]:
     turns = int((case.params or {}).get("turns", 20))
     game = case.build_game()
     board = game.state_id(game.initial_state())
-    function = ("expectimax" if settings.agent == "expectimax" else
-                "max_value / min_value" if settings.search == "minimax" else "alpha_beta")
+    function = " / ".join(algorithm_specs.registry()[settings.algorithm].stubs)
     first = settings.seed * 1000
     table = reference_table(board, turns, settings.seed, matches, depth, rules.ghost_depth,
                             list(settings.opponents))

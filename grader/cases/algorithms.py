@@ -11,6 +11,9 @@ import math
 from dataclasses import dataclass
 
 import grader.algorithms as algorithm_specs
+from grader.algorithms.alpha_beta import ALGORITHM as ALPHA_BETA
+from grader.algorithms.assumptions import agent_algorithm
+from grader.algorithms.minimax import ALGORITHM as MINIMAX
 
 # Every list below is derived from the specs (grader.algorithms: one module an algorithm),
 # in the registry's order; a branch that needs more asks the spec (grader.algorithms.get).
@@ -67,12 +70,12 @@ class AssumptionSettings:
     assumed random), the ghosts it meets, the seed of its matches, and overrides of the
     rubric's ``[assumptions]`` keys (None: the rubric's)."""
 
-    agent: str = "minimax"
+    agent: str = MINIMAX.name
     opponents: tuple[str, ...] = ASSUMPTION_GHOSTS
     seed: int = 0
     matches: int | None = None
     depth: int | None = None
-    search: str = "alpha_beta"
+    search: str = ALPHA_BETA.name
 
     def __post_init__(self) -> None:
         self.opponents = tuple(self.opponents)
@@ -80,4 +83,4 @@ class AssumptionSettings:
     @property
     def algorithm(self) -> str:
         """The case algorithm whose student function decides the agent's moves."""
-        return "expectimax" if self.agent == "expectimax" else self.search
+        return agent_algorithm(self.agent, self.search)

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader.algorithms.assumptions import SETTINGS_FIELD as ASSUMPTIONS_FIELD
 from grader.algorithms.mcts import SETTINGS_FIELD as MCTS_FIELD
 from grader.cases.algorithms import AssumptionSettings, MctsSettings, PlaySettings
 from grader.cases.builtin import BUILTIN_EXPLORE_LIMIT, build_builtin, builtin_errors
@@ -264,8 +265,8 @@ def case_from_checked(data: dict, path: Path | None) -> Case:
         max_sum=data.get("max_sum"),
         mcts=CaseMctsSettings(**settings),
         play=PlaySettings(**data["play"]) if isinstance(data.get("play"), dict) else None,
-        assumptions=(AssumptionSettings(**data["assumptions"])
-                     if isinstance(data.get("assumptions"), dict) else None),
+        assumptions=(AssumptionSettings(**data[ASSUMPTIONS_FIELD])
+                     if isinstance(data.get(ASSUMPTIONS_FIELD), dict) else None),
         expect=copy.deepcopy(data.get("expect", {})),
         game=data.get("game"),
         state=copy.deepcopy(data.get("state")),

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from grader.algorithms.assumptions import SETTINGS_FIELD as ASSUMPTIONS_FIELD
 from grader.algorithms.mcts import SETTINGS_FIELD as MCTS_FIELD
 from grader.cases.algorithms import (
     ALGORITHMS,
@@ -49,7 +50,8 @@ if TYPE_CHECKING:
 DEFAULT_PATH = DEFAULT_RUBRIC
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 RULES = ("inclusive", "strict")
-TABLES = ("defaults", "algorithms", "random_trees", "play", "assumptions")
+# the [assumptions] table has its settings' name (grader.algorithms.assumptions.SETTINGS_FIELD)
+TABLES = ("defaults", "algorithms", "random_trees", "play", ASSUMPTIONS_FIELD)
 # [play] rates: measured to rank evaluations by strength (bench/strength.py, docs/staff.md)
 DEFAULT_RATES = (("random", (1.0,)), ("greedy", (0.5, 0.6, 0.7, 0.8)),
                  ("baseline", (0.3, 0.4, 0.5)))
@@ -369,7 +371,7 @@ def describe_keys() -> str:
     lines = []
     for table, cls in (("defaults / algorithms.<name>", AlgorithmRubric),
                        ("random_trees", RandomTreesRubric), ("play", PlayRubric),
-                       ("assumptions", AssumptionsRubric)):
+                       (ASSUMPTIONS_FIELD, AssumptionsRubric)):
         lines.append(f"[{table}]")
         for item in fields(cls):
             lines.append(f"  {item.name} = {item.default!r}: {item.metadata['doc']}")
@@ -454,7 +456,7 @@ def rubric_from_dict(data: Mapping[str, Any], path: Path | None = None, text: st
     problem = play.unreachable(play.matches)
     if problem:
         raise error(problem, "play", "thresholds")
-    assumptions = _section(AssumptionsRubric, data.get("assumptions", {}), "assumptions",
+    assumptions = _section(AssumptionsRubric, data.get(ASSUMPTIONS_FIELD, {}), ASSUMPTIONS_FIELD,
                            AssumptionsRubric(), error)
     return Rubric(defaults=defaults, algorithms=algorithms, random_trees=random_trees, play=play,
                   assumptions=assumptions, path=path)

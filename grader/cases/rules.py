@@ -135,11 +135,14 @@ def play_errors(data: dict, file: str | None) -> list[CaseError]:
 
 def assumption_errors(data: dict, file: str | None) -> list[CaseError]:
     """An ``assumptions`` case: matches of ``chase``, alone in its case, its depth its own."""
+    from grader.algorithms.assumptions import ALGORITHM as ASSUMPTIONS
+    from grader.algorithms.assumptions import SETTINGS_FIELD
+    from grader.algorithms.expectimax import ALGORITHM as EXPECTIMAX
     from grader.cases.algorithms import ASSUMPTION_GAME
 
     errors = []
     algorithms = data["algorithms"]
-    at = ("algorithms", algorithms.index("assumptions"))
+    at = ("algorithms", algorithms.index(ASSUMPTIONS.name))
     if len(algorithms) > 1:
         errors.append(case_error("assumptions is graded by the moves of matches, not by a trace: "
                                  "give it a case of its own (algorithms: [\"assumptions\"])", at,
@@ -148,14 +151,14 @@ def assumption_errors(data: dict, file: str | None) -> list[CaseError]:
         errors.append(case_error(f"assumptions plays the built-in game {ASSUMPTION_GAME}: set "
                                  f"game to \"{ASSUMPTION_GAME}\"", ("game",) if "game" in data
                                  else at, file))
-    if "assumptions" not in data:
-        errors.append(case_error("an assumptions case needs 'assumptions' settings: at least "
-                                 "{\"agent\": \"minimax\" | \"expectimax\"}", at, file))
-    elif (data["assumptions"].get("agent") == "expectimax"
-          and "search" in data["assumptions"]):
+    if SETTINGS_FIELD not in data:
+        errors.append(case_error(f"an assumptions case needs '{SETTINGS_FIELD}' settings: at "
+                                 "least {\"agent\": \"minimax\" | \"expectimax\"}", at, file))
+    elif (data[SETTINGS_FIELD].get("agent") == EXPECTIMAX.name
+          and "search" in data[SETTINGS_FIELD]):
         errors.append(case_error("search chooses the minimax agent's function (alpha_beta or "
                                  "minimax); the expectimax agent searches with expectimax: "
-                                 "remove search", ("assumptions", "search"), file))
+                                 "remove search", (SETTINGS_FIELD, "search"), file))
     if data.get("depth_limit") is not None:
         errors.append(case_error("an assumptions case's search depth is assumptions.depth "
                                  "(default: the rubric's [assumptions] depth); remove "

@@ -28,7 +28,7 @@ from grader.errors import GraderError
 from grader.feedback import play as play_feedback
 from grader.feedback import records as match_records
 from grader.games.players import SIMPLE_OPPONENTS
-from grader.games.chase_matches import table_text
+from grader.algorithms.assumptions import table_text
 from grader.scoring.local_assumptions import local_table
 from grader.report.terminal import markdown_for_terminal
 from grader.scoring.local_play import PlayFailed, load_search, play_local_match

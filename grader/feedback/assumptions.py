@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from grader.games.chase_matches import AGENT_NAMES, GHOST_NAMES, cell, lesson, table_text
+from grader.algorithms.assumptions import AGENT_NAMES, GHOST_NAMES, cell, lesson, table_text
 
 def values_table(expected: list[tuple[str, float]], got: list[tuple[str, float]] | None) -> str:
     """Each action's value, the student's search beside the reference's, the first differing

@@ -41,6 +41,9 @@ from grader.errors import AboveCutoffError, IllegalActionError, NotChanceNodeErr
 MAX = 0
 MIN = 1
 CHANCE = "chance"
+# The heuristic's method name (``Game.evaluate``): the traced game hands it out under this name,
+# the sealed game of a graded evaluation refuses it (grader.run).
+EVALUATE = "evaluate"
 
 State = Any  # opaque to searching code; hashable for every built-in game
 Action = Hashable

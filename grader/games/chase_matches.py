@@ -11,7 +11,9 @@
 * The ghost: ``random`` (uniform over its legal moves, from the same seeded generator) or
   ``adversarial`` (``ghost_move(position id)``, the staff's search; not in the handout).
 
-Nothing here imports ``reference/``: the grader passes the staff's functions in.
+Nothing here imports ``reference/``: the grader passes the staff's functions in. The agent is
+a name passed in too (the agents and the lectures' 2 x 2 table of their matches, as text, are
+:mod:`grader.algorithms.assumptions`'s: their names are algorithms', which games do not know).
 """
 
 from __future__ import annotations
@@ -149,82 +151,5 @@ def match_stats(matches: list[ChaseMatch]) -> dict[str, Any]:
             "average": round(sum(m.score for m in matches) / len(matches), 6) if matches else 0}
 
 
-# --- the lectures' 2 x 2 table (rows: agents; columns: ghosts), as text ---------------------
-
-AGENT_NAMES = {"minimax": "Minimax agent", "expectimax": "Expectimax agent"}
-GHOST_NAMES = {"adversarial": "adversarial ghost", "random": "random ghost"}
-
-
-def cell(stats: dict[str, Any] | None) -> str:
-    """``won 3/4, avg 379.0`` (``-`` when the pairing was not played)."""
-    if not stats:
-        return "-"
-    return f"won {stats['won']}/{stats['matches']}, avg {stats['average']:.1f}"
-
-
-def table_text(reference: dict[str, dict[str, Any]],
-               student: dict[str, dict[str, Any]] | None = None) -> str:
-    """The 2 x 2 table as Markdown; ``reference[agent][ghost]`` and ``student[agent][ghost]``
-    hold ``won``, ``matches``, ``average``. With ``student``, each ghost has two columns, the
-    student's agent and the reference's (``-``: not played); then the sentence on what the
-    table shows. Rows stay under 100 columns (a terminal prints them as they are)."""
-    ghosts = [g for g in GHOST_NAMES if any(g in row for row in reference.values())]
-    if student is None:
-        head = [GHOST_NAMES[g] for g in ghosts]
-    else:
-        head = [words for g in ghosts for words in (f"{GHOST_NAMES[g]}: yours", "reference")]
-    lines = ["| | " + " | ".join(head) + " |", "|---|" + "---|" * len(head)]
-    for agent in AGENT_NAMES:
-        if agent not in reference and not (student and agent in student):
-            continue
-        cells = []
-        for ghost in ghosts:
-            ref = reference.get(agent, {}).get(ghost)
-            if student is not None:
-                cells += [short_cell(student.get(agent, {}).get(ghost)), short_cell(ref)]
-            else:
-                cells.append(cell(ref))
-        lines.append(f"| {AGENT_NAMES[agent]} | " + " | ".join(cells) + " |")
-    if student is not None:
-        lines.append("\nEach cell: matches won, average score.")
-    sentence = lesson(reference)
-    return "\n".join(lines) + ("\n\n" + sentence if sentence else "")
-
-
-def short_cell(stats: dict[str, Any] | None) -> str:
-    """``3/4, 379.0`` (``-`` when the pairing was not played)."""
-    if not stats:
-        return "-"
-    return f"{stats['won']}/{stats['matches']}, {stats['average']:.1f}"
-
-
-def lesson(table: dict[str, dict[str, Any]]) -> str:
-    """One sentence or two on what ``table`` shows (optimism, pessimism), from its numbers."""
-    parts = []
-    minimax, expectimax = table.get("minimax", {}), table.get("expectimax", {})
-    if "random" in minimax and "random" in expectimax:
-        m, e = minimax["random"]["average"], expectimax["random"]["average"]
-        if e > m:
-            parts.append(f"Against the random ghost the expectimax agent scores more on average "
-                         f"({e:.1f} against {m:.1f}): assuming the worst of a ghost that moves "
-                         "at random is needlessly pessimistic.")
-        else:
-            parts.append(f"Against the random ghost the minimax agent scores as much or more on "
-                         f"average ({m:.1f} against {e:.1f}) on these matches.")
-    if "adversarial" in minimax and "adversarial" in expectimax:
-        m, e = minimax["adversarial"]["won"], expectimax["adversarial"]["won"]
-        n = minimax["adversarial"]["matches"]
-        if m >= e:
-            parts.append(f"Against the adversarial ghost the minimax agent wins at least as "
-                         f"often ({m}/{n} against {e}/{n}): assuming chance of a ghost that "
-                         "hunts you is dangerously optimistic.")
-        else:
-            parts.append(f"Against the adversarial ghost the expectimax agent won more often "
-                         f"({e}/{n} against {m}/{n}) on these matches.")
-    return " ".join(parts)
-
-
-
-__all__ = ["AGENT_NAMES", "GHOSTS", "GHOST_NAMES", "TIE", "ChaseMatch", "Decision", "cell",
-           "children", "choose", "lesson", "match_stats", "play_chase", "short_cell", "start_position",
-           "table_text"]
+__all__ = ["GHOSTS", "TIE", "ChaseMatch", "Decision", "children", "choose", "match_stats",
+           "play_chase", "start_position"]

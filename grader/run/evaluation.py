@@ -37,6 +37,7 @@ import copy
 import math
 from typing import Any, Callable, Sequence
 
+from grader.games.base import EVALUATE
 from grader.run.tracing import BudgetExceeded
 
 MAX_POSITIONS = 5_000  # positions of one batch (a depth-3 Connect Four move needs at most 343)
@@ -81,7 +82,7 @@ class SealedGameError(Exception):
 # is one call) and the ones it refuses: the heuristic and every way to it, and the wrappers
 # that would hand out the uncounted methods.
 COUNTED = ("result", "utility", "_result", "_utility")
-REFUSED = ("evaluate", "_heuristic", "is_cutoff", "recording_result", "recording_score")
+REFUSED = (EVALUATE, "_heuristic", "is_cutoff", "recording_result", "recording_score")
 
 
 def sealed_game(game: Any, calls: int, counter: Counter, *, in_place: bool = False) -> Any:

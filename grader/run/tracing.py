@@ -32,7 +32,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader.games.base import Game
+from grader.games.base import EVALUATE, Game
 
 SAMPLE = 256  # states looked at to decide whether ids are worth memoizing
 
@@ -122,7 +122,7 @@ class TracedGame:
     __slots__ = (
         "players", "depth_limit", "value_bounds", "max_sum",
         "to_move", "actions", "result", "is_terminal", "utility",
-        "is_cutoff", "evaluate", "chance_outcomes", "with_depth_limit",
+        "is_cutoff", EVALUATE, "chance_outcomes", "with_depth_limit",
         "key", "is_quiet", "noisy_actions", "quiescence_limit",
     )  # fmt: skip
 
@@ -175,7 +175,7 @@ def _wrap(game: Game, trace: Trace) -> TracedGame:
     recording_score = getattr(type(game), "recording_score", Game.recording_score)
     utility, evaluate = (recording_score(game, name, evaluated, most_evaluated,
                                          lambda: stop("evaluated"))
-                         for name in ("utility", "evaluate"))
+                         for name in ("utility", EVALUATE))
 
     wrapper = object.__new__(TracedGame)
     attributes = {
@@ -189,7 +189,7 @@ def _wrap(game: Game, trace: Trace) -> TracedGame:
         "is_terminal": game.is_terminal,
         "utility": utility,
         "is_cutoff": game.is_cutoff,
-        "evaluate": evaluate,
+        EVALUATE: evaluate,
         "chance_outcomes": game.chance_outcomes,
         "with_depth_limit": lambda limit: _wrap(game.with_depth_limit(limit), trace),
         "key": game.key,

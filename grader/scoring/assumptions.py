@@ -33,6 +33,10 @@ import math
 import random
 from typing import Any
 
+import grader.algorithms as algorithm_specs
+from grader.algorithms.assumptions import ALGORITHM as ASSUMPTIONS
+from grader.algorithms.assumptions import GHOST_TYPES
+from grader.algorithms.assumptions import SETTINGS_FIELD as ASSUMPTIONS_FIELD
 from grader.cases import Case
 from grader.cases.rubric import Rubric
 from grader.feedback import assumptions as feedback
@@ -54,7 +58,6 @@ from grader.scoring.budget import MAX_BUDGET, within_budget, worker_budget
 from grader.scoring.failure import failure_outcome, note_failure, printed_output
 from grader.scoring.results import PASSED, TestResult
 
-GHOST_TYPES = {"minimax": "min", "expectimax": "chance"}  # the agent's model of the ghost
 DEFAULT_TURNS = 20  # chase's own default
 _TABLES: dict[str, dict[str, dict[str, Any]]] = {}  # a table's key -> the reference's table
 
@@ -183,12 +186,12 @@ def grade_assumptions(case: Case, result: TestResult, rubric: Rubric, worker: Wo
         return _sample_check(case, result, rubric, worker)
     from reference import assumptions as staff
 
-    settings = rubric.settings_for(case, "assumptions")
+    settings = rubric.settings_for(case, ASSUMPTIONS.name)
     setup = plan(case, rubric)
     game = case.build_game()
     agent = setup["agent"]
     reference = reference_table(case, rubric)
-    result.extra_data = {"assumptions": {
+    result.extra_data = {ASSUMPTIONS_FIELD: {
         "key": table_key(case, rubric), "agent": agent, "algorithm": setup["algorithm"],
         "depth": setup["depth"], "reference": reference}}
 
@@ -230,7 +233,7 @@ def grade_assumptions(case: Case, result: TestResult, rubric: Rubric, worker: Wo
                 break
         if difference:
             break
-    data = result.extra_data["assumptions"]
+    data = result.extra_data[ASSUMPTIONS_FIELD]
     data["student"] = mine
     data["moves"] = moves
     shown = next((m for matches in played.values() for m in matches
@@ -239,8 +242,7 @@ def grade_assumptions(case: Case, result: TestResult, rubric: Rubric, worker: Wo
                      "positions": shown.positions, "moves": shown.moves,
                      "outcome": shown.outcome, "score": shown.score}
     table = feedback.table_text(reference, mine)
-    function = "expectimax" if agent == "expectimax" else (
-        "max_value/min_value" if setup["algorithm"] == "minimax" else "alpha_beta")
+    function = "/".join(algorithm_specs.registry()[setup["algorithm"]].stubs)
     if difference is None:
         result.score, result.outcome = result.max_score, PASSED
         result.summary = (f"all {moves} moves of your {agent} agent (your `{function}`, depth "
@@ -266,7 +268,7 @@ def _sample_check(case: Case, result: TestResult, rubric: Rubric, worker: Worker
     moves are compared with the reference's by the autograder; ``grader play`` makes the
     table with the student's own searches."""
     setup = plan(case, rubric)
-    settings = rubric.settings_for(case, "assumptions")
+    settings = rubric.settings_for(case, ASSUMPTIONS.name)
     game = case.build_game()
     result.max_score, result.score = 0.0, 0.0
     values = student_values(worker, setup, settings, reference_counts=False)
@@ -299,7 +301,7 @@ def submission_tables(tests: list[TestResult]) -> list[str]:
     beside the reference's, from the assumptions tests' ``extra_data``."""
     grouped: dict[str, dict[str, Any]] = {}
     for test in tests:
-        data = (test.extra_data or {}).get("assumptions")
+        data = (test.extra_data or {}).get(ASSUMPTIONS_FIELD)
         if not data or "student" not in data:
             continue
         group = grouped.setdefault(data["key"], {"reference": data["reference"], "student": {}})

@@ -18,12 +18,15 @@ import importlib.util
 import math
 from typing import Any
 
+import grader.algorithms as algorithm_specs
+from grader.algorithms.alpha_beta import ALGORITHM as ALPHA_BETA
+from grader.algorithms.assumptions import GHOST_TYPES, agent_algorithm
+from grader.games.base import MIN
 from grader.games.chase import Chase
 from grader.games.chase_matches import children, choose, match_stats, play_chase
 from grader.scoring.local_play import PlayFailed
 
 SEARCH_CALLS = 2_000_000  # game calls one position's search may make (a runaway stops)
-GHOST_TYPES = {"minimax": "min", "expectimax": "chance"}
 
 
 class _Capped(Chase):
@@ -39,12 +42,12 @@ class _Capped(Chase):
         return super().result(state, action)
 
 
-def _search_value(module: Any, function: str, child: str, ghost: str, turns: int,
+def _search_value(module: Any, algorithm: str, child: str, ghost: str, turns: int,
                   depth: int) -> float:
     game = _Capped(child, ghost=ghost, turns=turns, depth_limit=depth)
     root = game.initial_state()
-    if function == "minimax":  # max_value / min_value by the mover at the root
-        function = "min_value" if game.to_move(root) == 1 else "max_value"
+    # the algorithm's stub for the mover at the root (minimax: max_value / min_value)
+    function = algorithm_specs.registry()[algorithm].stub_at(game.to_move(root) == MIN)
     search = getattr(module, function, None)
     if not callable(search):
         raise PlayFailed(f"search.py has no function {function}")
@@ -78,17 +81,17 @@ def local_table(module: Any, case: Any, rubric: Any, matches: int | None = None
         who = "the staff's search"
     else:
         def ghost(position: str) -> str:
-            values = [(action, _search_value(module, "alpha_beta", child, "min", turns,
+            values = [(action, _search_value(module, ALPHA_BETA.name, child, "min", turns,
                                              rules.ghost_depth - 1))
                       for action, child in children(position, turns)]
             return choose(values, smallest=True)
         who = "your own alpha_beta, from the ghost's side"
     table: dict[str, dict[str, Any]] = {}
     for agent, kind in GHOST_TYPES.items():
-        function = "expectimax" if agent == "expectimax" else settings.search
+        algorithm = agent_algorithm(agent, settings.search)
 
-        def values(position: str, function: str = function, kind: str = kind) -> list:
-            return [(action, _search_value(module, function, child, kind, turns, depth - 1))
+        def values(position: str, algorithm: str = algorithm, kind: str = kind) -> list:
+            return [(action, _search_value(module, algorithm, child, kind, turns, depth - 1))
                     for action, child in children(position, turns)]
 
         table[agent] = {

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from grader.algorithms.assumptions import SETTINGS_FIELD as ASSUMPTIONS_FIELD
 from grader.feedback.assumptions import AGENT_NAMES, GHOST_NAMES, cell, lesson
 from grader.report.html.page import anchor, output_html
 from grader.report.html.picture import esc
@@ -23,7 +24,7 @@ MAX_POSITIONS = 80  # boards drawn a match (a longer one: the first ones, then a
 
 def assumption_data(test: TestResult) -> dict[str, Any] | None:
     """The test's ``extra_data["assumptions"]`` when it holds a match, else None."""
-    data = (test.extra_data or {}).get("assumptions")
+    data = (test.extra_data or {}).get(ASSUMPTIONS_FIELD)
     if not isinstance(data, dict) or not isinstance(data.get("match"), dict):
         return None
     return data

@@ -10,7 +10,11 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any
 
+from grader.algorithms.mcts import ALGORITHM as MCTS
 from grader.report.html.steps import Side
+
+# the class of a line on the root's statistics: the algorithm's own line, named after it
+STATISTICS_LINE = MCTS.name
 
 
 class _Departs(Exception):
@@ -96,11 +100,11 @@ def mcts_side(ids: list[str], total: int, ends: list[int], stats: list[Any]) -> 
                   else "(the search had finished: nothing more generated)")]
         done = bisect_right(ends, step)  # iterations over by this step (``ends`` ascends)
         if not stats:
-            lines.append(("mcts", "the root's statistics are not available (see below)"))
+            lines.append((STATISTICS_LINE, "the root's statistics are not available (see below)"))
         elif done:
             root = root_line(stats[done - 1])
-            lines.append(("mcts", f"after iteration {done}, the root's children: {root}"))
+            lines.append((STATISTICS_LINE, f"after iteration {done}, the root's children: {root}"))
         else:
-            lines.append(("mcts", "iteration 1 in progress"))
+            lines.append((STATISTICS_LINE, "iteration 1 in progress"))
         side.add(lines)
     return side
