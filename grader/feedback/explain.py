@@ -1,5 +1,5 @@
 """The step explanation at the first difference, for minimax, expectimax (Star1), max^n, MCTS,
-alpha-beta with a transposition table and quiescence search.
+alpha-beta with a transposition table, quiescence search and iterative deepening.
 
 Alpha-beta's is the window sentence of :func:`grader.feedback.drawing.window_note`; this module
 does the same for the other algorithms, from the reference's moments (:mod:`reference.steps`,
@@ -19,7 +19,13 @@ them without ``reference/``):
   table did just before the step (a hit answering a node, an entry narrowing the window or
   ignored as searched shallower, a store and why it is a bound or exact) or its quiescence
   search (stand pat, a stand-pat cut, a quiet node, the quiescence limit, the noisy moves
-  searched), then the node and window where it generates its next child.
+  searched), then the node and window where it generates its next child;
+* iterative deepening (:class:`reference.deepening.DeepeningReplay`): the iteration (depth
+  limit) the step is in, the root order that iteration searches and why (the previous
+  iteration's values, best first for the root's mover), then alpha-beta's window sentence
+  (:func:`window_sentence`, which :func:`grader.feedback.drawing.window_note` says too). Its
+  window follows the course's rule, so the key keeps one replay a rule
+  (``steps:<algorithm>:<rule>``).
 """
 
 from __future__ import annotations
