@@ -30,6 +30,8 @@ from typing import Any
 
 from grader.games.base import MAX, MIN
 from reference.alpha_beta import alpha_beta
+from reference.replay import AlphaBetaReplay
+from reference.steps import STEP_LIMIT, StepLimitReached
 
 
 def best_first(player: Any, actions: list[Any], values: dict[Any, float]) -> list[Any]:
@@ -98,6 +100,93 @@ def deepening_decision(game: Any, state: Any, *, strict: bool = False) -> Any:
     return iterative_deepening(game, state, game.depth_limit, strict=strict)[1]
 
 
+class DeepeningReplay(AlphaBetaReplay):
+    """:func:`iterative_deepening` replayed with its bookkeeping: the moments of the step
+    explanation (:mod:`grader.feedback.explain`), ``generated`` the reference's (checked by
+    ``tests/test_deepening.py``).
+
+    Each iteration starts with ``["iteration", step, limit, mover, order, previous]``: its depth
+    limit, the root's mover (``"MAX"``/``"MIN"``), the root's children's ids in the order it
+    searches them, and ``previous``: ``[[child, value], ...]`` the previous iteration's values in
+    that order (``value`` None for a child it did not search; ``previous`` None in iteration 1,
+    which takes ``game.actions`` order). Then the iteration's alpha-beta moments in
+    :mod:`reference.replay`'s format (the root's own loop included), ``step`` counting every
+    node generated since the first iteration. A replay stopped past ``until`` nodes ends with
+    ``["stopped", step]``. Raises ``ValueError`` where the root's mover is neither MAX nor MIN.
+    """
+
+    def __init__(self, game: Any, max_depth: int, strict: bool = False,
+                 until: int = STEP_LIMIT) -> None:
+        self.game, self.strict, self.until = game, strict, until
+        self.generated, self.evaluated = [], []
+        self.visits, self.cuts, self.moments = [], [], []
+        self.complete, self.value = True, None
+        try:
+            self._iterations(game, max_depth)
+        except StepLimitReached:
+            self.complete = False
+            self.moments.append(["stopped", len(self.generated)])
+
+    def _iterations(self, game: Any, max_depth: int) -> None:
+        state = game.initial_state()
+        if game.is_cutoff(state, 0):
+            self.value = game.evaluate(state)
+            return
+        player = game.to_move(state)
+        if player not in (MAX, MIN):  # the reference's own error (root_iteration)
+            root_iteration(game, state, [], self.strict)
+        actions = list(game.actions(state))
+        order, values = actions, None
+        for limit in range(1, max_depth + 1):
+            self.game = game.with_depth_limit(limit)
+            ids = [self.game.state_id(self.game.result(state, a)) for a in order]
+            previous = None if values is None else [
+                [child, values.get(action)] for child, action in zip(ids, order)]
+            self.moments.append(["iteration", len(self.generated), limit,
+                                 "MAX" if player == MAX else "MIN", ids, previous])
+            values = self._root(state, player, order, ids)
+            order = best_first(player, actions, values)
+
+    def _root(self, state: Any, player: Any, order: list[Any], ids: list[str]) -> dict:
+        """:func:`root_iteration`'s loop, recording: {action: the value its child returned}."""
+        is_max = player == MAX
+        alpha, beta = -math.inf, math.inf
+        v, best, values = (-math.inf if is_max else math.inf), None, {}
+        root = self.game.state_id(state)
+        for index, action in enumerate(order):
+            child = self.game.result(state, action)
+            self.moments.append(["generate", len(self.generated), root, is_max, alpha, beta, v,
+                                 [ids[index]]])
+            self.generated.append(ids[index])
+            if len(self.generated) > self.until + 1:
+                raise StepLimitReached
+            values[action] = found = self._search(child, alpha, beta, 1, None, None)
+            if best is None or (found > v if is_max else found < v):
+                v, best = found, action
+            if is_max:
+                cut = (v > beta) if self.strict else (v >= beta)
+            else:
+                cut = (v < alpha) if self.strict else (v <= alpha)
+            if cut:
+                if ids[index + 1:]:
+                    self.moments.append(["cut", len(self.generated), root, is_max, alpha, beta,
+                                         v, ids[index + 1:]])
+                break
+            if is_max:
+                alpha = max(alpha, v)
+            else:
+                beta = min(beta, v)
+        self.value = v
+        return values
+
+
+def deepening_steps(game: Any, settings: Any = None, *, strict: bool = False,
+                    until: int = STEP_LIMIT) -> list[list[Any]]:
+    """The moments of :class:`DeepeningReplay` at ``max_depth = game.depth_limit`` (the case's
+    ``depth_limit``); the step replay of the algorithm's spec (``settings`` unused)."""
+    return DeepeningReplay(game, game.depth_limit, strict, until).moments
+
+
 def unordered(game: Any, state: Any, max_depth: int, *, strict: bool = False) -> tuple:
     """The same iterations with no reordering (every iteration in ``actions`` order): what
     the feedback's "nodes saved by ordering" is measured against."""
@@ -110,4 +199,5 @@ def unordered(game: Any, state: Any, max_depth: int, *, strict: bool = False) ->
     return value, decision
 
 
-__all__ = ["best_first", "deepening_decision", "iterative_deepening", "root_iteration", "unordered"]
+__all__ = ["DeepeningReplay", "best_first", "deepening_decision", "deepening_steps",
+           "iterative_deepening", "root_iteration", "unordered"]

@@ -5,6 +5,7 @@ the nodes ordering saves."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -14,15 +15,18 @@ from grader.cases import case_from_dict, load_case
 from grader.compare import check_decision, compare
 from grader.errors import AboveCutoffError, CaseError
 from grader.feedback.deepening import ordering_counts, ordering_report
+from grader.feedback.explain import step_note
 from grader.run.runner import RunResult, run_algorithm
 from grader.run.tracing import traced
+from grader.cases.rubric import load_rubric
 from grader.scoring.grade import grade
 from reference import reference_functions
-from reference.deepening import best_first, iterative_deepening
+from reference.deepening import DeepeningReplay, best_first, deepening_steps, iterative_deepening
 
 ROOT = Path(__file__).resolve().parent.parent
 INTRO = ROOT / "trees" / "public" / "iterative-deepening-intro.json"
 CORRECT = ROOT / "tests" / "submissions" / "correct" / "search.py"
+RUBRIC = load_rubric()
 
 
 def intro_data() -> dict:
@@ -176,3 +180,85 @@ def test_new_and_generate_write_deepening_cases_that_load() -> None:
 def test_a_cut_student_trace_is_counted_as_at_least() -> None:
     lines = ordering_report(load_case(INTRO), "inclusive", AnswerKey(cache=None), 9, True)
     assert " ".join(lines[:lines.index("")]).endswith("Your search generated at least 9.")
+
+
+# --- the step note: the iteration, its root order and the window at the first difference -----
+
+
+def _deepening_cases() -> list[Path]:
+    return [path for folder in ("public", "hidden")
+            for path in sorted((ROOT / "trees" / folder).glob("*.json"))
+            if "iterative_deepening" in json.loads(path.read_text()).get("algorithms", [])]
+
+
+@pytest.mark.parametrize("rule", ["inclusive", "strict"])
+def test_the_step_replay_is_the_reference_step_for_step_on_every_case(rule) -> None:
+    paths = _deepening_cases()
+    assert len(paths) >= 10
+    for path in paths:
+        case = load_case(path)
+        replay = DeepeningReplay(case.build_game(), case.depth_limit, rule == "strict")
+        ref = run_algorithm(reference_functions(rule), case.build_game(), "iterative_deepening")
+        assert replay.complete, path.name
+        assert (replay.generated, replay.evaluated, replay.value) == \
+            (ref.generated, ref.evaluated, ref.value[0]), path.name
+
+
+def test_the_replay_marks_each_iteration_with_its_root_order_and_why() -> None:
+    moments = deepening_steps(load_case(INTRO).build_game())
+    assert [m for m in moments if m[0] == "iteration"] == [
+        ["iteration", 0, 1, "MAX", ["a", "b", "c"], None],
+        ["iteration", 3, 2, "MAX", ["c", "a", "b"], [["c", 5], ["a", 2], ["b", 1]]]]
+    assert ["cut", 9, "a", False, 5, math.inf, 3, ["a2", "a3"]] in moments
+
+
+# the unordered iterations' trace (the no_ordering mistake's): a, b, c again at depth limit 2
+UNORDERED = ["a", "b", "c", "a", "a1", "a2", "a3", "b", "b1", "c", "c1", "c2", "c3"]
+
+
+def test_the_note_names_the_iteration_its_order_and_the_next_node() -> None:
+    case, answers = load_case(INTRO), AnswerKey(cache=None)
+    expected = run_algorithm(reference_functions(), case.build_game(), "iterative_deepening")
+    note = step_note(case, "iterative_deepening", "inclusive", expected,
+                     RunResult(5, UNORDERED), answers)
+    assert note == (
+        "Step 4 is in iteration 2 of the reference's iterative deepening (depth limit 2; the "
+        "iteration's step 1), which searches the root's children in the order c, a, b: "
+        "iteration 1's values c = 5, a = 2, b = 1, sorted best first for MAX at the root "
+        "(highest first, ties in `game.actions` order). At step 4 the reference is at R (MAX) "
+        "with α = −∞, β = +∞ and v = −∞ so far: v < β, no cut, so it generates c next. "
+        "Yours generated a.")
+    # at a cut, its window and the children it prunes; in iteration 1, game.actions order
+    at_cut = step_note(case, "iterative_deepening", "inclusive", expected,
+                       RunResult(5, expected.generated[:9] + ["a2"]), answers)
+    assert "Step 10 is in iteration 2" in at_cut
+    assert "At step 10 the reference is at a (MIN) with α = 5, β = +∞: v = 3 ≤ α = 5, so it " \
+           "stops there and prunes a2, a3." in at_cut
+    first = step_note(case, "iterative_deepening", "inclusive", expected,
+                      RunResult(5, ["b"]), answers)
+    assert first.startswith("Step 1 is in iteration 1 of the reference's iterative deepening "
+                            "(depth limit 1; the iteration's step 1), which searches the root's "
+                            "children in `game.actions` order (a, b, c): the first iteration")
+    assert "generates a next. Yours generated b." in first
+
+
+def test_the_handouts_key_holds_the_notes_for_each_rule_a_case_accepts() -> None:
+    """The handout has no reference/: prepare_answers keeps the replay in the key, one a rule
+    (the window follows the rule), and a key without it gives no note rather than another's."""
+    from grader.scoring.grade import prepare_answers
+
+    either = load_case(ROOT / "trees" / "hidden" / "iterative-deepening-either-rule.json")
+    case, key = load_case(INTRO), AnswerKey(cache=None)
+    prepare_answers([case, either], RUBRIC, key)
+    stored = [entry for entry in key.entries if ":steps:iterative_deepening:" in entry]
+    assert len(stored) == 3  # the intro's course rule, both of the either-rule case's
+    assert {entry.rsplit(":", 1)[1] for entry in stored} == {"inclusive", "strict"}
+    key.version = None  # as in the handout: only what the key file holds
+    expected = run_algorithm(reference_functions(), case.build_game(), "iterative_deepening")
+    note = step_note(case, "iterative_deepening", "inclusive", expected, RunResult(5, UNORDERED),
+                     key)
+    assert note.startswith("Step 4 is in iteration 2") and "generates c next" in note
+    empty = AnswerKey(cache=None)
+    empty.version = None
+    assert step_note(case, "iterative_deepening", "inclusive", expected,
+                     RunResult(5, UNORDERED), empty) is None

@@ -330,9 +330,10 @@ def test_the_page_is_made_without_reference(tmp_path):
     assert replay_data(section)["first"] == 7
 
 
-def test_the_step_explanation_is_in_the_page_for_expectimax_maxn_and_mcts(golden):
+def test_the_step_explanation_is_in_the_page_for_expectimax_maxn_mcts_and_deepening(golden):
     """The callout at the first difference carries the same explanation as the text feedback,
-    from the answer key (Star1's bounds, max^n's shallow-pruning bound, an MCTS iteration)."""
+    from the answer key (Star1's bounds, max^n's shallow-pruning bound, an MCTS iteration,
+    an iteration of iterative deepening with its root order and window)."""
     from grader.answers.solve import mcts_settings
     from grader.run.runner import run_algorithm
     from reference.mistakes import mistakes_for
@@ -341,7 +342,8 @@ def test_the_step_explanation_is_in_the_page_for_expectimax_maxn_and_mcts(golden
     for number, (case_name, algorithm, name) in enumerate([
             ("star1-bounded-expectimax", "expectimax", "ignores_bounds"),
             ("maxn-shallow-pruning", "maxn", "maxn_wrong_component"),
-            ("mcts-tiny-tree", "mcts", "mcts_reward_to_move")], start=1):
+            ("mcts-tiny-tree", "mcts", "mcts_reward_to_move"),
+            ("iterative-deepening-intro", "iterative_deepening", "no_ordering")], start=1):
         case = load_case(PUBLIC / f"{case_name}.json")
         mistake = next(m for m in mistakes_for(algorithm, "inclusive") if m.name == name)
         got = run_algorithm(mistake.functions("inclusive"), case.build_game(), algorithm,

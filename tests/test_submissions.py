@@ -567,6 +567,24 @@ def test_iterative_deepening_mistakes_are_named_and_report_the_nodes_ordering_sa
     assert failing
     assert any(f"(`{name}`)" in t.output for t in failing), name
     assert all("**Move ordering.**" in t.output for t in tests)
+    # the step note of its own: the iteration the first difference is in, never minimax's
+    # "values backed up" note (every iterative-deepening case's trace runs past no step limit)
+    for test in failing:
+        if "`generated` differs" in test.output:
+            assert "of the reference's iterative deepening (depth limit" in test.output, name
+        assert "backed up" not in test.output
+
+
+@pytest.mark.parametrize("name", ["no_ordering", "worst_first"])
+def test_iterative_deepening_misordered_root_is_told_its_iteration_order_and_next_node(graded, name):
+    """On the intro case iteration 2 searches c first (iteration 1's values c 5, a 2, b 1);
+    these mistakes search a or b there."""
+    test = by_test(graded[name])[("iterative_deepening", "iterative-deepening-intro")]
+    text = " ".join(test.output.split())
+    assert "Step 4 is in iteration 2 of the reference's iterative deepening (depth limit 2;" in text
+    assert "in the order c, a, b: iteration 1's values c = 5, a = 2, b = 1" in text
+    assert "so it generates c next. Yours generated " + ("a." if name == "no_ordering" else "b.") \
+        in text
 
 
 def test_ordering_worst_first_never_changes_the_value_only_the_trace(graded):

@@ -28,6 +28,8 @@ ALGORITHM = Algorithm(
     random_trees=False,  # its trees would need a depth limit and its answers are pairs
     reference={"iterative_deepening": "reference.deepening:iterative_deepening"},
     decision="reference.deepening:deepening_decision",
+    steps="reference.deepening:deepening_steps",
+    step_notes="deepening",  # the iteration, its root order and why, and the window
     mistakes="reference.mistakes_deepening",
     sheet_note=sheet_note,
     authoring=Authoring(shape="evals_inside"),

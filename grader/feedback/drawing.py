@@ -27,7 +27,6 @@ Text is Unicode; :func:`asciify` turns it into ASCII (a terminal that is not UTF
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 import textwrap
@@ -39,7 +38,7 @@ from grader.answers.tree_walk import positions
 from grader.cases.rules import NOISY_ALGORITHMS
 from grader.compare import describe, diff_sequence
 from grader.errors import GraderError
-from grader.feedback.explain import with_yours
+from grader.feedback.explain import number, window_sentence, with_yours
 from grader.games.base import CHANCE, MAX, MIN
 
 WIDTH = 100  # no line of feedback is longer
@@ -93,12 +92,6 @@ def player_name(player: Any, vectors: bool) -> str:
     if vectors:
         return f"P{player}"
     return {MAX: "MAX", MIN: "MIN"}.get(player, f"P{player}")
-
-
-def number(value: float) -> str:
-    if isinstance(value, float) and math.isinf(value):
-        return "+∞" if value > 0 else "−∞"
-    return describe(value)
 
 
 # --- the tree -------------------------------------------------------------------------------
@@ -294,10 +287,6 @@ def _render(tree: _Tree, rows: list[_Row], width: int) -> list[str]:
     return lines
 
 
-def _some(ids: list[str], most: int = 3) -> str:
-    return ", ".join(ids[:most]) + (f" and {len(ids) - most} more" if len(ids) > most else "")
-
-
 # --- the alpha-beta window at the first difference -------------------------------------------
 
 
@@ -357,19 +346,8 @@ def window_note(case: Any, rule: str, expected: list[str], got: list[str],
         moment = next((m for m in moments if m.kind == "generate" and m.step == step), None)
     if moment is None:
         return None
-    who = f"{moment.node} ({'MAX' if moment.is_max else 'MIN'})"
-    window = f"α = {number(moment.alpha)}, β = {number(moment.beta)}"
-    bound = f"β = {number(moment.beta)}" if moment.is_max else f"α = {number(moment.alpha)}"
-    v = f"v = {number(moment.v)}"
-    if moment.kind == "cut":
-        sign = (">" if strict else "≥") if moment.is_max else ("<" if strict else "≤")
-        text = (f"At step {step + 1} the reference is at {who} with {window}: {v} {sign} "
-                f"{bound}, so it stops there and prunes {_some(moment.children)}.")
-    else:
-        sign = ("≤" if strict else "<") if moment.is_max else ("≥" if strict else ">")
-        text = (f"At step {step + 1} the reference is at {who} with {window} and {v} so far: "
-                f"{v.split(' = ')[0]} {sign} {bound.split(' = ')[0]}, no cut, so it generates "
-                f"{moment.children[0]} next.")
+    text = window_sentence(step, moment.kind, moment.node, moment.is_max, moment.alpha,
+                           moment.beta, moment.v, moment.children, strict)
     return with_yours(text, got, step, stopped=stopped)
 
 

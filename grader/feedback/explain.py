@@ -1,5 +1,5 @@
 """The step explanation at the first difference, for minimax, expectimax (Star1), max^n, MCTS,
-alpha-beta with a transposition table and quiescence search.
+alpha-beta with a transposition table, quiescence search and iterative deepening.
 
 Alpha-beta's is the window sentence of :func:`grader.feedback.drawing.window_note`; this module
 does the same for the other algorithms, from the reference's moments (:mod:`reference.steps`,
@@ -19,11 +19,18 @@ them without ``reference/``):
   table did just before the step (a hit answering a node, an entry narrowing the window or
   ignored as searched shallower, a store and why it is a bound or exact) or its quiescence
   search (stand pat, a stand-pat cut, a quiet node, the quiescence limit, the noisy moves
-  searched), then the node and window where it generates its next child.
+  searched), then the node and window where it generates its next child;
+* iterative deepening (:class:`reference.deepening.DeepeningReplay`): the iteration (depth
+  limit) the step is in, the root order that iteration searches and why (the previous
+  iteration's values, best first for the root's mover), then alpha-beta's window sentence
+  (:func:`window_sentence`, which :func:`grader.feedback.drawing.window_note` says too). Its
+  window follows the course's rule, so the key keeps one replay a rule
+  (``steps:<algorithm>:<rule>``).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import grader.algorithms as algorithm_specs
@@ -34,9 +41,40 @@ from grader.files import json_safe
 
 MAX_LISTED = 6  # children or path nodes quoted at most
 # How a spec's moments are worded (its ``step_notes``): the values backed up at a tree node, an
-# MCTS iteration, table or quiescence events. A spec without one gets no step note.
-NOTES = ("tree", "playouts", "search")
+# MCTS iteration, table or quiescence events, an iteration of iterative deepening (its root
+# order and the alpha-beta window). A spec without one gets no step note.
+NOTES = ("tree", "playouts", "search", "deepening")
 EVENTS_LISTED = 4  # table or quiescence events quoted before the step at most
+
+
+def number(value: float) -> str:
+    """A window bound or value: infinities as ``+∞`` / ``−∞``."""
+    if isinstance(value, float) and math.isinf(value):
+        return "+∞" if value > 0 else "−∞"
+    return describe(value)
+
+
+def _some(ids: list[str], most: int = 3) -> str:
+    return ", ".join(ids[:most]) + (f" and {len(ids) - most} more" if len(ids) > most else "")
+
+
+def window_sentence(step: int, kind: str, node: str, is_max: bool, alpha: float, beta: float,
+                    v: float, children: list[str], strict: bool) -> str:
+    """The reference's alpha-beta at ``step`` (0-based) in one sentence: the node, its window
+    and ``v``, and the cut it makes or the child it generates next (a moment of
+    :mod:`reference.replay`; :func:`grader.feedback.drawing.window_note` and iterative
+    deepening's note both say it this way)."""
+    who = f"{node} ({'MAX' if is_max else 'MIN'})"
+    window = f"α = {number(alpha)}, β = {number(beta)}"
+    bound = f"β = {number(beta)}" if is_max else f"α = {number(alpha)}"
+    shown_v = f"v = {number(v)}"
+    if kind == "cut":
+        sign = (">" if strict else "≥") if is_max else ("<" if strict else "≤")
+        return (f"At step {step + 1} the reference is at {who} with {window}: {shown_v} {sign} "
+                f"{bound}, so it stops there and prunes {_some(children)}.")
+    sign = ("≤" if strict else "<") if is_max else ("≥" if strict else ">")
+    return (f"At step {step + 1} the reference is at {who} with {window} and {shown_v} so far: "
+            f"v {sign} {bound.split(' = ')[0]}, no cut, so it generates {children[0]} next.")
 
 
 def _num(value: Any) -> str:
@@ -67,10 +105,13 @@ def cached_steps(case: Any, algorithm: str, rule: str, answers: Any) -> list[Any
 
         replay = algorithm_specs.resolve(spec.steps)
         settings = mcts_settings(case) if spec.iterations else None
+        if spec.course_rule:  # its window follows the course's rule: one replay a rule
+            return json_safe(replay(case.build_game(), settings, strict=rule == "strict"))
         return json_safe(replay(case.build_game(), settings))
 
+    key = f"steps:{algorithm}:{rule}" if spec.course_rule else f"steps:{algorithm}"
     try:
-        return answers.extra(case, f"steps:{algorithm}", compute)
+        return answers.extra(case, key, compute)
     except GraderError:
         return None
     except (ValueError, TypeError):  # a game the algorithm cannot take: no explanation
@@ -97,6 +138,8 @@ def step_note(case: Any, algorithm: str, rule: str, expected: Any, got: Any,
         text = _mcts_note(moments, step)
     elif style == "search":
         text = _search_note(moments, step)
+    elif style == "deepening":
+        text = _deepening_note(moments, step, yours, rule == "strict")
     else:  # "tree": cached_steps gave moments for no other style
         text = _tree_note(moments, step, yours, algorithm, case)
     if text is None:
@@ -233,6 +276,50 @@ def _search_note(moments: list[Any], step: int) -> str | None:
     return f"{before}{where}{backed}. It generates {children[0]}{noisy} next."
 
 
+def _order_reason(mover: str, ids: list[str], previous: list[Any] | None, limit: int) -> str:
+    """Why an iteration of iterative deepening takes the root's children in its order."""
+    listed = ", ".join(ids[:MAX_LISTED]) + (" ..." if len(ids) > MAX_LISTED else "")
+    if previous is None:
+        return (f"in `game.actions` order ({listed}): the first iteration has no values to "
+                "sort by")
+    shown = ", ".join(f"{child} = {_num(value)}" if value is not None else f"{child} not searched"
+                      for child, value in previous[:MAX_LISTED])
+    more = f" and {len(previous) - MAX_LISTED} more" if len(previous) > MAX_LISTED else ""
+    best = "highest" if mover == "MAX" else "lowest"
+    unsearched = ("; the children it did not search last" if any(value is None for _, value in
+                                                                  previous) else "")
+    return (f"in the order {listed}: iteration {limit - 1}'s values {shown}{more}, sorted best "
+            f"first for {mover} at the root ({best} first, ties in `game.actions` order"
+            f"{unsearched})")
+
+
+def _deepening_note(moments: list[Any], step: int, yours: str | None,
+                    strict: bool) -> str | None:
+    """Iterative deepening at ``step``: the iteration (depth limit) it is in, the root order
+    that iteration uses and why, then the alpha-beta window there (:func:`window_sentence`)."""
+    iteration = None
+    for moment in moments:
+        if moment[0] == "iteration" and moment[1] <= step:
+            iteration = moment
+    if iteration is None:
+        return None
+    _, start, limit, mover, ids, previous = iteration
+    head = (f"Step {step + 1} is in iteration {limit} of the reference's iterative deepening "
+            f"(depth limit {limit}; the iteration's step {step - start + 1}), which searches the root's "
+            f"children {_order_reason(mover, ids, previous, limit)}.")
+    cuts = [m for m in moments if m[0] == "cut" and m[1] == step]
+    moment = next((m for m in cuts if yours in m[7]), cuts[0] if cuts else None)
+    if moment is None:
+        moment = next((m for m in moments if m[0] == "generate" and m[1] == step), None)
+    if moment is None:
+        total = sum(m[0] == "generate" for m in moments)
+        return (f"At step {step + 1} the reference had finished: it generated {total} nodes in "
+                f"all, over {limit} iterations.")
+    kind, _, node, is_max, alpha, beta, v, children = moment
+    return head + " " + window_sentence(step, kind, node, is_max, _float(alpha), _float(beta),
+                                        _float(v), children, strict)
+
+
 def _star1_chance_reason(kind: str, seen: list[Any], facts: dict[str, Any]) -> str:
     s, r = _float(facts["S"]), _float(facts["R"])
     low, high = _float(facts["L"]), _float(facts["U"])
@@ -320,4 +407,4 @@ def _mcts_note(moments: list[Any], step: int) -> str | None:
     return " ".join(parts)
 
 
-__all__ = ["cached_steps", "step_note", "with_yours"]
+__all__ = ["cached_steps", "number", "step_note", "window_sentence", "with_yours"]
