@@ -153,7 +153,7 @@ def _request_key(case: Case, rubric: Rubric) -> str:
     """What one request to the worker fixes (the game, its params, the evaluation's limits)
     and what builds the game (its start): cases alike in these share requests and a game
     (:func:`play_ahead`)."""
-    settings = rubric.settings_for(case, "evaluate")
+    settings = rubric.settings_for(case, EVALUATE.name)
     built = {key: case.data.get(key) for key in BUILDS_GAME}
     return json.dumps([built, rubric.play.calls, settings.time_floor, settings.time_multiple],
                       sort_keys=True, default=repr)
