@@ -146,6 +146,13 @@ def _cost(case: Case, algorithm: str, rubric: Rubric, answers: AnswerKey) -> int
         return 1_000
 
 
+def _plays_positions(algorithm: str) -> bool:
+    """Whether the algorithm's tests play matches on the student's values of positions (the
+    ones :func:`play_ahead` plays together); other play-graded ones (the modeling
+    assumptions' matches) have no such matches and are graded alone."""
+    return algorithm_specs.get(algorithm).call == "positions"
+
+
 SHARES = 2  # workers a grade's tests are shared among, on one core as on two (grade's jobs)
 
 
@@ -180,9 +187,9 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
         graded = []
         for at, index in enumerate(share):
             case, algorithm, _ = items[index]
-            if algorithm in PLAY_ALGORITHMS and index not in done:
+            if _plays_positions(algorithm) and index not in done:
                 seen = rubric.settings_for(case, algorithm).visibility
-                alike = [i for i in share[at:] if items[i][1] in PLAY_ALGORITHMS
+                alike = [i for i in share[at:] if _plays_positions(items[i][1])
                          and rubric.settings_for(items[i][0], items[i][1]).visibility == seen]
                 done.update(alike)
                 play_ahead(worker, [items[i][0] for i in alike], rubric)
