@@ -28,7 +28,7 @@ import grader.algorithms as algorithm_specs
 from grader.answers import tree_walk
 from grader.answers.store import AnswerKey
 from grader.cases import Case, find_cases, load_case
-from grader.cases.algorithms import PAIR_ALGORITHMS, PLAY_ALGORITHMS, PLAY_GAMES
+from grader.cases.algorithms import PLAY_ALGORITHMS, PLAY_GAMES
 from grader.cases.rubric import Rubric, load_rubric
 from grader.errors import CaseError, SubmissionError
 from grader.feedback import deepening, diagnosis, explain, savings
@@ -38,6 +38,7 @@ from grader.sandbox.audit import record_audit
 from grader.sandbox.client import Worker
 from grader.sandbox.portable import open_worker
 from grader.sandbox.limits import Limits, worker_users
+from grader.sandbox.submission import Choice
 from grader.scoring import upload
 from grader.scoring.assumptions import submission_tables
 from grader.scoring.named import name_mistakes
@@ -146,32 +147,92 @@ def _cost(case: Case, algorithm: str, rubric: Rubric, answers: AnswerKey) -> int
         return 1_000
 
 
+def _plays_positions(algorithm: str) -> bool:
+    """Whether the algorithm's tests play matches on the student's values of positions (the
+    ones :func:`play_ahead` plays together); other play-graded ones (the modeling
+    assumptions' matches) have no such matches and are graded alone."""
+    return algorithm_specs.get(algorithm).call == "positions"
+
+
 SHARES = 2  # workers a grade's tests are shared among, on one core as on two (grade's jobs)
 
 
-def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubric: Rubric,
-                 answers: AnswerKey, results: GradingResults, pool: ThreadPoolExecutor | None,
-                 keep_games: bool = True
+def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], grading: _Grading,
+                 pool: ThreadPoolExecutor | None
                  ) -> list[tuple[TestResult, list[tuple[TestResult, Observation]]]]:
     """Each ``(case, algorithm, number)`` graded, with what it observed, in ``items``' order.
 
-    With several workers, the tests are shared out before any runs: a game's play cases to one
-    worker (by the game, so in every phase the same), then the others by their estimated cost
-    (:func:`_cost`, the largest first, each to the least loaded worker): a function of the cases
-    only, so a regrade gives each worker the same tests in the same order. Each worker runs its
-    share in ``items``' order: in a thread of ``pool`` when there is one (the GIL is released
-    while the grader waits for its worker, where most of a grade's CPU is spent), else one share
-    after the other. So how many run at once never changes what a worker sees."""
-    def one(worker: Worker, index: int) -> tuple[TestResult, list[tuple[TestResult, Observation]]]:
-        seen: list[tuple[TestResult, Observation]] = []
-        case, algorithm, number = items[index]
-        test = _grade_safely(case, algorithm, number, rubric, worker, answers, results, seen)
-        if algorithm in PLAY_ALGORITHMS and not keep_games:
-            forget_game(case)
-            release_free_memory()
-        return test, seen
+    With several workers, the tests are shared out before any runs (:func:`_shares`), each
+    share run in ``items``' order: in a thread of ``pool`` when there is one (the GIL is
+    released while the grader waits for its worker, where most of a grade's CPU is spent), else
+    one share after the other. So how many run at once never changes what a worker sees."""
+    if len(workers) == 1 or len(items) < 2:
+        return [test for _, test in grading.graded_in_turn(workers[0], items,
+                                                           list(range(len(items))))]
+    shares = _shares(items, len(workers), grading.rubric, grading.answers)
 
-    def graded_in_turn(worker: Worker, share: list[int]) -> list[tuple[int, Any]]:
+    def run(worker: Worker, share: list[int]) -> list[tuple[int, Any]]:
+        return grading.graded_in_turn(worker, items, share)
+
+    graded: dict[int, Any] = {}
+    for part in (pool.map if pool is not None else map)(run, workers, shares):
+        graded.update(part)
+    return [graded[index] for index in range(len(items))]
+
+
+def _shares(items: list[tuple[Case, str, str]], count: int, rubric: Rubric,
+            answers: AnswerKey) -> list[list[int]]:
+    """``items``' indices shared among ``count`` workers, each share in ``items``' order: a
+    game's play cases to one worker (by the game, so in every phase the same: the student's
+    values are cached by position a worker, play.evaluate_ids, and a game's cases meet the same
+    positions), then the others by their estimated cost (:func:`_cost`, the largest first,
+    each to the least loaded worker). A function of the cases only, so a regrade gives each
+    worker the same tests in the same order."""
+    shares: list[list[int]] = [[] for _ in range(count)]
+    loads = [0] * count
+    costs = [_cost(case, algorithm, rubric, answers) for case, algorithm, _ in items]
+    others = []
+    for index, (case, algorithm, _) in enumerate(items):
+        if algorithm not in PLAY_ALGORITHMS:
+            others.append(index)
+            continue
+        game = PLAY_GAMES.index(case.game) if case.game in PLAY_GAMES else 0
+        shares[game % count].append(index)
+        loads[game % count] += costs[index]
+    for index in sorted(others, key=lambda i: (-costs[i], i)):
+        least = loads.index(min(loads))
+        shares[least].append(index)
+        loads[least] += costs[index]
+    return [sorted(share) for share in shares]
+
+
+class _Grading:
+    """One submission's grading under way: what each test needs (rubric, answer key, the
+    results for staff notes) and what the tests add up to, in the order they are recorded: the
+    tests, what each observed (for the named mistakes) and the numbers given per algorithm."""
+
+    def __init__(self, rubric: Rubric, answers: AnswerKey, results: GradingResults,
+                 progress: Callable[[TestResult], None] | None, keep_games: bool) -> None:
+        self.rubric, self.answers, self.results = rubric, answers, results
+        self.progress, self.keep_games = progress, keep_games
+        self.counters = {name: 0 for name in ALGORITHM_NUMBERS}  # tests numbered so far
+        self.observed: list[tuple[TestResult, Observation]] = []
+
+    def record(self, test: TestResult) -> None:
+        self.results.tests.append(test)
+        if self.progress:
+            self.progress(test)
+
+    def run(self, workers: list[Worker], pool: ThreadPoolExecutor | None,
+            items: list[tuple[Case, str]]) -> None:
+        """``items`` numbered on from the counters, graded, and recorded in their order."""
+        numbered = list(upload.numbered(items, self.counters))
+        for test, seen in _in_parallel(workers, numbered, self, pool):
+            self.observed.extend(seen)
+            self.record(test)
+
+    def graded_in_turn(self, worker: Worker, items: list[tuple[Case, str, str]],
+                       share: list[int]) -> list[tuple[int, Any]]:
         """The share's tests in order, a play case's matches played, when it comes up, with
         those of the share's later play cases of its visibility (play.play_ahead: one request
         a round for the cases of a game, the same matches): never before a test of an earlier
@@ -180,41 +241,25 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], rubr
         graded = []
         for at, index in enumerate(share):
             case, algorithm, _ = items[index]
-            if algorithm in PLAY_ALGORITHMS and index not in done:
-                seen = rubric.settings_for(case, algorithm).visibility
-                alike = [i for i in share[at:] if items[i][1] in PLAY_ALGORITHMS
-                         and rubric.settings_for(items[i][0], items[i][1]).visibility == seen]
+            if _plays_positions(algorithm) and index not in done:
+                seen = self.rubric.settings_for(case, algorithm).visibility
+                alike = [i for i in share[at:] if _plays_positions(items[i][1]) and
+                         self.rubric.settings_for(items[i][0], items[i][1]).visibility == seen]
                 done.update(alike)
-                play_ahead(worker, [items[i][0] for i in alike], rubric)
-            graded.append((index, one(worker, index)))
+                play_ahead(worker, [items[i][0] for i in alike], self.rubric)
+            graded.append((index, self.grade_one(worker, *items[index])))
         return graded
 
-    if len(workers) == 1 or len(items) < 2:
-        return [test for _, test in graded_in_turn(workers[0], list(range(len(items))))]
-    shares: list[list[int]] = [[] for _ in workers]
-    loads = [0] * len(workers)
-    costs = [_cost(case, algorithm, rubric, answers) for case, algorithm, _ in items]
-    # a game's play cases to one worker, the same in every phase: the student's values are
-    # cached by position a worker (play.evaluate_ids), and a game's cases meet the same positions
-    others = []
-    for index, (case, algorithm, _) in enumerate(items):
-        if algorithm not in PLAY_ALGORITHMS:
-            others.append(index)
-            continue
-        game = PLAY_GAMES.index(case.game) if case.game in PLAY_GAMES else 0
-        shares[game % len(workers)].append(index)
-        loads[game % len(workers)] += costs[index]
-    for index in sorted(others, key=lambda i: (-costs[i], i)):
-        least = loads.index(min(loads))
-        shares[least].append(index)
-        loads[least] += costs[index]
-    def run(worker: Worker, share: list[int]) -> list[tuple[int, Any]]:
-        return graded_in_turn(worker, sorted(share))
-
-    graded: dict[int, Any] = {}
-    for part in (pool.map if pool is not None else map)(run, workers, shares):
-        graded.update(part)
-    return [graded[index] for index in range(len(items))]
+    def grade_one(self, worker: Worker, case: Case, algorithm: str, number: str
+                  ) -> tuple[TestResult, list[tuple[TestResult, Observation]]]:
+        """One test and what it observed; a play case's game dropped after it unless kept."""
+        seen: list[tuple[TestResult, Observation]] = []
+        test = _grade_safely(case, algorithm, number, self.rubric, worker, self.answers,
+                             self.results, seen)
+        if algorithm in PLAY_ALGORITHMS and not self.keep_games:
+            forget_game(case)
+            release_free_memory()
+        return test, seen
 
 
 def _thread_pool(count: int) -> ThreadPoolExecutor:
@@ -279,21 +324,7 @@ def grade(
     answers = answers or AnswerKey.default()
     wanted = set(algorithms) if algorithms else None
     results = GradingResults()
-    counters = {name: 0 for name in ALGORITHM_NUMBERS}
-    cases: list[Case] = []
-    for path in find_cases(list(case_paths)):
-        try:
-            cases.append((load or load_case)(path))
-        except Exception as error:  # a broken case is the grader's failure, never the student's
-            results.tests.append(_case_error_result(path, error, f"9.{len(results.staff_notes) + 1}"))
-            results.staff_notes.append(f"{path}: {error}")
-    planned = []  # (case, algorithm) in case order
-    for case in cases:
-        for algorithm in case.algorithms:
-            if (wanted and algorithm not in wanted) or (
-                    name_filter and name_filter not in f"{algorithm}: {case.name}"):
-                continue
-            planned.append((case, algorithm))
+    planned = _planned(_load_cases(case_paths, load or load_case, results), wanted, name_filter)
     try:
         graded_file = upload.which_file(submission)
     except SubmissionError as error:  # one message, not one a test
@@ -301,54 +332,92 @@ def grade(
         upload.nothing_graded(results, error, points)
         results.execution_time = time.perf_counter() - started
         return results
-    # Visible tests run before the others: one worker serves every test, so a submission could
-    # keep what it saw on a hidden case in a global and print it in a later visible test. They
-    # are numbered first too (then each visibility in turn), so numbers reveal no hidden count.
+    grading = _Grading(rubric, answers, results, progress, keep_games)
+    worker = _run_tests(grading, submission, planned, limits, jobs, wanted, name_filter)
+    _conclude(grading, submission, graded_file, worker, wanted, name_filter)
+    results.execution_time = time.perf_counter() - started
+    return results
+
+
+def _load_cases(case_paths: Iterable[Path], load: Callable[[Path], Case],
+                results: GradingResults) -> list[Case]:
+    """The cases that load; a broken one is the grader's failure, never the student's: a
+    test of its own (no points) and a staff note."""
+    cases: list[Case] = []
+    for path in find_cases(list(case_paths)):
+        try:
+            cases.append(load(path))
+        except Exception as error:
+            number = f"9.{len(results.staff_notes) + 1}"
+            results.tests.append(_case_error_result(path, error, number))
+            results.staff_notes.append(f"{path}: {error}")
+    return cases
+
+
+def _planned(cases: list[Case], wanted: set[str] | None,
+             name_filter: str | None) -> list[tuple[Case, str]]:
+    """The (case, algorithm) tests to grade, in case order: those of the wanted algorithms
+    whose ``algorithm: case`` name holds ``name_filter``."""
+    return [(case, algorithm) for case in cases for algorithm in case.algorithms
+            if not ((wanted and algorithm not in wanted) or (
+                name_filter and name_filter not in f"{algorithm}: {case.name}"))]
+
+
+def _in_visibility_order(planned: list[tuple[Case, str]], rubric: Rubric
+                         ) -> tuple[list[tuple[Case, str]], list[tuple[Case, str]]]:
+    """(the visible tests, the others by visibility). Visible tests run before the others:
+    one worker serves every test, so a submission could keep what it saw on a hidden case in
+    a global and print it in a later visible test. They are numbered first too (then each
+    visibility in turn), so numbers reveal no hidden count."""
     def visibility(item: tuple[Case, str]) -> str:
         return rubric.settings_for(item[0], item[1]).visibility
 
     shown = [item for item in planned if visibility(item) == "visible"]
-    not_shown = upload.by_visibility([item for item in planned if item not in shown], visibility)
+    return shown, upload.by_visibility([item for item in planned if item not in shown],
+                                       visibility)
 
-    def record(test: TestResult) -> None:
-        results.tests.append(test)
-        if progress:
-            progress(test)
 
-    observed: list[tuple[TestResult, Observation]] = []
-
-    def run_all(workers: list[Worker], items: list[tuple[Case, str, str]]) -> None:
-        for test, seen in _in_parallel(workers, items, rubric, answers, results, pool,
-                                       keep_games):
-            observed.extend(seen)
-            record(test)
-
+def _run_tests(grading: _Grading, submission: Path, planned: list[tuple[Case, str]],
+               limits: Limits | None, jobs: int, wanted: set[str] | None,
+               name_filter: str | None) -> Worker:
+    """Every planned test graded and recorded: the visible ones, the random-tree tests, the
+    others. The tests are shared among up to :data:`SHARES` workers whatever ``jobs`` is;
+    ``jobs`` only says how many run at once (see :func:`grade`). Returns the first worker."""
+    shown, not_shown = _in_visibility_order(planned, grading.rubric)
     # as root, each worker a user of its own: one cannot signal (kill) another where Landlock
     # cannot scope signals (both the default user where job slots cannot be claimed)
     users = worker_users(max(1, min(SHARES, len(planned))))
     count = max(1, min(jobs, len(users)))  # how many of them grade at once
-    # the grader's own measure of this machine (batch: once for all), so the worker need not
     with contextlib.ExitStack() as stack:
         # threads that outlive every worker: a worker dies with the thread that started it
         # (PR_SET_PDEATHSIG), and one may start a fresh worker after a time-out; the workers
         # are closed (below, first out) before the pool's threads end
         pool = stack.enter_context(_thread_pool(count)) if count > 1 else None
+        # the grader's own measure of this machine (batch: once for all), so the worker need not
         workers = [stack.enter_context(open_worker(
-            submission, limits=limits or Limits(), calibration=answers.calibration(), user=user))
-            for user in users]
+            submission, limits=limits or Limits(), calibration=grading.answers.calibration(),
+            user=user)) for user in users]
         worker = workers[0]
         for other in workers[1:]:  # one submission, one allowance; its import printed once
             other.account, other.show_import_output = worker.account, False
-        run_all(workers, list(upload.numbered(shown, counters)))
-        for test in _random_trees(rubric).random_tree_tests(rubric, worker, counters, wanted,
-                                                             name_filter):
-            record(test)  # numbered after the algorithm's visible cases
-        run_all(workers, list(upload.numbered(not_shown, counters)))
+        grading.run(workers, pool, shown)
+        for test in _random_trees(grading.rubric).random_tree_tests(
+                grading.rubric, worker, grading.counters, wanted, name_filter):
+            grading.record(test)  # numbered after the algorithm's visible cases
+        grading.run(workers, pool, not_shown)
+    return worker
+
+
+def _conclude(grading: _Grading, submission: Path, graded_file: Choice, worker: Worker,
+              wanted: set[str] | None, name_filter: str | None) -> None:
+    """What needs every test: the MCTS outcome caps, the leaderboard, the named mistakes, the
+    submission's message, the audit; then the results cleaned, sorted, the key saved."""
+    results, rubric = grading.results, grading.rubric
     pair_mcts_outcomes(results.tests)
     if rubric.play.leaderboard:
         results.leaderboard = leaderboard(results.tests)
     grader_failed = any(test.outcome == GRADER_ERROR for test in results.tests)
-    named = name_mistakes(observed, answers, results)  # one diagnosis per algorithm
+    named = name_mistakes(grading.observed, grading.answers, results)  # one an algorithm
     # the lectures' 2 x 2 table from the visible assumptions tests (a hidden test's matches
     # are not the student's to see before its results are)
     tables = submission_tables([t for t in results.tests if t.visibility == "visible"])
@@ -361,7 +430,5 @@ def grade(
         _random_trees(rubric).handout_note(rubric, wanted, name_filter)]))
     record_audit(submission, results)  # staff only (extra_data, a staff note); never a deduction
     results.clean()  # no NUL or lone surrogate leaves the model
-    answers.save()
+    grading.answers.save()
     results.tests.sort(key=lambda test: tuple(int(part) for part in test.number.split(".")))
-    results.execution_time = time.perf_counter() - started
-    return results

@@ -16,7 +16,6 @@ from typing import Any
 import grader.algorithms as algorithm_specs
 from grader.answers.store import AnswerKey, Reference
 from grader.cases import Case
-from grader.cases.algorithms import PAIR_ALGORITHMS
 from grader.cases.rubric import Rubric
 from grader.compare import (
     Comparison,
@@ -84,10 +83,62 @@ def grade_pair(
 ) -> TestResult:
     """Grade one (case, algorithm) pair. Never raises for anything the student does.
 
-    ``observed`` gets what the student's code did, for the diagnosis of the whole submission
-    (:func:`grader.scoring.named.name_mistakes`, after every test of the algorithm ran)."""
+    The flow: tests graded otherwise than by a trace leave first (MCTS outcome, play); else the
+    student's run is compared with the reference's traces for each accepted pruning rule, a
+    run that stopped early (budget, error) graded on what it did, a finished one scored on
+    value and traces. ``observed`` gets what the student's code did, for the diagnosis of the
+    whole submission (:func:`grader.scoring.named.name_mistakes`, after every test ran)."""
     settings = rubric.settings_for(case, algorithm)
-    result = TestResult(
+    result = _ungraded(case, algorithm, number, settings)
+    spec = algorithm_specs.get(algorithm)
+    if spec.iterations and case.mcts is not None and case.mcts.check == "outcome":
+        return _grade_mcts_outcome(case, result, settings, worker, answers)
+    if spec.by_play:  # graded by play, no reference trace: the spec's own grading
+        return algorithm_specs.resolve(spec.grade)(case, result, rubric, worker)
+
+    course_rule = rubric.for_algorithm(algorithm).pruning
+    rules = accepted_rules(case.pruning, course_rule)
+    # packed (a long trace: 4 bytes an id, not unpacked) until the comparison needs the lists
+    references = [answers.reference(case, algorithm, rule, packed=True) for rule in rules]
+    keep = _trace_limit(references)
+    reply = _run(worker, case, algorithm, settings, work_budget(settings, references), case.mcts,
+                 trace_limit=keep, packed=True)
+    student_output = "" if result.hidden else printed_output(reply)
+    # a pass seen on the packed traces needs no lists; anything else is compared or shown
+    passed_packed = reply.status == "ok" and _passes_packed(references, reply, keep, spec)
+    if not passed_packed and reply.status in ("ok", "budget"):
+        references = [answers.reference(case, algorithm, rule) for rule in rules]  # unpacked
+        reply.generated, reply.evaluated = _listed(reply.generated), _listed(reply.evaluated)
+
+    if reply.status == "budget":  # stopped by its work budget: graded on its trace so far
+        _observe(observed, result, Observation(case, course_rule, False, None, "budget"))
+        return _grade_budget_stop(case, algorithm, result, reply, references, answers,
+                                  student_output)
+    if reply.status != "ok":  # an error, a time-out, a crash: no trace to grade
+        return _grade_failure(case, course_rule, result, reply, references[0], student_output,
+                              observed)
+
+    got = RunResult(value=reply.value, generated=_kept(reply.generated, keep),
+                    evaluated=_kept(reply.evaluated, keep), state=observed_state(reply.table))
+    reference, comparison = _comparison(references, got, spec, passed_packed)
+    _observe(observed, result, Observation(case, course_rule, comparison.passed, got))
+    cut = reply.trace_truncated or max(len(reply.generated), len(reply.evaluated)) > keep
+    _score(result, comparison, settings.partial_credit, cut)
+    if not comparison.passed:
+        result.output, result.staff_output = _feedback(
+            case, algorithm, reference, got, comparison, answers, cut=cut)
+        result.output += student_output
+    _add_spec_notes(case, spec, reference, answers, got, result, reply, cut)
+    result.extra_data = {"timing": timing_data(reference, reply)}
+    if not comparison.passed:
+        result.extra_data["replay"] = _replay_data(case, reference, got)
+    return result
+
+
+def _ungraded(case: Case, algorithm: str, number: str, settings: Any) -> TestResult:
+    """The test before grading: its name, number, points and visibility, no score yet (a
+    grader error until an outcome is set)."""
+    return TestResult(
         name=f"{algorithm}: {case.name} ({case.description})",
         number=number,
         algorithm=algorithm,
@@ -97,85 +148,80 @@ def grade_pair(
         outcome=GRADER_ERROR,
         visibility=settings.visibility,
     )
-    spec = algorithm_specs.get(algorithm)
-    if spec.iterations and case.mcts is not None and case.mcts.check == "outcome":
-        return _grade_mcts_outcome(case, result, settings, worker, answers)
-    if spec.by_play:  # graded by play, no reference trace: the spec's own grading
-        return algorithm_specs.resolve(spec.grade)(case, result, rubric, worker)
 
-    rules = accepted_rules(case.pruning, rubric.for_algorithm(algorithm).pruning)
-    # packed (a long trace: 4 bytes an id, not unpacked) until the comparison needs the lists
-    references = [answers.reference(case, algorithm, rule, packed=True) for rule in rules]
-    budget = work_budget(settings, references)
-    # The feedback's work grows with the trace: a trace far longer than the reference's is
-    # wrong whatever its tail holds, so the worker cuts it (at a multiple of the reference's).
-    keep = TRACE_MULTIPLE * max(max(len(ref.run.generated), len(ref.run.evaluated))
-                                for ref in references) + TRACE_SLACK
-    reply = _run(worker, case, algorithm, settings, budget, case.mcts, trace_limit=keep,
-                 packed=True)  # lists only when the comparison needs more than equality
-    student_output = "" if result.hidden else printed_output(reply)
-    course_rule = rubric.for_algorithm(algorithm).pruning
-    passed_packed = reply.status == "ok" and _passes_packed(references, reply, keep, algorithm)
-    if not passed_packed and reply.status in ("ok", "budget"):  # the lists compared or shown
-        references = [answers.reference(case, algorithm, rule) for rule in rules]  # unpacked
-        reply.generated, reply.evaluated = _listed(reply.generated), _listed(reply.evaluated)
-    if reply.status == "budget":
-        if observed is not None:  # a variant also stopped, the same way, is consistent
-            observed.append((result, Observation(case, course_rule, False, None, "budget")))
-        return _grade_budget_stop(case, algorithm, result, reply, references, answers,
-                                  student_output)
-    if reply.status != "ok":
-        result.outcome, message = failure_outcome(reply)
-        result.summary = message.splitlines()[0]
-        result.output = message + student_output
-        if observed is not None:
-            observed.append((result, Observation(case, course_rule, False, None, result.outcome)))
-        result.extra_data = {"timing": timing_data(references[0], reply)}
-        note_failure(result, reply)
-        return result
 
-    cut = reply.trace_truncated or max(len(reply.generated), len(reply.evaluated)) > keep
-    got = RunResult(value=reply.value, generated=_kept(reply.generated, keep),
-                    evaluated=_kept(reply.evaluated, keep), state=observed_state(reply.table))
-    cut_note = " (your trace was far longer than the reference's and was cut)" if cut else ""
-    pair = algorithm in PAIR_ALGORITHMS  # iterative_deepening: (value, action)
-    if passed_packed:  # the traces are the reference's (compared packed): a pass
-        reference = references[0]
-        comparison = Comparison(
-            (check_decision if pair else check_value)(reference.run.value, got.value),
+def _trace_limit(references: list[Reference]) -> int:
+    """How much of the student's trace is kept. The feedback's work grows with the trace: a
+    trace far longer than the reference's is wrong whatever its tail holds, so the worker cuts
+    it (at a multiple of the reference's)."""
+    longest = max(max(len(ref.run.generated), len(ref.run.evaluated)) for ref in references)
+    return TRACE_MULTIPLE * longest + TRACE_SLACK
+
+
+def _observe(observed: list[tuple[TestResult, Observation]] | None, result: TestResult,
+             observation: Observation) -> None:
+    if observed is not None:
+        observed.append((result, observation))
+
+
+def _grade_failure(case: Case, course_rule: str, result: TestResult, reply: WorkerReply,
+                   reference: Reference, student_output: str,
+                   observed: list[tuple[TestResult, Observation]] | None) -> TestResult:
+    """A run that ended in an error, a time-out or a crash: no points, the failure's message."""
+    result.outcome, message = failure_outcome(reply)
+    result.summary = message.splitlines()[0]
+    result.output = message + student_output
+    _observe(observed, result, Observation(case, course_rule, False, None, result.outcome))
+    result.extra_data = {"timing": timing_data(reference, reply)}
+    note_failure(result, reply)
+    return result
+
+
+def _comparison(references: list[Reference], got: RunResult, spec: algorithm_specs.Algorithm,
+                passed_packed: bool) -> tuple[Reference, Comparison]:
+    """The reference the test is graded against and the comparison with it. Passed on the
+    packed traces: the student's traces are the first reference's (the one :func:`_best`
+    would pick), so they are compared with themselves, no reference list unpacked."""
+    if passed_packed:
+        check = check_decision if spec.returns_pair else check_value
+        return references[0], Comparison(
+            check(references[0].run.value, got.value),
             SequenceDiff("generated", got.generated, got.generated),
             SequenceDiff("evaluated", got.evaluated, got.evaluated))
-    else:
-        reference, comparison = _best([(ref, compare(ref.run, got, decision=pair))
-                                       for ref in references])
-    if observed is not None:
-        observed.append((result, Observation(case, course_rule, comparison.passed, got)))
+    return _best([(ref, compare(ref.run, got, decision=spec.returns_pair))
+                  for ref in references])
+
+
+def _score(result: TestResult, comparison: Comparison, partial_credit: float,
+           cut: bool) -> None:
+    """Outcome, score and summary: full points for a pass, ``partial_credit`` for a right
+    value reached the wrong way, else none."""
     if comparison.passed:
         result.outcome, result.score = PASSED, result.max_score
         result.summary = "correct value and expansion order"
     elif comparison.value.ok:
         result.outcome = "wrong_trace"
-        result.score = round(result.max_score * settings.partial_credit, 6)
-        result.summary = "right value, wrong expansion order" + cut_note
+        result.score = round(result.max_score * partial_credit, 6)
+        result.summary = "right value, wrong expansion order" + (
+            " (your trace was far longer than the reference's and was cut)" if cut else "")
     else:
         result.outcome = "wrong_value"
         result.summary = comparison.value.message
-    if not comparison.passed:
-        result.output, result.staff_output = _feedback(
-            case, algorithm, reference, got, comparison, answers, cut=cut)
-        result.output += student_output
-    if pair:  # the nodes root ordering saves, pass or fail
+
+
+def _add_spec_notes(case: Case, spec: algorithm_specs.Algorithm, reference: Reference,
+                    answers: AnswerKey, got: RunResult, result: TestResult,
+                    reply: WorkerReply, cut: bool) -> None:
+    """The counts an algorithm's spec asks for before the output, pass or fail: the nodes root
+    ordering saves (returns a pair: iterative deepening), the nodes its table saves."""
+    if spec.returns_pair:
         result.output = _ordering_note(case, reference.rule, answers, got, result, cut)
-    if algorithm_specs.get(algorithm).takes_table:  # the nodes the table saves, pass or fail
+    if spec.takes_table:
         result.output = _savings_note(case, answers, got, result, reply)
-    result.extra_data = {"timing": timing_data(reference, reply)}
-    if not comparison.passed:
-        result.extra_data["replay"] = _replay_data(case, reference, got)
-    return result
 
 
 def _passes_packed(references: list[Reference], reply: WorkerReply, keep: int,
-                   algorithm: str) -> bool:
+                   spec: algorithm_specs.Algorithm) -> bool:
     """Whether the comparison :func:`_best` picks is a pass with the first reference (the one
     it would pick then): right value, and the student's traces those the reference's packed
     ones name (compared id by id, no list unpacked). Then the test needs no more of the
@@ -183,7 +229,7 @@ def _passes_packed(references: list[Reference], reply: WorkerReply, keep: int,
     run = references[0].run
     if reply.trace_truncated or max(len(reply.generated), len(reply.evaluated)) > keep:
         return False
-    check = check_decision if algorithm in PAIR_ALGORITHMS else check_value
+    check = check_decision if spec.returns_pair else check_value
     return (check(run.value, reply.value).ok and run.generated == reply.generated
             and run.evaluated == reply.evaluated)
 
