@@ -270,6 +270,8 @@ def grade_set(known: dict[str, Any], sets: int, rubric: Any,
         for s in range(sets):
             earned = full = 0.0
             for case_name, outcomes in known[name][str(s)].items():
+                if case_name not in cases:
+                    continue  # cached for a case no longer shipped
                 case = cases[case_name]
                 matches = (matches_for or {}).get(case.play.opponent) \
                     or case.play.matches or rubric.play.matches
@@ -300,6 +302,8 @@ def stopped_shares(known: dict[str, Any], sets: int, rubric: Any) -> tuple[dict,
         for s in range(sets):
             earned = full = 0.0
             for case_name, outcomes in known[name][str(s)].items():
+                if case_name not in cases:
+                    continue  # cached for a case no longer shipped
                 case = cases[case_name]
                 matches = case.play.matches or rubric.play.matches
                 every = [SimpleNamespace(side=side, outcome=outcome)

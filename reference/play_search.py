@@ -183,6 +183,10 @@ def search(game: Any, state: Any, depth: int, probes: int | None = None) -> Sear
     exact = {action: outcome_value(game, child, 1) for action, child in children.items()
              if game.is_terminal(child)}
     exact[favourite] = backed_up(game, children[favourite], 1, depth, values)
+    if _wins_now(exact, for_max):  # no other child can beat or tie a win in one ply
+        return Decision(game.state_id(state), exact, best_action(game, state, exact),
+                        {action: _WIN_LATER[for_max] for action in children
+                         if action not in exact})
     killers = _killers(game, children[favourite], depth, values)
     bounds: dict[Any, Value] = {}
     tried: dict[Any, set] = {action: set() for action in children if action not in exact}
@@ -247,6 +251,15 @@ def search_move(game: Any, state: Any, depth: int, evaluation: Evaluation) -> An
 
 
 _LOWEST, _HIGHEST = (-2, 0.0), (2, 0.0)  # below and above every value
+# A win at the root's child (depth 1) is the best value of all for the root's mover; a child
+# that does not end the game is worth no more than a win one ply later. By the root's mover
+# (True: x, MAX).
+_WIN_NOW = {True: (1, -1), False: (-1, 1)}
+_WIN_LATER = {True: (1, -2), False: (-1, 2)}
+
+
+def _wins_now(exact: dict[Any, Value], for_max: bool) -> bool:
+    return _WIN_NOW[for_max] in exact.values()
 
 
 def _alpha_beta(game: Any, node: Any, level: int, depth: int, evaluation: Evaluation,

@@ -55,10 +55,13 @@ from grader.scoring.results import PASSED, TestResult
 
 EVALUATION_SEED = 0  # the student's random is seeded "<EVALUATION_SEED>:<position id>"
 SAMPLE_POSITIONS = 12  # positions the handout's check evaluates
-# Matches started beyond the fewest that could decide a case's points (next_matches): a match
-# started later waits in rounds of its own, each a request to the worker (about 1 ms of CPU);
-# one spare match costs fewer positions than the rounds it saves (issue 45, docs/benchmarks.md).
-SPARE_MATCHES = 1
+# Matches started beyond the fewest that could decide a side's points (next_matches): a match
+# started later waits in rounds of its own, each a request to the worker; a spare costs fewer
+# positions than the rounds it saves. One spare for every five matches of a side (issue 45,
+# docs/benchmarks.md: the shipped cases 10,872 positions in 169 requests; one spare a side
+# 10,946 in 251, two 11,624 in 169).
+MATCHES_PER_SPARE = 5
+
 _CACHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # worker -> {game key: {id: v}}
 _GAMES: dict[str, Any] = {}  # a play case's data -> its game, kept for the next submission
 # worker -> {id(case): (case, rubric, records)}: the matches play_ahead played, until graded
@@ -258,6 +261,11 @@ def _fewest(score: float, running: int, left: int, size: int, thresholds: list[f
     return left
 
 
+def spare_matches(side_matches: int) -> int:
+    """Matches started beyond the fewest that could decide a side of ``side_matches``."""
+    return -(-side_matches // MATCHES_PER_SPARE)
+
+
 def next_matches(records: list[Any], running: set[int], rubric: Rubric, opponent: str
                  ) -> list[int]:
     """The matches to start now (``records``: each match's record, None until it ends;
@@ -280,7 +288,7 @@ def next_matches(records: list[Any], running: set[int], rubric: Rubric, opponent
             continue
         fewest = _fewest(score, open_, len(left), len(group), thresholds, by_wins,
                          weight["draw"])
-        start += left[:fewest + SPARE_MATCHES] if fewest else []
+        start += left[:fewest + spare_matches(len(group))] if fewest else []
     return sorted(start)
 
 
