@@ -170,7 +170,7 @@ BUILDS_GAME = ("game", "state", "params", "depth_limit", "value_bounds", "max_su
 def play_ahead(worker: Worker, cases: list[Case], rubric: Rubric) -> None:
     """Play the matches of several play cases graded by ``worker`` together, in lockstep, so
     that each round is one request for all the cases of a game (a case alone asks for a
-    round of its own each time: the shipped six cases make 290 requests apart, 247 with the
+    round of its own each time: the shipped five cases make 198 requests apart, 169 with the
     cases of a game and visibility together, each request about 1 ms of CPU):
     :func:`grade_play` then takes each case's records from here. The caller passes only
     cases whose tests may follow each other (one visibility: grade.py). The matches are the
@@ -295,7 +295,7 @@ def next_matches(records: list[Any], running: set[int], rubric: Rubric, opponent
 def forget_game(case: Case) -> None:
     """Drop the case's game, and the staff evaluation's positions, with what they remember
     (:func:`_game`): a one-off grade (``grader grade``) has no next submission to reuse them,
-    and six play cases' memos kept to the end are 22 MB of its peak."""
+    and the play cases' memos kept to the end were 22 MB of its peak (six cases)."""
     _GAMES.pop(json.dumps(case.data, sort_keys=True, default=repr), None)
     if importlib.util.find_spec("reference") is not None:
         from reference.evaluations import forget_positions
