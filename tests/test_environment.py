@@ -5,6 +5,7 @@ course staff's side" (issue 31)."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -69,3 +70,37 @@ def test_bin_setup_without_python_says_what_to_install(tmp_path):
     assert done.returncode == 1
     assert "no no-such-python3 on this machine: install Python 3.10 or newer" in done.stderr
     assert not (tmp_path / ".venv").exists()
+
+
+def test_bin_setup_leaves_the_grader_compiled(tmp_path):
+    """bin/setup compiles the grader's and the reference's modules for the venv's Python, and
+    again after an edit: a shell that sets PYTHONDONTWRITEBYTECODE never writes bytecode, so
+    without it every grade (the grader and each worker) compiles its imports anew."""
+    done = subprocess.run(["bash", str(ROOT / "bin" / "setup")], capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    sources = [*(ROOT / "grader").rglob("*.py"), *(ROOT / "reference").rglob("*.py")]
+    missing = [str(p.relative_to(ROOT)) for p in sources
+               if not Path(importlib.util.cache_from_source(str(p))).exists()]
+    assert not missing, missing
+    # a copy's module edited after its bytecode was written is compiled again by the next run
+    copy = tmp_path / "repo"
+    (copy / "bin").mkdir(parents=True)
+    shutil.copy(ROOT / "bin" / "setup", copy / "bin" / "setup")
+    (copy / "grader").mkdir()
+    (copy / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
+    (copy / ".venv" / "bin").mkdir(parents=True)  # installed already: the stamp is newer
+    (copy / ".venv" / "bin" / "python").symlink_to(sys.executable)
+    (copy / ".venv" / ".installed").touch()
+    module = copy / "grader" / "edited.py"
+    module.write_text("VALUE = 1\n")
+    for _ in range(2):
+        subprocess.run(["bash", str(copy / "bin" / "setup")], capture_output=True, timeout=600,
+                       check=True)
+        cached = Path(importlib.util.cache_from_source(str(module)))
+        header = cached.read_bytes()[8:16]  # the source's mtime and size it was compiled from
+        assert header == (int(module.stat().st_mtime).to_bytes(4, "little")
+                          + module.stat().st_size.to_bytes(4, "little"))
+        module.write_text("VALUE = 2  # edited\n")  # a later edit (compileall reads the
+        later = module.stat().st_mtime + 5  # source's mtime in whole seconds)
+        os.utime(module, (later, later))
