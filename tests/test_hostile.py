@@ -10,7 +10,11 @@ the answer cache and ``results/`` closed to others). Three ways of running it:
   file modes and the privilege drop alone must hold (for the entries where they are what
   stops the attack: theft, and the ``fenced`` ones);
 * ``user``: the whole grader as ``nobody`` owning the layout (a staff laptop, ``grader batch``):
-  no drop is possible, so Landlock is the only fence; skipped where the kernel has none.
+  no drop is possible, so Landlock is the only fence; skipped where the kernel has none. As
+  root, only for the entries whose defence depends on who runs the grader (all but
+  ``attacks.SAME_FOR_ANY_USER``: the time guards, the worker's own limits and exits, the
+  parent's reading of replies and uploads); run as a normal user, the suite has no other way
+  and grades every entry so.
 
 For every run: the grader exits 0 in time, ``results.json`` is valid, every test is there, the
 attacked tests score nothing and say why, the others keep their points, nothing in the layout
@@ -55,8 +59,14 @@ attacks = suite_modules.load("hostile/attacks.py")
 
 PUBLIC = ("aima-fig-5-2.json",)  # minimax, alpha_beta
 HIDDEN = ("three-player-takeaway-shallow.json",)  # maxn, hidden: graded first (sorted paths)
-TIME_FLOOR = 1.0  # the test rubric's time_floor (the shipped rubric's)
-RUBRIC = f"[defaults]\ntime_floor = {TIME_FLOOR}\n\n[random_trees]\npoints = 0\n"
+# The test rubric's time-out backstop: TIME_FLOOR CPU seconds without a game call, whatever the
+# worker's calibration (time_multiple near 0; the shipped rubric's 1.0 s and 50 calibrations
+# made every CPU-burning attack burn about 1.5 CPU s more: a third of the corpus's CPU). The
+# defence is the same at any window; these cases' correct searches call the game within
+# microseconds, and burns_the_allowance spends 0.3 s between its calls, under the window.
+TIME_FLOOR = 0.5
+RUBRIC = (f"[defaults]\ntime_floor = {TIME_FLOOR}\ntime_multiple = 0.001\n\n"
+          "[random_trees]\npoints = 0\n")
 TESTS = 3  # (case, algorithm) pairs the cases above make
 LIMITS = Limits()
 # The bound on one run: start-up, then each test's last-resort wall-clock limit (the parent's
@@ -513,6 +523,11 @@ def _params() -> list[Any]:
     for variant in ("root", "root-modes", "user"):
         for attack in attacks.ATTACKS:
             if variant == "root-modes" and not (attack.fenced or attack.category == "theft"):
+                continue
+            # as root, the entries whose defence is the same for any user are graded as root
+            # only; as a normal user, "user" is the one variant that runs: every entry
+            if (variant == "user" and os.geteuid() == 0
+                    and attack.name in attacks.SAME_FOR_ANY_USER):
                 continue
             params.append(pytest.param(variant, attack.name,
                                        id=f"{variant}-{attack.category}-{attack.name}"))
