@@ -27,6 +27,7 @@ student sees. The runs go in parallel, once per session, for only the selected t
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import hashlib
 import json
 import os
@@ -483,8 +484,11 @@ def hostile_runs(request):
 # --- what must hold ---------------------------------------------------------------------------
 
 
+@functools.cache
 def _secrets() -> list[str]:
-    """Strings no student may see: hidden case names, lines only the reference has, the canary."""
+    """Strings no student may see: hidden case names, lines only the reference has, the canary.
+    Worked out when a corpus test first needs them, not as the module is collected (about a
+    CPU second, in every pytest-xdist worker, most of which run none of these tests)."""
     found = [CANARY]
     for case in sorted((REPO / "trees/hidden").glob("*.json")):
         data = json.loads(case.read_text())
@@ -501,8 +505,6 @@ def _secrets() -> list[str]:
                 found.append(line)
     return sorted(set(found))
 
-
-SECRETS = _secrets()
 
 
 def _student_view(results: dict[str, Any]) -> str:
@@ -576,7 +578,7 @@ def test_hostile_submission_is_graded_and_contained(hostile_runs, variant, attac
     assert _sysv_left() == [], "System V shared memory left behind"
     assert run.leftovers == [], f"scratch folders left behind: {run.leftovers}"
     view = _student_view(run.results)
-    leaked = [secret for secret in SECRETS + cache_keys if secret in view]
+    leaked = [secret for secret in _secrets() + cache_keys if secret in view]
     assert leaked == [], f"students would see: {leaked}"
     # the scratch folder's random name differs each run: no traceback, crash or warning names
     # it (printing its own environment or working directory, the code shows it itself)
