@@ -22,6 +22,7 @@ import suite_modules
 
 from grader.cases import load_case
 from grader.cli import main
+from grader.sandbox import portable
 from grader.sandbox.client import Worker
 from grader.sandbox.portable import (
     PORTABLE_ENV,
@@ -112,11 +113,13 @@ def _channel(tmp_path, gate: threading.Event, step: int = 1 << 16):
 MARK = b"\0grader-output-mark-0123456789abcdef\0"
 
 
-def test_a_portable_reply_waits_for_the_output_written_before_it(tmp_path):
+def test_a_portable_reply_waits_for_the_output_written_before_it(tmp_path, monkeypatch):
     # The flaky failure made certain: the output reader gets the bytes written before the reply
     # only 0.2 s after the reply is in the channel. Without the mark, take_output came back
     # empty at once; with it, receive waits for the mark (the child writes it after the output,
-    # before the reply), so the output is complete whatever the threads' timing.
+    # before the reply), so the output is complete whatever the threads' timing (the wait's
+    # bound raised, so not even a starved timer thread can end it first).
+    monkeypatch.setattr(portable, "MARK_WAIT", 600.0)
     gate = threading.Event()
     channel, output, lines = _channel(tmp_path, gate)
     os.write(output, b"fd-level before the reply\n" + MARK)
