@@ -8,7 +8,7 @@ the answer cache and ``results/`` closed to others). Three ways of running it:
 * ``root``: as root, as on Gradescope: the worker drops to ``nobody``, and Landlock fences it;
 * ``root-modes``: as root with Landlock off (``GRADER_LANDLOCK=0``), as on a kernel without it:
   file modes and the privilege drop alone must hold (for the entries where they are what
-  stops the attack: theft, and the ``fenced`` ones);
+  stops the attack: theft of files, and the ``fenced`` ones);
 * ``user``: the whole grader as ``nobody`` owning the layout (a staff laptop, ``grader batch``):
   no drop is possible, so Landlock is the only fence; skipped where the kernel has none. As
   root, only for the entries whose defence depends on who runs the grader (all but
@@ -524,7 +524,8 @@ def _params() -> list[Any]:
     params = []
     for variant in ("root", "root-modes", "user"):
         for attack in attacks.ATTACKS:
-            if variant == "root-modes" and not (attack.fenced or attack.category == "theft"):
+            if variant == "root-modes" and (attack.name in attacks.SAME_FOR_ANY_USER or not (
+                    attack.fenced or attack.category == "theft")):
                 continue
             # as root, the entries whose defence is the same for any user are graded as root
             # only; as a normal user, "user" is the one variant that runs: every entry

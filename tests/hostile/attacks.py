@@ -1182,13 +1182,14 @@ assert len(BY_NAME) == len(ATTACKS), "attack names must be unique"
 # worker's timer and RLIMIT_CPU, the parent's watch of /proc), the work budget, exits and
 # crashes of the worker itself, the limits on memory and output, and everything the parent does
 # with what the worker sends or the upload holds (parsing replies, values, traces, zips,
-# notebooks). None of them reaches a file, a process or a shared place outside the worker, so
-# neither the privilege drop nor the namespaces nor the file modes take part: tests/test_hostile
-# grades them as root (Gradescope's way) and not again as a normal user, where they cost a
-# third of the corpus's time (the CPU-burning ones most) and checked nothing new. Everything
-# else (theft, the fenced attacks, signals to other processes, the scratch folder, shared memory
-# and System V IPC, two workers, the standard library's exposure, walking the upload's
-# folders) is graded both ways.
+# notebooks), and thefts from the worker's own memory (the parent sends it no secret, and runs
+# the visible tests first). None of them reaches a file, a process or a shared place outside
+# the worker, so neither the privilege drop nor the namespaces nor the file modes nor Landlock
+# take part: tests/test_hostile grades them as root (Gradescope's way) and not again as a
+# normal user or with Landlock off, where they cost a third of the corpus's time (the
+# CPU-burning ones most) and checked nothing new. Everything else (theft of files, the fenced
+# attacks, signals to other processes, the scratch folder, shared memory and System V IPC, two
+# workers, the standard library's exposure, walking the upload's folders) is graded every way.
 SAME_FOR_ANY_USER = frozenset({
     # the time guards and the work budget
     "infinite_loop", "swallow_timeout", "swallow_ignoring_sigxcpu", "swallow_blocking_sigxcpu",
@@ -1208,6 +1209,8 @@ SAME_FOR_ANY_USER = frozenset({
     "forged_packed_long", "huge_strings", "forged_long_ids", "forged_low_calls",
     "huge_exception_type", "stale_reply_flood", "huge_int", "huge_int_in_vector",
     "poisoned_table",
+    # what the worker holds in its own memory
+    "gc_walk", "frame_walk", "stash_hidden", "read_budget", "read_case_text",
     # the student's mistakes
     "syntax_error", "import_error", "missing_function", "wrong_signature", "returns_none",
     "returns_string", "nondeterministic",
@@ -1217,7 +1220,7 @@ SAME_FOR_ANY_USER = frozenset({
     "notebook_many_line_references",
 })
 assert SAME_FOR_ANY_USER <= set(BY_NAME), SAME_FOR_ANY_USER - set(BY_NAME)
-assert not any(BY_NAME[name].fenced or BY_NAME[name].category == "theft" or BY_NAME[name].jobs
+assert not any(BY_NAME[name].fenced or BY_NAME[name].jobs or BY_NAME[name].link
                for name in SAME_FOR_ANY_USER), "the OS's fences differ by user"
 assert all(attack.category in CATEGORIES for attack in ATTACKS)
 
