@@ -13,8 +13,9 @@ the answer cache and ``results/`` closed to others). Three ways of running it:
   no drop is possible, so Landlock is the only fence; skipped where the kernel has none. As
   root, only for the entries whose defence depends on who runs the grader (all but
   ``attacks.SAME_FOR_ANY_USER``: the time guards, the worker's own limits and exits, the
-  parent's reading of replies and uploads); run as a normal user, the suite has no other way
-  and grades every entry so.
+  parent's reading of replies and uploads, thefts from the worker's own memory; those are not
+  graded with Landlock off either); run as a normal user, the suite has no other way and
+  grades every entry so.
 
 For every run: the grader exits 0 in time, ``results.json`` is valid, every test is there, the
 attacked tests score nothing and say why, the others keep their points, nothing in the layout
