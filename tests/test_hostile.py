@@ -8,9 +8,14 @@ the answer cache and ``results/`` closed to others). Three ways of running it:
 * ``root``: as root, as on Gradescope: the worker drops to ``nobody``, and Landlock fences it;
 * ``root-modes``: as root with Landlock off (``GRADER_LANDLOCK=0``), as on a kernel without it:
   file modes and the privilege drop alone must hold (for the entries where they are what
-  stops the attack: theft, and the ``fenced`` ones);
+  stops the attack: theft of files, and the ``fenced`` ones);
 * ``user``: the whole grader as ``nobody`` owning the layout (a staff laptop, ``grader batch``):
-  no drop is possible, so Landlock is the only fence; skipped where the kernel has none.
+  no drop is possible, so Landlock is the only fence; skipped where the kernel has none. As
+  root, only for the entries whose defence depends on who runs the grader (all but
+  ``attacks.SAME_FOR_ANY_USER``: the time guards, the worker's own limits and exits, the
+  parent's reading of replies and uploads, thefts from the worker's own memory; those are not
+  graded with Landlock off either); run as a normal user, the suite has no other way and
+  grades every entry so.
 
 For every run: the grader exits 0 in time, ``results.json`` is valid, every test is there, the
 attacked tests score nothing and say why, the others keep their points, nothing in the layout
@@ -23,6 +28,7 @@ student sees. The runs go in parallel, once per session, for only the selected t
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import hashlib
 import json
 import os
@@ -55,8 +61,14 @@ attacks = suite_modules.load("hostile/attacks.py")
 
 PUBLIC = ("aima-fig-5-2.json",)  # minimax, alpha_beta
 HIDDEN = ("three-player-takeaway-shallow.json",)  # maxn, hidden: graded first (sorted paths)
-TIME_FLOOR = 1.0  # the test rubric's time_floor (the shipped rubric's)
-RUBRIC = f"[defaults]\ntime_floor = {TIME_FLOOR}\n\n[random_trees]\npoints = 0\n"
+# The test rubric's time-out backstop: TIME_FLOOR CPU seconds without a game call, whatever the
+# worker's calibration (time_multiple near 0; the shipped rubric's 1.0 s and 50 calibrations
+# made every CPU-burning attack burn about 1.5 CPU s more: a third of the corpus's CPU). The
+# defence is the same at any window; these cases' correct searches call the game within
+# microseconds, and burns_the_allowance spends 0.3 s between its calls, under the window.
+TIME_FLOOR = 0.5
+RUBRIC = (f"[defaults]\ntime_floor = {TIME_FLOOR}\ntime_multiple = 0.001\n\n"
+          "[random_trees]\npoints = 0\n")
 TESTS = 3  # (case, algorithm) pairs the cases above make
 LIMITS = Limits()
 # The bound on one run: start-up, then each test's last-resort wall-clock limit (the parent's
@@ -473,8 +485,11 @@ def hostile_runs(request):
 # --- what must hold ---------------------------------------------------------------------------
 
 
+@functools.cache
 def _secrets() -> list[str]:
-    """Strings no student may see: hidden case names, lines only the reference has, the canary."""
+    """Strings no student may see: hidden case names, lines only the reference has, the canary.
+    Worked out when a corpus test first needs them, not as the module is collected (about a
+    CPU second, in every pytest-xdist worker, most of which run none of these tests)."""
     found = [CANARY]
     for case in sorted((REPO / "trees/hidden").glob("*.json")):
         data = json.loads(case.read_text())
@@ -491,8 +506,6 @@ def _secrets() -> list[str]:
                 found.append(line)
     return sorted(set(found))
 
-
-SECRETS = _secrets()
 
 
 def _student_view(results: dict[str, Any]) -> str:
@@ -512,7 +525,13 @@ def _params() -> list[Any]:
     params = []
     for variant in ("root", "root-modes", "user"):
         for attack in attacks.ATTACKS:
-            if variant == "root-modes" and not (attack.fenced or attack.category == "theft"):
+            if variant == "root-modes" and (attack.name in attacks.SAME_FOR_ANY_USER or not (
+                    attack.fenced or attack.category == "theft")):
+                continue
+            # as root, the entries whose defence is the same for any user are graded as root
+            # only; as a normal user, "user" is the one variant that runs: every entry
+            if (variant == "user" and os.geteuid() == 0
+                    and attack.name in attacks.SAME_FOR_ANY_USER):
                 continue
             params.append(pytest.param(variant, attack.name,
                                        id=f"{variant}-{attack.category}-{attack.name}"))
@@ -561,7 +580,7 @@ def test_hostile_submission_is_graded_and_contained(hostile_runs, variant, attac
     assert _sysv_left() == [], "System V shared memory left behind"
     assert run.leftovers == [], f"scratch folders left behind: {run.leftovers}"
     view = _student_view(run.results)
-    leaked = [secret for secret in SECRETS + cache_keys if secret in view]
+    leaked = [secret for secret in _secrets() + cache_keys if secret in view]
     assert leaked == [], f"students would see: {leaked}"
     # the scratch folder's random name differs each run: no traceback, crash or warning names
     # it (printing its own environment or working directory, the code shows it itself)

@@ -10,8 +10,11 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -19,9 +22,11 @@ import suite_modules
 
 from grader.cases import load_case
 from grader.cli import main
+from grader.sandbox import portable
 from grader.sandbox.client import Worker
 from grader.sandbox.portable import (
     PORTABLE_ENV,
+    PortableChannel,
     PortableWorker,
     open_worker,
     portable_reason,
@@ -80,6 +85,93 @@ def test_portable_replies_match_the_sandboxes_and_its_failures_are_reported(tmp_
                                "expectimax", time_limit=0.2)
         assert looping.status == "killed_timeout"  # the parent's kill: no timer in the child
         assert portable.starts >= 2  # a fresh child after the crash
+
+
+class _GatedOutput:
+    """A stderr pipe whose reader gets nothing until ``gate`` is set, then ``step`` bytes a
+    read: the output reader thread as late as a loaded machine can make it, and marks split
+    between reads."""
+
+    def __init__(self, fd: int, gate: threading.Event, step: int = 1 << 16) -> None:
+        self.stream, self.gate, self.step = os.fdopen(fd, "rb"), gate, step
+
+    def read1(self, size: int) -> bytes:
+        self.gate.wait()
+        return self.stream.read1(min(size, self.step))
+
+
+def _channel(tmp_path, gate: threading.Event, step: int = 1 << 16):
+    """A PortableChannel over pipes the test writes: (channel, output fd, channel fd)."""
+    out_read, out_write = os.pipe()
+    line_read, line_write = os.pipe()
+    proc = SimpleNamespace(stdin=open(tmp_path / "requests", "wb"),
+                           stdout=os.fdopen(line_read, "rb"),
+                           stderr=_GatedOutput(out_read, gate, step))
+    return PortableChannel(proc, 10_000, MARK), out_write, line_write
+
+
+MARK = b"\0grader-output-mark-0123456789abcdef\0"
+
+
+def test_a_portable_reply_waits_for_the_output_written_before_it(tmp_path, monkeypatch):
+    # The flaky failure made certain: the output reader gets the bytes written before the reply
+    # only 0.2 s after the reply is in the channel. Without the mark, take_output came back
+    # empty at once; with it, receive waits for the mark (the child writes it after the output,
+    # before the reply), so the output is complete whatever the threads' timing (the wait's
+    # bound raised, so not even a starved timer thread can end it first).
+    monkeypatch.setattr(portable, "MARK_WAIT", 600.0)
+    gate = threading.Event()
+    channel, output, lines = _channel(tmp_path, gate)
+    os.write(output, b"fd-level before the reply\n" + MARK)
+    os.write(lines, b'{"event": "ready", "status": "ok"}\n')
+    timer = threading.Timer(0.2, gate.set)
+    timer.start()
+    try:
+        message = channel.receive(time.monotonic() + 30)
+        assert message["event"] == "ready"
+        assert channel.take_output() == ("", "fd-level before the reply\n")
+    finally:
+        timer.cancel()
+        gate.set()
+        for fd in (output, lines):
+            os.close(fd)
+
+
+def test_portable_output_marks_split_between_reads_are_cut_out(tmp_path):
+    gate = threading.Event()
+    gate.set()
+    channel, output, lines = _channel(tmp_path, gate, step=3)  # every mark split up
+    text = b"one\0two\n" + MARK + b"three \0grader-output" + MARK + b"\0grader-out"
+    os.write(output, text)
+    os.write(lines, b'{"event": "ready"}\n{"event": "importing"}\n')
+    assert channel.receive(time.monotonic() + 30)["event"] == "ready"
+    assert channel.receive(time.monotonic() + 30)["event"] == "importing"
+    assert channel.take_output()[1] == "one\0two\nthree \0grader-output"
+    os.close(output)  # the end: a tail held back as a possible mark's start is output after all
+    channel.drain(30)
+    assert channel.take_output()[1] == "\0grader-out"
+    os.close(lines)
+
+
+def test_every_portable_reply_has_the_output_written_before_it(tmp_path):
+    # The real child, many calls: each reply's stderr holds what the call wrote at fd level
+    # just before returning (the test above makes the race certain; this one runs the child's
+    # side of it).
+    submission = tmp_path / "search.py"
+    submission.write_text(CORRECT.read_text() + (
+        "\nimport os\n_kept = alpha_beta\n_calls = [0]\n"
+        "def alpha_beta(game, state, *args):\n"
+        "    if args:  # a recursive call (the root search gets no bounds)\n"
+        "        return _kept(game, state, *args)\n"
+        "    _calls[0] += 1\n"
+        "    value = _kept(game, state)\n"
+        "    os.write(2, b'call %d\\n' % _calls[0])\n"
+        "    return value\n"))
+    case = load_case(AIMA)
+    with PortableWorker(submission) as portable:
+        replies = [portable.run(case, "alpha_beta") for _ in range(25)]
+    assert [reply.status for reply in replies] == ["ok"] * 25
+    assert [reply.stderr for reply in replies] == [f"call {n}\n" for n in range(1, 26)]
 
 
 def _comparable(results) -> list:

@@ -31,13 +31,14 @@ from reference.mcts import mcts, mcts_tree
 from reference.minimax import max_value, minimax_decision
 
 RULES = ("inclusive", "strict")
-# The same trees every run; REFERENCE_EXAMPLES=5000 runs a longer, random search instead.
+# The same 100 trees a property every run (at 300 this file took 13.4 CPU s, 6.7 now);
+# REFERENCE_EXAMPLES=5000 runs a longer, random search instead.
 THOROUGH = os.environ.get("REFERENCE_EXAMPLES")
 PROPERTY = settings(
     derandomize=not THOROUGH,
     database=None,
     deadline=None,
-    max_examples=int(THOROUGH or 300),
+    max_examples=int(THOROUGH or 100),
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 

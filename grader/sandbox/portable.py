@@ -38,6 +38,7 @@ import importlib.util
 import json
 import os
 import queue
+import secrets
 import shutil
 import subprocess
 import sys
@@ -64,6 +65,10 @@ from grader.sandbox.protocol import (
 from grader.sandbox.watch import Watch, next_wake
 
 PORTABLE_ENV = "GRADER_PORTABLE"  # "1": always the portable worker; "0": never
+# Wall seconds a reply waits for its mark on the output pipe (see PortableChannel). The mark is
+# in the pipe before the reply is written, so only a line the submission wrote to the channel
+# itself (no mark follows it) ever waits this long.
+MARK_WAIT = 5.0
 _EOF, _TOO_LONG = object(), object()
 
 
@@ -124,15 +129,28 @@ def portable_environment(scratch: Path) -> dict[str, str]:
 class PortableChannel(Channel):
     """:class:`~grader.sandbox.channel.Channel` over the child's stdin and stdout, read by
     threads. The child's fd-level output (``os.write``, C code, tracebacks) all arrives on its
-    stderr: its stdout is the channel."""
+    stderr: its stdout is the channel.
 
-    def __init__(self, proc: subprocess.Popen, output: int) -> None:
+    Two pipes read by two threads have no order between them: a reply could be taken while
+    output written before it was still unread in the stderr pipe (a test saw its ``os.write``
+    at import missing now and then). So the child writes ``mark`` to the stderr pipe before
+    each message it sends, and :meth:`receive` hands a message over only once the output reader
+    has passed as many marks as lines were read (or the output ended, or :data:`MARK_WAIT`
+    passed: a line the submission wrote itself has no mark). The marks are not output: they
+    are cut out of it."""
+
+    def __init__(self, proc: subprocess.Popen, output: int, mark: bytes = b"") -> None:
         self.proc = proc
         self.streams = {"stdout": CappedBuffer(output), "stderr": CappedBuffer(output)}
         self.pipes = {}
         self.inbox = bytearray()
         self.max_items = MAX_MESSAGE_ITEMS  # as the sandboxed channel: the request's limit
+        self.mark = mark
         self._lock = threading.Lock()
+        self._marked = threading.Condition(self._lock)
+        self._marks = 0  # marks the output reader has passed
+        self._lines = 0  # channel lines receive has read
+        self._output_ended = False
         self._messages: queue.Queue[Any] = queue.Queue()
         self._closed = False
         self._output = threading.Thread(target=self._read_output, args=(proc.stderr,),
@@ -152,12 +170,37 @@ class PortableChannel(Channel):
             self._messages.put(_EOF)
 
     def _read_output(self, stream: IO[bytes]) -> None:
+        pending = b""  # read, not yet fed: at most a tail that may begin a mark
         try:
             while chunk := stream.read1(1 << 16):
                 with self._lock:
-                    self.streams["stderr"].feed(chunk)
+                    pending = self._feed_output(pending + chunk)
+                    self._marked.notify_all()
         except (OSError, ValueError):
             pass
+        finally:
+            with self._lock:
+                self.streams["stderr"].feed(pending)
+                self._output_ended = True
+                self._marked.notify_all()
+
+    def _feed_output(self, data: bytes) -> bytes:
+        """Feed ``data`` to the stderr buffer, counting and cutting out the marks in it; return
+        the tail held back because it may be the start of a mark split between reads."""
+        mark = self.mark
+        if not mark:
+            self.streams["stderr"].feed(data)
+            return b""
+        while (at := data.find(mark)) >= 0:
+            self.streams["stderr"].feed(data[:at])
+            data = data[at + len(mark):]
+            self._marks += 1
+        held = len(data)
+        start = data.rfind(mark[:1], max(len(data) - len(mark) + 1, 0))
+        if start >= 0 and mark.startswith(data[start:]):
+            held = start
+        self.streams["stderr"].feed(data[:held])
+        return data[held:]
 
     def close(self) -> None:
         self._closed = True
@@ -195,13 +238,25 @@ class PortableChannel(Channel):
             if item is _TOO_LONG:
                 self._messages.put(_EOF)
                 raise Closed("wrote more than the grader reads to its private channel")
+            self._lines += 1
             line = item.rstrip(b"\n")
             if ours is not None and not ours.search(line):
                 continue  # another request's line: stale
+            self._await_output()
             try:  # the sandboxed channel's checks: sizes before decoding, then the schema
                 return parse_message(line, len(line), self.max_items)
             except Unreadable as error:
                 raise Closed(str(error)) from None
+
+    def _await_output(self) -> None:
+        """Wait until the output reader has passed the mark of every line read so far: all the
+        output written before them is then in the buffers."""
+        if not self.mark:
+            return
+        with self._marked:
+            if not self._marked.wait_for(
+                    lambda: self._marks >= self._lines or self._output_ended, MARK_WAIT):
+                self._lines = self._marks  # unmarked lines (the submission's): counted from here
 
     def drain(self, seconds: float) -> None:
         self._output.join(seconds)
@@ -252,11 +307,12 @@ class PortableWorker(Worker):
             raise
         self.starts += 1
         self._proc = proc
-        self._channel = PortableChannel(proc, self.limits.output)
+        mark = f"\0grader-output-mark-{secrets.token_hex(8)}\0"
+        self._channel = PortableChannel(proc, self.limits.output, mark.encode())
         self._finalizer = weakref.finalize(self, _kill_and_clean, proc, scratch)
         self._channel.send({"submission": str(target), "scratch": str(scratch),
                             "limits": asdict(self.limits),
-                            "calibration": self.given_calibration})
+                            "calibration": self.given_calibration, "mark": mark})
 
     @staticmethod
     def _has_exited(proc: subprocess.Popen) -> bool:

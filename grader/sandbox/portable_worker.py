@@ -89,14 +89,29 @@ def main() -> int:
         del sys.path[0]  # never import from the working directory
     replies = os.fdopen(os.dup(1), "wb", buffering=0)
     requests = os.fdopen(os.dup(0), "rb")
+    marks = os.dup(2)  # the output pipe, kept whatever the submission does to its fd 2
     os.dup2(2, 1)  # fd-level prints go to stderr, never into the channel
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    send, receive = json_lines(replies.write, requests.readline)
+    send_line, receive = json_lines(replies.write, requests.readline)
     config = receive()
     if config is None:
         return 0
+    mark = str(config.get("mark", "")).encode()
+    write = os.write
+
+    def send(message: dict) -> None:
+        # The mark first, on the output pipe: every byte written there before this message
+        # is ahead of it, so the parent, once it has read the mark, has all the output the
+        # message comes after (two pipes read by two threads give no order of their own).
+        if mark:
+            try:
+                write(marks, mark)
+            except OSError:
+                pass  # closed by the submission: the parent stops waiting for it
+        send_line(message)
+
     prepare_process(config)  # as the sandboxed worker does
     tools = PortableTools(
         seed=random.seed, perf_counter=time.perf_counter, getrusage=None, getrlimit=None,

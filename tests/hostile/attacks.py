@@ -1177,6 +1177,51 @@ ATTACKS: list[Attack] = [
 ]
 BY_NAME = {attack.name: attack for attack in ATTACKS}
 assert len(BY_NAME) == len(ATTACKS), "attack names must be unique"
+
+# Attacks whose defence is the same whoever runs the grader: the CPU and time guards (the
+# worker's timer and RLIMIT_CPU, the parent's watch of /proc), the work budget, exits and
+# crashes of the worker itself, the limits on memory and output, and everything the parent does
+# with what the worker sends or the upload holds (parsing replies, values, traces, zips,
+# notebooks), and thefts from the worker's own memory (the parent sends it no secret, and runs
+# the visible tests first). None of them reaches a file, a process or a shared place outside
+# the worker, so neither the privilege drop nor the namespaces nor the file modes nor Landlock
+# take part: tests/test_hostile grades them as root (Gradescope's way) and not again as a
+# normal user or with Landlock off, where they cost a third of the corpus's time (the
+# CPU-burning ones most) and checked nothing new. Everything else (theft of files, the fenced
+# attacks, signals to other processes, the scratch folder, shared memory and System V IPC, two
+# workers, the standard library's exposure, walking the upload's folders) is graded every way.
+SAME_FOR_ANY_USER = frozenset({
+    # the time guards and the work budget
+    "infinite_loop", "swallow_timeout", "swallow_ignoring_sigxcpu", "swallow_blocking_sigxcpu",
+    "ignore_cpu_signals", "replace_alarm_handler", "c_loop_sum", "c_loop_regex",
+    "endless_game_calls", "sleep_past_limit", "deadlock", "stop_self", "sleep_in_bursts",
+    "slow_seed_hook", "sleeping_seed_hook", "burns_the_allowance",
+    # the worker's own limits, exits and crashes
+    "deep_recursion", "recursion_limit", "memory_bomb", "output_flood", "output_flood_fd",
+    "prints_a_lot", "sys_exit", "os_exit", "raise_system_exit", "keyboard_interrupt",
+    "kill_self",
+    # what the parent makes of the worker's replies and values
+    "print_fake_results", "patch_unittest", "patch_gradescope_utils", "patch_tracing",
+    "patch_compare", "patch_worker_clock", "eq_always_true", "float_subclass", "nan",
+    "markdown_breakout", "forged_grader_error", "forged_huge_trace", "forged_long_trace",
+    "forged_long_trace_minimax", "forged_malformed_reply", "forged_next_reply",
+    "forged_markdown_reply", "returns_markup", "forged_markup_ids", "forged_packed_index",
+    "forged_packed_long", "huge_strings", "forged_long_ids", "forged_low_calls",
+    "huge_exception_type", "stale_reply_flood", "huge_int", "huge_int_in_vector",
+    "poisoned_table",
+    # what the worker holds in its own memory
+    "gc_walk", "frame_walk", "stash_hidden", "read_budget", "read_case_text",
+    # the student's mistakes
+    "syntax_error", "import_error", "missing_function", "wrong_signature", "returns_none",
+    "returns_string", "nondeterministic",
+    # what the parent makes of the upload's contents (zips, notebooks, a folder's name)
+    "markdown_folder_name", "zip_unsupported_method", "zip_encrypted", "zip_corrupt_stream",
+    "zip_overlapping_members", "zip_many_entries", "notebook_markup", "notebook_surrogate",
+    "notebook_many_line_references",
+})
+assert SAME_FOR_ANY_USER <= set(BY_NAME), SAME_FOR_ANY_USER - set(BY_NAME)
+assert not any(BY_NAME[name].fenced or BY_NAME[name].jobs or BY_NAME[name].link
+               for name in SAME_FOR_ANY_USER), "the OS's fences differ by user"
 assert all(attack.category in CATEGORIES for attack in ATTACKS)
 
 
