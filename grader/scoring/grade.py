@@ -141,7 +141,8 @@ def _cost(case: Case, algorithm: str, rubric: Rubric, answers: AnswerKey) -> int
             seeds = (case.mcts.seeds or rubric.settings_for(case, algorithm).outcome_seeds
                      if case.mcts.check == "outcome" else 1)
             return MCTS_CALL_COST * case.mcts.iterations * seeds
-        run = answers.reference(case, algorithm, rubric.for_algorithm(algorithm).pruning).run
+        run = answers.reference(case, algorithm, rubric.for_algorithm(algorithm).pruning,
+                                packed=True).run  # lengths only: long traces stay packed
         return len(run.generated) + len(run.evaluated)
     except Exception:  # noqa: BLE001 - grading the test says what is wrong with it
         return 1_000
