@@ -185,8 +185,13 @@ def _unpacked(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: _unpacked(item) for key, item in value.items()}
     if isinstance(value, list):
+        if all(type(item) in _SCALARS for item in value):  # a trace: ids, copied at C speed
+            return value[:]
         return [_unpacked(item) for item in value]
     return value
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def _pack_traces(value: Any) -> Any:
