@@ -394,3 +394,6 @@ def test_a_case_file_checked_before_is_loaded_without_its_checks_and_an_edited_o
     with pytest.raises(CaseError, match="expected a number"):
         load_case(path)
     assert checks[-1] == "aima-fig-5-2" and len(checks) == 4
+    path.write_text(text)
+    monkeypatch.setattr(checked.algorithm_specs, "extra_entries", lambda: ["course_algorithm"])
+    assert not checked.vouched(text)  # an algorithm registered from outside: no memo

@@ -46,12 +46,14 @@ def memo_path() -> Path | None:
     return folder / MEMO_NAME if folder.is_dir() else None
 
 
-@functools.lru_cache(maxsize=1)
 def checking_version() -> str | None:
-    """A hash of the checking code (see the module docstring); None when an algorithm is
+    """A hash of the checking code (see the module docstring); None while an algorithm is
     registered from outside it (nothing is vouched for then)."""
-    if algorithm_specs.extra_entries():
-        return None
+    return None if algorithm_specs.extra_entries() else _code_hash()
+
+
+@functools.lru_cache(maxsize=1)
+def _code_hash() -> str:
     digest = sha256()
     for folder, pattern in CHECKING_CODE:
         for source in sorted((PACKAGE_ROOT / folder).glob(pattern)):
