@@ -386,6 +386,7 @@ def test_a_case_file_checked_before_is_loaded_without_its_checks_and_an_edited_o
     monkeypatch.setenv("GRADER_CACHE", str(tmp_path / "cache"))
     first, again = load_case(path), load_case(path)
     assert checks == ["aima-fig-5-2"] * 3  # checked once more, then vouched for
+    checked.flush()  # (else written when the process ends)
     assert (tmp_path / "cache" / checked.MEMO_NAME).exists()
     assert again.data == first.data and again.algorithms == first.algorithms
     game, game_again = first.build_game(), again.build_game()

@@ -16,13 +16,14 @@ outside those folders: with one, nothing is vouched for.
 
 The memo is ``checked-cases.json`` in the grader's cache folder (``$GRADER_CACHE``, else
 ``.cache/`` of the checkout, where the answer cache lives), used only where that folder exists
-(staff machines, the Gradescope image; never the student's handout, which has no cache). A
-memo that cannot be read is empty; one that cannot be written only makes the next grade
-check again.
+(staff machines, the Gradescope image; never the student's handout, which has no cache),
+written once, when the process ends, if it learnt a case. A memo that cannot be read is empty;
+one that cannot be written only makes the next grade check again.
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import os
@@ -71,10 +72,13 @@ class _Memo:
     def __init__(self) -> None:
         self.path: Path | None = None
         self.hashes: set[str] | None = None
+        self.learnt = False  # hashes added since the file was read or written
+        self.at_exit = False  # flush registered to run when the process ends
 
     def load(self) -> set[str]:
         path = memo_path()
         if self.hashes is None or path != self.path:
+            self.flush()  # what was learnt under another cache folder goes there
             self.path, self.hashes = path, set()
             try:
                 data = json.loads(path.read_text(encoding="utf-8")) if path else None
@@ -91,7 +95,17 @@ class _Memo:
         if len(hashes) >= MEMO_CAP:
             hashes.clear()
         hashes.add(entry)
-        data = {"checking": checking_version(), "passed": sorted(hashes)}
+        self.learnt = True
+        if not self.at_exit:  # one write a process, not one a case
+            self.at_exit = True
+            atexit.register(self.flush)
+
+    def flush(self) -> None:
+        """Write what was learnt (the hashes, under the checking code's hash)."""
+        if not self.learnt or self.path is None or self.hashes is None:
+            return
+        self.learnt = False
+        data = {"checking": checking_version(), "passed": sorted(self.hashes)}
         try:
             write_text_atomically(json.dumps(data, separators=(",", ":")), self.path)
         except OSError:
@@ -110,7 +124,13 @@ def vouched(text: str) -> bool:
 
 
 def remember(text: str) -> None:
-    """Record that a case file of ``text`` just passed every check (where there is a memo)."""
+    """Record that a case file of ``text`` just passed every check (where there is a memo;
+    written when the process ends, or by :func:`flush`)."""
     version = checking_version()
     if version is not None and memo_path() is not None:
         _MEMO.add(_text_hash(text, version))
+
+
+def flush() -> None:
+    """Write what this process learnt now (a long-lived process: a batch's pool)."""
+    _MEMO.flush()
