@@ -426,9 +426,12 @@ def test_a_loaded_case_is_only_built_and_one_that_does_not_build_is_a_grader_err
     with pytest.raises(GraderError, match="the case sent to the worker does not build"):
         worker.run(broken, "minimax")
     assert worker.starts == 0
-    loaded = case_from_dict(CASE)
+    loaded = case_from_dict({**CASE, "expect": {"minimax": {"value": 3}}})
+    sent, exchange = [], worker._exchange
+    worker._exchange = lambda request, *rest: sent.append(request) or exchange(request, *rest)
     reply = worker.run(loaded, "minimax")
     assert reply.status == "ok" and reply.function == "max_value"
+    assert sent[0]["case"] == loaded.public_dict() and "expect" not in sent[0]["case"]
     assert worker.run(loaded, "minimax").value == reply.value  # its game built once, same answer
 
 
