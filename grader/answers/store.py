@@ -304,13 +304,15 @@ class AnswerKey:
         if target is None or (path is None and not self._dirty):
             return
         texts: dict[str, str] = {}
-        if used_only or shipped:  # a key to ship: every entry decoded, filtered
+        if used_only:  # the answers looked up, each decoded by its lookup
+            entries = self._entries
+        elif shipped:  # a key to ship: every entry decoded (its times dropped below)
             entries = self.entries
         else:  # the cache: an entry not decoded is written back as it was read
             for key, (text, scale) in list(self._pending.items()):
                 if scale is None:
                     texts[key] = text
-                else:  # another machine's times: kept with this machine's scale
+                else:  # another file's (a shipped key's): merged into the cache, as read
                     self._decode(key)
             entries = self._entries
         if used_only:
