@@ -4,8 +4,10 @@
 The grade runs in this process, as ``grader grade`` runs it (same rubric, every public and
 hidden case, a warm answer cache), with:
 
-* the grader's CPU split by test kind (the ``grade_pair`` calls of each algorithm), and the
-  rest: loading cases and the answer key, naming mistakes, writing results (``time.process_time``);
+* the grader's CPU split by test kind (the ``grade_pair`` calls of each algorithm, and for
+  ``evaluate`` the matches played ahead of its tests, ``play_ahead``, whose worker requests are
+  most of its cost), and the rest: loading cases and the answer key, naming mistakes, writing
+  results (``time.process_time``);
 * the worker's CPU split the same way, read from ``/proc/<pid>/stat`` before and after each test
   (the worker of a submission serves every test; a fresh one after a time-out is counted from 0),
   its start-ups apart (the import and calibration, before the first request);
@@ -60,6 +62,7 @@ def profile_grade(submission: Path = CORRECT, top: int = 15) -> dict[str, Any]:
         lambda: {"tests": 0, "grader_cpu": 0.0, "worker_cpu": 0.0})
     starts: list[float] = []
     real_grade_pair, real_start = grading.grade_pair, client.Worker.start
+    real_play_ahead = grading.play_ahead
 
     def counted_start(worker: Any) -> None:
         fresh = worker._proc is None  # noqa: SLF001 (the bench reads what it measures)
@@ -69,11 +72,18 @@ def profile_grade(submission: Path = CORRECT, top: int = 15) -> dict[str, Any]:
 
     def counted_pair(case: Any, algorithm: str, number: str, rubric: Any, worker: Any,
                      *args: Any, **kwargs: Any) -> Any:
+        return counted(algorithm, worker, lambda: real_grade_pair(
+            case, algorithm, number, rubric, worker, *args, **kwargs), test=True)
+
+    def counted_ahead(worker: Any, cases: list, rubric: Any) -> Any:
+        return counted("evaluate", worker, lambda: real_play_ahead(worker, cases, rubric))
+
+    def counted(algorithm: str, worker: Any, call: Any, test: bool = False) -> Any:
         worker.start()  # a start is counted apart, not in the test that needed it
         pid = worker.pid
         before = process_cpu(pid) if pid else None
         grader_before = time.process_time()
-        test = real_grade_pair(case, algorithm, number, rubric, worker, *args, **kwargs)
+        test_result = call()
         grader_cpu = time.process_time() - grader_before
         after = process_cpu(worker.pid) if worker.pid else None
         if worker.pid == pid and before is not None and after is not None:
@@ -81,17 +91,19 @@ def profile_grade(submission: Path = CORRECT, top: int = 15) -> dict[str, Any]:
         else:  # a fresh worker (or none left): what the new one used since its start
             used = (after or 0.0) - (starts[-1] if worker.pid != pid and starts else 0.0)
         kind = per_kind["play (evaluate)" if algorithm == "evaluate" else algorithm]
-        kind["tests"] += 1
+        kind["tests"] += 1 if test else 0
         kind["grader_cpu"] += grader_cpu
         kind["worker_cpu"] += max(used, 0.0)
-        return test
+        return test_result
 
     grading.grade_pair, client.Worker.start = counted_pair, counted_start
+    grading.play_ahead = counted_ahead
     children, own = _children_cpu(), time.process_time()
     try:
         results = grading.grade(submission, CASE_DIRS, rubric=rubric)
     finally:
         grading.grade_pair, client.Worker.start = real_grade_pair, real_start
+        grading.play_ahead = real_play_ahead
     grader_total = time.process_time() - own
     worker_total = _children_cpu() - children  # every worker of the grade, reaped by now
     in_tests = sum(k["grader_cpu"] for k in per_kind.values())

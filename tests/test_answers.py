@@ -67,7 +67,7 @@ def test_a_built_key_answers_without_solving_and_a_case_edited_after_the_build_i
     assert fresh.reference(edited, "minimax", "inclusive").run.value == 5
     assert len(calls) == 1
     fresh.save()
-    assert len(json.loads(cache.read_text())["entries"]) == 2  # the fresh answer is cached
+    assert len(answers_module.key_entries(cache.read_text())) == 2  # the fresh answer is cached
 
 
 def test_the_default_key_reads_the_autograder_zips_key(tmp_path, monkeypatch):
@@ -128,7 +128,7 @@ def test_long_traces_are_stored_packed_and_read_back_exactly(tmp_path):
     key.extra(case(), "traces", lambda: {"generated": long_trace, "evaluated": short,
                                          "nested": [{"generated": long_trace[::-1]}]})
     key.save()
-    text = cache.read_text()
+    (text,) = json.loads(cache.read_text())["entries"].values()  # the entry's own JSON text
     assert answers_module.PACKED in text and text.count('"xo.|s05|.ox"') == 2  # once a list
     assert len(text) < len(json.dumps(long_trace))  # both lists: 4 bytes an entry, not a string
     again = AnswerKey(cache=cache).extra(case(), "traces", lambda: pytest.fail("not cached"))
@@ -136,7 +136,10 @@ def test_long_traces_are_stored_packed_and_read_back_exactly(tmp_path):
                      "nested": [{"generated": long_trace[::-1]}]}
     table = f'"{answers_module.PACKED}":['
     damaged = text.replace(table + '"xo.|s00|.ox",', table)
-    cache.write_text(damaged)  # an index now past its table: the file is not trusted
+    assert damaged != text
+    data = json.loads(cache.read_text())
+    data["entries"] = {key: damaged for key in data["entries"]}
+    cache.write_text(json.dumps(data))  # an index now past its table: the entry is not trusted
     assert AnswerKey(cache=cache).entries == {}
 
 
@@ -153,18 +156,24 @@ def test_the_key_a_build_ships_is_the_same_bytes_whatever_the_cache(tmp_path):
         "aima-fig-5-2.json", "mcts-tiny-tree.json", "maxn-ties.json", "dice-race.json",
         "iterative-deepening-intro.json", "evaluate-connect4-greedy.json")]
     first = answer_key(repo, cases, tmp_path / "alice" / "answer-key.json")
-    alice = json.loads((tmp_path / "alice" / "answer-key.json").read_text())
-    assert any("seconds" in entry for entry in alice["entries"].values())  # the cache keeps them
+    alice_text = (tmp_path / "alice" / "answer-key.json").read_text()
+    alice = json.loads(alice_text)
+    assert any("seconds" in entry for entry in answers_module.key_entries(alice_text).values())
+
+    def slower(text):  # the cache keeps times: the same answer, 3 times the seconds
+        entry = json.loads(text)
+        return json.dumps({**entry, "seconds": entry["seconds"] * 3} if "seconds" in entry
+                          else entry)
+
     bob_cache = tmp_path / "bob" / "answer-key.json"  # the same answers, another machine's times
     bob_cache.parent.mkdir()
     bob_cache.write_text(json.dumps({**alice, "calibration": alice["calibration"] * 3, "entries": {
-        key: {**entry, "seconds": entry["seconds"] * 3} if "seconds" in entry else entry
-        for key, entry in alice["entries"].items()}}))
+        key: slower(text) for key, text in alice["entries"].items()}}))
     assert answer_key(repo, cases, bob_cache) == first
     assert answer_key(repo, cases, tmp_path / "carol" / "answer-key.json") == first  # computed anew
     shipped = json.loads(first)
     assert "calibration" not in shipped and shipped["entries"]
-    assert not any("seconds" in entry for entry in shipped["entries"].values())
+    assert not any("seconds" in entry for entry in answers_module.key_entries(first).values())
 
 
 def test_answers_read_from_a_shipped_key_have_no_time(tmp_path):
@@ -182,3 +191,24 @@ def test_the_suite_keeps_its_answers_out_of_the_default_cache():
 
     repo = Path(__file__).resolve().parent.parent
     assert answers_module.CACHE_KEY != repo / ".cache" / "answer-key.json"
+
+
+def test_a_grade_decodes_only_the_entries_it_asks_for_and_saves_the_others_as_read(tmp_path):
+    """Each entry is a JSON text of its own, decoded on its first lookup: a grade of one case
+    does not decode the others' answers, and a cache saved after a new answer writes the
+    entries nobody asked for back byte for byte."""
+    path = tmp_path / "key.json"
+    key = AnswerKey(cache=path)
+    key.reference(case(), "minimax", "inclusive")
+    key.reference(case(), "alpha_beta", "inclusive")
+    key.save()
+    before = json.loads(path.read_text())["entries"]
+    reloaded = AnswerKey(cache=path)
+    assert reloaded.reference(case(), "alpha_beta", "inclusive").run.value == 3
+    assert [k for k in before if ":minimax:" in k] == list(reloaded._pending)  # not decoded
+    edited = case(tree=[[3, 12, 8], [2, 4, 6], [14, 5, 20]])
+    assert reloaded.reference(edited, "minimax", "inclusive").run.value == 5  # a new answer
+    reloaded.save()
+    after = json.loads(path.read_text())["entries"]
+    assert len(after) == 3 and all(after[k] == text for k, text in before.items())
+    assert AnswerKey(cache=path).entries == answers_module.key_entries(path.read_text())

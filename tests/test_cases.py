@@ -361,3 +361,40 @@ def test_rubric_from_dict_is_typed() -> None:
     assert rubric.for_algorithm("maxn").visibility == "after_due_date"
     with pytest.raises(ValueError, match="expected an algorithm"):
         rubric.for_algorithm("alphabeta")
+
+
+def test_a_case_file_checked_before_is_loaded_without_its_checks_and_an_edited_one_is_checked(
+        tmp_path, monkeypatch):
+    """grader/cases/checked.py: a file whose exact text passed every check (under the same
+    checking code) loads as the same case without the checks; any edit is checked again; with
+    no cache folder nothing is remembered."""
+    from grader.cases import checked
+    from grader.cases import load as load_module
+
+    checks = []
+    real_check = load_module.check_case
+    monkeypatch.setattr(load_module, "check_case",
+                        lambda data, *a, **k: checks.append(data["name"]) or real_check(data, *a, **k))
+    monkeypatch.setattr(load_module, "plain_tree_nodes", lambda data: None)  # every case checked
+    text = (Path(__file__).resolve().parent.parent / "trees/public/aima-fig-5-2.json").read_text()
+    path = tmp_path / "case.json"
+    path.write_text(text)
+    monkeypatch.setenv("GRADER_CACHE", str(tmp_path / "no-such-folder"))
+    load_case(path), load_case(path)
+    assert checks == ["aima-fig-5-2"] * 2 and checked.memo_path() is None  # no memo there
+    (tmp_path / "cache").mkdir()
+    monkeypatch.setenv("GRADER_CACHE", str(tmp_path / "cache"))
+    first, again = load_case(path), load_case(path)
+    assert checks == ["aima-fig-5-2"] * 3  # checked once more, then vouched for
+    checked.flush()  # (else written when the process ends)
+    assert (tmp_path / "cache" / checked.MEMO_NAME).exists()
+    assert again.data == first.data and again.algorithms == first.algorithms
+    game, game_again = first.build_game(), again.build_game()
+    assert game.actions(game.initial_state()) == game_again.actions(game_again.initial_state())
+    path.write_text(text.replace("[[3, 12, 8]", '[[3, "twelve", 8]'))  # edited: checked again
+    with pytest.raises(CaseError, match="expected a number"):
+        load_case(path)
+    assert checks[-1] == "aima-fig-5-2" and len(checks) == 4
+    path.write_text(text)
+    monkeypatch.setattr(checked.algorithm_specs, "extra_entries", lambda: ["course_algorithm"])
+    assert not checked.vouched(text)  # an algorithm registered from outside: no memo

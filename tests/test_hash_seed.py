@@ -20,6 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import suite_modules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -107,3 +108,33 @@ def test_a_submission_keeping_state_between_calls_gets_the_same_results_on_one_c
     one, two = ([(t.name, t.score, t.output) for t in run.tests] for run in runs)
     assert any(score == 0 for _, score, _ in one) and any(score > 0 for _, score, _ in one)
     assert one == two
+
+
+def test_a_small_grade_runs_on_one_worker_whatever_jobs_is(tmp_path, monkeypatch):
+    """A grade estimated under SHARED_FROM game calls (here two small cases) is not shared out:
+    a second worker's start would cost more than its tests. The choice depends on the cases
+    only, so a stateful submission gets the same results with --jobs 1 and 2;
+    $GRADER_SHARE_FROM=0 shares any grade, and a bad value is the grader's error, named."""
+    from grader.errors import GraderError
+    from grader.scoring import grade as grading
+
+    counts = []
+    real_users = grading.worker_users
+    monkeypatch.setattr(grading, "worker_users", lambda count: counts.append(count) or
+                        real_users(count))
+    submission = tmp_path / "search.py"
+    submission.write_text((ROOT / "tests" / "submissions" / "correct" / "search.py").read_text()
+                           + STATEFUL)
+    small = [ROOT / "trees" / "public" / name for name in
+             ("aima-fig-5-2.json", "depth-limit-1.json", "depth-limit-2.json")]
+    runs = [grading.grade(submission, small, algorithms=["alpha_beta"], jobs=jobs)
+            for jobs in (1, 2)]
+    one, two = ([(t.name, t.score, t.output) for t in run.tests] for run in runs)
+    assert counts == [1, 1] and len(one) == 3 and one == two
+    assert any(score == 0 for _, score, _ in one)  # the third root search is off by one
+    monkeypatch.setenv(grading.SHARED_FROM_VARIABLE, "0")
+    grading.grade(submission, small, algorithms=["alpha_beta"])
+    assert counts[-1] == grading.SHARES
+    monkeypatch.setenv(grading.SHARED_FROM_VARIABLE, "many")
+    with pytest.raises(GraderError, match="GRADER_SHARE_FROM: expected a whole number"):
+        grading.grade(submission, small, algorithms=["alpha_beta"])

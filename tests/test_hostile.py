@@ -170,6 +170,9 @@ def _environment(root: Path) -> dict[str, str]:
         "TMPDIR": str(root / "tmp"),  # the worker's scratch folders: must be gone afterwards
         "PYTHONDONTWRITEBYTECODE": "1",
         "GRADESCOPE_SECRET_TOKEN": CANARY,
+        # three small tests share two workers, as a whole assignment's do (the sibling and
+        # two-worker attacks need both; grader.scoring.grade.SHARED_FROM)
+        "GRADER_SHARE_FROM": "0",
     }
 
 

@@ -145,7 +145,8 @@ def _grade_in_cgroup(tmp_path: Path, attack: str, limit_mib: int) -> tuple[int, 
                str(_submission(tmp_path, attack)), "--cases",
                str(REPO / "trees/public/aima-fig-5-2.json"), "--results", str(results),
                "--jobs", "2"]
-    env = {**os.environ, "GRADER_WORKER_MEMORY": "256", "TMPDIR": str(tmp_path)}
+    env = {**os.environ, "GRADER_WORKER_MEMORY": "256", "TMPDIR": str(tmp_path),
+           "GRADER_SHARE_FROM": "0"}  # one small case's tests on two workers, as a whole grade's
     try:
         done = subprocess.run(["sh", "-c", f'echo $$ > "{group}/cgroup.procs" && exec "$@"',
                                "sh", *command], cwd=REPO, env=env, capture_output=True,

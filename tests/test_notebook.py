@@ -195,6 +195,7 @@ def test_a_notebook_is_converted_once_however_often_the_worker_starts(tmp_path, 
     and functions calling os._exit force a start per test)."""
     from grader.sandbox import notebook as module
 
+    monkeypatch.setenv("GRADER_SHARE_FROM", "0")  # two small tests on two workers: two starts
     calls = []
     real = module._convert_notebook
     monkeypatch.setattr(module, "_convert_notebook",

@@ -414,6 +414,27 @@ def test_a_case_the_grader_cannot_build_is_a_grader_error_raised_in_the_parent(w
     assert worker.run(CASE, "minimax").status == "ok"
 
 
+def test_a_loaded_case_is_only_built_and_one_that_does_not_build_is_a_grader_error(worker_for):
+    """A Case was checked whole by its loader: Worker.run builds its game (once) to name the
+    root's stub; a game that does not build is still the grader's error, before any start."""
+    from grader.cases import case_from_dict
+
+    worker = worker_for(MINIMAX)
+    board = {key: value for key, value in CASE.items() if key != "tree"}
+    broken = case_from_dict({**board, "name": "bad-board", "game": "tictactoe",
+                             "state": "x.o|.z.|...", "algorithms": ["minimax"]})
+    with pytest.raises(GraderError, match="the case sent to the worker does not build"):
+        worker.run(broken, "minimax")
+    assert worker.starts == 0
+    loaded = case_from_dict({**CASE, "expect": {"minimax": {"value": 3}}})
+    sent, exchange = [], worker._exchange
+    worker._exchange = lambda request, *rest: sent.append(request) or exchange(request, *rest)
+    reply = worker.run(loaded, "minimax")
+    assert reply.status == "ok" and reply.function == "max_value"
+    assert sent[0]["case"] == loaded.public_dict() and "expect" not in sent[0]["case"]
+    assert worker.run(loaded, "minimax").value == reply.value  # its game built once, same answer
+
+
 def test_a_grader_error_the_worker_reports_is_never_the_graders(worker_for):
     worker = worker_for("""
         import json, sys

@@ -29,6 +29,8 @@ class ScriptedWorker:
 
     def run(self, case, algorithm, *, mcts=None, time_limit=None, time_multiple=0.0, budget=None,
             trace_limit=None, packed=False):  # (its replies' traces are lists: packed or not)
+        if hasattr(case, "public_dict"):  # what Worker.run sends of a loaded case
+            case = case.public_dict()
         self.requests.append({"case": case, "algorithm": algorithm, "time_limit": time_limit,
                               "time_multiple": time_multiple, "budget": budget,
                               "trace_limit": trace_limit})

@@ -10,7 +10,12 @@ autograder``), so the first submission in a fresh Gradescope container finds the
 as fast as the hundredth; a case edited after the build misses its entry and is recomputed.
 
 Entries are keyed by a hash of the case's content (not its path or name), the algorithm, the
-rule and the seed, so editing a case invalidates exactly its answers. A key file also records a
+rule and the seed, so editing a case invalidates exactly its answers. A key file holds each
+entry as a JSON text of its own (``"entries": {key: text}``), decoded when a grade first asks
+for it: a grade of one case does not decode the others' answers, nor a passing submission's
+grade the answers only feedback needs (the step replays and the known mistakes' runs, three
+quarters of the staff cache), and a cache saved after a new answer writes the entries it did
+not decode back as they were read. A key file also records a
 hash of the code that computed it (``reference/``, ``grader/games/``, ``grader/algorithms/``, and
 the files of any algorithm ``GRADER_ALGORITHMS`` registers: :func:`extra_algorithm_sources`):
 when that code changes on a staff machine the file is ignored and answers are recomputed.
@@ -42,7 +47,7 @@ from grader.run.calibration import calibration_seconds
 from grader.run.packing import PackedIds, decode_indexes, pack_ids
 from grader.run.runner import RunResult
 
-KEY_FORMAT = 2  # 2: long traces stored packed (grader.run.packing)
+KEY_FORMAT = 3  # 2: long traces stored packed (grader.run.packing); 3: a JSON text an entry
 HANDOUT_KEY = REPO_ROOT / "trees" / "public" / ".answer-key.json"
 AUTOGRADER_KEY = REPO_ROOT / "trees" / ".answer-key.json"  # public and hidden; staff-only
 CACHE_KEY = Path(os.environ.get("GRADER_CACHE", REPO_ROOT / ".cache")) / "answer-key.json"
@@ -115,12 +120,29 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
-def _write_atomically(data: dict[str, Any], path: Path) -> None:
+def _compact(data: Any) -> str:
     """Compact JSON (a full tic-tac-toe trace is 800,000 ids: no indentation), sorted so the same
     key gives the same bytes. Unlike results.json, a key may hold infinities (a mistaken
     variant's value): Python's JSON reads back what it writes."""
-    data = {**data, "entries": _pack_traces(data.get("entries", {}))}
-    write_text_atomically(json.dumps(data, separators=(",", ":"), sort_keys=True), path)
+    return json.dumps(data, separators=(",", ":"), sort_keys=True)
+
+
+def _entry_text(entry: dict[str, Any]) -> str:
+    """One entry as the JSON text a key file holds for it (long traces packed)."""
+    return _compact(_pack_traces(entry))
+
+
+def _case_of(key: str) -> str:
+    """The case fingerprint an entry key starts with (``fingerprint:algorithm:...``)."""
+    return key.partition(":")[0]
+
+
+def key_entries(text: str) -> dict[str, Any]:
+    """Every entry of a key file's ``text``, decoded (long traces unpacked): what a key holds,
+    for tools and tests that read a key file without an :class:`AnswerKey`."""
+    hook = _SharedIds()
+    return {key: _unpacked(json.loads(entry, object_hook=hook))
+            for key, entry in json.loads(text).get("entries", {}).items()}
 
 
 PACK_OVER = 1000  # a trace list longer than this is stored packed (grader.run.packing)
@@ -163,8 +185,13 @@ def _unpacked(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: _unpacked(item) for key, item in value.items()}
     if isinstance(value, list):
+        if all(type(item) in _SCALARS for item in value):  # a trace: ids, copied at C speed
+            return value[:]
         return [_unpacked(item) for item in value]
     return value
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def _pack_traces(value: Any) -> Any:
@@ -199,7 +226,11 @@ class AnswerKey:
         nor rescales times that were measured on this very machine)."""
         self.version = code_version()
         self.cache = cache
-        self.entries: dict[str, dict[str, Any]] = {}
+        self._entries: dict[str, dict[str, Any]] = {}  # decoded entries (entries: all of them)
+        # entry key -> its text not decoded yet (the first file's that holds the key), and the
+        # calibration of the file when it is not the cache (its times are another machine's)
+        self._pending: dict[str, tuple[str, float | None]] = {}
+        self._hook = _SharedIds()  # ids shared across the entries decoded
         self._scale: dict[str, float] = {}  # entry key -> time scale for other machines' files
         self._dirty = False
         self._calibration: float | None = calibration
@@ -208,6 +239,27 @@ class AnswerKey:
         self._recent: dict[str, dict[str, Any]] = {}  # one case's entries, unpacked (_lookup)
         for path in [*(files or []), *([cache] if cache else [])]:
             self._load(Path(path))
+
+    @property
+    def entries(self) -> dict[str, dict[str, Any]]:
+        """Every entry the key holds (any not decoded yet decoded now)."""
+        for key in list(self._pending):
+            self._decode(key)
+        return self._entries
+
+    def _decode(self, key: str) -> None:
+        """The entry ``key`` read from its file's text, if it is still pending: a text that
+        does not decode (a damaged file) is dropped, and the answer recomputed."""
+        text, scale = self._pending.pop(key)
+        try:
+            entry = json.loads(text, object_hook=self._hook)
+        except ValueError:
+            return  # a damaged cache is recomputed, never trusted
+        if type(entry) is dict:
+            self._entries[key] = entry
+            self._read.add(key)
+            if scale:
+                self._scale[key] = scale
 
     @classmethod
     def default(cls) -> AnswerKey:
@@ -222,22 +274,21 @@ class AnswerKey:
         if not path.exists():
             return
         try:
-            data = json.loads(path.read_text(encoding="utf-8"), object_hook=_SharedIds())
+            data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return  # a damaged cache is recomputed, never trusted
-        if data.get("format") != KEY_FORMAT:
+        if type(data) is not dict or data.get("format") != KEY_FORMAT:
             return
         if self.version is not None and data.get("code_version") != self.version:
             return  # computed by other code: stale
         foreign = path != self.cache
         if not foreign and self._calibration is None and data.get("calibration"):
             self._calibration = data["calibration"]  # this machine's, measured before
-        for key, entry in data.get("entries", {}).items():
-            if key not in self.entries:
-                self.entries[key] = entry
-                self._read.add(key)
-            if foreign and data.get("calibration"):
-                self._scale[key] = data["calibration"]
+        scale = data.get("calibration") if foreign else None
+        entries = data.get("entries")
+        for key, text in (entries.items() if type(entries) is dict else ()):
+            if type(text) is str and key not in self._pending and key not in self._entries:
+                self._pending[key] = (text, scale)
 
     def save(self, path: Path | None = None, *, used_only: bool = False,
              shipped: bool = False) -> None:
@@ -252,18 +303,30 @@ class AnswerKey:
         target = Path(path) if path else self.cache
         if target is None or (path is None and not self._dirty):
             return
-        entries = self.entries
+        texts: dict[str, str] = {}
+        if used_only:  # the answers looked up, each decoded by its lookup
+            entries = self._entries
+        elif shipped:  # a key to ship: every entry decoded (its times dropped below)
+            entries = self.entries
+        else:  # the cache: an entry not decoded is written back as it was read
+            for key, (text, scale) in list(self._pending.items()):
+                if scale is None:
+                    texts[key] = text
+                else:  # another file's (a shipped key's): merged into the cache, as read
+                    self._decode(key)
+            entries = self._entries
         if used_only:
             entries = {k: v for k, v in entries.items() if k in self.used}
-        data: dict[str, Any] = {"format": KEY_FORMAT, "code_version": self.version,
-                                "entries": entries}
         if shipped:
-            data["entries"] = {k: {name: item for name, item in v.items() if name != "seconds"}
-                               for k, v in entries.items()}
-        else:
+            entries = {k: {name: item for name, item in v.items() if name != "seconds"}
+                       for k, v in entries.items()}
+        texts.update((key, _entry_text(entry)) for key, entry in entries.items())
+        data: dict[str, Any] = {"format": KEY_FORMAT, "code_version": self.version,
+                                "entries": texts}
+        if not shipped:
             data["calibration"] = self.calibration()
         try:
-            _write_atomically(data, target)
+            write_text_atomically(_compact(data), target)
         except OSError:
             if path is not None:
                 raise  # asked for explicitly; a cache that cannot be written is only slower
@@ -281,14 +344,16 @@ class AnswerKey:
         the grade asks for one case's answers at a time, so the key holds one case's traces
         unpacked at most (the full tic-tac-toe trace alone is 4 MB of pointers a list)."""
         self.used.add(key)
+        case = _case_of(key)
+        if key in self._pending:
+            self._decode(key)
         if key in self._read:
-            case = key.partition(":")[0]
-            if next(iter(self._recent), ":").partition(":")[0] != case:
+            if _case_of(next(iter(self._recent), ":")) != case:
                 self._recent.clear()
             if key not in self._recent:
-                self._recent[key] = _unpacked(self.entries[key])
+                self._recent[key] = _unpacked(self._entries[key])
             return self._recent[key]
-        entry = self.entries.get(key)
+        entry = self._entries.get(key)
         if entry is None:
             if self.version is None:
                 raise GraderError(
@@ -296,7 +361,7 @@ class AnswerKey:
                     "edited after the handout was built?); it is graded on Gradescope"
                 )
             entry = compute()
-            self.entries[key] = entry
+            self._entries[key] = entry
             self._dirty = True
         return entry
 
@@ -307,9 +372,11 @@ class AnswerKey:
         equality with a list), not unpacked; for a comparison that needs no more when it
         passes (:func:`grader.scoring.pair.grade_pair`)."""
         key = f"{case_fingerprint(case)}:{algorithm}:{rule}:{seed}"
+        if key in self._pending:
+            self._decode(key)
         if packed and key in self._read and key not in self._recent:
             self.used.add(key)
-            entry = self.entries[key]
+            entry = self._entries[key]
             run = RunResult(**{name: item if isinstance(item, PackedIds) else _unpacked(item)
                                for name, item in entry["run"].items()})
             return Reference(rule, run, self._seconds(key, entry))

@@ -45,11 +45,15 @@ from __future__ import annotations
 import math
 import os
 import signal
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
+from grader.algorithms import get as get_algorithm
 from grader.algorithms.evaluate import ALGORITHM as EVALUATE
 from grader.algorithms.mcts import SETTINGS_FIELD as MCTS_FIELD
+from grader.errors import GraderError
+from grader.games.base import MIN
 from grader.run.evaluation import MAX_POSITIONS
 from grader.run.tracing import Budget
 from grader.sandbox.capture import join_output
@@ -71,6 +75,35 @@ from grader.sandbox.protocol import (
 )
 from grader.sandbox.allowance import WHOLE
 from grader.sandbox.watch import MIN_IDLE, Watch, cpu_limits, kill_message, process_cpu
+
+
+# id(case) -> (a weak reference to the loaded case, whether MIN moves at its root; None: the
+# root has no mover): a case's game built once, however many tests and seeds send it
+_ROOTS: dict[int, tuple[weakref.ref, bool | None]] = {}
+
+
+def _root_stub(case: Any, algorithm: str) -> str:
+    """The stub ``algorithm`` calls at the root of a loaded case's game (as
+    :func:`~grader.sandbox.protocol.check_case_builds` says for a case given as a dict, whose
+    every field it checks first: a loaded case was checked whole by its loader, so only its
+    game is built here, once, in the grader's own process, where a failure is the grader's)."""
+    held = _ROOTS.get(id(case))
+    if held is None or held[0]() is not case:
+        try:
+            game = case.build_game()
+        except Exception as error:  # noqa: BLE001 - any failure is the grader's, and said so
+            raise GraderError(f"the case sent to the worker does not build: {error}") from error
+        try:
+            minimizing: bool | None = game.to_move(game.initial_state()) == MIN
+        except Exception:  # noqa: BLE001 - a root without a mover: the call itself says so
+            minimizing = None
+        if len(_ROOTS) > 1000:
+            _ROOTS.clear()
+        held = _ROOTS[id(case)] = (weakref.ref(case), minimizing)
+    try:  # as grader.run.runner.function_name: the MIN stub at a MIN root
+        return get_algorithm(algorithm).stub_at(held[1]) if held[1] is not None else algorithm
+    except Exception:  # noqa: BLE001 - an algorithm without a stub of its own
+        return algorithm
 
 
 class Worker(WorkerProcess):
@@ -119,11 +152,13 @@ class Worker(WorkerProcess):
         time_limit = self.limits.time if time_limit is None else float(time_limit)
         if not (time_limit > 0 and math.isfinite(time_limit)):
             raise ValueError(f"expected time_limit to be positive, got: {time_limit!r}")
-        if hasattr(case, "public_dict"):
-            case = case.public_dict()
         # the grader's own failure is raised here, never by the worker; and the stub called at
         # the root, what the allowance counts
-        function = check_case_builds(case, algorithm)
+        if hasattr(case, "public_dict"):  # a Case: checked whole when it was loaded
+            function = _root_stub(case, algorithm)
+            case = case.public_dict()
+        else:
+            function = check_case_builds(case, algorithm)
         window, most, failed = self._prepare(time_limit, time_multiple, budget, algorithm,
                                              function)
         if failed is not None:

@@ -19,6 +19,7 @@ chosen move is minimax-optimal in at least the rubric's share of them.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 import traceback
 from pathlib import Path
@@ -30,7 +31,7 @@ from grader.answers.store import AnswerKey
 from grader.cases import Case, find_cases, load_case
 from grader.cases.algorithms import PLAY_ALGORITHMS, PLAY_GAMES
 from grader.cases.rubric import Rubric, load_rubric
-from grader.errors import CaseError, SubmissionError
+from grader.errors import CaseError, GraderError, SubmissionError
 from grader.feedback import deepening, diagnosis, explain, savings
 from grader.feedback.verdict import Observation
 from grader.footprint import release_free_memory
@@ -141,7 +142,8 @@ def _cost(case: Case, algorithm: str, rubric: Rubric, answers: AnswerKey) -> int
             seeds = (case.mcts.seeds or rubric.settings_for(case, algorithm).outcome_seeds
                      if case.mcts.check == "outcome" else 1)
             return MCTS_CALL_COST * case.mcts.iterations * seeds
-        run = answers.reference(case, algorithm, rubric.for_algorithm(algorithm).pruning).run
+        run = answers.reference(case, algorithm, rubric.for_algorithm(algorithm).pruning,
+                                packed=True).run  # lengths only: long traces stay packed
         return len(run.generated) + len(run.evaluated)
     except Exception:  # noqa: BLE001 - grading the test says what is wrong with it
         return 1_000
@@ -155,6 +157,42 @@ def _plays_positions(algorithm: str) -> bool:
 
 
 SHARES = 2  # workers a grade's tests are shared among, on one core as on two (grade's jobs)
+# Estimated game calls (_cost) from which a grade's tests are shared among SHARES workers: below
+# it one worker grades them all, since a second worker's start (an interpreter and the grader's
+# modules, about 0.1 CPU s, a quarter of a one-case grade) costs more than such tests do. A
+# function of the cases only, whatever jobs is, so a submission sees the same workers either
+# way. Every course's whole assignment is far above it (the bundled cases: 2.2 million).
+SHARED_FROM = 20_000
+SHARED_FROM_VARIABLE = "GRADER_SHARE_FROM"  # overrides SHARED_FROM (0: always shared)
+
+
+def _shared_from() -> int:
+    """:data:`SHARED_FROM`, or ``$GRADER_SHARE_FROM`` when set (a whole number >= 0)."""
+    given = os.environ.get(SHARED_FROM_VARIABLE)
+    if given is None or not given.strip():
+        return SHARED_FROM
+    try:
+        value = int(given)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise GraderError(f"{SHARED_FROM_VARIABLE}: expected a whole number of game calls >= 0 "
+                          f"(0: always share a grade's tests among {SHARES} workers), got: "
+                          f"{given!r}")
+    return value
+
+
+def _worker_count(items: list[tuple[Case, str]], rubric: Rubric, answers: AnswerKey) -> int:
+    """How many workers a grade's tests are shared among: :data:`SHARES` when their estimated
+    cost reaches :func:`_shared_from`, else one (and one for a single test)."""
+    if len(items) < 2:
+        return 1
+    threshold, total = _shared_from(), 0
+    for case, algorithm in items:
+        if total >= threshold:
+            break
+        total += _cost(case, algorithm, rubric, answers)
+    return SHARES if total >= threshold else 1
 
 
 def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], grading: _Grading,
@@ -312,7 +350,9 @@ def grade(
     computes and caches what it does not hold yet. ``load`` reads a case file (default:
     :func:`~grader.cases.load_case`; a batch passes cases it loaded once). ``jobs``: workers
     grading at once. The tests are shared among :data:`SHARES` workers whatever ``jobs`` is
-    (:func:`_in_parallel`), and ``jobs`` only says how many of them run at once: a submission
+    (:func:`_in_parallel`; one worker for a grade estimated under :data:`SHARED_FROM` game
+    calls, whose tests cost less than a second worker's start), and ``jobs`` only says how many
+    of them run at once: a submission
     that keeps state between calls sees the same tests in the same order on one core as on two,
     so its results are the same (docs/security.md). ``keep_games``: keep
     each play case's game, and what it remembers of positions, for the next submission (a
@@ -381,12 +421,13 @@ def _run_tests(grading: _Grading, submission: Path, planned: list[tuple[Case, st
                limits: Limits | None, jobs: int, wanted: set[str] | None,
                name_filter: str | None) -> Worker:
     """Every planned test graded and recorded: the visible ones, the random-tree tests, the
-    others. The tests are shared among up to :data:`SHARES` workers whatever ``jobs`` is;
-    ``jobs`` only says how many run at once (see :func:`grade`). Returns the first worker."""
+    others. The tests are shared among up to :data:`SHARES` workers whatever ``jobs`` is (one
+    for a grade estimated under :data:`SHARED_FROM` game calls: :func:`_worker_count`); ``jobs``
+    only says how many run at once (see :func:`grade`). Returns the first worker."""
     shown, not_shown = _in_visibility_order(planned, grading.rubric)
     # as root, each worker a user of its own: one cannot signal (kill) another where Landlock
     # cannot scope signals (both the default user where job slots cannot be claimed)
-    users = worker_users(max(1, min(SHARES, len(planned))))
+    users = worker_users(_worker_count(planned, grading.rubric, grading.answers))
     count = max(1, min(jobs, len(users)))  # how many of them grade at once
     with contextlib.ExitStack() as stack:
         # threads that outlive every worker: a worker dies with the thread that started it

@@ -71,7 +71,7 @@ def _run(worker: Worker, case: Case, algorithm: str, settings: Any, budget: Budg
     """The student's run under ``budget``. The worker is told only rounded numbers (what it is
     told, the submission can read: the exact budget and trace limit are functions of the
     reference's counts); the exact budget is applied here (:func:`within_budget`)."""
-    reply = worker.run(case.public_dict(), algorithm, mcts=mcts, budget=worker_budget(budget),
+    reply = worker.run(case, algorithm, mcts=mcts, budget=worker_budget(budget),
                        time_limit=settings.time_floor, time_multiple=settings.time_multiple,
                        trace_limit=told(trace_limit) if trace_limit else None, packed=packed)
     return within_budget(reply, budget)

@@ -1,0 +1,80 @@
+"""A grade's fixed cost, paired against another checkout: ``python bench/fixed_cost.py --base TREE
+[--runs N] [--whole]``.
+
+Runs ``grader grade`` of the correct solution on one tiny case (``trees/public/aima-fig-5-2.json``:
+two tests, so what is measured is what every grade pays: the interpreter and the grader's
+imports, the rubric, the case, the answer key, the worker start-ups, the results file) in this
+checkout and in ``TREE`` (a checkout of the code to compare with, e.g. ``git worktree add
+/tmp/base BASE``), alternating, ``N`` runs each (a warm-up run each first: answer caches and
+the checked-cases memo filled), and prints the medians of CPU time (the process and its
+workers). ``--whole``: the same for ``grader grade --hidden`` (every case). Each checkout runs
+with its own code (``PYTHONPATH``) and its own answer cache (its ``.cache/``), on this
+interpreter. Issue 45's target for the one-case grade: at most 0.35 CPU s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CASE = Path("trees") / "public" / "aima-fig-5-2.json"
+
+
+def _cpu_of(root: Path, whole: bool, results: Path) -> float:
+    """CPU seconds (user + system, the grader and its workers) of one grade in ``root``."""
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("PYTHONDONTWRITEBYTECODE", "GRADER_CACHE")}
+    env["PYTHONPATH"] = str(root)
+    command = [sys.executable, "-m", "grader", "grade", "--submission",
+               str(root / "tests" / "submissions" / "correct" / "search.py"),
+               "--results", str(results), *(["--hidden"] if whole else ["--cases", str(CASE)])]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, cwd=root, env=env, check=True, stdout=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def paired(base: Path, runs: int, whole: bool) -> dict[str, list[float]]:
+    """``runs`` alternating grades in each checkout, after a warm-up grade each."""
+    roots = {"this checkout": REPO, "base": base}
+    samples: dict[str, list[float]] = {name: [] for name in roots}
+    results = {name: Path(f"/tmp/fixed-cost-{os.getpid()}-{i}.json")
+               for i, name in enumerate(roots)}
+    try:
+        for name, root in roots.items():
+            _cpu_of(root, whole, results[name])
+        for _ in range(runs):
+            for name, root in roots.items():
+                samples[name].append(_cpu_of(root, whole, results[name]))
+    finally:
+        for path in results.values():
+            path.unlink(missing_ok=True)
+    what = "grader grade --hidden" if whole else f"grader grade --cases {CASE}"
+    for name, cpu in samples.items():
+        print(f"{what}, {name}: median {statistics.median(cpu):.3f} CPU s "
+              f"(runs: {' '.join(f'{c:.2f}' for c in cpu)})")
+    ratio = statistics.median(samples["this checkout"]) / statistics.median(samples["base"])
+    print(f"ratio {ratio:.2f}x; load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    return samples
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", type=Path, required=True, help="the checkout to compare with")
+    parser.add_argument("--runs", type=int, default=3, help="alternating runs each (default 3)")
+    parser.add_argument("--whole", action="store_true", help="every case (--hidden)")
+    args = parser.parse_args(argv)
+    if not (args.base / "grader").is_dir():
+        parser.error(f"--base {args.base}: no grader/ folder there (a checkout is needed)")
+    paired(args.base.resolve(), args.runs, args.whole)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
