@@ -50,7 +50,9 @@ from typing import Any
 
 from grader.algorithms.evaluate import ALGORITHM as EVALUATE
 from grader.algorithms.mcts import SETTINGS_FIELD as MCTS_FIELD
+from grader.games import builtin_game
 from grader.run.evaluation import MAX_POSITIONS
+from grader.run.runner import function_name
 from grader.run.tracing import Budget
 from grader.sandbox.capture import join_output
 from grader.sandbox.lifecycle import WorkerProcess
@@ -84,6 +86,7 @@ class Worker(WorkerProcess):
     """
 
     _packed = False  # the request under way keeps its packed traces so (run(packed=True))
+    _made_here = False  # the last reply was the parent's own (a kill, a crash)
 
     # --- requests -------------------------------------------------------------------------
     def cpu_limits(self, time_limit: float, time_multiple: float = 0.0,
@@ -187,14 +190,74 @@ class Worker(WorkerProcess):
                 reply.value = values
         return self._with_import_output(reply)
 
+    def search_positions(self, game: str, params: Mapping[str, Any], ids: list[str],
+                         algorithm: str, *, depth_limit: int | None, budgets: list[Budget],
+                         time_limit: float | None = None, time_multiple: float = 0.0
+                         ) -> WorkerReply:
+        """``algorithm``'s function of the submission searching each position of ``ids``
+        (state ids of the built-in ``game`` with ``params``, ``depth_limit``) in turn, each a
+        call of its own as :meth:`run` makes it: its own work budget (``budgets``, one a
+        position), CPU backstop (``time_limit``, ``time_multiple``) and seeded ``random``;
+        no trace comes back, only each call's counts of game calls.
+
+        The batch ends at the first position not answered with a finite number. Its
+        ``answered`` holds ``(value, {"result", "evaluated"})`` of each position answered, in
+        order (the caller applies the exact budget to the counts). All answered: an ``ok``
+        reply, ``value`` the list of floats, ``position`` None; else the reply of position
+        ``reply.position`` (its status, value, error, output). A reply the parent made (a
+        kill, a crash) has ``position`` None and no ``answered``: which call it stopped is not
+        known; a reply that does not fit the batch (more answers than positions, an answer
+        that is not three numbers, an ``ok`` before the last) is ``crashed``, at position 0."""
+        time_limit = self.limits.time if time_limit is None else float(time_limit)
+        if not 0 < len(ids) == len(budgets) <= MAX_POSITIONS:
+            raise ValueError(f"expected 1 to {MAX_POSITIONS} positions, each with a budget, "
+                             f"got: {len(ids)} and {len(budgets)}")
+        for state in ids:  # the grader's own failure is raised here, never by the worker
+            check_position_builds(game, params, state, depth_limit)
+        function = function_name(algorithm, builtin_game(game, ids[0], dict(params),
+                                                         depth_limit=depth_limit))
+        whole = Budget(result=sum(b.result for b in budgets),
+                       evaluated=sum(b.evaluated for b in budgets))
+        window, most, failed = self._prepare(time_limit, time_multiple, whole, algorithm,
+                                             function, calls=len(ids))
+        if failed is not None:  # the first position's call would get it (import, allowance)
+            failed.position, failed.answered = 0, []
+            return failed
+        mosts = [min(most, self.cpu_limits(time_limit, time_multiple, budget)[1])
+                 for budget in budgets]
+        request = {"seq": self._next_seq(), "time_limit": window, "cpu_most": most,
+                   POSITIONS_REQUEST: {"game": game, "params": dict(params), "ids": list(ids),
+                                       "algorithm": algorithm, "depth_limit": depth_limit,
+                                       "budgets": [budget.to_dict() for budget in budgets],
+                                       "most": mosts}}
+        self._made_here = False
+        reply = self._exchange(request, window, most, 4 * len(ids) + 50_000, function)
+        reply.algorithm, reply.time_limit = algorithm, window
+        reply.function = reply.function or function
+        problem = batch_problem(reply, len(ids), self._made_here)
+        if problem:
+            reply = WorkerReply("crashed", function=function, algorithm=algorithm,
+                                stdout=reply.stdout, stderr=reply.stderr, time_limit=window,
+                                message=f"the worker sent a malformed reply to a batch of "
+                                        f"positions ({problem}); code in search.py writing on "
+                                        "the grader's private channel is the likely cause",
+                                answered=[], position=0)
+            self.close()
+        elif reply.status == "ok" and reply.position is None:  # every position answered
+            reply.value = [value for value, _ in reply.answered or ()]
+        return self._with_import_output(reply)
+
     def _prepare(self, time_limit: float, time_multiple: float, budget: Budget | None,
-                 algorithm: str, function: str) -> tuple[float, float, WorkerReply | None]:
+                 algorithm: str, function: str, calls: int = 1
+                 ) -> tuple[float, float, WorkerReply | None]:
         """A worker ready for the next request, and the request's CPU window and most: a
         fresh one when the last died or has too little of its CPU allowance left. The third
         item is the reply to give instead of sending anything (search.py did not import, or
-        the allowance refuses ``function``, the stub the call would run)."""
+        the allowance refuses ``function``, the stub the call would run). ``calls``: the
+        calls the request makes (a batch's positions), each with a window of its own."""
         self.start()
         window, most = self.cpu_limits(time_limit, time_multiple, budget)
+        most += (calls - 1) * window
         if self._proc is not None and (
             self._proc.poll() is not None  # it died between requests
             or self._cpu + most + self.limits.kill_margin + 2 > self.limits.cpu_time
@@ -202,6 +265,7 @@ class Worker(WorkerProcess):
             self.close()  # start afresh
             self.start()
             window, most = self.cpu_limits(time_limit, time_multiple, budget)
+            most += (calls - 1) * window
         if self._import_failure is None:
             refusal = self.account.refusal(function, window)
             if refusal:  # the submission's allowance (grader.sandbox.allowance): not run
@@ -291,6 +355,7 @@ class Worker(WorkerProcess):
             return self._killed("crashed", function, detail)
 
     def _killed(self, status: str, function: str | None, message: str) -> WorkerReply:
+        self._made_here = True  # not the worker's reply (search_positions: at no position)
         stdout, stderr = self._take_output()
         self.close()
         return WorkerReply(status, stdout=stdout, stderr=stderr, function=function,
@@ -318,4 +383,43 @@ class Worker(WorkerProcess):
         return reply
 
 
-__all__ = ["Worker"]
+def check_position_builds(game: str, params: Mapping[str, Any], state: str,
+                          depth_limit: int | None) -> None:
+    """Raise :class:`~grader.errors.GraderError` when the grader cannot build ``game`` at
+    ``state`` itself (a batch's position: its failure is the grader's, raised here)."""
+    from grader.errors import GraderError
+
+    try:
+        builtin_game(game, state, dict(params), depth_limit=depth_limit)
+    except Exception as error:  # noqa: BLE001 - any failure is the grader's, and said so
+        raise GraderError(f"the position sent to the worker does not build: {error}") from error
+
+
+# errors the parent makes of a reply that was "ok" (the output it saw, the scratch folder)
+PARENT_ERRORS = ("OutputLimitExceeded", "ScratchLimitExceeded")
+
+
+def batch_problem(reply: WorkerReply, asked: int, made_here: bool = False) -> str:
+    """What does not fit in the worker's reply to a batch of ``asked`` positions ("" when it
+    fits); sets ``reply.position``, the position the reply is about (module docstring of
+    :mod:`grader.sandbox.protocol`). ``made_here``: the parent made the reply (a kill, a
+    crash): it fits, at no known position."""
+    if made_here:
+        reply.position = None
+        return ""
+    if reply.answered is None:
+        return "no answers of the positions"
+    answered = len(reply.answered)
+    if answered > asked:
+        return f"{answered} positions answered, {asked} asked"
+    if answered < asked:
+        reply.position = answered
+        return ""
+    if reply.status != "ok":
+        if (reply.error or {}).get("type") in PARENT_ERRORS:  # the parent's, on the batch
+            reply.position = asked - 1  # the output is the batch's: charged to its last call
+            return ""
+        return f"every position answered, yet status {reply.status!r}"
+    return ""
+
+__all__ = ["Worker", "batch_problem", "check_position_builds"]
