@@ -408,11 +408,14 @@ def batch_problem(reply: WorkerReply, asked: int, made_here: bool = False) -> st
         reply.position = None
         return ""
     if reply.answered is None:
-        return "no answers of the positions"
+        return "no answers, or answers that are not three numbers each"
     answered = len(reply.answered)
     if answered > asked:
         return f"{answered} positions answered, {asked} asked"
     if answered < asked:
+        if reply.status == "ok" and type(reply.value) in (int, float) and \
+                finite_number(reply.value, None) is not None:  # it ends a batch only if not
+            return f"position {answered}'s number {reply.value!r} not counted as answered"
         reply.position = answered
         return ""
     if reply.status != "ok":
