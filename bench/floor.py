@@ -9,6 +9,8 @@ with no grader around it:
 * the ``evaluate`` cases: the solution's ``evaluate`` on exactly the positions a grade asks it
   for (recorded from one grade: the matches' cutoff positions the search does not prune, each
   distinct position once, as the grader caches values by position), on the plain game;
+* the ``assumptions`` cases: the agent's search on each child position its matches ask the
+  value of (the reference agent's matches: a correct agent's), once, on the plain game;
 * a bare interpreter's start (``python -c pass``).
 
 The grade's CPU less this floor is the grader's own cost (tracing, the sandbox, comparing,
@@ -62,6 +64,20 @@ def asked_positions(cases: list[Any]) -> list[tuple[Any, list[str]]]:
     return [(builds[key].build_game(), ids) for key, ids in asked]
 
 
+def assumption_children(case: Any, rubric: Any) -> tuple[str, list[Any]]:
+    """(the algorithm, the games) of an ``assumptions`` case's asked children: each child a
+    correct agent's matches ask the value of, once, as the game the student's search gets
+    (the ghost typed by the agent's assumption, ``depth_limit`` depth - 1)."""
+    from grader.algorithms.assumptions import GHOST_TYPES
+    from grader.games.chase import Chase
+    from grader.scoring.assumptions import ahead_of, plan
+
+    setup = plan(case, rubric)
+    ghost, depth = GHOST_TYPES[setup["agent"]], setup["depth"] - 1
+    return setup["algorithm"], [Chase(child, ghost=ghost, turns=setup["turns"],
+                                      depth_limit=depth) for child in ahead_of(setup)]
+
+
 def floor(runs: int = 3) -> dict[str, Any]:
     """The floor's CPU seconds by algorithm (medians of ``runs``), their sum, and the bare
     interpreter's start."""
@@ -86,7 +102,12 @@ def floor(runs: int = 3) -> dict[str, Any]:
     for case in cases:
         game = case.build_game()
         for algorithm in case.algorithms:
-            if algorithm != "evaluate":
+            if algorithm == "assumptions":
+                searched, games = assumption_children(case, rubric)
+                work[algorithm].append(
+                    lambda c=case, a=searched, gs=games: [own_run(student, c, g, a, [0])
+                                                          for g in gs])
+            elif algorithm != "evaluate":
                 seeds = run_seeds(case, algorithm, rubric)
                 work[algorithm].append(
                     lambda c=case, g=game, a=algorithm, s=seeds: own_run(student, c, g, a, s))
