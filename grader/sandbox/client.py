@@ -316,6 +316,12 @@ class Worker(WorkerProcess):
         after = self._last_cpu if self.pid != pid else process_cpu(pid)
         used = (after or 0.0) - (before or 0.0) if before is not None else 0.0
         timed_out = reply.status in ("timeout", "killed_timeout")
+        if timed_out:  # a batch's answered positions' CPU is not the time-out's: spent only
+            # (the worker's word, so at most what was used; the time-out is still charged at
+            # least its window to the hiding allowance, whatever the worker says)
+            earlier = min(reply.answered_cpu, used)
+            self.account.charge(earlier)
+            used -= earlier
         self.account.charge(used, function if timed_out else None, window)
         self._after_timeout = timed_out and self._proc is None
         if timed_out and cut:  # stopped by the submission's allowance, not the call's limit

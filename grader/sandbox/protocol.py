@@ -27,7 +27,8 @@ JSON lines over a private socket (never stdout), in this order::
                the batch ends at the first position not answered with a finite number. The
                reply carries "answered": [[value, result calls, evaluated calls], ...], one a
                position answered; all answered: "status" "ok"; else the reply is position
-               len(answered)'s, as a single call's. Checked by :func:`batch_answers`)
+               len(answered)'s, as a single call's, with "answered_cpu", the CPU seconds of the
+               positions before it. Checked by :func:`batch_answers`)
     worker -> {"event": "started", "seq", "function"}  (the student's function is being called)
     worker -> {"event": "reply", "seq", "status", "value", "ids", "generated", "evaluated", "error",
                "stdout", "stderr", "printed", "elapsed", "function", "message", "cpu",
@@ -144,6 +145,7 @@ class WorkerReply:
     # position answered, or the parent's own reply on the batch, a kill or a crash)
     answered: list[tuple[float, dict[str, int]]] | None = None
     position: int | None = None
+    answered_cpu: float = 0.0  # CPU s of the answered positions (the worker's word, >= 0)
 
     @property
     def ok(self) -> bool:
@@ -250,6 +252,7 @@ MESSAGE_SCHEMA: dict[str, Any] = {
         "trace_truncated": {"type": "boolean"},
         "calls": {"type": "object", "additionalProperties": _NUMBER},
         "answered": {"type": "array", "maxItems": MAX_POSITIONS},  # items: batch_answers
+        "answered_cpu": _NUMBER,
         "table": {"type": "object", "additionalProperties": _NUMBER},
         "recycle": {"type": "boolean"},
         "printed": _NUMBER,
@@ -489,6 +492,7 @@ def reply_from_message(message: dict[str, Any], function: str | None, *, stdout:
         calls=reported_calls(message),
         table=reported_table(message) if status == "ok" else None,
         answered=batch_answers(message),
+        answered_cpu=max(finite_number(message.get("answered_cpu"), 0.0), 0.0),
     )
     if printed > limits.flood and status in ("ok", "error"):
         text = (

@@ -243,6 +243,7 @@ def _serve_positions(request: dict[str, Any], module: Any, path: str, limits: di
         return grader_error_reply(exc)
     answered: list[list[Any]] = []
     function = None
+    start = tools.cpu()
     for index, state in enumerate(ids):
         call = {"seq": request.get("seq"), "algorithm": algorithm, "trace_limit": 1,
                 "time_limit": request["time_limit"], "cpu_most": mosts[index],
@@ -251,10 +252,12 @@ def _serve_positions(request: dict[str, Any], module: Any, path: str, limits: di
         def build(state: str = state) -> tuple[Any, Any]:
             return None, builtin_game(name, state, params, depth_limit=depth_limit)
 
+        before = tools.cpu() - start  # the answered positions' CPU time: a time-out of this
+        #                                one is charged to the allowance without it (client)
         reply = _serve_call(call, module, path, limits, tools, guard, snapshot, build, answered)
         value, function = reply.get("value"), reply.get("function") or function
         if reply.get("status") != "ok":
-            return {**reply, "answered": answered}
+            return {**reply, "answered": answered, "answered_cpu": before}
         if reply.get("printed", 0) > limits["flood"] or finite_number(value, None) is None:
             return _untampered(snapshot, path, function, {**reply, "answered": answered})
         calls = reply.get("calls") or {}
