@@ -231,7 +231,8 @@ class Worker(WorkerProcess):
                                        "budgets": [budget.to_dict() for budget in budgets],
                                        "most": mosts}}
         self._made_here = False
-        reply = self._exchange(request, window, most, 4 * len(ids) + 50_000, function)
+        reply = self._exchange(request, window, most, 4 * len(ids) + 50_000, function,
+                               call_most=max(mosts))
         reply.algorithm, reply.time_limit = algorithm, window
         reply.function = reply.function or function
         problem = batch_problem(reply, len(ids), self._made_here)
@@ -299,13 +300,17 @@ class Worker(WorkerProcess):
         return relabel_reply(reply, self.notebook)
 
     def _exchange(self, request: dict[str, Any], window: float, most: float,
-                  max_items: int, function: str) -> WorkerReply:
+                  max_items: int, function: str, call_most: float | None = None
+                  ) -> WorkerReply:
         """Send ``request`` and wait for its reply under the parent's own limits, counted from
         now: the worker's CPU time, CPU idleness and, last resort, the wall clock. A message
         holding more than ``max_items`` JSON items is forged (counted before decoding). A
-        time-out is charged to ``function``, the stub called."""
+        time-out is charged to ``function``, the stub called; it is the whole allowance's
+        when what is left of it is at most ``call_most`` (default ``most``: a batch's calls
+        each have a most of their own, the largest given)."""
         self._channel.max_items = max_items
-        pid, cut, self._last_cpu = self.pid, self.account.cut(most), None
+        pid, self._last_cpu = self.pid, None
+        cut = self.account.cut(most if call_most is None else call_most)
         before = process_cpu(pid) if pid is not None else None
         try:
             reply = self._exchange_within_limits(request, window, most)
@@ -324,7 +329,9 @@ class Worker(WorkerProcess):
             used -= earlier
         self.account.charge(used, function if timed_out else None, window)
         self._after_timeout = timed_out and self._proc is None
-        if timed_out and cut:  # stopped by the submission's allowance, not the call's limit
+        if timed_out and (cut or (call_most is not None  # a batch that spent what was left
+                                  and self.account.spent >= self.account.total)):
+            # stopped by the submission's allowance, not the call's limit
             reply.message = WHOLE.format(allowance=self.account.total)
         return reply
 
