@@ -311,6 +311,24 @@ def test_assumptions_a_batch_is_each_childs_own_call_and_a_failure_names_its_chi
     assert [value for value, _ in stopped.answered] == [expected[0][0]]
 
 
+def test_assumptions_a_batch_whose_worker_dies_names_the_child_it_died_in(
+        tmp_path: Path) -> None:
+    """The worker says which child it begins (``started``), so a crash the parent sees (no
+    reply at all) is that child's, as it was when each child was a request of its own."""
+    source = variants.source("correct").replace(
+        "def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):\n",
+        "def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):\n"
+        "    if depth == 0 and state.pac == TARGET:\n"
+        "        import os\n        os._exit(3)\n", 1) + \
+        f"\nTARGET = {builtin_game('chase', SIBLINGS[1]).initial_state().pac}\n"
+    path = tmp_path / "search.py"
+    path.write_text(source, encoding="utf-8")
+    with Worker(path, limits=FAST) as worker:
+        reply = search_batch(worker)
+    assert reply.status == "crashed" and reply.position == 1, reply
+    assert "exited with code 3" in reply.message, reply.message
+
+
 def test_assumptions_forged_batch_replies_are_crashes_never_values(tmp_path: Path) -> None:
     """Each forgery of :data:`attacks.BATCH_FORGERIES` (the batch's depth limit picks it)."""
     path = tmp_path / "search.py"
@@ -319,10 +337,9 @@ def test_assumptions_forged_batch_replies_are_crashes_never_values(tmp_path: Pat
         for number, name in enumerate(attacks.BATCH_FORGERIES, start=1):
             reply = search_batch(worker, depth=number)
             assert reply.status == "crashed" and reply.value is None, (name, reply)
-            if name == "oversized":  # refused unread: the parent's own reply, at no child
-                assert reply.position is None and reply.answered is None
-            else:  # read and refused: no value counts, the batch's first child failed
-                assert reply.position == 0 and reply.answered == [], name
+            # no value counts: the batch's first child failed (refused unread, "oversized" is
+            # the parent's own reply, at the child the worker said it began)
+            assert reply.position == 0 and not reply.answered, name
             assert "malformed" in reply.message or "grader reads" in reply.message, \
                 (name, reply.message)
 

@@ -87,6 +87,7 @@ class Worker(WorkerProcess):
 
     _packed = False  # the request under way keeps its packed traces so (run(packed=True))
     _made_here = False  # the last reply was the parent's own (a kill, a crash)
+    _started_at: int | None = None  # the batch position the worker last said it began
 
     # --- requests -------------------------------------------------------------------------
     def cpu_limits(self, time_limit: float, time_multiple: float = 0.0,
@@ -205,8 +206,8 @@ class Worker(WorkerProcess):
         order (the caller applies the exact budget to the counts). All answered: an ``ok``
         reply, ``value`` the list of floats, ``position`` None; else the reply of position
         ``reply.position`` (its status, value, error, output). A reply the parent made (a
-        kill, a crash) has ``position`` None and no ``answered``: which call it stopped is not
-        known; a reply that does not fit the batch (more answers than positions, an answer
+        kill, a crash) has no ``answered``, and ``position`` the one the worker last said it
+        began (``started``; None if none); a reply that does not fit the batch (more answers than positions, an answer
         that is not three numbers, an ``ok`` before the last) is ``crashed``, at position 0."""
         time_limit = self.limits.time if time_limit is None else float(time_limit)
         if not 0 < len(ids) == len(budgets) <= MAX_POSITIONS:
@@ -230,12 +231,15 @@ class Worker(WorkerProcess):
                                        "algorithm": algorithm, "depth_limit": depth_limit,
                                        "budgets": [budget.to_dict() for budget in budgets],
                                        "most": mosts}}
-        self._made_here = False
+        self._made_here, self._started_at = False, None
         reply = self._exchange(request, window, most, 4 * len(ids) + 50_000, function,
                                call_most=max(mosts))
         reply.algorithm, reply.time_limit = algorithm, window
         reply.function = reply.function or function
-        problem = batch_problem(reply, len(ids), self._made_here)
+        started = self._started_at  # the worker's word: only where its own failure is put
+        problem = batch_problem(reply, len(ids), self._made_here,
+                                started if type(started) is int and 0 <= started < len(ids)
+                                else None)
         if problem:
             reply = WorkerReply("crashed", function=function, algorithm=algorithm,
                                 stdout=reply.stdout, stderr=reply.stderr, time_limit=window,
@@ -348,6 +352,13 @@ class Worker(WorkerProcess):
             first = self._channel.receive_for(seq, watch.wall_deadline, watch)
             if first.get("event") == "reply":  # answered without calling anything
                 return self._finish(first, before_student=True)
+            while first.get("event") == "started" and "position" in first:
+                # a batch's position begins: what a kill or crash stops (search_positions)
+                self._started_at = first["position"]
+                function = first.get("function")
+                first = self._channel.receive_for(seq, watch.wall_deadline, watch)
+            if first.get("event") == "reply" and function is not None:
+                return self._finish(first, function)
             if first.get("event") != "started":
                 raise Closed(f"sent {first.get('event')!r} where 'started' was due")
             function = first.get("function")
@@ -412,13 +423,15 @@ def check_position_builds(game: str, params: Mapping[str, Any], state: str,
 PARENT_ERRORS = ("OutputLimitExceeded", "ScratchLimitExceeded")
 
 
-def batch_problem(reply: WorkerReply, asked: int, made_here: bool = False) -> str:
+def batch_problem(reply: WorkerReply, asked: int, made_here: bool = False,
+                  started: int | None = None) -> str:
     """What does not fit in the worker's reply to a batch of ``asked`` positions ("" when it
     fits); sets ``reply.position``, the position the reply is about (module docstring of
     :mod:`grader.sandbox.protocol`). ``made_here``: the parent made the reply (a kill, a
-    crash): it fits, at no known position."""
+    crash): it fits, at ``started``, the position the worker said it began last (None: it
+    said none)."""
     if made_here:
-        reply.position = None
+        reply.position = started
         return ""
     if reply.answered is None:
         return "no answers, or answers that are not three numbers each"

@@ -40,7 +40,9 @@ JSON lines over a private socket (never stdout), in this order::
                crosses)}
 
 (``missing_function`` and grader failures are answered with a reply and no ``started``, and
-so is every batch of positions: the parent knows the function already.)
+so is every ``evaluate`` request: its function is always ``evaluate``. A batch of searches
+sends a ``started`` with ``"position": index`` before each position's call: a kill or a crash
+is then that position's.)
 
 A trace crosses packed (:func:`pack_trace`, the worker's way; :mod:`grader.run.packing`):
 ``"ids"`` lists each distinct id once, and ``"generated"`` / ``"evaluated"`` are base64 strings
@@ -253,6 +255,7 @@ MESSAGE_SCHEMA: dict[str, Any] = {
         "calls": {"type": "object", "additionalProperties": _NUMBER},
         "answered": {"type": "array", "maxItems": MAX_POSITIONS},  # items: batch_answers
         "answered_cpu": _NUMBER,
+        "position": {"type": "integer"},  # a batch's "started": the position being searched
         "table": {"type": "object", "additionalProperties": _NUMBER},
         "recycle": {"type": "boolean"},
         "printed": _NUMBER,

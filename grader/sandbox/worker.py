@@ -247,7 +247,7 @@ def _serve_positions(request: dict[str, Any], module: Any, path: str, limits: di
     for index, state in enumerate(ids):
         call = {"seq": request.get("seq"), "algorithm": algorithm, "trace_limit": 1,
                 "time_limit": request["time_limit"], "cpu_most": mosts[index],
-                "budget": budgets[index]}
+                "budget": budgets[index], "position": index}
 
         def build(state: str = state) -> tuple[Any, Any]:
             return None, builtin_game(name, state, params, depth_limit=depth_limit)
@@ -288,8 +288,8 @@ def _serve_call(request: dict[str, Any], module: Any, path: str, limits: dict[st
                 build: Callable[[], tuple[Any, Any]] | None = None,
                 answered: list[list[Any]] | None = None) -> dict[str, Any]:
     """One search call; the reply (without ``seq``). ``build`` makes (case, game) instead of
-    the request's case (a batch's position: then no ``started`` message, and a reply sent
-    from here carries the batch's ``answered`` so far).
+    the request's case (a batch's position: its ``started`` message says which, and a reply
+    sent from here carries the batch's ``answered`` so far).
 
     The CPU guard is armed first, with captured functions: everything after it, the game's
     building included, runs under the request's limits, whatever the submission replaced.
@@ -355,8 +355,10 @@ def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any
         )
         return reply
     tools.seed(0)  # code that uses the global RNG gets the same answer in every run
-    if build is None:  # a batch's position: the batch's reply names the function
-        tools.send({"event": "started", "seq": request.get("seq"), "function": name})
+    started = {"event": "started", "seq": request.get("seq"), "function": name}
+    if "position" in request:  # a batch's: which call a kill or a crash stopped
+        started["position"] = request["position"]
+    tools.send(started)
     result: Any = None
     caught: Any = None
     with Captured(int(limits["output"])) as output:
