@@ -88,6 +88,7 @@ class Worker(WorkerProcess):
     _packed = False  # the request under way keeps its packed traces so (run(packed=True))
     _made_here = False  # the last reply was the parent's own (a kill, a crash)
     _started_at: int | None = None  # the batch position the worker last said it began
+    _batch_mosts: list[float] | None = None  # the batch under way: each position's CPU most
 
     # --- requests -------------------------------------------------------------------------
     def cpu_limits(self, time_limit: float, time_multiple: float = 0.0,
@@ -231,15 +232,16 @@ class Worker(WorkerProcess):
                                        "algorithm": algorithm, "depth_limit": depth_limit,
                                        "budgets": [budget.to_dict() for budget in budgets],
                                        "most": mosts}}
-        self._made_here, self._started_at = False, None
-        reply = self._exchange(request, window, most, 4 * len(ids) + 50_000, function,
-                               call_most=max(mosts))
+        self._made_here, self._started_at, self._batch_mosts = False, None, mosts
+        try:
+            reply = self._exchange(request, window, most, 4 * len(ids) + 50_000, function,
+                                   call_most=max(mosts))
+        finally:
+            self._batch_mosts = None
         reply.algorithm, reply.time_limit = algorithm, window
         reply.function = reply.function or function
-        started = self._started_at  # the worker's word: only where its own failure is put
-        problem = batch_problem(reply, len(ids), self._made_here,
-                                started if type(started) is int and 0 <= started < len(ids)
-                                else None)
+        # the worker's word (a position of the batch, checked): only where its own failure is
+        problem = batch_problem(reply, len(ids), self._made_here, self._started_at)
         if problem:
             reply = WorkerReply("crashed", function=function, algorithm=algorithm,
                                 stdout=reply.stdout, stderr=reply.stderr, time_limit=window,
@@ -353,8 +355,15 @@ class Worker(WorkerProcess):
             if first.get("event") == "reply":  # answered without calling anything
                 return self._finish(first, before_student=True)
             while first.get("event") == "started" and "position" in first:
-                # a batch's position begins: what a kill or crash stops (search_positions)
-                self._started_at = first["position"]
+                # a batch's position begins (search_positions): what a kill or a crash stops;
+                # the parent's limits counted from here, that call's (each position once, in
+                # order: a forged "started" never extends them past the batch's)
+                position, mosts = first["position"], self._batch_mosts
+                if mosts and type(position) is int and 0 <= position < len(mosts) and (
+                        self._started_at is None or position > self._started_at):
+                    self._started_at = position
+                    cpu = mosts[position] + self.limits.kill_margin
+                    watch.restart(cpu, 3 * cpu + 2 * MIN_IDLE)
                 function = first.get("function")
                 first = self._channel.receive_for(seq, watch.wall_deadline, watch)
             if first.get("event") == "reply" and function is not None:
@@ -419,8 +428,11 @@ def check_position_builds(game: str, params: Mapping[str, Any], state: str,
         raise GraderError(f"the position sent to the worker does not build: {error}") from error
 
 
-# errors the parent makes of a reply that was "ok" (the output it saw, the scratch folder)
-PARENT_ERRORS = ("OutputLimitExceeded", "ScratchLimitExceeded")
+# Errors of a batch that no one call of it is known to have made: the parent's of a reply that
+# was "ok" (the output it saw at the file-descriptor level, the scratch folder), and a grader
+# replaced (checked once a batch). Such a batch is asked again one position a request, which
+# finds the call as a request of its own did.
+AT_NO_POSITION = ("OutputLimitExceeded", "ScratchLimitExceeded", "SandboxViolation")
 
 
 def batch_problem(reply: WorkerReply, asked: int, made_here: bool = False,
@@ -433,11 +445,18 @@ def batch_problem(reply: WorkerReply, asked: int, made_here: bool = False,
     if made_here:
         reply.position = started
         return ""
+    if reply.status == "crashed" and reply.answered is None:  # a status of no call's: forged
+        reply.position = 0 if started is None else started  # (reply_from_message's words)
+        return ""
     if reply.answered is None:
         return "no answers, or answers that are not three numbers each"
     answered = len(reply.answered)
     if answered > asked:
         return f"{answered} positions answered, {asked} asked"
+    error = (reply.error or {}).get("type")
+    if error in AT_NO_POSITION and asked > 1 and reply.status == "error":
+        reply.position = None  # the batch's, not one call's: the caller asks each alone
+        return ""
     if answered < asked:
         if reply.status == "ok" and type(reply.value) in (int, float) and \
                 finite_number(reply.value, None) is not None:  # it ends a batch only if not
@@ -445,8 +464,8 @@ def batch_problem(reply: WorkerReply, asked: int, made_here: bool = False,
         reply.position = answered
         return ""
     if reply.status != "ok":
-        if (reply.error or {}).get("type") in PARENT_ERRORS:  # the parent's, on the batch
-            reply.position = asked - 1  # the output is the batch's: charged to its last call
+        if error in AT_NO_POSITION:  # a batch of one
+            reply.position = 0
             return ""
         return f"every position answered, yet status {reply.status!r}"
     return ""
