@@ -311,22 +311,32 @@ def test_assumptions_a_batch_is_each_childs_own_call_and_a_failure_names_its_chi
     assert [value for value, _ in stopped.answered] == [expected[0][0]]
 
 
-def test_assumptions_a_batch_whose_worker_dies_names_the_child_it_died_in(
+def test_assumptions_a_batch_whose_worker_is_killed_names_the_child_it_ran(
         tmp_path: Path) -> None:
-    """The worker says which child it begins (``started``), so a crash the parent sees (no
-    reply at all) is that child's, as it was when each child was a request of its own."""
-    source = variants.source("correct").replace(
-        "def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):\n",
-        "def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):\n"
-        "    if depth == 0 and state.pac == TARGET:\n"
-        "        import os\n        os._exit(3)\n", 1) + \
-        f"\nTARGET = {builtin_game('chase', SIBLINGS[1]).initial_state().pac}\n"
-    path = tmp_path / "search.py"
-    path.write_text(source, encoding="utf-8")
-    with Worker(path, limits=FAST) as worker:
-        reply = search_batch(worker)
-    assert reply.status == "crashed" and reply.position == 1, reply
-    assert "exited with code 3" in reply.message, reply.message
+    """A call of a batch that runs a tick of its CPU guard says which it is (``started``),
+    so a kill the parent makes (here: a loop swallowing the time-out) is that child's, as
+    when each child was a request of its own; a quick crash says nothing (``position`` None:
+    the grader asks that batch's children again, one a request)."""
+    swallow = ("    if depth == 0 and state.pac == TARGET:\n"
+               "        while True:\n            try:\n                while True:\n"
+               "                    pass\n            except BaseException:\n"
+               "                pass\n")
+    crash = "    if depth == 0 and state.pac == TARGET:\n        import os\n        os._exit(3)\n"
+    replies = []
+    for name, body in (("swallow", swallow), ("crash", crash)):
+        source = variants.source("correct").replace(
+            "def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):\n",
+            "def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):\n" + body,
+            1) + f"\nTARGET = {builtin_game('chase', SIBLINGS[1]).initial_state().pac}\n"
+        path = tmp_path / name / "search.py"
+        path.parent.mkdir()
+        path.write_text(source, encoding="utf-8")
+        with Worker(path, limits=FAST) as worker:
+            replies.append(search_batch(worker))
+    killed, crashed = replies
+    assert killed.status == "killed_timeout" and killed.position == 1, killed
+    assert crashed.status == "crashed" and crashed.position is None, crashed
+    assert "exited with code 3" in crashed.message, crashed.message
 
 
 def test_assumptions_forged_batch_replies_are_crashes_never_values(tmp_path: Path) -> None:
@@ -337,9 +347,10 @@ def test_assumptions_forged_batch_replies_are_crashes_never_values(tmp_path: Pat
         for number, name in enumerate(attacks.BATCH_FORGERIES, start=1):
             reply = search_batch(worker, depth=number)
             assert reply.status == "crashed" and reply.value is None, (name, reply)
-            # no value counts: the batch's first child failed (refused unread, "oversized" is
-            # the parent's own reply, at the child the worker said it began)
-            assert reply.position == 0 and not reply.answered, name
+            if name == "oversized":  # refused unread: the parent's own reply, at no child
+                assert reply.position is None and reply.answered is None
+            else:  # read and refused: no value counts, the batch's first child failed
+                assert reply.position == 0 and reply.answered == [], name
             assert "malformed" in reply.message or "grader reads" in reply.message, \
                 (name, reply.message)
 

@@ -207,8 +207,9 @@ class Worker(WorkerProcess):
         order (the caller applies the exact budget to the counts). All answered: an ``ok``
         reply, ``value`` the list of floats, ``position`` None; else the reply of position
         ``reply.position`` (its status, value, error, output). A reply the parent made (a
-        kill, a crash) has no ``answered``, and ``position`` the one the worker last said it
-        began (``started``; None if none); a reply that does not fit the batch (more answers than positions, an answer
+        kill, a crash) has no ``answered``, and ``position`` the one the worker said it was
+        at (a call that ran a tick of its guard; None if none: the caller asks each position
+        alone); a reply that does not fit the batch (more answers than positions, an answer
         that is not three numbers, an ``ok`` before the last) is ``crashed``, at position 0."""
         time_limit = self.limits.time if time_limit is None else float(time_limit)
         if not 0 < len(ids) == len(budgets) <= MAX_POSITIONS:
@@ -352,22 +353,19 @@ class Worker(WorkerProcess):
             # bounded too: a worker that stops reading must not hang the grader on a big case
             self._channel.send(request, watch.wall_deadline, watch)
             first = self._channel.receive_for(seq, watch.wall_deadline, watch)
-            if first.get("event") == "reply":  # answered without calling anything
-                return self._finish(first, before_student=True)
             while first.get("event") == "started" and "position" in first:
-                # a batch's position begins (search_positions): what a kill or a crash stops;
-                # the parent's limits counted from here, that call's (each position once, in
-                # order: a forged "started" never extends them past the batch's)
+                # a batch's call that runs a while (search_positions): a kill or a crash is its
+                # own; the parent's limits restart here with that call's (each position once,
+                # in order: a forged "started" never extends them past the batch's)
                 position, mosts = first["position"], self._batch_mosts
                 if mosts and type(position) is int and 0 <= position < len(mosts) and (
                         self._started_at is None or position > self._started_at):
                     self._started_at = position
                     cpu = mosts[position] + self.limits.kill_margin
                     watch.restart(cpu, 3 * cpu + 2 * MIN_IDLE)
-                function = first.get("function")
                 first = self._channel.receive_for(seq, watch.wall_deadline, watch)
-            if first.get("event") == "reply" and function is not None:
-                return self._finish(first, function)
+            if first.get("event") == "reply":  # answered without calling anything
+                return self._finish(first, before_student=True)
             if first.get("event") != "started":
                 raise Closed(f"sent {first.get('event')!r} where 'started' was due")
             function = first.get("function")

@@ -40,9 +40,10 @@ JSON lines over a private socket (never stdout), in this order::
                crosses)}
 
 (``missing_function`` and grader failures are answered with a reply and no ``started``, and
-so is every ``evaluate`` request: its function is always ``evaluate``. A batch of searches
-sends a ``started`` with ``"position": index`` before each position's call: a kill or a crash
-is then that position's.)
+so is every batch of positions: the parent knows the function already. A call of a batch of
+searches that runs a tick of its CPU guard (a quarter window) sends ``{"event": "started",
+"seq", "position": index}``: a kill of it is that position's, and the parent's limits restart
+there with that call's.)
 
 A trace crosses packed (:func:`pack_trace`, the worker's way; :mod:`grader.run.packing`):
 ``"ids"`` lists each distinct id once, and ``"generated"`` / ``"evaluated"`` are base64 strings

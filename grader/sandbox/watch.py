@@ -100,8 +100,8 @@ class Watch:
         self.cpu_used = 0.0
 
     def restart(self, cpu: float, wall: float) -> None:
-        """Count the limits from now again, ``cpu`` and ``wall`` seconds (a batch's next
-        call: each has the limits a request of its own had)."""
+        """Count the limits from now again, ``cpu`` and ``wall`` seconds (a batch's call that
+        runs a while: it gets the limits a request of its own had)."""
         self.__init__(self.pid, cpu, self.idle, wall, self.asleep)  # type: ignore[misc]
 
     def next_check(self) -> float:

@@ -288,8 +288,9 @@ def _serve_call(request: dict[str, Any], module: Any, path: str, limits: dict[st
                 build: Callable[[], tuple[Any, Any]] | None = None,
                 answered: list[list[Any]] | None = None) -> dict[str, Any]:
     """One search call; the reply (without ``seq``). ``build`` makes (case, game) instead of
-    the request's case (a batch's position: its ``started`` message says which, and a reply
-    sent from here carries the batch's ``answered`` so far).
+    the request's case (a batch's position: ``started``, with the position, is sent only if
+    the call runs a tick of the CPU guard, and a reply sent from here carries the batch's
+    ``answered`` so far).
 
     The CPU guard is armed first, with captured functions: everything after it, the game's
     building included, runs under the request's limits, whatever the submission replaced.
@@ -313,7 +314,13 @@ def _serve_call(request: dict[str, Any], module: Any, path: str, limits: dict[st
                     "calls": call_counts(trace), "cpu": tools.enforced_cpu(), **batch})
         tools.exit(0)
 
-    guard.arm(window, most, _Stash.progress, settled)
+    announce = None
+    if "position" in request:  # a batch's call that runs a while says which it is: a kill
+        # or a crash is then its own (a message every call would wake the parent each time)
+        started = {"event": "started", "seq": request.get("seq"), "function": None,
+                   "position": request["position"]}
+        announce = lambda: tools.send(started)  # noqa: E731
+    guard.arm(window, most, _Stash.progress, settled, announce)
     try:
         return _call(request, module, path, limits, tools, guard, snapshot, build)
     except WorkerTimeout:  # between the calls _call guards (printing, replying)
@@ -355,10 +362,8 @@ def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any
         )
         return reply
     tools.seed(0)  # code that uses the global RNG gets the same answer in every run
-    started = {"event": "started", "seq": request.get("seq"), "function": name}
-    if "position" in request:  # a batch's: which call a kill or a crash stopped
-        started["position"] = request["position"]
-    tools.send(started)
+    if build is None:  # a batch's position: its progress is written (_serve_positions)
+        tools.send({"event": "started", "seq": request.get("seq"), "function": name})
     result: Any = None
     caught: Any = None
     with Captured(int(limits["output"])) as output:
