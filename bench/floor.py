@@ -9,9 +9,8 @@ with no grader around it:
 * the ``evaluate`` cases: the solution's ``evaluate`` on exactly the positions a grade asks it
   for (recorded from one grade: the matches' cutoff positions the search does not prune, each
   distinct position once, as the grader caches values by position), on the plain game;
-* the ``assumptions`` cases, which call no stub of their own: the solution's search (its
-  ``alpha_beta`` or ``expectimax``) on exactly the child positions a grade asks it to value
-  (recorded from the same grade, each request the worker got), on the plain game;
+* the ``assumptions`` cases: the agent's search on each child position its matches ask the
+  value of (the reference agent's matches: a correct agent's), once, on the plain game;
 * a bare interpreter's start (``python -c pass``).
 
 The grade's CPU less this floor is the grader's own cost (tracing, the sandbox, comparing,
@@ -42,54 +41,56 @@ CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
 CASE_DIRS = [REPO / "trees" / "public", REPO / "trees" / "hidden"]
 
 
-def asked_work(cases: list[Any]) -> tuple[list[tuple[Any, list[str]]], list[tuple[Any, str]]]:
-    """What one grade of the correct solution on the cases graded by play asks of it, in order:
-    ``(game, ids)`` of every ``evaluate`` request (the grader's cache already dropped repeats),
-    and ``(case, algorithm)`` of every search request (the ``assumptions`` cases' child
-    positions, each a case of its own). Cases graded by play only are given."""
-    from grader.cases import case_from_checked
+def asked_positions(cases: list[Any]) -> list[tuple[Any, list[str]]]:
+    """``(game, ids)`` of every evaluate request one grade of the correct solution makes on the
+    ``evaluate`` cases, in order (the grader's cache already dropped repeats)."""
     from grader.cases.rubric import load_rubric
     from grader.sandbox.client import Worker
     from grader.scoring.grade import grade
 
     builds = {json.dumps([case.game, case.params], sort_keys=True): case for case in cases}
     asked: list[tuple[Any, list[str]]] = []
-    searched: list[tuple[Any, str]] = []
-    original_evaluate, original_run = Worker.evaluate, Worker.run
+    original = Worker.evaluate
 
     def recording(self: Worker, game: str, params: dict, ids: list[str], **options: Any) -> Any:
         asked.append((json.dumps([game, params], sort_keys=True), list(ids)))
-        return original_evaluate(self, game, params, ids, **options)
+        return original(self, game, params, ids, **options)
 
-    def recording_run(self: Worker, case: Any, algorithm: str, **options: Any) -> Any:
-        data = case.public_dict() if hasattr(case, "public_dict") else dict(case)
-        searched.append((case_from_checked(data, None), algorithm))
-        return original_run(self, case, algorithm, **options)
-
-    Worker.evaluate, Worker.run = recording, recording_run  # type: ignore[method-assign]
+    Worker.evaluate = recording  # type: ignore[method-assign]
     try:
         grade(CORRECT.parent, [case.path for case in cases], rubric=load_rubric())
     finally:
-        Worker.evaluate, Worker.run = original_evaluate, original_run  # type: ignore[method-assign]
-    return [(builds[key].build_game(), ids) for key, ids in asked], searched
+        Worker.evaluate = original  # type: ignore[method-assign]
+    return [(builds[key].build_game(), ids) for key, ids in asked]
+
+
+def assumption_children(case: Any, rubric: Any) -> tuple[str, list[Any]]:
+    """(the algorithm, the games) of an ``assumptions`` case's asked children: each child a
+    correct agent's matches ask the value of, once, as the game the student's search gets
+    (the ghost typed by the agent's assumption, ``depth_limit`` depth - 1)."""
+    from grader.algorithms.assumptions import GHOST_TYPES
+    from grader.games.chase import Chase
+    from grader.scoring.assumptions import ahead_of, plan
+
+    setup = plan(case, rubric)
+    ghost, depth = GHOST_TYPES[setup["agent"]], setup["depth"] - 1
+    return setup["algorithm"], [Chase(child, ghost=ghost, turns=setup["turns"],
+                                      depth_limit=depth) for child in ahead_of(setup)]
 
 
 def floor(runs: int = 3) -> dict[str, Any]:
     """The floor's CPU seconds by algorithm (medians of ``runs``), their sum, and the bare
     interpreter's start."""
     from bench.sections import import_student, own_run, run_seeds
-    from grader.algorithms import get as get_algorithm
-    from grader.algorithms import names as algorithm_names
     from grader.cases import find_cases, load_case
     from grader.cases.rubric import load_rubric
 
     rubric = load_rubric()
     student = import_student(CORRECT)
     cases = [load_case(path) for path in find_cases(CASE_DIRS)]
-    by_play = {name for name in algorithm_names() if get_algorithm(name).by_play}
-    plays = [case for case in cases if by_play & set(case.algorithms)]
-    asked, searched = asked_work(plays)
-    positions = [(game, [game.state_from_id(i) for i in ids]) for game, ids in asked]
+    plays = [case for case in cases if "evaluate" in case.algorithms]
+    positions = [(game, [game.state_from_id(i) for i in ids])
+                 for game, ids in asked_positions(plays)]
     evaluate = student["evaluate"]
 
     def play() -> None:
@@ -101,15 +102,16 @@ def floor(runs: int = 3) -> dict[str, Any]:
     for case in cases:
         game = case.build_game()
         for algorithm in case.algorithms:
-            if algorithm not in by_play:  # those below: what their grade asked for
+            if algorithm == "assumptions":
+                searched, games = assumption_children(case, rubric)
+                work[algorithm].append(
+                    lambda c=case, a=searched, gs=games: [own_run(student, c, g, a, [0])
+                                                          for g in gs])
+            elif algorithm != "evaluate":
                 seeds = run_seeds(case, algorithm, rubric)
                 work[algorithm].append(
                     lambda c=case, g=game, a=algorithm, s=seeds: own_run(student, c, g, a, s))
     work["evaluate"] = [play]
-    for child, algorithm in searched:  # the assumptions cases' searches, one a child position
-        game = child.build_game()
-        work["assumptions"].append(  # a child's search, as the worker calls it: one seed
-            lambda c=child, g=game, a=algorithm: own_run(student, c, g, a, [c.mcts.seed]))
     by_kind = {}
     for kind, calls in work.items():
         samples = []
@@ -130,11 +132,10 @@ def floor(runs: int = 3) -> dict[str, Any]:
                  sorted(by_kind.items(), key=lambda item: -item[1])]
                 + [["interpreter start", f"{interpreter:.3f}"], ["all", f"{total:.2f}"]],
                 ["the correct solution's own work", "CPU s"]))
-    print(f"{sum(len(ids) for _, ids in positions):,} positions evaluated, {len(searched):,} "
-          f"child positions searched (assumptions); load average {load_average()}")
+    print(f"{sum(len(ids) for _, ids in positions):,} positions evaluated; "
+          f"load average {load_average()}")
     return {"by_kind": by_kind, "interpreter_s": interpreter, "total_cpu_s": total,
-            "positions": sum(len(states) for _, states in positions),
-            "assumptions_searches": len(searched), "runs": runs}
+            "positions": sum(len(states) for _, states in positions), "runs": runs}
 
 
 def main(argv: list[str] | None = None) -> int:

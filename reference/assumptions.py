@@ -24,7 +24,14 @@ from typing import Any
 from grader.algorithms.assumptions import AGENTS, GHOST_TYPES
 from grader.games.base import MIN
 from grader.games.chase import Chase
-from grader.games.chase_matches import TIE, children, choose, match_stats, play_chase
+from grader.games.chase_matches import (
+    TIE,
+    ChaseMatch,
+    children,
+    choose,
+    match_stats,
+    play_chase,
+)
 from reference.alpha_beta import alpha_beta
 from reference.expectimax import expectimax
 
@@ -67,19 +74,28 @@ class _Counted(Chase):
 def reference_table(board: str, turns: int, seed: int, matches: int, depth: int,
                     ghost_depth: int, opponents: list[str]) -> dict[str, dict[str, Any]]:
     """The reference agents' 2 x 2 table: ``{agent: {ghost: {won, matches, average}}}``."""
-    game = Chase(board, turns=turns)
     table: dict[str, dict[str, Any]] = {}
     for agent in AGENTS:
         table[agent] = {}
         for ghost in opponents:
-            played = [play_chase(game, index, seed, agent, ghost,
-                                 lambda p, agent=agent: action_values(p, agent, turns, depth),
-                                 lambda p: ghost_move(p, turns, ghost_depth))
-                      for index in range(matches)]
-            table[agent][ghost] = match_stats(played)
+            played = reference_matches(board, turns, seed, matches, depth, ghost_depth, agent,
+                                       ghost)
+            table[agent][ghost] = match_stats(list(played))
         if not table[agent]:
             del table[agent]
     return table
+
+
+@lru_cache(maxsize=256)
+def reference_matches(board: str, turns: int, seed: int, matches: int, depth: int,
+                      ghost_depth: int, agent: str, ghost: str) -> tuple[ChaseMatch, ...]:
+    """The reference ``agent``'s matches against ``ghost`` (memoised: the table's, and the
+    positions a correct agent meets, which the grader asks the student's values of ahead)."""
+    game = Chase(board, turns=turns)
+    return tuple(play_chase(game, index, seed, agent, ghost,
+                            lambda p: action_values(p, agent, turns, depth),
+                            lambda p: ghost_move(p, turns, ghost_depth))
+                 for index in range(matches))
 
 
 def action_values(position: str, agent: str, turns: int, depth: int) -> list[tuple[str, float]]:
@@ -107,4 +123,4 @@ def ghost_move(position: str, turns: int, depth: int) -> str:
 
 
 __all__ = ["AGENTS", "GHOST_TYPES", "TIE", "action_values", "child_search", "child_value",
-           "choose", "ghost_move", "reference_table"]
+           "choose", "ghost_move", "reference_matches", "reference_table"]

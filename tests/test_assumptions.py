@@ -20,8 +20,11 @@ from grader.cases.rubric import load_rubric, rubric_from_dict
 from grader.errors import CaseError
 from grader.games import CHANCE, MAX, MIN, builtin_game
 from grader.games.chase import CAUGHT_POINTS, FOOD_POINTS, TIME_COST, WIN_POINTS
-from grader.games.chase_matches import choose, play_chase
+from grader.games.chase_matches import children, choose, play_chase
 from grader.report.gradescope import write_results
+from grader.run.tracing import Budget
+from grader.sandbox.client import Worker
+from grader.sandbox.limits import Limits
 from grader.scoring import assumptions as scoring
 from grader.scoring.grade import grade
 from reference import assumptions as staff
@@ -35,6 +38,8 @@ SCHEMA = "../../grader/schema/case.schema.json"
 FEW = rubric_from_dict({"assumptions": {"matches": 2}})  # the variants' matches, a ghost
 
 variants = suite_modules.load("submissions/variants.py")
+attacks = suite_modules.load("hostile/attacks.py")
+FAST = Limits(time=0.5, kill_margin=0.5, import_time=0.5)
 
 
 def case_data(**changes: object) -> dict:
@@ -261,6 +266,93 @@ def test_assumptions_two_grades_write_identical_results(tmp_path: Path) -> None:
 def test_assumptions_cases_are_found_with_the_others() -> None:
     found = {path.name for path in find_cases([ROOT / "trees"])}
     assert {path.name for path in PUBLIC + HIDDEN} <= found
+
+
+# --- the batch request: a decision's children searched in one request --------------------------
+
+START = "o...o|.#.#.|..P..|.#.#.|o...G|pac,0,t0"
+SIBLINGS = [child for _, child in children(START, 30)][:3]  # a decision's first children
+
+
+def search_batch(worker, ids=tuple(SIBLINGS), budgets=None, depth=3):
+    return worker.search_positions("chase", {"ghost": "min", "turns": 30}, list(ids),
+                                   "alpha_beta", depth_limit=depth,
+                                   budgets=budgets or [Budget(4096, 4096)] * len(ids))
+
+
+def test_assumptions_a_batch_is_each_childs_own_call_and_a_failure_names_its_child(
+        tmp_path: Path) -> None:
+    """Each child's value is what a call of its own gives (the reference's, for the correct
+    solution), with its game calls; the first failure ends the batch: its reply is the failing
+    child's (``position``), the children before it answered."""
+    assert len(SIBLINGS) == 3
+    source = variants.source("correct").replace(
+        "def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):\n",
+        "def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):\n"
+        "    if depth == 0 and state.pac == TARGET:\n"
+        "        raise KeyError('third child')\n", 1) + \
+        f"\nTARGET = {builtin_game('chase', SIBLINGS[2]).initial_state().pac}\n"
+    path = tmp_path / "search.py"
+    path.write_text(source, encoding="utf-8")
+    expected = [staff.child_search(child, "min", 30, 3) for child in SIBLINGS]
+    with Worker(path, limits=FAST) as worker:
+        whole = search_batch(worker, SIBLINGS[:2])
+        failed = search_batch(worker)
+        stopped = search_batch(worker, budgets=[Budget(4096, 4096), Budget(3, 4096),
+                                                Budget(4096, 4096)])
+    assert whole.ok and whole.position is None
+    assert whole.value == [value for value, _, _ in expected[:2]]
+    # the correct alpha_beta makes the reference's calls: the work budget's measure
+    assert [(calls["result"], calls["evaluated"]) for _, calls in whole.answered] == \
+        [(generated, evaluated) for _, generated, evaluated in expected[:2]]
+    assert failed.status == "error" and failed.position == 2 and len(failed.answered) == 2
+    assert "KeyError" in failed.message and "third child" in failed.error["traceback"]
+    assert stopped.status == "budget" and stopped.position == 1
+    assert [value for value, _ in stopped.answered] == [expected[0][0]]
+
+
+def test_assumptions_a_batch_whose_worker_is_killed_names_the_child_it_ran(
+        tmp_path: Path) -> None:
+    """A call of a batch that runs a tick of its CPU guard says which it is (``started``),
+    so a kill the parent makes (here: a loop swallowing the time-out) is that child's, as
+    when each child was a request of its own; a quick crash says nothing (``position`` None:
+    the grader asks that batch's children again, one a request)."""
+    swallow = ("    if depth == 0 and state.pac == TARGET:\n"
+               "        while True:\n            try:\n                while True:\n"
+               "                    pass\n            except BaseException:\n"
+               "                pass\n")
+    crash = "    if depth == 0 and state.pac == TARGET:\n        import os\n        os._exit(3)\n"
+    replies = []
+    for name, body in (("swallow", swallow), ("crash", crash)):
+        source = variants.source("correct").replace(
+            "def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):\n",
+            "def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):\n" + body,
+            1) + f"\nTARGET = {builtin_game('chase', SIBLINGS[1]).initial_state().pac}\n"
+        path = tmp_path / name / "search.py"
+        path.parent.mkdir()
+        path.write_text(source, encoding="utf-8")
+        with Worker(path, limits=FAST) as worker:
+            replies.append(search_batch(worker))
+    killed, crashed = replies
+    assert killed.status == "killed_timeout" and killed.position == 1, killed
+    assert crashed.status == "crashed" and crashed.position is None, crashed
+    assert "exited with code 3" in crashed.message, crashed.message
+
+
+def test_assumptions_forged_batch_replies_are_crashes_never_values(tmp_path: Path) -> None:
+    """Each forgery of :data:`attacks.BATCH_FORGERIES` (the batch's depth limit picks it)."""
+    path = tmp_path / "search.py"
+    path.write_text(attacks.forged_batch_source(), encoding="utf-8")
+    with Worker(path, limits=FAST) as worker:
+        for number, name in enumerate(attacks.BATCH_FORGERIES, start=1):
+            reply = search_batch(worker, depth=number)
+            assert reply.status == "crashed" and reply.value is None, (name, reply)
+            if name == "oversized":  # refused unread: the parent's own reply, at no child
+                assert reply.position is None and reply.answered is None
+            else:  # read and refused: no value counts, the batch's first child failed
+                assert reply.position == 0 and reply.answered == [], name
+            assert "malformed" in reply.message or "grader reads" in reply.message, \
+                (name, reply.message)
 
 
 # --- the student's own table (grader play), the HTML section ----------------------------------

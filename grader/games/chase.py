@@ -98,6 +98,20 @@ def _layout(rows: int, columns: int, walls: frozenset[int]
     return tuple(moves), tuple(distances)
 
 
+@lru_cache(maxsize=64)
+def _steps(moves: tuple[tuple[tuple[str, int], ...], ...]
+           ) -> tuple[tuple[tuple[str, ...], ...], tuple[dict[str, int], ...]]:
+    """Each square's actions (in ``MOVES`` order) and its ``{action: square}``."""
+    return (tuple(tuple(action for action, _ in here) for here in moves),
+            tuple(dict(here) for here in moves))
+
+
+@lru_cache(maxsize=64)
+def _blank(rows: int, columns: int, walls: frozenset[int]) -> tuple[str, ...]:
+    """The board's squares without pieces or food: ``#`` or ``.``."""
+    return tuple("#" if i in walls else "." for i in range(rows * columns))
+
+
 def parse_board(text: str) -> tuple[int, int, frozenset[int], dict[str, Any]]:
     """``rows|...|rows[|mover,score,tN]`` -> (rows, columns, walls, position fields); a
     ValueError that names the state and what is wrong."""
@@ -150,6 +164,9 @@ class Chase(Game):
         self.rows, self.columns, self.walls, fields = parse_board(
             "P.o|...|o.G" if state is None else state)
         self._moves, self._distances = _layout(self.rows, self.columns, self.walls)
+        # per square: its actions, and action -> square (what actions and result look up)
+        self._actions, self._targets = _steps(self._moves)
+        self._blank = _blank(self.rows, self.columns, self.walls)
         for who in ("pac", "ghost"):
             if not self._moves[fields[who]]:
                 name = "agent" if who == "pac" else "ghost"
@@ -169,24 +186,22 @@ class Chase(Game):
     def actions(self, state: Position) -> tuple[str, ...]:
         if self.is_terminal(state):
             return ()
-        square = state.pac if state.mover == MAX else state.ghost
-        return tuple(action for action, _ in self._moves[square])
+        return self._actions[state.pac if state.mover == MAX else state.ghost]
 
     def _result(self, state: Position, action: str) -> Position:
-        square = state.pac if state.mover == MAX else state.ghost
-        target = next(nxt for name, nxt in self._moves[square] if name == action)
-        if state.mover == MIN:
-            caught = target == state.pac
-            return state._replace(ghost=target, mover=MAX, ply=state.ply + 1,
-                                  score=state.score - (CAUGHT_POINTS if caught else 0))
-        score, food = state.score - TIME_COST, state.food
-        if target == state.ghost:
+        pac, ghost, food, mover, score, turn, ply = state
+        if mover == MIN:
+            target = self._targets[ghost][action]  # legal: result() checked it
+            return Position(pac, target, food, MAX,
+                            score - (CAUGHT_POINTS if target == pac else 0), turn, ply + 1)
+        target = self._targets[pac][action]
+        score -= TIME_COST
+        if target == ghost:
             score -= CAUGHT_POINTS
         elif target in food:
             food = food - {target}
             score += FOOD_POINTS + (0 if food else WIN_POINTS)
-        return state._replace(pac=target, food=food, mover=MIN, score=score,
-                              turn=state.turn + 1, ply=state.ply + 1)
+        return Position(target, ghost, food, MIN, score, turn + 1, ply + 1)
 
     def is_terminal(self, state: Position) -> bool:
         return (state.pac == state.ghost or not state.food
@@ -212,8 +227,9 @@ class Chase(Game):
 
     def board(self, state: Position) -> list[str]:
         """The board's rows, as the state id writes them."""
-        cells = ["#" if i in self.walls else "o" if i in state.food else "."
-                 for i in range(self.rows * self.columns)]
+        cells = list(self._blank)
+        for square in state.food:
+            cells[square] = "o"
         cells[state.ghost] = "g" if state.ghost in state.food else "G"
         cells[state.pac] = "X" if state.pac == state.ghost else "P"
         return ["".join(cells[r * self.columns:(r + 1) * self.columns]) for r in range(self.rows)]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from grader.games.base import MAX
@@ -81,12 +82,15 @@ class ChaseMatch:
         return next((d for d in self.decisions if not d.agrees), None)
 
 
-def children(position: str, turns: int) -> list[tuple[str, str]]:
+@lru_cache(maxsize=20_000)
+def children(position: str, turns: int) -> tuple[tuple[str, str], ...]:
     """``(action, child id)`` for the mover's actions at ``position`` (a chase state id), in
-    ``actions`` order: the positions whose values decide a move."""
+    ``actions`` order: the positions whose values decide a move. Memoised: the reference's
+    matches, the student's and the children asked ahead meet the same positions."""
     game = Chase(position, turns=turns)
     root = game.initial_state()
-    return [(action, game.state_id(game.result(root, action))) for action in game.actions(root)]
+    return tuple((action, game.state_id(game.result(root, action)))
+                 for action in game.actions(root))
 
 
 def start_position(game: Chase, rng: random.Random) -> Any:

@@ -53,8 +53,10 @@ from grader.algorithms import get as get_algorithm
 from grader.algorithms.evaluate import ALGORITHM as EVALUATE
 from grader.algorithms.mcts import SETTINGS_FIELD as MCTS_FIELD
 from grader.errors import GraderError
+from grader.games import builtin_game
 from grader.games.base import MIN
 from grader.run.evaluation import MAX_POSITIONS
+from grader.run.runner import function_name
 from grader.run.tracing import Budget
 from grader.sandbox.capture import join_output
 from grader.sandbox.lifecycle import WorkerProcess
@@ -117,6 +119,9 @@ class Worker(WorkerProcess):
     """
 
     _packed = False  # the request under way keeps its packed traces so (run(packed=True))
+    _made_here = False  # the last reply was the parent's own (a kill, a crash)
+    _started_at: int | None = None  # the batch position the worker last said it began
+    _batch_mosts: list[float] | None = None  # the batch under way: each position's CPU most
 
     # --- requests -------------------------------------------------------------------------
     def cpu_limits(self, time_limit: float, time_multiple: float = 0.0,
@@ -222,14 +227,80 @@ class Worker(WorkerProcess):
                 reply.value = values
         return self._with_import_output(reply)
 
+    def search_positions(self, game: str, params: Mapping[str, Any], ids: list[str],
+                         algorithm: str, *, depth_limit: int | None, budgets: list[Budget],
+                         time_limit: float | None = None, time_multiple: float = 0.0
+                         ) -> WorkerReply:
+        """``algorithm``'s function of the submission searching each position of ``ids``
+        (state ids of the built-in ``game`` with ``params``, ``depth_limit``) in turn, each a
+        call of its own as :meth:`run` makes it: its own work budget (``budgets``, one a
+        position), CPU backstop (``time_limit``, ``time_multiple``) and seeded ``random``;
+        no trace comes back, only each call's counts of game calls.
+
+        The batch ends at the first position not answered with a finite number. Its
+        ``answered`` holds ``(value, {"result", "evaluated"})`` of each position answered, in
+        order (the caller applies the exact budget to the counts). All answered: an ``ok``
+        reply, ``value`` the list of floats, ``position`` None; else the reply of position
+        ``reply.position`` (its status, value, error, output). A reply the parent made (a
+        kill, a crash) has no ``answered``, and ``position`` the one the worker said it was
+        at (a call that ran a tick of its guard; None if none: the caller asks each position
+        alone); a reply that does not fit the batch (more answers than positions, an answer
+        that is not three numbers, an ``ok`` before the last) is ``crashed``, at position 0."""
+        time_limit = self.limits.time if time_limit is None else float(time_limit)
+        if not 0 < len(ids) == len(budgets) <= MAX_POSITIONS:
+            raise ValueError(f"expected 1 to {MAX_POSITIONS} positions, each with a budget, "
+                             f"got: {len(ids)} and {len(budgets)}")
+        for state in ids:  # the grader's own failure is raised here, never by the worker
+            check_position_builds(game, params, state, depth_limit)
+        function = function_name(algorithm, builtin_game(game, ids[0], dict(params),
+                                                         depth_limit=depth_limit))
+        whole = Budget(result=sum(b.result for b in budgets),
+                       evaluated=sum(b.evaluated for b in budgets))
+        window, most, failed = self._prepare(time_limit, time_multiple, whole, algorithm,
+                                             function, calls=len(ids))
+        if failed is not None:  # the first position's call would get it (import, allowance)
+            failed.position, failed.answered = 0, []
+            return failed
+        mosts = [min(most, self.cpu_limits(time_limit, time_multiple, budget)[1])
+                 for budget in budgets]
+        request = {"seq": self._next_seq(), "time_limit": window, "cpu_most": most,
+                   POSITIONS_REQUEST: {"game": game, "params": dict(params), "ids": list(ids),
+                                       "algorithm": algorithm, "depth_limit": depth_limit,
+                                       "budgets": [budget.to_dict() for budget in budgets],
+                                       "most": mosts}}
+        self._made_here, self._started_at, self._batch_mosts = False, None, mosts
+        try:
+            reply = self._exchange(request, window, most, 4 * len(ids) + 50_000, function,
+                                   call_most=max(mosts))
+        finally:
+            self._batch_mosts = None
+        reply.algorithm, reply.time_limit = algorithm, window
+        reply.function = reply.function or function
+        # the worker's word (a position of the batch, checked): only where its own failure is
+        problem = batch_problem(reply, len(ids), self._made_here, self._started_at)
+        if problem:
+            reply = WorkerReply("crashed", function=function, algorithm=algorithm,
+                                stdout=reply.stdout, stderr=reply.stderr, time_limit=window,
+                                message=f"the worker sent a malformed reply to a batch of "
+                                        f"positions ({problem}); code in search.py writing on "
+                                        "the grader's private channel is the likely cause",
+                                answered=[], position=0)
+            self.close()
+        elif reply.status == "ok" and reply.position is None:  # every position answered
+            reply.value = [value for value, _ in reply.answered or ()]
+        return self._with_import_output(reply)
+
     def _prepare(self, time_limit: float, time_multiple: float, budget: Budget | None,
-                 algorithm: str, function: str) -> tuple[float, float, WorkerReply | None]:
+                 algorithm: str, function: str, calls: int = 1
+                 ) -> tuple[float, float, WorkerReply | None]:
         """A worker ready for the next request, and the request's CPU window and most: a
         fresh one when the last died or has too little of its CPU allowance left. The third
         item is the reply to give instead of sending anything (search.py did not import, or
-        the allowance refuses ``function``, the stub the call would run)."""
+        the allowance refuses ``function``, the stub the call would run). ``calls``: the
+        calls the request makes (a batch's positions), each with a window of its own."""
         self.start()
         window, most = self.cpu_limits(time_limit, time_multiple, budget)
+        most += (calls - 1) * window
         if self._proc is not None and (
             self._proc.poll() is not None  # it died between requests
             or self._cpu + most + self.limits.kill_margin + 2 > self.limits.cpu_time
@@ -237,6 +308,7 @@ class Worker(WorkerProcess):
             self.close()  # start afresh
             self.start()
             window, most = self.cpu_limits(time_limit, time_multiple, budget)
+            most += (calls - 1) * window
         if self._import_failure is None:
             refusal = self.account.refusal(function, window)
             if refusal:  # the submission's allowance (grader.sandbox.allowance): not run
@@ -270,13 +342,17 @@ class Worker(WorkerProcess):
         return relabel_reply(reply, self.notebook)
 
     def _exchange(self, request: dict[str, Any], window: float, most: float,
-                  max_items: int, function: str) -> WorkerReply:
+                  max_items: int, function: str, call_most: float | None = None
+                  ) -> WorkerReply:
         """Send ``request`` and wait for its reply under the parent's own limits, counted from
         now: the worker's CPU time, CPU idleness and, last resort, the wall clock. A message
         holding more than ``max_items`` JSON items is forged (counted before decoding). A
-        time-out is charged to ``function``, the stub called."""
+        time-out is charged to ``function``, the stub called; it is the whole allowance's
+        when what is left of it is at most ``call_most`` (default ``most``: a batch's calls
+        each have a most of their own, the largest given)."""
         self._channel.max_items = max_items
-        pid, cut, self._last_cpu = self.pid, self.account.cut(most), None
+        pid, self._last_cpu = self.pid, None
+        cut = self.account.cut(most if call_most is None else call_most)
         before = process_cpu(pid) if pid is not None else None
         try:
             reply = self._exchange_within_limits(request, window, most)
@@ -287,9 +363,17 @@ class Worker(WorkerProcess):
         after = self._last_cpu if self.pid != pid else process_cpu(pid)
         used = (after or 0.0) - (before or 0.0) if before is not None else 0.0
         timed_out = reply.status in ("timeout", "killed_timeout")
+        if timed_out:  # a batch's answered positions' CPU is not the time-out's: spent only
+            # (the worker's word, so at most what was used; the time-out is still charged at
+            # least its window to the hiding allowance, whatever the worker says)
+            earlier = min(reply.answered_cpu, used)
+            self.account.charge(earlier)
+            used -= earlier
         self.account.charge(used, function if timed_out else None, window)
         self._after_timeout = timed_out and self._proc is None
-        if timed_out and cut:  # stopped by the submission's allowance, not the call's limit
+        if timed_out and (cut or (call_most is not None  # a batch that spent what was left
+                                  and self.account.spent >= self.account.total)):
+            # stopped by the submission's allowance, not the call's limit
             reply.message = WHOLE.format(allowance=self.account.total)
         return reply
 
@@ -304,6 +388,17 @@ class Worker(WorkerProcess):
             # bounded too: a worker that stops reading must not hang the grader on a big case
             self._channel.send(request, watch.wall_deadline, watch)
             first = self._channel.receive_for(seq, watch.wall_deadline, watch)
+            while first.get("event") == "started" and "position" in first:
+                # a batch's call that runs a while (search_positions): a kill or a crash is its
+                # own; the parent's limits restart here with that call's (each position once,
+                # in order: a forged "started" never extends them past the batch's)
+                position, mosts = first["position"], self._batch_mosts
+                if mosts and type(position) is int and 0 <= position < len(mosts) and (
+                        self._started_at is None or position > self._started_at):
+                    self._started_at = position
+                    cpu = mosts[position] + self.limits.kill_margin
+                    watch.restart(cpu, 3 * cpu + 2 * MIN_IDLE)
+                first = self._channel.receive_for(seq, watch.wall_deadline, watch)
             if first.get("event") == "reply":  # answered without calling anything
                 return self._finish(first, before_student=True)
             if first.get("event") != "started":
@@ -326,6 +421,7 @@ class Worker(WorkerProcess):
             return self._killed("crashed", function, detail)
 
     def _killed(self, status: str, function: str | None, message: str) -> WorkerReply:
+        self._made_here = True  # not the worker's reply (search_positions: at no position)
         stdout, stderr = self._take_output()
         self.close()
         return WorkerReply(status, stdout=stdout, stderr=stderr, function=function,
@@ -353,4 +449,58 @@ class Worker(WorkerProcess):
         return reply
 
 
-__all__ = ["Worker"]
+def check_position_builds(game: str, params: Mapping[str, Any], state: str,
+                          depth_limit: int | None) -> None:
+    """Raise :class:`~grader.errors.GraderError` when the grader cannot build ``game`` at
+    ``state`` itself (a batch's position: its failure is the grader's, raised here)."""
+    from grader.errors import GraderError
+
+    try:
+        builtin_game(game, state, dict(params), depth_limit=depth_limit)
+    except Exception as error:  # noqa: BLE001 - any failure is the grader's, and said so
+        raise GraderError(f"the position sent to the worker does not build: {error}") from error
+
+
+# Errors of a batch that no one call of it is known to have made: the parent's of a reply that
+# was "ok" (the output it saw at the file-descriptor level, the scratch folder), and a grader
+# replaced (checked once a batch). Such a batch is asked again one position a request, which
+# finds the call as a request of its own did.
+AT_NO_POSITION = ("OutputLimitExceeded", "ScratchLimitExceeded", "SandboxViolation")
+
+
+def batch_problem(reply: WorkerReply, asked: int, made_here: bool = False,
+                  started: int | None = None) -> str:
+    """What does not fit in the worker's reply to a batch of ``asked`` positions ("" when it
+    fits); sets ``reply.position``, the position the reply is about (module docstring of
+    :mod:`grader.sandbox.protocol`). ``made_here``: the parent made the reply (a kill, a
+    crash): it fits, at ``started``, the position the worker said it began last (None: it
+    said none)."""
+    if made_here:
+        reply.position = started
+        return ""
+    if reply.status == "crashed" and reply.answered is None:  # a status of no call's: forged
+        reply.position = 0 if started is None else started  # (reply_from_message's words)
+        return ""
+    if reply.answered is None:
+        return "no answers, or answers that are not three numbers each"
+    answered = len(reply.answered)
+    if answered > asked:
+        return f"{answered} positions answered, {asked} asked"
+    error = (reply.error or {}).get("type")
+    if error in AT_NO_POSITION and asked > 1 and reply.status == "error":
+        reply.position = None  # the batch's, not one call's: the caller asks each alone
+        return ""
+    if answered < asked:
+        if reply.status == "ok" and type(reply.value) in (int, float) and \
+                finite_number(reply.value, None) is not None:  # it ends a batch only if not
+            return f"position {answered}'s number {reply.value!r} not counted as answered"
+        reply.position = answered
+        return ""
+    if reply.status != "ok":
+        if error in AT_NO_POSITION:  # a batch of one
+            reply.position = 0
+            return ""
+        return f"every position answered, yet status {reply.status!r}"
+    return ""
+
+__all__ = ["Worker", "batch_problem", "check_position_builds"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import traceback
+from operator import is_, itemgetter
 from typing import Any
 
 
@@ -101,6 +102,11 @@ class Snapshot(dict):
     instead of walking every module again (a walk a request cost about 1 ms)."""
 
     places: list[tuple[Any, str, Any, str]]
+    # the places by mapping: (mapping, a getter of its keys' objects as a tuple, the objects
+    # found there), for a check in C loops (:func:`tampered`: every call of a batch of
+    # positions makes one; ``mappingproxy.get`` looks its method up each call, a subscript
+    # does not)
+    groups: list[tuple[Any, Any, tuple[Any, ...]]]
 
 
 def guarded_objects() -> Snapshot:
@@ -125,7 +131,22 @@ def guarded_objects() -> Snapshot:
                     if callable(item) or isinstance(item, (staticmethod, classmethod, property)):
                         seen[f"{name}.{key}.{member}"] = item
                         places.append((members, member, item, f"{name}.{key}.{member}"))
+    by_mapping: dict[int, tuple[Any, list[str], list[Any]]] = {}
+    for mapping, key, value, _ in places:
+        _, keys, values = by_mapping.setdefault(id(mapping), (mapping, [], []))
+        keys.append(key)
+        values.append(value)
+    seen.groups = [(mapping, itemgetter(*keys, keys[0]), (*values, values[0]))  # a tuple,
+                   for mapping, keys, values in by_mapping.values()]  # one key or more
     return seen
+
+
+def _unmoved(groups: list[tuple[Any, Any, tuple[Any, ...]]]) -> bool:
+    """Whether every place of :attr:`Snapshot.groups` holds the object it held."""
+    try:
+        return all(all(map(is_, get(mapping), values)) for mapping, get, values in groups)
+    except (KeyError, TypeError):  # a name deleted, a mapping replaced: the long way says
+        return False
 
 
 def tampered(snapshot: dict[str, Any]) -> list[str]:
@@ -134,6 +155,9 @@ def tampered(snapshot: dict[str, Any]) -> list[str]:
     Each object is looked up where it was found; any change along a name's path (a module in
     ``sys.modules``, a name in a module, a member of a class) is a change of some place."""
     places = getattr(snapshot, "places", None)
+    groups = getattr(snapshot, "groups", None)
+    if groups is not None and _unmoved(groups):
+        return []  # nothing moved (about 10 times quicker than the loop below, which names)
     if places is None:  # a plain mapping of names: walk the modules again
         current = guarded_objects()
         changed = [name for name, value in snapshot.items() if current.get(name) is not value]

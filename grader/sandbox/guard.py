@@ -118,12 +118,16 @@ class CpuGuard:
         # decided (a budget stop) answers from here, without waiting for code that swallows the
         # time-out; it does not return.
         self.settled: Callable[[str], None] | None = None
+        self._announce: Callable[[], None] | None = None
 
     def _tick(self, signum: int, frame: Any) -> None:
         if self._window <= 0:
             if self._raised:  # a tick after the time-out: the code caught it and still runs
                 self._end_process()
             return
+        announce, self._announce = self._announce, None
+        if announce is not None:
+            announce()
         used = self.tools.cpu() - self._start
         now = max(self._progress(), 0)  # -1 (the trace not made yet) is no call either
         self._idle = self._idle + 1 if now == self._last else 0
@@ -153,12 +157,15 @@ class CpuGuard:
         self.tools.raise_signal(signal.SIGXCPU)
 
     def arm(self, window: float, most: float, progress: Callable[[], int],
-            settled: Callable[[str], None] | None = None) -> None:
+            settled: Callable[[str], None] | None = None,
+            announce: Callable[[], None] | None = None) -> None:
+        """``announce``: called once, at the call's first tick (a quarter window of CPU in:
+        a batch's call that runs that long says which it is; a quick one never pays it)."""
         # counted from the call's start: code that never calls the game is stopped a window
         # in, not a tick later
         self.reason, self._progress, self._last, self._idle = "", progress, 0, 0
         self._raised = False
-        self.settled = settled
+        self.settled, self._announce = settled, announce
         self._window, self._most = window, most
         self._start = self.tools.cpu()
         self.tools.set_handler(signal.SIGPROF, self._tick)

@@ -71,7 +71,10 @@ class PortableGuard:
                 settled("most" if used > self._most else "idle")  # returns unless stopped
 
     def arm(self, window: float, most: float, progress: Callable[[], int],
-            settled: Callable[[str], None] | None = None) -> None:
+            settled: Callable[[str], None] | None = None,
+            announce: Callable[[], None] | None = None) -> None:
+        # (``announce``, a batch's call saying which it is, is not made here: a kill of a
+        # batch is then at no known call, and its calls are asked again one a request)
         self.reason, self.settled, self._start = "", settled, self.tools.cpu()
         self._window, self._most = window, most
         self._armed.set()

@@ -18,6 +18,17 @@ JSON lines over a private socket (never stdout), in this order::
                "time_limit", "cpu_most"}   (the evaluate assignment: a batch of positions;
                the reply's "value" is the list of numbers, one a position, checked by
                :func:`evaluation_values`; "generated"/"evaluated" are empty)
+           or {"seq", POSITIONS_REQUEST: {"game", "params", "ids": [state id, ...],
+                                           "algorithm", "depth_limit",
+                                           "budgets": [{"result", "evaluated"}, ...],
+                                           "most": [CPU seconds, ...]},
+               "time_limit", "cpu_most"}   (a search on each position in turn, each a call of
+               its own: its budget, its CPU guard of "time_limit" and its "most", random seeded;
+               the batch ends at the first position not answered with a finite number. The
+               reply carries "answered": [[value, result calls, evaluated calls], ...], one a
+               position answered; all answered: "status" "ok"; else the reply is position
+               len(answered)'s, as a single call's, with "answered_cpu", the CPU seconds of the
+               positions before it. Checked by :func:`batch_answers`)
     worker -> {"event": "started", "seq", "function"}  (the student's function is being called)
     worker -> {"event": "reply", "seq", "status", "value", "ids", "generated", "evaluated", "error",
                "stdout", "stderr", "printed", "elapsed", "function", "message", "cpu",
@@ -29,7 +40,10 @@ JSON lines over a private socket (never stdout), in this order::
                crosses)}
 
 (``missing_function`` and grader failures are answered with a reply and no ``started``, and
-so is every ``evaluate`` request: its function is always ``evaluate``.)
+so is every batch of positions: the parent knows the function already. A call of a batch of
+searches that runs a tick of its CPU guard (a quarter window) sends ``{"event": "started",
+"seq", "position": index}``: a kill of it is that position's, and the parent's limits restart
+there with that call's.)
 
 A trace crosses packed (:func:`pack_trace`, the worker's way; :mod:`grader.run.packing`):
 ``"ids"`` lists each distinct id once, and ``"generated"`` / ``"evaluated"`` are base64 strings
@@ -67,6 +81,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from grader.run.evaluation import MAX_POSITIONS
 from grader.run.packing import PackedIds, decode_indexes, pack_ids
 from grader.run.runner import TABLE_KINDS, function_name
 from grader.sandbox.capture import join_output
@@ -128,6 +143,12 @@ class WorkerReply:
     budget_stop: dict[str, Any] | None = None  # status "budget": {"kind", "calls"}
     calls: dict[str, int] | None = None  # {"result", "evaluated"}: the worker's word
     table: dict[str, int] | None = None  # alpha_beta_tt: its table's entries, by bound kind
+    # a batch of searches (Worker.search_positions): each answered position's value and calls
+    # ({"result", "evaluated"}), and the index of the position the reply is about (None: every
+    # position answered, or the parent's own reply on the batch, a kill or a crash)
+    answered: list[tuple[float, dict[str, int]]] | None = None
+    position: int | None = None
+    answered_cpu: float = 0.0  # CPU s of the answered positions (the worker's word, >= 0)
 
     @property
     def ok(self) -> bool:
@@ -233,6 +254,9 @@ MESSAGE_SCHEMA: dict[str, Any] = {
         "ids": {"type": "array", "maxItems": 2 * MAX_TRACE},
         "trace_truncated": {"type": "boolean"},
         "calls": {"type": "object", "additionalProperties": _NUMBER},
+        "answered": {"type": "array", "maxItems": MAX_POSITIONS},  # items: batch_answers
+        "answered_cpu": _NUMBER,
+        "position": {"type": "integer"},  # a batch's "started": the position being searched
         "table": {"type": "object", "additionalProperties": _NUMBER},
         "recycle": {"type": "boolean"},
         "printed": _NUMBER,
@@ -355,6 +379,27 @@ def evaluation_values(value: Any, count: int) -> tuple[list[float], str]:
     return numbers, ""
 
 
+def batch_answers(message: dict[str, Any]) -> list[tuple[float, dict[str, int]]] | None:
+    """A batch reply's ``answered``: each ``[value, result calls, evaluated calls]`` as
+    ``(value, {"result", "evaluated"})``, the value a finite float (an int of at most 1,000
+    bits), the counts whole numbers from 0 to 10^12; None when it sent none or any item is not
+    three numbers (the list's length is checked by :data:`MESSAGE_SCHEMA`)."""
+    given = message.get("answered")
+    if not isinstance(given, list):
+        return None
+    answers = []
+    for item in given:
+        if type(item) is not list or len(item) != 1 + len(BUDGET_KINDS):
+            return None
+        numbers = [finite_number(number, None) if type(number) in (int, float) else None
+                   for number in item]
+        if None in numbers:
+            return None
+        answers.append((numbers[0], {kind: int(min(max(number, 0.0), 1e12))
+                                     for kind, number in zip(BUDGET_KINDS, numbers[1:])}))
+    return answers
+
+
 def string_list(items: Any, packed: bool = False) -> list[str]:
     """The ids of a trace list, cut at MAX_TRACE (already checked by :func:`parse_message`).
     A packed trace (:class:`PackedIds`, checked) is unpacked, or with ``packed`` kept so."""
@@ -450,6 +495,8 @@ def reply_from_message(message: dict[str, Any], function: str | None, *, stdout:
         budget_stop=budget_stop(message) if status == "budget" else None,
         calls=reported_calls(message),
         table=reported_table(message) if status == "ok" else None,
+        answered=batch_answers(message),
+        answered_cpu=max(finite_number(message.get("answered_cpu"), 0.0), 0.0),
     )
     if printed > limits.flood and status in ("ok", "error"):
         text = (

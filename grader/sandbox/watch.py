@@ -99,6 +99,11 @@ class Watch:
         self.reason = ""
         self.cpu_used = 0.0
 
+    def restart(self, cpu: float, wall: float) -> None:
+        """Count the limits from now again, ``cpu`` and ``wall`` seconds (a batch's call that
+        runs a while: it gets the limits a request of its own had)."""
+        self.__init__(self.pid, cpu, self.idle, wall, self.asleep)  # type: ignore[misc]
+
     def next_check(self) -> float:
         """The monotonic time by which :meth:`check` should run again."""
         return min(self.wall_deadline, time.monotonic() + 0.1)

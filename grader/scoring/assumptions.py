@@ -8,10 +8,12 @@ value from the student's ``alpha_beta``, or ``max_value``/``min_value`` with ``s
 ``reference/assumptions.py``) and a random one (seeded), from seeded starts
 (:mod:`grader.games.chase_matches`).
 
-At each of its moves the agent asks the worker for the value of every child position, one
-request a child (the child searched as a root, ``depth_limit`` = depth - 1), each under a work
-budget of ``work_multiple`` times the reference's game calls on that child plus ``work_floor``
-(as every trace test's) and the CPU-time backstop; it plays the first action of largest value.
+At each of its moves the agent asks the worker for the value of every child position (the
+child searched as a root, ``depth_limit`` = depth - 1), each a call under a work budget of
+``work_multiple`` times the reference's game calls on that child plus ``work_floor`` (as every
+trace test's) and the CPU-time backstop; it plays the first action of largest value. The calls
+go in batches, a request for up to :data:`BATCH` children: a decision's, then the ones a
+correct agent's matches ask for next (:func:`student_values`).
 
 **Graded by exact decisions**: each of the student's moves must be the move the reference's
 search makes in that position (ties to the first action, values within 1e-9 tie). The matches
@@ -29,7 +31,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import math
 import random
 from typing import Any
 
@@ -50,7 +51,6 @@ from grader.games.chase_matches import (
     start_position,
 )
 from grader.games.players import match_seed
-from grader.paths import SCHEMA_REF
 from grader.run.tracing import Budget
 from grader.sandbox.client import Worker
 from grader.sandbox.protocol import WorkerReply
@@ -59,6 +59,10 @@ from grader.scoring.failure import failure_outcome, note_failure, printed_output
 from grader.scoring.results import PASSED, TestResult
 
 DEFAULT_TURNS = 20  # chase's own default
+# Children searched in one request at most: a decision's, then those a correct agent's matches
+# ask next (student_values). Each has its own CPU backstop, so the parent's last-resort limit
+# on a request is about this many windows.
+BATCH = 32
 _TABLES: dict[str, dict[str, dict[str, Any]]] = {}  # a table's key -> the reference's table
 
 
@@ -121,60 +125,117 @@ def table_key(case: Case, rubric: Rubric) -> str:
                                              "ghost_depth", "opponents")}, sort_keys=True)
 
 
-def child_case(child: str, ghost: str, turns: int, depth: int, algorithm: str) -> dict[str, Any]:
-    """The case the worker gets for one child: ``chase`` at that position, the ghost typed
-    ``ghost``, ``depth_limit`` ``depth``."""
-    return {"$schema": SCHEMA_REF, "name": "case", "description": "case",
-            "algorithms": [algorithm], "game": "chase", "state": child,
-            "params": {"ghost": ghost, "turns": turns}, "depth_limit": depth}
-
-
 def student_values(worker: Worker, setup: dict[str, Any], settings: Any,
-                   reference_counts: bool = True) -> Any:
+                   reference_counts: bool = True, ahead: list[str] | None = None) -> Any:
     """``position -> [(action, value)]`` by the student's search in ``worker``; raises
     :class:`DecisionFailed`. Each child's work budget is ``work_multiple`` times the
     reference's calls on it plus ``work_floor`` (without ``reference_counts``, in the handout:
-    times a full search's, 4 moves a ply)."""
+    times a full search's, 4 moves a ply).
+
+    The children are searched in batches (:meth:`Worker.search_positions`: one request, each
+    child a call of its own), in the order the matches ask for them: a decision's unknown
+    children, then up to :data:`BATCH` in all of ``ahead`` (the children a correct agent's
+    matches ask for, in order) after them. A value is the child's own (the worker seeds
+    ``random`` the same before every call), so one asked ahead is the value asked later; a
+    failure met ahead is kept and raised when the matches reach its child (never, if they do
+    not: the student's agent went elsewhere)."""
     ghost = GHOST_TYPES[setup["agent"]]
     turns, depth, algorithm = setup["turns"], setup["depth"] - 1, setup["algorithm"]
+    ahead = list(dict.fromkeys(ahead or ()))
+    place = {child: index for index, child in enumerate(ahead)}
 
     def most(calls: int) -> int:
         return min(MAX_BUDGET, int(settings.work_multiple * calls + settings.work_floor))
 
-    known: dict[str, float] = {}  # child id -> the student's value (the worker seeds random
-    #                              the same before every call: a value is the child's own)
+    def budget_of(child: str) -> Budget:
+        if not reference_counts:  # the handout: 4 moves a ply at most, depth plies
+            generated = evaluated = 4 ** (depth + 1)
+        else:
+            from reference import assumptions as staff
+
+            _, generated, evaluated = staff.child_search(child, ghost, turns, depth)
+        return Budget(result=most(generated), evaluated=most(evaluated))
+
+    known: dict[str, float] = {}  # child id -> the student's value
+    failed: dict[str, WorkerReply] = {}  # child id -> how its search failed (met ahead)
+
+    def search(batch: list[str]) -> None:
+        """The student's values of ``batch`` into ``known`` (a failure into ``failed``; the
+        children after it are left unknown)."""
+        budgets = [budget_of(child) for child in batch]
+        reply = worker.search_positions(
+            "chase", {"ghost": ghost, "turns": turns}, batch, algorithm, depth_limit=depth,
+            budgets=[worker_budget(budget) for budget in budgets],
+            time_limit=settings.time_floor, time_multiple=settings.time_multiple)
+        if reply.status != "ok" and reply.position is None:  # stopped at no known child
+            if len(batch) == 1:
+                failed[batch[0]] = reply
+            else:  # each child alone finds the one that stops (a kill, a crash)
+                for child in batch:
+                    search([child])
+                    if child in failed:
+                        return
+            return
+        for index, (value, calls) in enumerate(reply.answered or ()):
+            # the exact budget, which the worker was not told (scoring.budget.worker_budget)
+            within = within_budget(WorkerReply("ok", calls=calls), budgets[index])
+            if not within.ok:
+                within.function = reply.function
+                failed[batch[index]] = within
+                return
+            known[batch[index]] = value
+        if reply.position is None:
+            return
+        index = reply.position
+        reply = within_budget(reply, budgets[index])
+        if reply.ok:
+            value = reply.value
+            reply.status = "wrong_value"
+            reply.message = (f"returned {inline_text(repr(value)[:80])}, not a finite "
+                             "number (the value of the position)")
+        failed[batch[index]] = reply
 
     def values(position: str) -> list[tuple[str, float]]:
+        pairs = children(position, turns)
+        wanted = [child for _, child in pairs if child not in known and child not in failed]
+        if wanted:
+            batch = list(dict.fromkeys(wanted))
+            after = max((place[child] for child in batch if child in place), default=None)
+            if after is not None:
+                for child in ahead[after + 1:]:
+                    if len(batch) >= BATCH:
+                        break
+                    if child not in known and child not in failed and child not in batch:
+                        batch.append(child)
+            search(batch)
         found = []
-        for action, child in children(position, turns):
-            if child in known:
-                found.append((action, known[child]))
-                continue
-            if not reference_counts:  # the handout: 4 moves a ply at most, depth plies
-                generated = evaluated = 4 ** (depth + 1)
-            else:
-                from reference import assumptions as staff
-
-                _, generated, evaluated = staff.child_search(child, ghost, turns, depth)
-            budget = Budget(result=most(generated), evaluated=most(evaluated))
-            reply = worker.run(child_case(child, ghost, turns, depth, algorithm), algorithm,
-                               budget=worker_budget(budget), time_limit=settings.time_floor,
-                               time_multiple=settings.time_multiple, trace_limit=1)
-            reply = within_budget(reply, budget)
-            if reply.status != "ok":
-                raise DecisionFailed(reply, position, action)
-            value = reply.value
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not \
-                    math.isfinite(value):
-                reply.status = "wrong_value"
-                reply.message = (f"returned {inline_text(repr(value)[:80])}, not a finite "
-                                 "number (the value of the position)")
-                raise DecisionFailed(reply, position, action)
-            known[child] = float(value)
+        for action, child in pairs:
+            if child in failed:
+                raise DecisionFailed(failed[child], position, action)
+            if child not in known:  # a batch stopped before it: asked alone
+                search([child])
+                if child in failed:
+                    raise DecisionFailed(failed[child], position, action)
             found.append((action, known[child]))
         return found
 
     return values
+
+
+def ahead_of(setup: dict[str, Any]) -> list[str]:
+    """The children a correct agent's matches ask for, in the order they ask (the reference
+    agent's matches, each decision's children): what the student's search is asked ahead."""
+    from reference import assumptions as staff
+
+    turns = setup["turns"]
+    found: dict[str, None] = {}
+    for ghost in setup["opponents"]:
+        for match in staff.reference_matches(setup["board"], turns, setup["seed"],
+                                             setup["matches"], setup["depth"],
+                                             setup["ghost_depth"], setup["agent"], ghost):
+            for decision in match.decisions:
+                found.update((child, None) for _, child in children(decision.position, turns))
+    return list(found)
 
 
 def grade_assumptions(case: Case, result: TestResult, rubric: Rubric, worker: Worker
@@ -198,7 +259,7 @@ def grade_assumptions(case: Case, result: TestResult, rubric: Rubric, worker: Wo
     def expected(position: str) -> list[tuple[str, float]]:
         return staff.action_values(position, agent, setup["turns"], setup["depth"])
 
-    values = student_values(worker, setup, settings)
+    values = student_values(worker, setup, settings, ahead=ahead_of(setup))
     played: dict[str, list[ChaseMatch]] = {}
     try:
         for ghost in setup["opponents"]:
@@ -271,9 +332,10 @@ def _sample_check(case: Case, result: TestResult, rubric: Rubric, worker: Worker
     settings = rubric.settings_for(case, ASSUMPTIONS.name)
     game = case.build_game()
     result.max_score, result.score = 0.0, 0.0
-    values = student_values(worker, setup, settings, reference_counts=False)
     starts = [game.state_id(start_position(game, random.Random(match_seed(setup["seed"], i))))
               for i in range(setup["matches"])]
+    values = student_values(worker, setup, settings, reference_counts=False, ahead=[
+        child for start in dict.fromkeys(starts) for _, child in children(start, setup["turns"])])
     try:
         found = {start: values(start) for start in dict.fromkeys(starts)}
     except DecisionFailed as failed:
@@ -310,5 +372,5 @@ def submission_tables(tests: list[TestResult]) -> list[str]:
             for _, group in sorted(grouped.items())]
 
 
-__all__ = ["DecisionFailed", "child_case", "grade_assumptions", "plan", "reference_table",
+__all__ = ["BATCH", "DecisionFailed", "ahead_of", "grade_assumptions", "plan", "reference_table",
            "submission_tables", "table_key"]

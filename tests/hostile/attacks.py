@@ -1381,6 +1381,52 @@ def forged_evaluate_source(name: str) -> str:
     return REQUEST + f"\n\ndef evaluate(game, state):\n    {forge}\n    return 0\n"
 
 
+# Forged replies to a batch of searches (Worker.search_positions: the assumptions cases ask
+# the values of a decision's children, and those a correct agent meets next, in one request):
+# each must be a crash of the worker, never values (tests/test_assumptions.py runs them on a
+# batch of three positions).
+BATCH_FORGERIES = {
+    # a value for a child the grader did not ask
+    "too_many": '{"event": "reply", "seq": %d, "status": "ok", '
+                '"answered": [[1, 1, 1], [2, 1, 1], [3, 1, 1], [4, 1, 1]]}',
+    # "ok" with the values of only some of the children, the next one's a number
+    "too_few": '{"event": "reply", "seq": %d, "status": "ok", "answered": [[1, 1, 1]], '
+               '"value": 2}',
+    "strings": '{"event": "reply", "seq": %d, "status": "ok", '
+               '"answered": [["1", 1, 1], ["2", 1, 1], ["3", 1, 1]]}',
+    "huge_int": '{"event": "reply", "seq": %d, "status": "ok", '
+                '"answered": [[1, 1, 1], [2, 1, 1], [' + "9" * 400 + ', 1, 1]]}',
+    # a failure for a child after the last one asked
+    "failure_after_all": '{"event": "reply", "seq": %d, "status": "error", "message": "x", '
+                         '"answered": [[1, 1, 1], [2, 1, 1], [3, 1, 1]]}',
+    "oversized": None,  # 200,000 answers for 3 positions: refused before it is decoded
+}
+
+
+def forged_batch_source() -> str:
+    """A search.py whose ``alpha_beta`` writes forgery number ``game.depth_limit`` (from 1) of
+    :data:`BATCH_FORGERIES` on the worker's channel for the batch being served, then returns
+    0 (one file for them all: the test picks a forgery by the batch's depth limit)."""
+    forged = {name: text for name, text in BATCH_FORGERIES.items() if text is not None}
+    oversized = list(BATCH_FORGERIES).index("oversized") + 1
+    return REQUEST + textwrap.dedent(f"""
+
+        import math
+
+        FORGED = {list(forged.values())!r}
+
+
+        def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):
+            seq = _request()["seq"]
+            if game.depth_limit == {oversized}:
+                head = ('{{"event": "reply", "seq": %d, "status": "ok", "answered": [' % seq)
+                _forge(head.encode(), [b"[1, 1, 1]," * 200_000], b"[1, 1, 1]]}}\\n")
+            else:
+                _forge((FORGED[game.depth_limit - 1] % seq).encode(), tail=b"\\n")
+            return 0
+        """)
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: python tests/hostile/attacks.py OUT_DIR", file=sys.stderr)
