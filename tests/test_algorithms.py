@@ -5,6 +5,7 @@ algorithm for one whose spec has no step notes or answer-sheet words."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import textwrap
 
 import pytest
@@ -56,6 +57,21 @@ def test_the_lists_are_the_registry():
 def test_the_committed_schema_is_the_generated_one():
     committed = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     assert with_algorithms(json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))) == committed
+
+
+def test_a_specs_settings_values_are_the_schemas_enums(monkeypatch):
+    """The assumptions settings' enums (agent, opponents, search) come from its spec: a value
+    added there is one the schema allows, with no edit of the committed file."""
+    spec = algorithm_specs.get("assumptions")
+    wider = replace(spec, settings_values={**spec.settings_values,
+                                           "opponents[]": (*spec.settings_values["opponents[]"],
+                                                           "sleepy")})
+    monkeypatch.setitem(algorithm_specs.registry(), spec.name, wider)
+    schema = with_algorithms(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
+    settings = schema["properties"][spec.settings]["properties"]
+    assert settings["opponents"]["items"]["enum"] == ["adversarial", "random", "sleepy"]
+    assert settings["agent"]["enum"] == list(spec.settings_values["agent"])
+    assert settings["search"]["enum"] == ["alpha_beta", "minimax"]
 
 
 def test_an_algorithm_is_registered_by_the_environment_variable(registered):

@@ -125,6 +125,9 @@ class Algorithm:
     # listing it beyond the generic ones (its settings, its game)
     settings: str | None = None
     case_checks: str | None = None
+    # the values its settings' fields allow ("field", or "field[]" for a list's items): the
+    # case schema's enums there are made from these (grader.cases.schema.with_algorithms)
+    settings_values: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # graded by play: "module:function"(case, result, rubric, worker) -> TestResult, the whole
     # test (no reference trace to compare); "module:function"(case, algorithm, rubric) -> the
     # answer sheet's lines on how it plays (None: no words)

@@ -19,8 +19,10 @@ from __future__ import annotations
 from typing import Any
 
 from grader.algorithms import Algorithm, Authoring
+from grader.algorithms.alpha_beta import ALGORITHM as ALPHA_BETA
 from grader.algorithms.expectimax import ALGORITHM as EXPECTIMAX
 from grader.algorithms.minimax import ALGORITHM as MINIMAX
+from grader.games.chase_matches import GHOSTS
 
 # One name for its settings (agent, opponents, seed, ...): the case file's field, the ``Case``
 # attribute, the rubric's table, and the key of its test's ``extra_data``.
@@ -31,6 +33,8 @@ SETTINGS_FIELD = "assumptions"
 # expectimax agent a ghost moving at random (CHANCE, uniform). In this order: the table's rows.
 GHOST_TYPES = {MINIMAX.name: "min", EXPECTIMAX.name: "chance"}
 AGENTS = tuple(GHOST_TYPES)
+# The minimax agent's search: alpha_beta's (the default) or minimax's max_value / min_value.
+SEARCHES = (ALPHA_BETA.name, MINIMAX.name)
 
 
 def agent_algorithm(agent: str, search: str) -> str:
@@ -48,6 +52,7 @@ ALGORITHM = Algorithm(
     graded_by="play",
     random_trees=False,
     settings=SETTINGS_FIELD,
+    settings_values={"agent": AGENTS, "opponents[]": GHOSTS, "search": SEARCHES},
     case_checks="grader.cases.rules:assumption_errors",
     grade="grader.scoring.assumptions:grade_assumptions",
     sheet_lines="grader.answers.sheet:assumption_lines",

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import grader.algorithms as algorithm_specs
 from grader.algorithms.alpha_beta import ALGORITHM as ALPHA_BETA
 from grader.algorithms.assumptions import agent_algorithm
+from grader.games.chase_matches import GHOSTS
 from grader.algorithms.minimax import ALGORITHM as MINIMAX
 
 # Every list below is derived from the specs (grader.algorithms: one module an algorithm),
@@ -29,7 +30,7 @@ OPPONENTS = ("random", "greedy", "baseline")
 # ``assumptions``: the lectures' "modeling assumptions", graded by exact decisions in matches
 # of the game ``chase`` (:mod:`grader.scoring.assumptions`): the agent's moves come from the
 # student's own ``alpha_beta`` (or ``max_value``/``min_value``) or ``expectimax``.
-ASSUMPTION_GHOSTS = ("adversarial", "random")
+ASSUMPTION_GHOSTS = GHOSTS  # the ghosts a case meets unless it names some
 ASSUMPTION_GAME = "chase"
 
 # Those returning ``(value, action)``: a run's ``value`` is that pair.

@@ -30,7 +30,7 @@ def case_schema() -> dict:
 def with_algorithms(schema: dict) -> dict:
     """``schema`` with the parts that list algorithms generated from the specs
     (:mod:`grader.algorithms`): the ``algorithms`` enum and description, ``points``' and
-    ``expect``'s per-algorithm keys. The committed file is this for the built-in algorithms
+    ``expect``'s per-algorithm keys, the enums of a spec's settings (``settings_values``). The committed file is this for the built-in algorithms
     (``tests/test_algorithms.py`` checks it), so editors that read it see the same."""
     specs = list(algorithm_specs.registry().values())
     ordered = [s for s in specs if not s.by_play] + [s for s in specs if s.by_play]
@@ -64,6 +64,10 @@ def with_algorithms(schema: dict) -> dict:
                 "$ref": "#/$defs/expectation",
                 "description": f"expected answers of {spec.name} when pruning is {rule}"}
     properties["expect"]["properties"] = expect
+    for spec in ordered:  # the enums of its settings' fields
+        for name, values in spec.settings_values.items():
+            node = properties[spec.settings]["properties"][name.removesuffix("[]")]
+            (node["items"] if name.endswith("[]") else node)["enum"] = list(values)
     return schema
 
 
