@@ -250,10 +250,9 @@ class Worker(WorkerProcess):
         if not 0 < len(ids) == len(budgets) <= MAX_POSITIONS:
             raise ValueError(f"expected 1 to {MAX_POSITIONS} positions, each with a budget, "
                              f"got: {len(ids)} and {len(budgets)}")
-        for state in ids:  # the grader's own failure is raised here, never by the worker
-            check_position_builds(game, params, state, depth_limit)
-        function = function_name(algorithm, builtin_game(game, ids[0], dict(params),
-                                                         depth_limit=depth_limit))
+        # the grader's own failure is raised here, never by the worker
+        first, *_ = [checked_position(game, params, state, depth_limit) for state in ids]
+        function = function_name(algorithm, first)
         whole = Budget(result=sum(b.result for b in budgets),
                        evaluated=sum(b.evaluated for b in budgets))
         window, most, failed = self._prepare(time_limit, time_multiple, whole, algorithm,
@@ -449,14 +448,12 @@ class Worker(WorkerProcess):
         return reply
 
 
-def check_position_builds(game: str, params: Mapping[str, Any], state: str,
-                          depth_limit: int | None) -> None:
-    """Raise :class:`~grader.errors.GraderError` when the grader cannot build ``game`` at
-    ``state`` itself (a batch's position: its failure is the grader's, raised here)."""
-    from grader.errors import GraderError
-
+def checked_position(game: str, params: Mapping[str, Any], state: str,
+                     depth_limit: int | None) -> Any:
+    """``game`` built at ``state`` by the grader itself; :class:`~grader.errors.GraderError`
+    when it cannot be (a batch's position: its failure is the grader's, raised here)."""
     try:
-        builtin_game(game, state, dict(params), depth_limit=depth_limit)
+        return builtin_game(game, state, dict(params), depth_limit=depth_limit)
     except Exception as error:  # noqa: BLE001 - any failure is the grader's, and said so
         raise GraderError(f"the position sent to the worker does not build: {error}") from error
 
@@ -503,4 +500,4 @@ def batch_problem(reply: WorkerReply, asked: int, made_here: bool = False,
         return f"every position answered, yet status {reply.status!r}"
     return ""
 
-__all__ = ["Worker", "batch_problem", "check_position_builds"]
+__all__ = ["Worker", "batch_problem", "checked_position"]
