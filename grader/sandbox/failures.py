@@ -102,6 +102,12 @@ class Snapshot(dict):
     instead of walking every module again (a walk a request cost about 1 ms)."""
 
     places: list[tuple[Any, str, Any, str]]
+    # each guarded class's members (its live ``vars``), their names then, a getter of them all
+    # (a KeyError once one is deleted) and the class's qualified name: a member *added* to a
+    # class shadows the one it inherits (``ConnectFour.recording_result`` over GridGame's)
+    # without replacing any place above; the same number of names, none deleted, is the same
+    # names (a check of 121 classes in C loops, about 10 us)
+    classes: list[tuple[Any, frozenset[str], Any, str]]
     # the places by mapping: (mapping, a getter of its keys' objects as a tuple, the objects
     # found there), for a check in C loops (:func:`tampered`: every call of a batch of
     # positions makes one; ``mappingproxy.get`` looks its method up each call, a subscript
@@ -113,6 +119,7 @@ def guarded_objects() -> Snapshot:
     """Every function and class (and class member) of the guarded modules, by qualified name."""
     seen = Snapshot()
     places = seen.places = []
+    classes = seen.classes = []
     modules = sys.modules
     for name, module in list(modules.items()):
         if name not in GUARDED_MODULES and name.split(".")[0] != "grader":
@@ -127,6 +134,10 @@ def guarded_objects() -> Snapshot:
             places.append((names, key, value, f"{name}.{key}"))
             if isinstance(value, type) and value.__module__ == name:
                 members = vars(value)  # a live view: a member replaced later shows in it
+                if name != "builtins":  # built-in classes cannot gain or lose members
+                    first = next(iter(members))  # twice: a tuple even of one member
+                    classes.append((members, frozenset(members), itemgetter(*members, first),
+                                    f"{name}.{key}"))
                 for member, item in list(members.items()):
                     if callable(item) or isinstance(item, (staticmethod, classmethod, property)):
                         seen[f"{name}.{key}.{member}"] = item
@@ -149,18 +160,34 @@ def _unmoved(groups: list[tuple[Any, Any, tuple[Any, ...]]]) -> bool:
         return False
 
 
+def _same_members(classes: list[tuple[Any, frozenset[str], Any, str]]) -> bool:
+    """Whether every class of :attr:`Snapshot.classes` has the members' names it had."""
+    try:
+        return all(len(members) == len(names) and get(members)
+                   for members, names, get, _ in classes)
+    except KeyError:  # a member deleted
+        return False
+
+
 def tampered(snapshot: dict[str, Any]) -> list[str]:
     """The names of ``snapshot`` now bound to something else (first few).
 
     Each object is looked up where it was found; any change along a name's path (a module in
-    ``sys.modules``, a name in a module, a member of a class) is a change of some place."""
+    ``sys.modules``, a name in a module, a member of a class) is a change of some place; and a
+    guarded class must have the same members' names (one added would shadow an inherited
+    method: ``ConnectFour.recording_result`` over ``GridGame``'s)."""
     places = getattr(snapshot, "places", None)
     groups = getattr(snapshot, "groups", None)
-    if groups is not None and _unmoved(groups):
-        return []  # nothing moved (about 10 times quicker than the loop below, which names)
+    classes = getattr(snapshot, "classes", [])
+    if groups is not None and _unmoved(groups) and _same_members(classes):
+        return []  # nothing moved (about 10 times quicker than the loops below, which name)
     if places is None:  # a plain mapping of names: walk the modules again
         current = guarded_objects()
         changed = [name for name, value in snapshot.items() if current.get(name) is not value]
     else:
         changed = [name for mapping, key, value, name in places if mapping.get(key) is not value]
+    for members, names, _, name in classes:
+        now = set(members)
+        changed += [f"{name}.{member} (added)" for member in sorted(now - names)]
+        changed += [f"{name}.{member} (deleted)" for member in sorted(names - now)]
     return [name.replace("__main__", "grader.sandbox.worker") for name in changed[:5]]

@@ -612,6 +612,16 @@ ATTACKS: list[Attack] = [
                 grader.run.tracing.traced = grader.run.runner.traced = lambda game: (game, None)
                 return 3
             """), message=r"replaced part of the grader"),
+    _attack("shadow_inherited_method", "forgery",
+            "a method added to a game class over the one it inherits: the recording of the "
+            "trees' games switched off without replacing anything the grader defined",
+            _ab("""
+                import grader.games.tree
+                grader.games.tree.TreeGame.recording_result = (
+                    lambda self, generated, most, stop: self.result)
+                return 3
+            """), message=r"replaced part of the grader \(grader\.games\.tree\.TreeGame\."
+                          r"recording_result \(added\)"),
     _attack("patch_compare", "forgery", "the comparison replaced by one that always passes",
             _ab("""
                 import grader.compare
@@ -1202,6 +1212,7 @@ SAME_FOR_ANY_USER = frozenset({
     "kill_self",
     # what the parent makes of the worker's replies and values
     "print_fake_results", "patch_unittest", "patch_gradescope_utils", "patch_tracing",
+    "shadow_inherited_method",
     "patch_compare", "patch_worker_clock", "eq_always_true", "float_subclass", "nan",
     "markdown_breakout", "forged_grader_error", "forged_huge_trace", "forged_long_trace",
     "forged_long_trace_minimax", "forged_malformed_reply", "forged_next_reply",
