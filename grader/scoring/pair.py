@@ -94,7 +94,10 @@ def grade_pair(
     if spec.iterations and case.mcts is not None and case.mcts.check == "outcome":
         return _grade_mcts_outcome(case, result, settings, worker, answers)
     if spec.by_play:  # graded by play, no reference trace: the spec's own grading
-        return algorithm_specs.resolve(spec.grade)(case, result, rubric, worker)
+        grade = algorithm_specs.resolve(spec.grade)
+        if spec.grade_takes_key:
+            return grade(case, result, rubric, worker, answers)
+        return grade(case, result, rubric, worker)
 
     course_rule = rubric.for_algorithm(algorithm).pruning
     rules = accepted_rules(case.pruning, course_rule)
