@@ -359,7 +359,10 @@ def _grade_mcts_outcome(
                          "partial_credit": settings.partial_credit}
     chosen = []
     for seed in seeds:
-        reply = _run(worker, case, result.algorithm, settings, budget, replace(mcts, seed=seed))
+        # only the move and the calls are graded: the trace is not sent (one id of each list,
+        # not every child's id made, packed, sent and checked each seed)
+        reply = _run(worker, case, result.algorithm, settings, budget, replace(mcts, seed=seed),
+                     trace_limit=1)
         if reply.status == "budget":
             result.outcome = "budget"
             result.summary = budget_message(reply, [reference])
