@@ -44,7 +44,7 @@ from grader.sandbox.submission import Choice
 from grader.scoring import upload
 from grader.scoring.assumptions import staff_side, submission_tables
 from grader.scoring.named import name_mistakes
-from grader.scoring.pair import accepted_rules, grade_pair, pair_mcts_outcomes
+from grader.scoring.pair import accepted_rules, grade_pair, kept_root_stub, pair_mcts_outcomes
 from grader.scoring.play import forget_game, leaderboard, play_ahead
 from grader.scoring.results import (
     ALGORITHM_NUMBERS,
@@ -78,9 +78,11 @@ def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey, *
             if spec.by_play:  # graded by play: no reference answers
                 continue
             if spec.iterations and case.mcts is not None and case.mcts.check == "outcome":
+                kept_root_stub(case, algorithm, answers)
                 answers.optimal_actions(case)
                 answers.reference(case, algorithm, "inclusive", seed=case.mcts.seed)
                 continue
+            kept_root_stub(case, algorithm, answers)  # the worker's request names it
             course_rule = rubric.for_algorithm(algorithm).pruning
             for rule in accepted_rules(case.pruning, course_rule):
                 answers.reference(case, algorithm, rule)
