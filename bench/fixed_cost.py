@@ -7,7 +7,9 @@ imports, the rubric, the case, the answer key, the worker start-ups, the results
 checkout and in ``TREE`` (a checkout of the code to compare with, e.g. ``git worktree add
 /tmp/base BASE``), alternating, ``N`` runs each (a warm-up run each first: answer caches and
 the checked-cases memo filled), and prints the medians of CPU time (the process and its
-workers). ``--whole``: the same for ``grader grade --hidden`` (every case). Each checkout runs
+workers). ``--whole``: the same for ``grader grade --hidden`` (every case); ``--no-play``: for
+every case but the ``evaluate`` ones (the play cases), the rest of a whole grade (issue 45's
+fourth part: what a grade costs outside its play cases). Each checkout runs
 with its own code (``PYTHONPATH``) and its own answer cache (its ``.cache/``), on this
 interpreter. Issue 45's target for the one-case grade: at most 0.35 CPU s.
 """
@@ -15,6 +17,7 @@ interpreter. Issue 45's target for the one-case grade: at most 0.35 CPU s.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
@@ -26,21 +29,36 @@ REPO = Path(__file__).resolve().parent.parent
 CASE = Path("trees") / "public" / "aima-fig-5-2.json"
 
 
-def _cpu_of(root: Path, whole: bool, results: Path) -> float:
+SCOPES = ("case", "whole", "no-play")  # the one tiny case; every case; every case but play's
+
+
+def _cases(root: Path, scope: str) -> list[str]:
+    """``grader grade``'s arguments naming the cases of ``scope`` in ``root``."""
+    if scope == "whole":
+        return ["--hidden"]
+    if scope == "case":
+        return ["--cases", str(CASE)]
+    paths = sorted((root / "trees" / "public").glob("*.json")) + sorted(
+        (root / "trees" / "hidden").glob("*.json"))
+    return ["--cases", *[str(path) for path in paths
+                         if "evaluate" not in json.loads(path.read_text()).get("algorithms", [])]]
+
+
+def _cpu_of(root: Path, scope: str, results: Path) -> float:
     """CPU seconds (user + system, the grader and its workers) of one grade in ``root``."""
     env = {key: value for key, value in os.environ.items()
            if key not in ("PYTHONDONTWRITEBYTECODE", "GRADER_CACHE")}
     env["PYTHONPATH"] = str(root)
     command = [sys.executable, "-m", "grader", "grade", "--submission",
                str(root / "tests" / "submissions" / "correct" / "search.py"),
-               "--results", str(results), *(["--hidden"] if whole else ["--cases", str(CASE)])]
+               "--results", str(results), *_cases(root, scope)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(command, cwd=root, env=env, check=True, stdout=subprocess.DEVNULL)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def paired(base: Path, runs: int, whole: bool) -> dict[str, list[float]]:
+def paired(base: Path, runs: int, scope: str) -> dict[str, list[float]]:
     """``runs`` alternating grades in each checkout, after a warm-up grade each."""
     roots = {"this checkout": REPO, "base": base}
     samples: dict[str, list[float]] = {name: [] for name in roots}
@@ -48,14 +66,15 @@ def paired(base: Path, runs: int, whole: bool) -> dict[str, list[float]]:
                for i, name in enumerate(roots)}
     try:
         for name, root in roots.items():
-            _cpu_of(root, whole, results[name])
+            _cpu_of(root, scope, results[name])
         for _ in range(runs):
             for name, root in roots.items():
-                samples[name].append(_cpu_of(root, whole, results[name]))
+                samples[name].append(_cpu_of(root, scope, results[name]))
     finally:
         for path in results.values():
             path.unlink(missing_ok=True)
-    what = "grader grade --hidden" if whole else f"grader grade --cases {CASE}"
+    what = {"whole": "grader grade --hidden", "case": f"grader grade --cases {CASE}",
+            "no-play": "grader grade, every case but the evaluate ones"}[scope]
     for name, cpu in samples.items():
         print(f"{what}, {name}: median {statistics.median(cpu):.3f} CPU s "
               f"(runs: {' '.join(f'{c:.2f}' for c in cpu)})")
@@ -69,10 +88,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base", type=Path, required=True, help="the checkout to compare with")
     parser.add_argument("--runs", type=int, default=3, help="alternating runs each (default 3)")
     parser.add_argument("--whole", action="store_true", help="every case (--hidden)")
+    parser.add_argument("--no-play", action="store_true",
+                        help="every case but the evaluate (play) ones")
     args = parser.parse_args(argv)
     if not (args.base / "grader").is_dir():
         parser.error(f"--base {args.base}: no grader/ folder there (a checkout is needed)")
-    paired(args.base.resolve(), args.runs, args.whole)
+    scope = "whole" if args.whole else "no-play" if args.no_play else "case"
+    paired(args.base.resolve(), args.runs, scope)
     return 0
 
 

@@ -173,6 +173,46 @@ def test_assumptions_reference_table_shows_the_lectures_direction() -> None:
     assert minimax["adversarial"]["matches"] == 4
 
 
+def test_assumptions_staff_side_is_kept_in_the_answer_key_and_never_reused_stale(
+        tmp_path: Path) -> None:
+    """The reference's table, searches and ghost moves of a case are read back from the answer
+    key (a forged entry of the current code is what a grade then gets), and a changed case,
+    rubric or code never reads an entry made for another: each gets what the staff's code
+    computes for it."""
+    from grader.answers.store import AnswerKey
+
+    path = ROOT / "trees" / "public" / "assumptions-minimax-agent.json"
+    case, cache = load_case(path), tmp_path / "key.json"
+    one = rubric_from_dict({"assumptions": {"matches": 1}})
+    key = AnswerKey(cache=cache)
+    kept = scoring.staff_side(case, one, key)
+    assert kept == scoring.staff_side(case, one)  # as computed without a key
+    assert kept.ghost_moves and len(kept.searches) == len(kept.ahead)
+    key.save()
+
+    data = json.loads(cache.read_text())
+    (name,) = [k for k in data["entries"] if scoring.STAFF_ENTRY in k]
+    forged = json.loads(data["entries"][name])
+    forged["value"]["ghost_moves"] = {position: "forged" for position in kept.ghost_moves}
+    data["entries"][name] = json.dumps(forged)
+    cache.write_text(json.dumps(data))
+    read = scoring.staff_side(case, one, AnswerKey(cache=cache))
+    assert set(read.ghost_moves.values()) == {"forged"}  # the key's entry is what is read
+
+    # another rubric (two matches a ghost): its own entry, the staff's values
+    assert scoring.staff_side(case, FEW, AnswerKey(cache=cache)) == scoring.staff_side(case, FEW)
+    # another case (its seed moved): its own entry
+    moved = case_from_dict({**case.data, "assumptions": {**case.data["assumptions"], "seed": 7}},
+                           path)
+    fresh = scoring.staff_side(moved, one)
+    assert fresh.ahead != kept.ahead
+    assert scoring.staff_side(moved, one, AnswerKey(cache=cache)) == fresh
+    # another reference (the key's code version differs): the file is not read at all
+    data["code_version"] = "0" * 16
+    cache.write_text(json.dumps(data))
+    assert scoring.staff_side(case, one, AnswerKey(cache=cache)) == kept
+
+
 # --- grading -----------------------------------------------------------------------------------
 
 def test_assumptions_correct_solution_full_marks_on_every_case() -> None:

@@ -145,6 +145,40 @@ def test_nul_and_lone_surrogates_never_reach_the_file_and_the_output_says_so(gra
     assert gradescope.results_dict(graded) == data | {"execution_time": data["execution_time"]}
 
 
+@pytest.mark.parametrize("where", ["name", "number", "case_name", "summary", "staff_output",
+                                   "extra key", "extra tuple", "top output", "staff note"])
+def test_a_single_unshowable_character_anywhere_is_cleaned(graded, where):
+    """The quick pass that lets clean results through unwalked (may_need_cleaning) misses no
+    field that the walk cleans, however deep, in a key or in a tuple."""
+    test = graded.tests[0]
+    if where == "extra key":
+        test.extra_data = {"replay": {"got": {"\udcff": [1, 2]}}}
+    elif where == "extra tuple":
+        test.extra_data = {"values": ("a", ("b", "\x00"))}
+    elif where == "top output":
+        graded.output = "done\x00"
+    elif where == "staff note":
+        graded.staff_notes.append("\ud800")
+    else:
+        setattr(test, where, getattr(test, where) + "\x00")
+    assert graded.clean() == 1
+    assert graded.clean() == 0  # idempotent: the second call finds nothing
+    text = json.dumps(gradescope.results_dict(graded), ensure_ascii=False)
+    assert "\\u0000" not in text and "\ud800" not in text and "\udcff" not in text
+
+
+def test_the_quick_pass_tells_clean_data_from_data_to_clean():
+    from grader.feedback.markdown import may_need_cleaning
+
+    clean = ["a", {"k": ["b", ("c", 1.5, None)]}, "\U0001F600 emoji (a surrogate pair in JSON)",
+             object()]  # an object is opaque, as clean_data leaves it
+    assert not may_need_cleaning(clean)
+    for unclean in (["\x00"], {"k\ud800": 1}, [("x", "\udfff")], {1: ["\x00"]}):
+        assert may_need_cleaning(unclean)
+    # where it cannot tell quickly it says so, and the walk decides
+    assert may_need_cleaning({(1, 2): "a"}) and may_need_cleaning(["the text \\u0000"])
+
+
 def test_error_results_clean_the_staff_detail(tmp_path):
     data = gradescope.error_results("grading failed \x00", "Traceback\n```\nx\udcff")
     jsonschema.validate(data, SCHEMA)

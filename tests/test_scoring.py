@@ -28,7 +28,7 @@ class ScriptedWorker:
         self.requests = []
 
     def run(self, case, algorithm, *, mcts=None, time_limit=None, time_multiple=0.0, budget=None,
-            trace_limit=None, packed=False):  # (its replies' traces are lists: packed or not)
+            trace_limit=None, packed=False, stub=None):  # (replies hold lists: packed or not)
         if hasattr(case, "public_dict"):  # what Worker.run sends of a loaded case
             case = case.public_dict()
         self.requests.append({"case": case, "algorithm": algorithm, "time_limit": time_limit,
@@ -163,3 +163,30 @@ def test_a_grader_failure_keeps_the_tests_points_and_tells_student_and_staff(ans
     assert test.visibility == "visible" and test.output == NEUTRAL_GRADER_ERROR
     assert "boom in the grader" in test.staff_output and "boom" not in test.output
     assert results.staff_notes and "boom" in results.staff_notes[0]
+
+
+def test_the_root_stub_is_kept_in_the_answer_key_and_never_reused_stale(tmp_path):
+    """The stub a test calls at the root (its MIN stub at a MIN root) is read back from the
+    answer key (a forged entry of the current code is what the request then names), and a case
+    whose root mover changed, or a key of other code, never gives another case's."""
+    import json
+    from pathlib import Path
+
+    from grader.cases import load_case
+    from grader.scoring.pair import ROOT_STUB, kept_root_stub
+
+    path = Path(__file__).resolve().parent.parent / "trees" / "public" / "aima-fig-5-2.json"
+    case, cache = load_case(path), tmp_path / "key.json"
+    key = AnswerKey(cache=cache)
+    assert kept_root_stub(case, "minimax", key) == "max_value"
+    key.save()
+    data = json.loads(cache.read_text())
+    (name,) = [k for k in data["entries"] if f"{ROOT_STUB}:minimax" in k]
+    data["entries"][name] = json.dumps({"value": "forged"})
+    cache.write_text(json.dumps(data))
+    assert kept_root_stub(case, "minimax", AnswerKey(cache=cache)) == "forged"  # read back
+    at_min = case_from_dict({**case.data, "root_player": "min", "expect": {}}, path)
+    assert kept_root_stub(at_min, "minimax", AnswerKey(cache=cache)) == "min_value"
+    data["code_version"] = "0" * 16  # another reference or games: the file is not read
+    cache.write_text(json.dumps(data))
+    assert kept_root_stub(case, "minimax", AnswerKey(cache=cache)) == "max_value"

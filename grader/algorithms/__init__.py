@@ -132,6 +132,9 @@ class Algorithm:
     # test (no reference trace to compare); "module:function"(case, algorithm, rubric) -> the
     # answer sheet's lines on how it plays (None: no words)
     grade: str | None = None
+    # its grade function takes the answer key as a fifth argument (the staff's side of its
+    # matches kept there: grader.scoring.assumptions.staff_side)
+    grade_takes_key: bool = False
     sheet_lines: str | None = None
     authoring: Authoring = field(default_factory=Authoring)  # how a TA's new case is drawn
     # games (case fields) the sandbox worker loads a case of at its start, so that the case

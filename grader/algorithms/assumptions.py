@@ -55,6 +55,7 @@ ALGORITHM = Algorithm(
     settings_values={"agent": AGENTS, "opponents[]": GHOSTS, "search": SEARCHES},
     case_checks="grader.cases.rules:assumption_errors",
     grade="grader.scoring.assumptions:grade_assumptions",
+    grade_takes_key=True,  # the reference's table, searches and ghost moves: the answer key's
     sheet_lines="grader.answers.sheet:assumption_lines",
     # `grader new`'s case: chase on the shipped 5 x 5 board, the minimax agent against both
     # ghosts (the TA may change the agent to expectimax, the board, the seed, docs/cases.md)

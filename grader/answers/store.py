@@ -16,8 +16,10 @@ for it: a grade of one case does not decode the others' answers, nor a passing s
 grade the answers only feedback needs (the step replays and the known mistakes' runs, three
 quarters of the staff cache), and a cache saved after a new answer writes the entries it did
 not decode back as they were read. A key file also records a
-hash of the code that computed it (``reference/``, ``grader/games/``, ``grader/algorithms/``, and
-the files of any algorithm ``GRADER_ALGORITHMS`` registers: :func:`extra_algorithm_sources`):
+hash of the code that computed it (``reference/``, ``grader/games/``, ``grader/algorithms/``, the
+grader's modules that compute answers (among them ``grader/scoring/assumptions.py``, whose staff
+side of an ``assumptions`` case is kept here), and the files of any algorithm
+``GRADER_ALGORITHMS`` registers: :func:`extra_algorithm_sources`):
 when that code changes on a staff machine the file is ignored and answers are recomputed.
 
 Times: ``seconds`` is the reference's own time on the machine that computed it, for information
@@ -83,7 +85,7 @@ def code_version() -> str | None:
         for source in sorted(folder.glob("*.py")):
             digest.update(source.name.encode() + b"\0" + source.read_bytes())
     for name in ("run/runner.py", "run/tracing.py", "answers/solve.py", "feedback/diagnosis.py",
-                 "feedback/explain.py"):
+                 "feedback/explain.py", "scoring/assumptions.py"):
         digest.update((PACKAGE_ROOT / name).read_bytes())
     for source in extra_algorithm_sources():
         digest.update(source.name.encode() + b"\0" + source.read_bytes())

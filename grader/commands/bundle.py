@@ -82,9 +82,12 @@ def check_cases(paths: list[Path]) -> None:
         raise BuildError(f"{len(errors)} case file error(s) (grader validate trees/):\n{listed}")
 
 
-def answer_key(root: Path, cases: list, cache: Path | None) -> bytes:
+def answer_key(root: Path, cases: list, cache: Path | None, *,
+               staff_matches: bool = True) -> bytes:
     """The reference answers of ``cases``, as a key file: the handout's (the public cases: what
-    ``grader check`` reads instead of ``reference/``) or the autograder's (every case).
+    ``grader check`` reads instead of ``reference/``; ``staff_matches=False``: no reference
+    moves of the ``assumptions`` matches, which the handout does not check) or the
+    autograder's (every case).
 
     Answers come through the staff answer cache (``cache``; None: computed afresh); the key
     keeps no timings, so any cache (or none) gives the same bytes.
@@ -96,7 +99,8 @@ def answer_key(root: Path, cases: list, cache: Path | None) -> bytes:
     key = AnswerKey(files=[], cache=cache)
     if key.version is None:
         raise BuildError("the answer key needs reference/ (pip install -e . here)")
-    prepare_answers(cases, load_rubric(root / "trees" / "rubric.toml"), key)
+    prepare_answers(cases, load_rubric(root / "trees" / "rubric.toml"), key,
+                    staff_matches=staff_matches)
     key.save()  # new answers (and their times) join the staff cache
     with tempfile.TemporaryDirectory() as folder:
         target = Path(folder) / "key.json"

@@ -50,7 +50,8 @@ def handout_entries(root: Path = REPO_ROOT, *, cache: Path | None = CACHE_KEY) -
         *collect(root, "student"),
         *collect(root, "grader"),
         *collect(root, "trees/public"),
-        Entry("trees/public/.answer-key.json", answer_key(root, cases, cache)),
+        Entry("trees/public/.answer-key.json",
+              answer_key(root, cases, cache, staff_matches=False)),
         file_entry(root, "trees/rubric.toml"),
     ]
 

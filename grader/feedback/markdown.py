@@ -22,6 +22,7 @@ a function's name through :func:`code_name`, which takes only an identifier.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Callable
@@ -55,6 +56,21 @@ def fenced_lines(lines: list[str]) -> list[str]:
 def clean_text(text: str) -> tuple[str, int]:
     """``text`` with every NUL and lone surrogate replaced by U+FFFD, and how many were."""
     return _UNSHOWABLE.subn(REPLACEMENT, text)
+
+
+def may_need_cleaning(data: object) -> bool:
+    """Whether :func:`clean_text` could replace anything in a string of ``data`` (JSON-like:
+    strings, numbers, dicts, lists and tuples; anything else is opaque, as
+    :func:`grader.scoring.results.clean_data` leaves it), keys included: one pass of the C JSON
+    encoder (a NUL comes out as ``\\u0000``, a lone surrogate as itself) instead of a Python
+    call a string. True also where it cannot tell (a key that is not a string, a cycle) or
+    where a string holds the six characters ``\\u0000``: the caller then cleans string by
+    string."""
+    try:
+        text = json.dumps(data, ensure_ascii=False, default=lambda _: None)
+    except (TypeError, ValueError, RecursionError):
+        return True
+    return "\\u0000" in text or _UNSHOWABLE.search(text) is not None
 
 
 _LINE_BREAKS = re.compile("[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")

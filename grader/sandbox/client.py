@@ -84,11 +84,13 @@ from grader.sandbox.watch import MIN_IDLE, Watch, cpu_limits, kill_message, proc
 _ROOTS: dict[int, tuple[weakref.ref, bool | None]] = {}
 
 
-def _root_stub(case: Any, algorithm: str) -> str:
+def root_stub(case: Any, algorithm: str) -> str:
     """The stub ``algorithm`` calls at the root of a loaded case's game (as
     :func:`~grader.sandbox.protocol.check_case_builds` says for a case given as a dict, whose
     every field it checks first: a loaded case was checked whole by its loader, so only its
-    game is built here, once, in the grader's own process, where a failure is the grader's)."""
+    game is built here, once, in the grader's own process, where a failure is the grader's).
+    A function of the case and the code: the grading loop keeps it in the answer key, and
+    gives it to :meth:`Worker.run` (its ``stub``), which then builds nothing."""
     held = _ROOTS.get(id(case))
     if held is None or held[0]() is not case:
         try:
@@ -140,6 +142,7 @@ class Worker(WorkerProcess):
         budget: Budget | None = None,
         trace_limit: int | None = None,
         packed: bool = False,
+        stub: str | None = None,
     ) -> WorkerReply:
         """Run ``algorithm``'s function of the submission on ``case`` (its public dict, no
         answers; a Case is turned into its ``public_dict()``).
@@ -153,6 +156,8 @@ class Worker(WorkerProcess):
         the reply may hold no more items than that allows, so a forged one costs the parent little.
         ``packed``: a trace sent packed stays so in the reply (a :class:`PackedIds`: 4 bytes an
         id, for a caller that compares it with a packed one before it needs a list).
+        ``stub``: :func:`root_stub` of a loaded case, when the caller has it (the answer key
+        keeps it), so the case's game is not built here.
         """
         time_limit = self.limits.time if time_limit is None else float(time_limit)
         if not (time_limit > 0 and math.isfinite(time_limit)):
@@ -160,7 +165,7 @@ class Worker(WorkerProcess):
         # the grader's own failure is raised here, never by the worker; and the stub called at
         # the root, what the allowance counts
         if hasattr(case, "public_dict"):  # a Case: checked whole when it was loaded
-            function = _root_stub(case, algorithm)
+            function = stub or root_stub(case, algorithm)
             case = case.public_dict()
         else:
             function = check_case_builds(case, algorithm)

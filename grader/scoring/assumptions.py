@@ -25,19 +25,31 @@ value that is not a number, the budget, a time-out) ends the test with 0 and say
 The feedback is the lectures' 2 x 2 table (:mod:`grader.feedback.assumptions`): the student's
 agent's row beside the reference's two rows; ``extra_data["assumptions"]`` holds it for the
 whole-submission table (terminal, Gradescope, HTML) and one match to replay on its board.
+
+The staff's side of a case (:class:`StaffSide`: the reference's table, the children a correct
+agent's matches ask for, the reference's search of each, the adversarial ghost's moves in them)
+is a function of the case, the rubric's ``[assumptions]`` settings and the code, so it is kept
+in the answer key (:func:`staff_side`), as the trace tests' answers are: the entry's name holds
+the case's setup (:func:`plan`, the rubric's settings in it), the case's fingerprint is the
+key's, and the key's code version hashes ``reference/``, ``grader/games/`` and this module, so
+a changed case, rubric or code never reads a stale entry. A position a student's agent reaches
+and the reference's matches do not is searched by the staff's code then (memoised per process).
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import random
+from dataclasses import dataclass
 from typing import Any
 
 import grader.algorithms as algorithm_specs
 from grader.algorithms.assumptions import ALGORITHM as ASSUMPTIONS
 from grader.algorithms.assumptions import GHOST_TYPES
 from grader.algorithms.assumptions import SETTINGS_FIELD as ASSUMPTIONS_FIELD
+from grader.answers.store import AnswerKey
 from grader.cases import Case
 from grader.cases.rubric import Rubric
 from grader.feedback import assumptions as feedback
@@ -94,13 +106,17 @@ def _board(case: Case) -> str:
 
 
 def play_matches(game: Chase, setup: dict[str, Any], agent: str, opponent: str,
-                 agent_values: Any, expected_values: Any = None) -> list[ChaseMatch]:
-    """The case's matches of ``agent`` against ``opponent``."""
-    from reference import assumptions as staff
+                 agent_values: Any, expected_values: Any = None,
+                 ghost_move: Any = None) -> list[ChaseMatch]:
+    """The case's matches of ``agent`` against ``opponent``; the adversarial ghost's move by
+    ``ghost_move(position, turns, depth)`` (default: the staff's search)."""
+    if ghost_move is None:
+        from reference import assumptions as staff
 
+        ghost_move = staff.ghost_move
     turns, ghost_depth = setup["turns"], setup["ghost_depth"]
     return [play_chase(game, index, setup["seed"], agent, opponent, agent_values,
-                       lambda p: staff.ghost_move(p, turns, ghost_depth), expected_values)
+                       lambda p: ghost_move(p, turns, ghost_depth), expected_values)
             for index in range(setup["matches"])]
 
 
@@ -118,6 +134,93 @@ def reference_table(case: Case, rubric: Rubric) -> dict[str, dict[str, Any]]:
     return _TABLES[key]
 
 
+@dataclass
+class StaffSide:
+    """The reference's part of an ``assumptions`` case, all a function of the case's setup
+    (:func:`plan`) and the code: its 2 x 2 table, the children a correct agent's matches ask
+    for in order (:func:`ahead_of`), the reference's search of each (``child -> (value,
+    result calls, utility/evaluate calls)``, as ``reference.assumptions.child_search`` gives
+    it, the ghost typed by the case's agent) and the adversarial ghost's move at each of its
+    positions in those matches."""
+
+    table: dict[str, dict[str, Any]]
+    ahead: list[str]
+    searches: dict[str, tuple[float, int, int]]
+    ghost_moves: dict[str, str]
+
+    def child_search(self, child: str, ghost: str, turns: int, depth: int
+                     ) -> tuple[float, int, int]:
+        """The reference's search of ``child`` (the staff's code for a child not kept)."""
+        found = self.searches.get(child)
+        if found is not None:
+            return found
+        from reference import assumptions as staff
+
+        return staff.child_search(child, ghost, turns, depth)
+
+    def ghost_move(self, position: str, turns: int, depth: int) -> str:
+        """The adversarial ghost's move at ``position`` (the staff's code where not kept)."""
+        found = self.ghost_moves.get(position)
+        if found is not None:
+            return found
+        from reference import assumptions as staff
+
+        return staff.ghost_move(position, turns, depth)
+
+    def action_values(self, position: str, agent: str, turns: int, depth: int
+                      ) -> list[tuple[str, float]]:
+        """The reference agent's value of each action at ``position`` (the reference's
+        ``action_values``, its children's searches read from :attr:`searches`)."""
+        ghost = GHOST_TYPES[agent]
+        return [(action, self.child_search(child, ghost, turns, depth - 1)[0])
+                for action, child in children(position, turns)]
+
+
+STAFF_ENTRY = "assumptions-staff"  # the answer key's entry name for a case's StaffSide
+
+
+def staff_side(case: Case, rubric: Rubric, answers: AnswerKey | None = None) -> StaffSide:
+    """The case's :class:`StaffSide`: from ``answers`` (computed and kept there when missing;
+    computed here without a key). The entry's name holds a hash of the case's setup, so a
+    rubric whose ``[assumptions]`` settings differ has its own entry (the case's content and
+    the code are the key's own: module docstring)."""
+    setup = plan(case, rubric)
+    named = hashlib.sha256(json.dumps(setup, sort_keys=True).encode()).hexdigest()[:16]
+    if answers is None:
+        return _as_staff_side(_staff_entry(case, rubric))
+    return _as_staff_side(answers.extra(case, f"{STAFF_ENTRY}:{named}",
+                                        lambda: _staff_entry(case, rubric)))
+
+
+def _staff_entry(case: Case, rubric: Rubric) -> dict[str, Any]:
+    """What :class:`StaffSide` holds, computed by the staff's code, as JSON data."""
+    from reference import assumptions as staff
+
+    setup = plan(case, rubric)
+    turns, depth, ghost = setup["turns"], setup["depth"] - 1, GHOST_TYPES[setup["agent"]]
+    ahead = ahead_of(setup)
+    ghost_moves: dict[str, str] = {}
+    if "adversarial" in setup["opponents"]:
+        for match in staff.reference_matches(setup["board"], turns, setup["seed"],
+                                             setup["matches"], setup["depth"],
+                                             setup["ghost_depth"], setup["agent"],
+                                             "adversarial"):
+            ghost_moves.update((position, action) for position, (who, action)
+                               in zip(match.positions, match.moves) if who == "G")
+    return json.loads(json.dumps({
+        "table": reference_table(case, rubric), "ahead": ahead,
+        "searches": {child: list(staff.child_search(child, ghost, turns, depth))
+                     for child in ahead},
+        "ghost_moves": ghost_moves}))
+
+
+def _as_staff_side(entry: dict[str, Any]) -> StaffSide:
+    return StaffSide(table=entry["table"], ahead=list(entry["ahead"]),
+                     searches={child: (float(found[0]), int(found[1]), int(found[2]))
+                               for child, found in entry["searches"].items()},
+                     ghost_moves=dict(entry["ghost_moves"]))
+
+
 def table_key(case: Case, rubric: Rubric) -> str:
     """What makes two cases' tables one (the same board, seed, matches, depths and ghosts)."""
     setup = plan(case, rubric)
@@ -126,11 +229,11 @@ def table_key(case: Case, rubric: Rubric) -> str:
 
 
 def student_values(worker: Worker, setup: dict[str, Any], settings: Any,
-                   reference_counts: bool = True, ahead: list[str] | None = None) -> Any:
+                   staff: StaffSide | None = None, ahead: list[str] | None = None) -> Any:
     """``position -> [(action, value)]`` by the student's search in ``worker``; raises
     :class:`DecisionFailed`. Each child's work budget is ``work_multiple`` times the
-    reference's calls on it plus ``work_floor`` (without ``reference_counts``, in the handout:
-    times a full search's, 4 moves a ply).
+    reference's calls on it (``staff``'s search) plus ``work_floor`` (without ``staff``, in the
+    handout: times a full search's, 4 moves a ply).
 
     The children are searched in batches (:meth:`Worker.search_positions`: one request, each
     child a call of its own), in the order the matches ask for them: a decision's unknown
@@ -148,11 +251,9 @@ def student_values(worker: Worker, setup: dict[str, Any], settings: Any,
         return min(MAX_BUDGET, int(settings.work_multiple * calls + settings.work_floor))
 
     def budget_of(child: str) -> Budget:
-        if not reference_counts:  # the handout: 4 moves a ply at most, depth plies
+        if staff is None:  # the handout: 4 moves a ply at most, depth plies
             generated = evaluated = 4 ** (depth + 1)
         else:
-            from reference import assumptions as staff
-
             _, generated, evaluated = staff.child_search(child, ghost, turns, depth)
         return Budget(result=most(generated), evaluated=most(evaluated))
 
@@ -238,20 +339,20 @@ def ahead_of(setup: dict[str, Any]) -> list[str]:
     return list(found)
 
 
-def grade_assumptions(case: Case, result: TestResult, rubric: Rubric, worker: Worker
-                      ) -> TestResult:
-    """Grade an ``assumptions`` case into ``result`` (its name, number and visibility set).
-    In the handout (no ``reference/``: no reference moves, no adversarial ghost) it is the
-    sample check (:func:`_sample_check`), for 0 points."""
+def grade_assumptions(case: Case, result: TestResult, rubric: Rubric, worker: Worker,
+                      answers: AnswerKey | None = None) -> TestResult:
+    """Grade an ``assumptions`` case into ``result`` (its name, number and visibility set),
+    the staff's side from ``answers`` (:func:`staff_side`). In the handout (no
+    ``reference/``: no reference moves, no adversarial ghost) it is the sample check
+    (:func:`_sample_check`), for 0 points."""
     if importlib.util.find_spec("reference") is None:
         return _sample_check(case, result, rubric, worker)
-    from reference import assumptions as staff
-
     settings = rubric.settings_for(case, ASSUMPTIONS.name)
     setup = plan(case, rubric)
     game = case.build_game()
     agent = setup["agent"]
-    reference = reference_table(case, rubric)
+    staff = staff_side(case, rubric, answers)
+    reference = staff.table
     result.extra_data = {ASSUMPTIONS_FIELD: {
         "key": table_key(case, rubric), "agent": agent, "algorithm": setup["algorithm"],
         "depth": setup["depth"], "reference": reference}}
@@ -259,11 +360,12 @@ def grade_assumptions(case: Case, result: TestResult, rubric: Rubric, worker: Wo
     def expected(position: str) -> list[tuple[str, float]]:
         return staff.action_values(position, agent, setup["turns"], setup["depth"])
 
-    values = student_values(worker, setup, settings, ahead=ahead_of(setup))
+    values = student_values(worker, setup, settings, staff, ahead=staff.ahead)
     played: dict[str, list[ChaseMatch]] = {}
     try:
         for ghost in setup["opponents"]:
-            played[ghost] = play_matches(game, setup, agent, ghost, values, expected)
+            played[ghost] = play_matches(game, setup, agent, ghost, values, expected,
+                                         staff.ghost_move)
     except DecisionFailed as failed:
         reply = failed.reply
         if reply.status == "wrong_value":
@@ -334,7 +436,7 @@ def _sample_check(case: Case, result: TestResult, rubric: Rubric, worker: Worker
     result.max_score, result.score = 0.0, 0.0
     starts = [game.state_id(start_position(game, random.Random(match_seed(setup["seed"], i))))
               for i in range(setup["matches"])]
-    values = student_values(worker, setup, settings, reference_counts=False, ahead=[
+    values = student_values(worker, setup, settings, ahead=[
         child for start in dict.fromkeys(starts) for _, child in children(start, setup["turns"])])
     try:
         found = {start: values(start) for start in dict.fromkeys(starts)}
@@ -372,5 +474,6 @@ def submission_tables(tests: list[TestResult]) -> list[str]:
             for _, group in sorted(grouped.items())]
 
 
-__all__ = ["BATCH", "DecisionFailed", "ahead_of", "grade_assumptions", "plan", "reference_table",
+__all__ = ["BATCH", "STAFF_ENTRY", "DecisionFailed", "StaffSide", "ahead_of", "grade_assumptions",
+           "plan", "reference_table", "staff_side",
            "submission_tables", "table_key"]

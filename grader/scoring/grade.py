@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import grader.algorithms as algorithm_specs
+from grader.algorithms.assumptions import ALGORITHM as ASSUMPTIONS
 from grader.answers import tree_walk
 from grader.answers.store import AnswerKey
 from grader.cases import Case, find_cases, load_case
@@ -41,9 +42,9 @@ from grader.sandbox.portable import open_worker
 from grader.sandbox.limits import Limits, worker_users
 from grader.sandbox.submission import Choice
 from grader.scoring import upload
-from grader.scoring.assumptions import submission_tables
+from grader.scoring.assumptions import staff_side, submission_tables
 from grader.scoring.named import name_mistakes
-from grader.scoring.pair import accepted_rules, grade_pair, pair_mcts_outcomes
+from grader.scoring.pair import accepted_rules, grade_pair, kept_root_stub, pair_mcts_outcomes
 from grader.scoring.play import forget_game, leaderboard, play_ahead
 from grader.scoring.results import (
     ALGORITHM_NUMBERS,
@@ -57,13 +58,18 @@ if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 
 
-def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey) -> None:
+def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey, *,
+                    staff_matches: bool = True) -> None:
     """Compute every reference answer grading these cases will ask ``answers`` for.
 
     ``grader build handout`` calls this so the handout's key holds everything ``grader check``
-    needs without ``reference/``.
+    needs without ``reference/``; it passes ``staff_matches=False``: the staff's side of the
+    ``assumptions`` matches (the reference's moves) is the autograder's only, since the
+    handout's check of those cases asks for no reference move.
     """
     for case in cases:
+        if staff_matches and ASSUMPTIONS.name in case.algorithms:
+            staff_side(case, rubric, answers)  # the reference's table, searches, ghost moves
         if all(algorithm in PLAY_ALGORITHMS for algorithm in case.algorithms):
             continue  # graded by play: no reference answers, no tree to draw
         tree_walk.node_values(case, answers)  # the HTML pictures' values, for the handout
@@ -72,9 +78,11 @@ def prepare_answers(cases: Iterable[Case], rubric: Rubric, answers: AnswerKey) -
             if spec.by_play:  # graded by play: no reference answers
                 continue
             if spec.iterations and case.mcts is not None and case.mcts.check == "outcome":
+                kept_root_stub(case, algorithm, answers)
                 answers.optimal_actions(case)
                 answers.reference(case, algorithm, "inclusive", seed=case.mcts.seed)
                 continue
+            kept_root_stub(case, algorithm, answers)  # the worker's request names it
             course_rule = rubric.for_algorithm(algorithm).pruning
             for rule in accepted_rules(case.pruning, course_rule):
                 answers.reference(case, algorithm, rule)
@@ -182,7 +190,23 @@ def _shared_from() -> int:
     return value
 
 
-def _worker_count(items: list[tuple[Case, str]], rubric: Rubric, answers: AnswerKey) -> int:
+class _Costs:
+    """Each test's :func:`_cost`, estimated once a grade: :func:`_worker_count` and
+    :func:`_shares` both read them (a whole grade's first tests were looked up twice)."""
+
+    def __init__(self, rubric: Rubric, answers: AnswerKey) -> None:
+        self.rubric, self.answers = rubric, answers
+        self._known: dict[tuple[int, str], int] = {}  # (id of the case, algorithm) -> cost
+
+    def __call__(self, case: Case, algorithm: str) -> int:
+        found = self._known.get((id(case), algorithm))
+        if found is None:  # the grade's cases live as long as it does: their ids stay theirs
+            found = self._known[id(case), algorithm] = _cost(case, algorithm, self.rubric,
+                                                            self.answers)
+        return found
+
+
+def _worker_count(items: list[tuple[Case, str]], cost: _Costs) -> int:
     """How many workers a grade's tests are shared among: :data:`SHARES` when their estimated
     cost reaches :func:`_shared_from`, else one (and one for a single test)."""
     if len(items) < 2:
@@ -190,8 +214,8 @@ def _worker_count(items: list[tuple[Case, str]], rubric: Rubric, answers: Answer
     threshold, total = _shared_from(), 0
     for case, algorithm in items:
         if total >= threshold:
-            break
-        total += _cost(case, algorithm, rubric, answers)
+            break  # the rest need no estimate to decide
+        total += cost(case, algorithm)
     return SHARES if total >= threshold else 1
 
 
@@ -207,7 +231,7 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], grad
     if len(workers) == 1 or len(items) < 2:
         return [test for _, test in grading.graded_in_turn(workers[0], items,
                                                            list(range(len(items))))]
-    shares = _shares(items, len(workers), grading.rubric, grading.answers)
+    shares = _shares(items, len(workers), grading.cost)
 
     def run(worker: Worker, share: list[int]) -> list[tuple[int, Any]]:
         return grading.graded_in_turn(worker, items, share)
@@ -218,8 +242,7 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], grad
     return [graded[index] for index in range(len(items))]
 
 
-def _shares(items: list[tuple[Case, str, str]], count: int, rubric: Rubric,
-            answers: AnswerKey) -> list[list[int]]:
+def _shares(items: list[tuple[Case, str, str]], count: int, cost: _Costs) -> list[list[int]]:
     """``items``' indices shared among ``count`` workers, each share in ``items``' order: a
     game's play cases to one worker (by the game, so in every phase the same: the student's
     values are cached by position a worker, play.evaluate_ids, and a game's cases meet the same
@@ -228,7 +251,7 @@ def _shares(items: list[tuple[Case, str, str]], count: int, rubric: Rubric,
     worker the same tests in the same order."""
     shares: list[list[int]] = [[] for _ in range(count)]
     loads = [0] * count
-    costs = [_cost(case, algorithm, rubric, answers) for case, algorithm, _ in items]
+    costs = [cost(case, algorithm) for case, algorithm, _ in items]
     others = []
     for index, (case, algorithm, _) in enumerate(items):
         if algorithm not in PLAY_ALGORITHMS:
@@ -252,6 +275,7 @@ class _Grading:
     def __init__(self, rubric: Rubric, answers: AnswerKey, results: GradingResults,
                  progress: Callable[[TestResult], None] | None, keep_games: bool) -> None:
         self.rubric, self.answers, self.results = rubric, answers, results
+        self.cost = _Costs(rubric, answers)  # each test's estimated cost, once
         self.progress, self.keep_games = progress, keep_games
         self.counters = {name: 0 for name in ALGORITHM_NUMBERS}  # tests numbered so far
         self.observed: list[tuple[TestResult, Observation]] = []
@@ -427,7 +451,7 @@ def _run_tests(grading: _Grading, submission: Path, planned: list[tuple[Case, st
     shown, not_shown = _in_visibility_order(planned, grading.rubric)
     # as root, each worker a user of its own: one cannot signal (kill) another where Landlock
     # cannot scope signals (both the default user where job slots cannot be claimed)
-    users = worker_users(_worker_count(planned, grading.rubric, grading.answers))
+    users = worker_users(_worker_count(planned, grading.cost))
     count = max(1, min(jobs, len(users)))  # how many of them grade at once
     with contextlib.ExitStack() as stack:
         # threads that outlive every worker: a worker dies with the thread that started it

@@ -32,7 +32,7 @@ from grader.feedback.verdict import Observation
 from grader.run.packing import PackedIds
 from grader.run.runner import RunResult, observed_state
 from grader.run.tracing import Budget
-from grader.sandbox.client import Worker
+from grader.sandbox.client import Worker, root_stub
 from grader.sandbox.protocol import WorkerReply
 from grader.scoring.budget import (
     budget_message,
@@ -67,14 +67,26 @@ def _best(comparisons: list[tuple[Reference, Comparison]]) -> tuple[Reference, C
 
 
 def _run(worker: Worker, case: Case, algorithm: str, settings: Any, budget: Budget,
-         mcts: Any, trace_limit: int | None = None, packed: bool = False) -> WorkerReply:
+         mcts: Any, answers: AnswerKey, trace_limit: int | None = None,
+         packed: bool = False) -> WorkerReply:
     """The student's run under ``budget``. The worker is told only rounded numbers (what it is
     told, the submission can read: the exact budget and trace limit are functions of the
     reference's counts); the exact budget is applied here (:func:`within_budget`)."""
     reply = worker.run(case, algorithm, mcts=mcts, budget=worker_budget(budget),
                        time_limit=settings.time_floor, time_multiple=settings.time_multiple,
-                       trace_limit=told(trace_limit) if trace_limit else None, packed=packed)
+                       trace_limit=told(trace_limit) if trace_limit else None, packed=packed,
+                       stub=kept_root_stub(case, algorithm, answers))
     return within_budget(reply, budget)
+
+
+ROOT_STUB = "root-stub"  # the answer key's entry name of a case's root stub, by algorithm
+
+
+def kept_root_stub(case: Case, algorithm: str, answers: AnswerKey) -> str:
+    """The stub ``algorithm`` calls at the case's root (:func:`root_stub`: its game built),
+    kept in the answer key: a function of the case and of the code the key's version hashes
+    (the games, the algorithms' specs), so the grade of a cached case builds no game for it."""
+    return answers.extra(case, f"{ROOT_STUB}:{algorithm}", lambda: root_stub(case, algorithm))
 
 
 def grade_pair(
@@ -94,7 +106,10 @@ def grade_pair(
     if spec.iterations and case.mcts is not None and case.mcts.check == "outcome":
         return _grade_mcts_outcome(case, result, settings, worker, answers)
     if spec.by_play:  # graded by play, no reference trace: the spec's own grading
-        return algorithm_specs.resolve(spec.grade)(case, result, rubric, worker)
+        grade = algorithm_specs.resolve(spec.grade)
+        if spec.grade_takes_key:
+            return grade(case, result, rubric, worker, answers)
+        return grade(case, result, rubric, worker)
 
     course_rule = rubric.for_algorithm(algorithm).pruning
     rules = accepted_rules(case.pruning, course_rule)
@@ -102,7 +117,7 @@ def grade_pair(
     references = [answers.reference(case, algorithm, rule, packed=True) for rule in rules]
     keep = _trace_limit(references)
     reply = _run(worker, case, algorithm, settings, work_budget(settings, references), case.mcts,
-                 trace_limit=keep, packed=True)
+                 answers, trace_limit=keep, packed=True)
     student_output = "" if result.hidden else printed_output(reply)
     # a pass seen on the packed traces needs no lists; anything else is compared or shown
     passed_packed = reply.status == "ok" and _passes_packed(references, reply, keep, spec)
@@ -356,7 +371,10 @@ def _grade_mcts_outcome(
                          "partial_credit": settings.partial_credit}
     chosen = []
     for seed in seeds:
-        reply = _run(worker, case, result.algorithm, settings, budget, replace(mcts, seed=seed))
+        # only the move and the calls are graded: the trace is not sent (one id of each list,
+        # not every child's id made, packed, sent and checked each seed)
+        reply = _run(worker, case, result.algorithm, settings, budget, replace(mcts, seed=seed),
+                     answers, trace_limit=1)
         if reply.status == "budget":
             result.outcome = "budget"
             result.summary = budget_message(reply, [reference])

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grader.algorithms as algorithm_specs
-from grader.feedback.markdown import REPLACED_NOTE, clean_text
+from grader.feedback.markdown import REPLACED_NOTE, clean_text, may_need_cleaning
 
 PASSED = "passed"
 STUDENT_OUTCOMES = (
@@ -138,7 +138,12 @@ class GradingResults:
 
     def clean(self) -> int:
         """:meth:`TestResult.clean` on every test, and the same for the top-level strings
-        (noted in ``output``). Idempotent: a second call finds nothing. How many were replaced."""
+        (noted in ``output``). Idempotent: a second call finds nothing. How many were replaced.
+        Results with nothing to replace (every grade of honest code, and the writer's second
+        call) are told so by one C-encoded pass (:func:`may_need_cleaning`), not walked."""
+        if not may_need_cleaning(self._strings()):
+            self.bound()
+            return 0
         count = sum(test.clean() for test in self.tests)
         top = 0
         self.output, replaced = clean_text(self.output)
@@ -151,6 +156,13 @@ class GradingResults:
             self.output = "\n\n".join(filter(None, [self.output, REPLACED_NOTE.format(count=top)]))
         self.bound()
         return count + top
+
+    def _strings(self) -> list[Any]:
+        """Everything :meth:`clean` cleans, as one JSON-like value."""
+        return [self.output, self.staff_notes, self.extra_data,
+                [[test.name, test.number, test.algorithm, test.case_name, test.visibility,
+                  test.output, test.staff_output, test.summary, test.extra_data]
+                 for test in self.tests]]
 
     def bound(self, limit: int = RESULTS_BOUND) -> int:
         """Keep the tests' outputs and extra data under ``limit`` bytes of JSON in all: first
