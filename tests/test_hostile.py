@@ -57,6 +57,8 @@ from grader.scoring.results import NEUTRAL_GRADER_ERROR
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((REPO / "tests" / "gradescope_results.schema.json").read_text())
+# made once (jsonschema.validate checks the schema itself at each call: 13 ms a run)
+VALIDATOR = jsonschema.validators.validator_for(SCHEMA)(SCHEMA)
 attacks = suite_modules.load("hostile/attacks.py")
 
 PUBLIC = ("aima-fig-5-2.json",)  # minimax, alpha_beta
@@ -200,8 +202,14 @@ def _budget(attack: Any) -> dict[str, str]:
     return environment
 
 
-def _snapshot(root: Path) -> dict[str, tuple]:
-    """Every file and folder under ``root``: mode, owner, and content hash or listing."""
+def _snapshot(root: Path, known: dict[tuple[int, ...], str] | None = None) -> dict[str, tuple]:
+    """Every file and folder under ``root``: mode, owner, and content hash or listing.
+
+    ``known``: content hashes already worked out, by (device, inode, size, mtime), kept up to
+    date here. A run's snapshot before grading passes the runs' shared one: its layout's files
+    are the template's (:func:`_layout`), hashed once for all runs instead of once a run. The
+    snapshot after grading passes none and reads every file again, so whatever the run
+    changes is seen in that run, even a write that kept a file's size and time."""
     state = {}
     for path in _tree(root):
         info = path.lstat()
@@ -210,9 +218,18 @@ def _snapshot(root: Path) -> dict[str, tuple]:
         elif path.is_dir():
             detail = tuple(sorted(p.name for p in path.iterdir()))
         else:
-            detail = (info.st_mtime_ns, hashlib.sha256(path.read_bytes()).hexdigest())
+            key = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+            digest = known.get(key) if known is not None else None
+            if digest is None:
+                digest = hashlib.sha256(path.read_bytes()).hexdigest()
+                if known is not None:
+                    known[key] = digest
+            detail = (info.st_mtime_ns, digest)
         state[str(path.relative_to(root))] = (info.st_mode, info.st_uid, detail)
     return state
+
+
+_HASHED: dict[tuple[int, ...], str] = {}  # the layouts' shared files' hashes (_snapshot)
 
 
 @dataclass
@@ -405,7 +422,7 @@ def _run(variant: Variant, attack: Any, template: Path, workdir: Path) -> Run:
     if variant.user is not None:
         for path in _tree(root):
             os.lchown(path, variant.user.pw_uid, variant.user.pw_gid)
-    before = _snapshot(root)
+    before = _snapshot(root, _HASHED)
     started = time.monotonic()
     ids = {}
     if variant.user is not None:
@@ -431,7 +448,7 @@ def _run(variant: Variant, attack: Any, template: Path, workdir: Path) -> Run:
     results, error = None, ""
     try:
         results = json.loads((root / "results/results.json").read_text())
-        jsonschema.validate(results, SCHEMA)
+        VALIDATOR.validate(results)
     except (OSError, ValueError, jsonschema.ValidationError) as problem:
         error = f"{type(problem).__name__}: {problem}"
     after = _snapshot(root)
