@@ -37,6 +37,7 @@ import re
 import secrets
 import shutil
 import site
+import stat
 import subprocess
 import sys
 import tempfile
@@ -44,7 +45,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import jsonschema
 import pytest
@@ -107,6 +108,47 @@ def _tree(root: Path) -> list[Path]:
     return sorted(found)
 
 
+def _walk(root: Path, visit: Callable[[str, str, int, os.stat_result], None]) -> None:
+    """``visit(relative path, name, folder handle, lstat)`` for ``root`` ("." its relative path)
+    and everything below it, links not followed, parents before children. Each entry is
+    reached by its name in its open folder (``dir_fd``), not by its path: a path 1,500
+    folders deep (an upload may hold them) costs the kernel 1,500 lookups a call, and a walk by
+    paths was seconds a run. Iterative; a folder's handle is closed once its entries are
+    visited and its subfolders opened."""
+    top = os.open(root.parent, os.O_RDONLY | os.O_DIRECTORY)
+    pending = [(top, root.name, ".")]  # (parent's handle, name, relative path); shared handles
+    handles = {top: 1}  # handle -> entries of pending still to visit in it
+
+    def release(handle: int) -> None:
+        handles[handle] -= 1
+        if not handles[handle]:
+            del handles[handle]
+            os.close(handle)
+
+    try:
+        while pending:
+            parent, name, relative = pending.pop()
+            try:
+                info = os.lstat(name, dir_fd=parent)
+                visit(relative, name, parent, info)
+                if not stat.S_ISDIR(info.st_mode):
+                    continue
+                handle = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW,
+                                 dir_fd=parent)
+            finally:
+                release(parent)
+            names = sorted(os.listdir(handle), reverse=True)
+            if not names:
+                os.close(handle)
+                continue
+            handles[handle] = len(names)
+            prefix = "" if relative == "." else relative + "/"
+            pending.extend((handle, child, prefix + child) for child in names)
+    finally:
+        for handle in handles:
+            os.close(handle)
+
+
 def _remove(root: Path) -> None:
     """Delete ``root`` and all below it: ``rm -rf`` (iterative, in C: the 210 layouts' 200,000
     files took minutes of the suite in Python), else deepest first here (``shutil.rmtree``
@@ -150,24 +192,26 @@ def _secure(root: Path) -> None:
     """The permissions docker/setup.sh gives /autograder: secrets closed to others. Each mode
     set only where it differs, straight to its final value: a run's layout shares its files
     with the template's (:func:`_layout`), and a secret must never be open, even for a moment,
-    while other runs' workers look for it. Walked iteratively, each path knowing whether it is
-    inside a secret (an upload may hold 1,500 nested folders: looking up each one's parents
-    was seconds a run)."""
-    closed = {root / secret for secret in SECRETS}
-    for folder in closed:
-        folder.mkdir(parents=True, exist_ok=True)
-    pending = [(root, False)]
-    while pending:
-        path, secret = pending.pop()
-        if path.is_symlink():  # (an upload may hold a link to nothing)
-            continue
-        secret = secret or path in closed
-        folder = path.is_dir()
-        mode = (0o755 if folder else 0o644) & (~0o007 if secret else ~0)
-        if path.stat().st_mode & 0o7777 != mode:
-            path.chmod(mode)
-        if folder:
-            pending.extend((child, secret) for child in path.iterdir())
+    while other runs' workers look for it."""
+    for secret in SECRETS:
+        (root / secret).mkdir(parents=True, exist_ok=True)
+
+    def visit(relative: str, name: str, folder: int, info: os.stat_result) -> None:
+        if stat.S_ISLNK(info.st_mode):  # (an upload may hold a link to nothing)
+            return
+        mode = 0o755 if stat.S_ISDIR(info.st_mode) else 0o644
+        if any(relative == secret or relative.startswith(secret + "/") for secret in SECRETS):
+            mode &= ~0o007
+        if info.st_mode & 0o7777 != mode:
+            os.chmod(name, mode, dir_fd=folder)
+
+    _walk(root, visit)
+
+
+def _own(root: Path, user: pwd.struct_passwd) -> None:
+    """Everything under ``root``, ``root`` too, given to ``user`` (links themselves)."""
+    _walk(root, lambda _, name, folder, __: os.chown(
+        name, user.pw_uid, user.pw_gid, dir_fd=folder, follow_symlinks=False))
 
 
 def _command(python: str, root: Path, submission: Path, jobs: int = 0) -> list[str]:
@@ -210,23 +254,33 @@ def _snapshot(root: Path, known: dict[tuple[int, ...], str] | None = None) -> di
     are the template's (:func:`_layout`), hashed once for all runs instead of once a run. The
     snapshot after grading passes none and reads every file again, so whatever the run
     changes is seen in that run, even a write that kept a file's size and time."""
-    state = {}
-    for path in _tree(root):
-        info = path.lstat()
-        if path.is_symlink():
-            detail: Any = os.readlink(path)
-        elif path.is_dir():
-            detail = tuple(sorted(p.name for p in path.iterdir()))
+    found: dict[str, tuple[os.stat_result, Any]] = {}
+    listings: dict[str, list[str]] = {}
+
+    def visit(relative: str, name: str, folder: int, info: os.stat_result) -> None:
+        if relative != ".":
+            listings.setdefault(relative.rpartition("/")[0] or ".", []).append(name)
+        if stat.S_ISLNK(info.st_mode):
+            found[relative] = (info, os.readlink(name, dir_fd=folder))
+        elif stat.S_ISDIR(info.st_mode):
+            found[relative] = (info, None)  # its listing: filled in below
         else:
             key = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
             digest = known.get(key) if known is not None else None
             if digest is None:
-                digest = hashlib.sha256(path.read_bytes()).hexdigest()
+                handle = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=folder)
+                with os.fdopen(handle, "rb") as file:
+                    digest = hashlib.sha256(file.read()).hexdigest()
                 if known is not None:
                     known[key] = digest
-            detail = (info.st_mtime_ns, digest)
-        state[str(path.relative_to(root))] = (info.st_mode, info.st_uid, detail)
-    return state
+            found[relative] = (info, (info.st_mtime_ns, digest))
+
+    _walk(root, visit)
+    return {
+        relative: (info.st_mode, info.st_uid,
+                   tuple(sorted(listings.get(relative, ()))) if detail is None else detail)
+        for relative, (info, detail) in found.items()
+    }
 
 
 _HASHED: dict[tuple[int, ...], str] = {}  # the layouts' shared files' hashes (_snapshot)
@@ -420,8 +474,7 @@ def _run(variant: Variant, attack: Any, template: Path, workdir: Path) -> Run:
     (root / "tmp").mkdir()
     _secure(root)
     if variant.user is not None:
-        for path in _tree(root):
-            os.lchown(path, variant.user.pw_uid, variant.user.pw_gid)
+        _own(root, variant.user)
     before = _snapshot(root, _HASHED)
     started = time.monotonic()
     ids = {}
@@ -519,8 +572,7 @@ def hostile_runs(request):
         if user is not None and not variants["user"].skip:
             templates["user"] = workdir / "template-user"
             shutil.copytree(template, templates["user"], symlinks=True)
-            for path in _tree(templates["user"]):
-                os.lchown(path, user.pw_uid, user.pw_gid)
+            _own(templates["user"], user)
         jobs = sorted(
             (pair for pair in _selected(request.session) if not variants[pair[0]].skip),
             key=lambda pair: not attacks.BY_NAME[pair[1]].slow,
