@@ -168,10 +168,10 @@ def _copy_source(target: Path) -> None:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".answer-key.json")
     for name in ("grader", "reference"):
         shutil.copytree(REPO / name, target / name, ignore=ignore)
-    # trees/: its top-level files and the cases graded, not the other hundred: each run copies
-    # the layout, and creating files is most of a run's cost outside the grader (the copy of
-    # every case took about half of it). A hidden case is there to steal, and trees/hidden is
-    # closed as on Gradescope.
+    # trees/: its top-level files and the cases graded, not the other hundred: each run makes
+    # the layout again (a link a file, _layout), and each file is walked and hashed by the
+    # run's snapshots. A hidden case is there to steal, and trees/hidden is closed as on
+    # Gradescope.
     (target / "trees").mkdir()
     for path in (REPO / "trees").iterdir():
         if path.is_file():
