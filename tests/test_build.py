@@ -7,6 +7,8 @@ The handout is also installed the way a student would (``bin/setup``: a fresh ve
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 import json
 import os
 import re
@@ -66,10 +68,23 @@ def handout_files(handout_zip) -> dict[str, bytes]:
 # --- the autograder zip ---------------------------------------------------------------------
 
 
-def test_autograder_zip_is_byte_identical_from_a_fresh_copy_with_junk(tmp_path, capsys):
-    first = tmp_path / "first.zip"
-    assert cli_main(["build", "autograder", "--out", str(first)]) == 0
-    assert "wrote" in capsys.readouterr().out
+@pytest.fixture(scope="module")
+def autograder_zip(tmp_path_factory) -> tuple[Path, str]:
+    """The autograder zip built once by ``grader build autograder`` (the command line, the
+    staff cache), and what the command printed. The tests below read this one build: each
+    build validates and solves every case (about 8 CPU s), and the bytes depend on the cases
+    and the code only (the first test checks that against a build of another checkout)."""
+    out = tmp_path_factory.mktemp("autograder") / "autograder.zip"
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = cli_main(["build", "autograder", "--out", str(out)])
+    assert code == 0, printed.getvalue()
+    return out, printed.getvalue()
+
+
+def test_autograder_zip_is_byte_identical_from_a_fresh_copy_with_junk(tmp_path, autograder_zip):
+    first, printed = autograder_zip
+    assert "wrote" in printed
     # Another checkout: other mtimes and inode order, plus what a working copy accumulates.
     copy = tmp_path / "clone"
     for name in ("grader", "reference", "trees", "docker"):
@@ -85,9 +100,8 @@ def test_autograder_zip_is_byte_identical_from_a_fresh_copy_with_junk(tmp_path, 
     assert first.read_bytes() == second.read_bytes()
 
 
-def test_autograder_zip_layout_dates_and_modes(tmp_path):
-    out = tmp_path / "autograder.zip"
-    assert build_main("autograder", out) == 0
+def test_autograder_zip_layout_dates_and_modes(autograder_zip):
+    out, _ = autograder_zip
     with zipfile.ZipFile(out) as zipped:
         infos = zipped.infolist()
     names = [info.filename for info in infos]
@@ -328,14 +342,13 @@ def test_dockerfile_leaves_cmd_and_entrypoint_to_gradescopes_base_image():
     assert not {"CMD", "ENTRYPOINT", "WORKDIR"} & set(instructions)
 
 
-def test_autograder_zip_carries_every_cases_answers_keyed_as_the_cache(tmp_path, cache):
+def test_autograder_zip_carries_every_cases_answers_keyed_as_the_cache(tmp_path, autograder_zip):
     from grader.answers.store import AnswerKey
     from grader.cases import find_cases, load_case
     from grader.cases.rubric import load_rubric
     from grader.scoring.grade import prepare_answers
 
-    out = tmp_path / "autograder.zip"
-    assert build_main("autograder", out, cache=cache) == 0
+    out, _ = autograder_zip
     with zipfile.ZipFile(out) as zipped:
         (tmp_path / "key.json").write_bytes(zipped.read("trees/.answer-key.json"))
     shipped = AnswerKey(files=[tmp_path / "key.json"], cache=None)

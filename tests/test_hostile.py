@@ -37,6 +37,7 @@ import re
 import secrets
 import shutil
 import site
+import stat
 import subprocess
 import sys
 import tempfile
@@ -44,7 +45,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import jsonschema
 import pytest
@@ -57,6 +58,8 @@ from grader.scoring.results import NEUTRAL_GRADER_ERROR
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((REPO / "tests" / "gradescope_results.schema.json").read_text())
+# made once (jsonschema.validate checks the schema itself at each call: 13 ms a run)
+VALIDATOR = jsonschema.validators.validator_for(SCHEMA)(SCHEMA)
 attacks = suite_modules.load("hostile/attacks.py")
 
 PUBLIC = ("aima-fig-5-2.json",)  # minimax, alpha_beta
@@ -105,6 +108,47 @@ def _tree(root: Path) -> list[Path]:
     return sorted(found)
 
 
+def _walk(root: Path, visit: Callable[[str, str, int, os.stat_result], None]) -> None:
+    """``visit(relative path, name, folder handle, lstat)`` for ``root`` ("." its relative path)
+    and everything below it, links not followed, parents before children. Each entry is
+    reached by its name in its open folder (``dir_fd``), not by its path: a path 1,500
+    folders deep (an upload may hold them) costs the kernel 1,500 lookups a call, and a walk by
+    paths was seconds a run. Iterative; a folder's handle is closed once its entries are
+    visited and its subfolders opened."""
+    top = os.open(root.parent, os.O_RDONLY | os.O_DIRECTORY)
+    pending = [(top, root.name, ".")]  # (parent's handle, name, relative path); shared handles
+    handles = {top: 1}  # handle -> entries of pending still to visit in it
+
+    def release(handle: int) -> None:
+        handles[handle] -= 1
+        if not handles[handle]:
+            del handles[handle]
+            os.close(handle)
+
+    try:
+        while pending:
+            parent, name, relative = pending.pop()
+            try:
+                info = os.lstat(name, dir_fd=parent)
+                visit(relative, name, parent, info)
+                if not stat.S_ISDIR(info.st_mode):
+                    continue
+                handle = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW,
+                                 dir_fd=parent)
+            finally:
+                release(parent)
+            names = sorted(os.listdir(handle), reverse=True)
+            if not names:
+                os.close(handle)
+                continue
+            handles[handle] = len(names)
+            prefix = "" if relative == "." else relative + "/"
+            pending.extend((handle, child, prefix + child) for child in names)
+    finally:
+        for handle in handles:
+            os.close(handle)
+
+
 def _remove(root: Path) -> None:
     """Delete ``root`` and all below it: ``rm -rf`` (iterative, in C: the 210 layouts' 200,000
     files took minutes of the suite in Python), else deepest first here (``shutil.rmtree``
@@ -124,10 +168,10 @@ def _copy_source(target: Path) -> None:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".answer-key.json")
     for name in ("grader", "reference"):
         shutil.copytree(REPO / name, target / name, ignore=ignore)
-    # trees/: its top-level files and the cases graded, not the other hundred: each run copies
-    # the layout, and creating files is most of a run's cost outside the grader (the copy of
-    # every case took about half of it). A hidden case is there to steal, and trees/hidden is
-    # closed as on Gradescope.
+    # trees/: its top-level files and the cases graded, not the other hundred: each run makes
+    # the layout again (a link a file, _layout), and each file is walked and hashed by the
+    # run's snapshots. A hidden case is there to steal, and trees/hidden is closed as on
+    # Gradescope.
     (target / "trees").mkdir()
     for path in (REPO / "trees").iterdir():
         if path.is_file():
@@ -141,16 +185,33 @@ def _copy_source(target: Path) -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(target)], check=True)
 
 
+SECRETS = ("source/reference", "source/trees/hidden", "source/.cache", "results")
+
+
 def _secure(root: Path) -> None:
-    """The permissions docker/setup.sh gives /autograder: secrets closed to others."""
-    for path in _tree(root):
-        if not path.is_symlink():  # (an upload may hold a link to nothing)
-            path.chmod(0o755 if path.is_dir() else 0o644)
-    for secret in ("source/reference", "source/trees/hidden", "source/.cache", "results"):
-        folder = root / secret
-        folder.mkdir(parents=True, exist_ok=True)
-        for path in _tree(folder):
-            path.chmod(path.stat().st_mode & ~0o007)
+    """The permissions docker/setup.sh gives /autograder: secrets closed to others. Each mode
+    set only where it differs, straight to its final value: a run's layout shares its files
+    with the template's (:func:`_layout`), and a secret must never be open, even for a moment,
+    while other runs' workers look for it."""
+    for secret in SECRETS:
+        (root / secret).mkdir(parents=True, exist_ok=True)
+
+    def visit(relative: str, name: str, folder: int, info: os.stat_result) -> None:
+        if stat.S_ISLNK(info.st_mode):  # (an upload may hold a link to nothing)
+            return
+        mode = 0o755 if stat.S_ISDIR(info.st_mode) else 0o644
+        if any(relative == secret or relative.startswith(secret + "/") for secret in SECRETS):
+            mode &= ~0o007
+        if info.st_mode & 0o7777 != mode:
+            os.chmod(name, mode, dir_fd=folder)
+
+    _walk(root, visit)
+
+
+def _own(root: Path, user: pwd.struct_passwd) -> None:
+    """Everything under ``root``, ``root`` too, given to ``user`` (links themselves)."""
+    _walk(root, lambda _, name, folder, __: os.chown(
+        name, user.pw_uid, user.pw_gid, dir_fd=folder, follow_symlinks=False))
 
 
 def _command(python: str, root: Path, submission: Path, jobs: int = 0) -> list[str]:
@@ -185,19 +246,44 @@ def _budget(attack: Any) -> dict[str, str]:
     return environment
 
 
-def _snapshot(root: Path) -> dict[str, tuple]:
-    """Every file and folder under ``root``: mode, owner, and content hash or listing."""
-    state = {}
-    for path in _tree(root):
-        info = path.lstat()
-        if path.is_symlink():
-            detail: Any = os.readlink(path)
-        elif path.is_dir():
-            detail = tuple(sorted(p.name for p in path.iterdir()))
+def _snapshot(root: Path, known: dict[tuple[int, ...], str] | None = None) -> dict[str, tuple]:
+    """Every file and folder under ``root``: mode, owner, and content hash or listing.
+
+    ``known``: content hashes already worked out, by (device, inode, size, mtime), kept up to
+    date here. A run's snapshot before grading passes the runs' shared one: its layout's files
+    are the template's (:func:`_layout`), hashed once for all runs instead of once a run. The
+    snapshot after grading passes none and reads every file again, so whatever the run
+    changes is seen in that run, even a write that kept a file's size and time."""
+    found: dict[str, tuple[os.stat_result, Any]] = {}
+    listings: dict[str, list[str]] = {}
+
+    def visit(relative: str, name: str, folder: int, info: os.stat_result) -> None:
+        if relative != ".":
+            listings.setdefault(relative.rpartition("/")[0] or ".", []).append(name)
+        if stat.S_ISLNK(info.st_mode):
+            found[relative] = (info, os.readlink(name, dir_fd=folder))
+        elif stat.S_ISDIR(info.st_mode):
+            found[relative] = (info, None)  # its listing: filled in below
         else:
-            detail = (info.st_mtime_ns, hashlib.sha256(path.read_bytes()).hexdigest())
-        state[str(path.relative_to(root))] = (info.st_mode, info.st_uid, detail)
-    return state
+            key = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+            digest = known.get(key) if known is not None else None
+            if digest is None:
+                handle = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=folder)
+                with os.fdopen(handle, "rb") as file:
+                    digest = hashlib.sha256(file.read()).hexdigest()
+                if known is not None:
+                    known[key] = digest
+            found[relative] = (info, (info.st_mtime_ns, digest))
+
+    _walk(root, visit)
+    return {
+        relative: (info.st_mode, info.st_uid,
+                   tuple(sorted(listings.get(relative, ()))) if detail is None else detail)
+        for relative, (info, detail) in found.items()
+    }
+
+
+_HASHED: dict[tuple[int, ...], str] = {}  # the layouts' shared files' hashes (_snapshot)
 
 
 @dataclass
@@ -359,9 +445,26 @@ class _ShmemPeak(threading.Thread):
             self.peak = max(self.peak, _shmem() - self.base)
 
 
+def _layout(template: Path, root: Path) -> None:
+    """A run's layout: ``template``'s folders made anew, its files hard links to the
+    template's (about 10 ms a run; copying grader/ and reference/, 400 files, took 0.17 CPU s
+    a run, a fifth of the corpus's CPU). A file is then one inode in every run's layout,
+    already given the modes and owner each run gives it. Nothing may write one (each run's
+    snapshot checks its own layout, so a write is still caught in the run that made it), but
+    the answer cache may be replaced by the grader (written anew and renamed: a new inode): it
+    is each run's own copy all the same."""
+    shutil.copytree(template, root, symlinks=True, copy_function=os.link)
+    cache = root / "source" / ".cache"
+    if cache.is_dir():
+        for path in cache.iterdir():
+            if path.is_file() and not path.is_symlink():
+                path.unlink()
+                shutil.copy2(template / "source" / ".cache" / path.name, path)
+
+
 def _run(variant: Variant, attack: Any, template: Path, workdir: Path) -> Run:
     root = workdir / f"{variant.name}-{attack.name}"
-    shutil.copytree(template, root, symlinks=True)
+    _layout(template, root)
     written = attacks.write_submission(attack, root / "submission")
     if attack.link:  # the upload is a link to one of the layout's files
         written.unlink()
@@ -371,9 +474,8 @@ def _run(variant: Variant, attack: Any, template: Path, workdir: Path) -> Run:
     (root / "tmp").mkdir()
     _secure(root)
     if variant.user is not None:
-        for path in _tree(root):
-            os.lchown(path, variant.user.pw_uid, variant.user.pw_gid)
-    before = _snapshot(root)
+        _own(root, variant.user)
+    before = _snapshot(root, _HASHED)
     started = time.monotonic()
     ids = {}
     if variant.user is not None:
@@ -399,7 +501,7 @@ def _run(variant: Variant, attack: Any, template: Path, workdir: Path) -> Run:
     results, error = None, ""
     try:
         results = json.loads((root / "results/results.json").read_text())
-        jsonschema.validate(results, SCHEMA)
+        VALIDATOR.validate(results)
     except (OSError, ValueError, jsonschema.ValidationError) as problem:
         error = f"{type(problem).__name__}: {problem}"
     after = _snapshot(root)
@@ -462,6 +564,15 @@ def hostile_runs(request):
         _run(Variant("warm", sys.executable), wrong, template, workdir)
         shutil.rmtree(template / "source/.cache")
         shutil.move(workdir / "warm-wrong/source/.cache", template / "source/.cache")
+        # Secured once here, as each run secures its layout: the runs' files are links to these.
+        # The grader as nobody ("user") needs a layout it owns: a template of its own.
+        _secure(template)
+        templates = {"root": template}
+        user = variants["user"].user
+        if user is not None and not variants["user"].skip:
+            templates["user"] = workdir / "template-user"
+            shutil.copytree(template, templates["user"], symlinks=True)
+            _own(templates["user"], user)
         jobs = sorted(
             (pair for pair in _selected(request.session) if not variants[pair[0]].skip),
             key=lambda pair: not attacks.BY_NAME[pair[1]].slow,
@@ -469,7 +580,8 @@ def hostile_runs(request):
         runs: dict[tuple[str, str], Run] = {}
         with concurrent.futures.ThreadPoolExecutor(PARALLEL) as pool:
             futures = {
-                pool.submit(_run, variants[v], attacks.BY_NAME[a], template, workdir): (v, a)
+                pool.submit(_run, variants[v], attacks.BY_NAME[a],
+                            templates["user" if variants[v].user else "root"], workdir): (v, a)
                 for v, a in jobs
             }
             for future in concurrent.futures.as_completed(futures):

@@ -24,6 +24,7 @@ from grader.cases import load_case
 from grader.cli import main
 from grader.sandbox import portable
 from grader.sandbox.client import Worker
+from grader.sandbox.limits import Limits
 from grader.sandbox.portable import (
     PORTABLE_ENV,
     PortableChannel,
@@ -75,14 +76,16 @@ def test_portable_replies_match_the_sandboxes_and_its_failures_are_reported(tmp_
         "def max_value(game, state, depth=0):\n    raise ValueError('mine')\n"
         "def alpha_beta(game, state, *args):\n    os._exit(3)\n"
         "def expectimax(game, state, *args):\n    while True:\n        pass\n")
-    with PortableWorker(broken) as portable:
+    # the loop below is killed at its CPU limit: ten windows of 0.1 s and the kill margin,
+    # 0.25 s here (the default 1 s and windows of 0.2 s made it 3 CPU s of spinning)
+    with PortableWorker(broken, limits=Limits(kill_margin=0.25)) as portable:
         error = portable.run(case, "minimax")
         assert error.status == "error" and "mine" in error.message
         assert "hello" in error.stdout and "fd-level" in error.stderr
         crashed = portable.run(case, "alpha_beta")
         assert crashed.status == "crashed" and "exited with code 3" in crashed.message
         looping = portable.run(load_case(PUBLIC / "expectimax-exp-value-10.json"),
-                               "expectimax", time_limit=0.2)
+                               "expectimax", time_limit=0.1)
         assert looping.status == "killed_timeout"  # the parent's kill: no timer in the child
         assert portable.starts >= 2  # a fresh child after the crash
 

@@ -143,8 +143,20 @@ def test_the_workers_and_their_memory_fit_the_container(autograder, tmp_path, en
     assert chosen in staff_message(data)
 
 
-def test_stubs_anywhere_in_the_upload_score_zero(autograder):
-    data, _ = run_autograder(autograder, {"hw3/deep/search.py": STUBS})
+@pytest.fixture(scope="module")
+def first_stubs(autograder) -> tuple[dict, str, bool]:
+    """The stubs, uploaded in a folder two levels down, graded as a fresh container's first
+    submission (no answer cache yet): the results, the log, and whether the grade wrote an
+    answer cache. One whole-assignment grade for the two tests that read it."""
+    cache = autograder / "source" / ".cache" / "answer-key.json"
+    cache.unlink(missing_ok=True)
+    assert (autograder / "source" / "trees" / ".answer-key.json").is_file()
+    data, log = run_autograder(autograder, {"hw3/deep/search.py": STUBS})
+    return data, log, cache.exists()
+
+
+def test_stubs_anywhere_in_the_upload_score_zero(first_stubs):
+    data, _, _ = first_stubs
     assert data["score"] == 0 and len(data["tests"]) > 40
     assert all(test["status"] == "failed" for test in data["tests"])
     assert "is not implemented yet" in data["tests"][0]["output"]
@@ -195,15 +207,12 @@ def test_a_broken_rubric_shows_students_only_the_neutral_line(autograder):
     assert "Traceback" in message  # the detail, fenced
 
 
-def test_the_first_submission_computes_no_reference_answer(autograder):
+def test_the_first_submission_computes_no_reference_answer(first_stubs):
     """The zip carries every case's answers (trees/.answer-key.json): a fresh container's first
     submission finds them all, so its answer cache stays unwritten."""
-    cache = autograder / "source" / ".cache" / "answer-key.json"
-    cache.unlink(missing_ok=True)
-    assert (autograder / "source" / "trees" / ".answer-key.json").is_file()
-    data, log = run_autograder(autograder, {"search.py": STUBS})
+    data, log, cache_written = first_stubs
     assert data["score"] == 0 and len(data["tests"]) > 40, log
-    assert not cache.exists()
+    assert not cache_written
 
 
 @pytest.fixture

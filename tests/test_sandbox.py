@@ -1026,12 +1026,18 @@ def test_the_parent_sees_a_sleeping_or_stopped_process_asleep_and_a_busy_one_nev
     bursts = subprocess.Popen([sys.executable, "-c", (
         "import time\nwhile True:\n    time.sleep(0.3)\n    t = time.process_time()\n"
         "    while time.process_time() - t < 0.015: pass")])
-    busy = [subprocess.Popen(spin) for _ in range(2 * (os.cpu_count() or 1) + 1)]
+    busy: list[subprocess.Popen] = []
     try:
+        # a sleeping process's state is the same at any load: no busy processes yet (they
+        # burn every core while they run, most of this test's CPU)
         assert watched(sleeper.pid, 2, talking=True) == ""  # blocked on the channel: awake
         assert watched(sleeper.pid, 5) == "asleep"
+        busy += [subprocess.Popen(spin) for _ in range(2 * (os.cpu_count() or 1) + 1)]
+        # every core busy twice over: the bursts' CPU takes longer, computing is runnable
         assert watched(bursts.pid, 5) == "asleep"  # 0.5 s asleep in all, not at a stretch
         assert watched(busy[0].pid, 2) == ""  # computing under load: never asleep
+        for process in busy[1:]:  # a stopped process is stopped at any load
+            process.kill()
         busy[0].send_signal(__import__("signal").SIGSTOP)
         assert watched(busy[0].pid, 5) == "asleep"
     finally:
@@ -1049,7 +1055,8 @@ def test_ignoring_the_cpu_signals_still_ends_at_the_parents_cpu_limit(worker_for
             while True:
                 pass
     """)
-    reply = worker.run(CASE, "minimax", time_limit=0.3)
+    # the parent's limit: ten windows and the kill margin, 1.5 CPU s of spinning (3.5 at 0.3)
+    reply = worker.run(CASE, "minimax", time_limit=0.1)
     assert reply.status == "killed_timeout", reply
     # ended by the parent's CPU limit (its message), not the wall clock: no time asserted
     assert "ignored the time-out" in reply.message and "killed" in reply.message
