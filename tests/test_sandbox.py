@@ -1291,3 +1291,41 @@ def test_a_worker_gone_with_unread_data_is_a_closed_channel_not_a_grader_crash()
     with pytest.raises(Closed):
         channel.receive(time.monotonic() + 5)
     channel.close()
+
+
+def test_the_tampering_check_sees_a_member_added_to_a_class_but_not_pythons_own_caches():
+    """A method set on a grader class over the one it inherits replaces nothing the snapshot
+    recorded: the class's member names are compared too (tests/hostile's
+    shadow_inherited_method does it to a real game). ``copy`` caching ``__slotnames__`` on the
+    class, as the evaluate batches' sealed game does, is not the student's doing."""
+    import copy
+    import sys
+    import types
+
+    from grader.sandbox.failures import guarded_objects, tampered
+
+    module = types.ModuleType("grader._tampering_probe")
+
+    class Base:
+        def result(self):
+            return "the grader's"
+
+    class Game(Base):
+        __slots__ = ("board",)
+        __module__ = module.__name__
+
+    module.Game = Game
+    sys.modules[module.__name__] = module
+    try:
+        snapshot = guarded_objects()
+        copy.copy(Game())  # adds Game.__slotnames__
+        assert "__slotnames__" in vars(Game)
+        assert tampered(snapshot) == []
+        Game.result = lambda self: "the student's"
+        assert tampered(snapshot) == ["grader._tampering_probe.Game.result (added)"]
+        del Game.result
+        assert tampered(snapshot) == []
+        del Game.__slots__
+        assert tampered(snapshot) == ["grader._tampering_probe.Game.__slots__ (deleted)"]
+    finally:
+        del sys.modules[module.__name__]

@@ -96,6 +96,11 @@ GUARDED_MODULES = ("__main__", "builtins", "time", "signal", "json", "socket", "
                    "timeout_decorator.timeout_decorator")  # fmt: skip
 
 
+# Members Python itself adds to a class the first time it is asked (copy's ``__slotnames__``
+# when an instance is copied, ``__annotations__`` when read): neither changes what a method does.
+PYTHON_CACHES = frozenset({"__slotnames__", "__annotations__"})
+
+
 class Snapshot(dict):
     """:func:`guarded_objects`' names and objects, and where each was found (the live module,
     class or ``sys.modules`` mapping, and its key), so :func:`tampered` looks each up once
@@ -135,8 +140,7 @@ def guarded_objects() -> Snapshot:
             if isinstance(value, type) and value.__module__ == name:
                 members = vars(value)  # a live view: a member replaced later shows in it
                 if name != "builtins":  # built-in classes cannot gain or lose members
-                    first = next(iter(members))  # twice: a tuple even of one member
-                    classes.append((members, frozenset(members), itemgetter(*members, first),
+                    classes.append((members, frozenset(members), _getter_of(members),
                                     f"{name}.{key}"))
                 for member, item in list(members.items()):
                     if callable(item) or isinstance(item, (staticmethod, classmethod, property)):
@@ -150,6 +154,12 @@ def guarded_objects() -> Snapshot:
     seen.groups = [(mapping, itemgetter(*keys, keys[0]), (*values, values[0]))  # a tuple,
                    for mapping, keys, values in by_mapping.values()]  # one key or more
     return seen
+
+
+def _getter_of(names: Any) -> Any:
+    """A getter of the ``names`` of a mapping, as a tuple (the first twice: a tuple even of one
+    name); a KeyError when one is missing."""
+    return itemgetter(*names, next(iter(names)))
 
 
 def _unmoved(groups: list[tuple[Any, Any, tuple[Any, ...]]]) -> bool:
@@ -186,8 +196,12 @@ def tampered(snapshot: dict[str, Any]) -> list[str]:
         changed = [name for name, value in snapshot.items() if current.get(name) is not value]
     else:
         changed = [name for mapping, key, value, name in places if mapping.get(key) is not value]
-    for members, names, _, name in classes:
+    for place, (members, names, _, name) in enumerate(classes):
         now = set(members)
+        cached = (now - names) & PYTHON_CACHES
+        if cached:  # Python's own, not the student's: kept from now on, so the fast path holds
+            names = names | cached
+            classes[place] = (members, names, _getter_of(names), name)
         changed += [f"{name}.{member} (added)" for member in sorted(now - names)]
         changed += [f"{name}.{member} (deleted)" for member in sorted(names - now)]
     return [name.replace("__main__", "grader.sandbox.worker") for name in changed[:5]]
