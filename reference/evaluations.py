@@ -3,7 +3,9 @@ opponent's, and the order the search of :mod:`reference.play_search` tries moves
 model answer (the referee that finds where a lost match's choice went wrong).
 
 Both are numbers for MAX (``x``) over the windows of ``connect`` cells of a grid game's
-``board(state)``; neither is ever shipped in the handout.
+``board(state)``; neither is ever shipped in the handout. The baseline's change when one mark
+fills one cell (:func:`baseline_gains`) lets the baseline opponent's search
+(:mod:`reference.baseline`) value a child from its parent without a whole evaluation.
 """
 
 from __future__ import annotations
@@ -57,6 +59,39 @@ def _windows_worth(game: Any, cells: str, weights: str) -> float:
     read, worth = _tables(game.rows, game.columns, game.connect, weights)
     marks = iter(read(cells))  # every window's marks, one window after another
     return sum(map(worth.__getitem__, zip(*[marks] * game.connect)))  # window by window
+
+
+# Added to a gain (:func:`baseline_gains`) when the mark completes a window: far above any
+# baseline value (a board's windows times ``connect``), so a gain this large means a line.
+COMPLETES = 1 << 30
+
+
+@lru_cache(maxsize=32)
+def baseline_gains(rows: int, columns: int, connect: int
+                   ) -> tuple[tuple[Any, ...], dict[str, dict[tuple[str, ...], int]]]:
+    """How :func:`baseline_evaluation` changes when a mark fills an empty cell: per cell, a
+    reader of the other ``connect - 1`` cells of every window through it (window by window,
+    one flat tuple); per mark, the change one window makes by those other cells' marks, plus
+    ``COMPLETES`` (x; minus it for o) when they are all the mark's (a line: the game is won).
+    A window's baseline worth depends only on how many marks of each kind it holds, so where
+    the empty cell lies in it does not matter. The change of a board's value is then::
+
+        sum(map(gains[mark].__getitem__, zip(*[iter(readers[cell](cells))] * (connect - 1))))
+    """
+    _, worth = _tables(rows, columns, connect, "baseline")
+    gains: dict[str, dict[tuple[str, ...], int]] = {}
+    for mark, sign in (("x", 1), ("o", -1)):
+        gains[mark] = {others: int(worth[(*others, mark)] - worth[(*others, ".")])
+                       + (sign * COMPLETES if others.count(mark) == connect - 1 else 0)
+                       for others in product("xo.", repeat=connect - 1)}
+    lines = grid_lines(rows, columns, connect)
+    readers = []
+    for cell in range(rows * columns):
+        others = [i for line in lines if cell in line for i in line if i != cell]
+        # itemgetter of one index returns the mark itself: a one-character string iterates
+        # as the one-mark tuple would (connect 2, one window through the cell)
+        readers.append(itemgetter(*others) if others else (lambda cells: ()))
+    return tuple(readers), gains
 
 
 @lru_cache(maxsize=32)

@@ -9,7 +9,8 @@ Convention (the student stub ``evaluate`` states what a student needs of it):
   ``random.Random``); ``greedy`` (a move that wins at once, the first in actions order; else,
   when some moves let the opponent win at once and others do not, a random one of those that
   do not, which blocks a single threat; else a random move); ``baseline`` (the same search at
-  the same depth with :func:`baseline_evaluation`, the staff's plain one).
+  the same depth with :func:`baseline_evaluation`, the staff's plain one: the move of
+  ``search_move``, found by :func:`reference.baseline.baseline_move` on the board's cells).
 * A match: ``opening`` plies of uniform random moves (both sides, from the match seed: the
   matches of a case start from different positions), then the two players alternately until
   the game ends. Match ``i`` of a case uses seed ``case seed * 1000 + i``; the player under
@@ -37,6 +38,7 @@ from grader.games.players import (
     run_match,
     simple_move,
 )
+from reference.baseline import baseline_move
 from reference.evaluations import baseline_evaluation, reference_evaluation
 from reference.play_search import (
     Decision,
@@ -58,7 +60,7 @@ def opponent_move(kind: str, game: Any, state: Any, rng: random.Random, depth: i
     if kind in SIMPLE_OPPONENTS:
         return simple_move(kind, game, state, rng)
     if kind == "baseline":
-        return search_move(game, state, depth, baseline_evaluation)
+        return baseline_move(game, state, depth)
     raise ValueError(f"expected an opponent, one of {OPPONENTS}, got: {kind!r}")
 
 
