@@ -301,7 +301,7 @@ def test_the_baseline_s_gain_is_the_change_of_its_value_and_flags_a_line(name, p
 
 @pytest.mark.parametrize("name, params", BOARDS)
 def test_the_baseline_opponent_moves_as_the_search_with_the_baseline_evaluation(name, params):
-    from reference.baseline import baseline_move
+    from reference.grid_opponents import baseline_move
 
     game = builtin_game(name, None, params)
     for depth in (1, 2, 3):
@@ -311,9 +311,31 @@ def test_the_baseline_opponent_moves_as_the_search_with_the_baseline_evaluation(
                 game, state, depth, play.baseline_evaluation), (game.state_id(state), depth)
 
 
+@pytest.mark.parametrize("name, params", BOARDS)
+def test_the_greedy_opponent_on_the_cells_moves_and_draws_as_the_plain_one(name, params):
+    from grader.games.players import wins_at_once
+    from reference.grid_opponents import greedy_move
+
+    game = builtin_game(name, None, params)
+    kinds = set()
+    for index, state in enumerate(seeded_positions(game, 60, 11)):
+        mine, theirs = random.Random(index), random.Random(index)
+        move = greedy_move(game, state, mine)
+        assert move == play.greedy_move(game, state, theirs), game.state_id(state)
+        assert mine.getstate() == theirs.getstate()  # the same draws: the match goes on alike
+        actions = game.actions(state)
+        unsafe = [a for a in actions if not game.is_terminal(game.result(state, a)) and any(
+            wins_at_once(game, game.result(state, a), r)
+            for r in game.actions(game.result(state, a)))]
+        kinds.add("win" if any(wins_at_once(game, state, a) for a in actions) else
+                  "block" if 0 < len(unsafe) < len(actions) else "any")
+    # each rule met (two in a row: every move but a win leaves the opponent one, no block)
+    assert kinds == ({"win", "block", "any"} if game.connect > 2 else {"win", "any"}), kinds
+
+
 def test_the_baseline_opponent_leaves_other_games_to_the_search():
     from grader.games.connect4 import ConnectFour
-    from reference.baseline import baseline_move
+    from reference.grid_opponents import baseline_move
 
     class Mirrored(ConnectFour):  # its own rules, unknown to the board search: the columns
         def actions(self, state):  # offered right to left

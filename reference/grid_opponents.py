@@ -1,10 +1,13 @@
-"""The ``baseline`` opponent's move, computed on the board's cells (:mod:`reference.play`).
+"""The ``baseline`` and ``greedy`` opponents' moves, computed on the board's cells
+(:mod:`reference.play`).
 
-Convention: the move is :func:`reference.play_search.search_move`'s with
+Convention: each move is the one the plain definition makes, so the matches are the same; only
+the work differs. The ``baseline`` move is :func:`reference.play_search.search_move`'s with
 :func:`reference.evaluations.baseline_evaluation` (minimax's at ``depth`` plies: outcomes
 outrank every evaluation, a sooner win is better, a later loss; the first action in
-``game.actions`` order among those of the best value), so the matches are the same; only the
-work differs. Here:
+``game.actions`` order among those of the best value); the ``greedy`` move is
+:func:`grader.games.players.greedy_move`'s, with the same draw from the match's ``random``.
+Here:
 
 * A position is its cells (row-major ``x`` / ``o`` / ``.``, as ``"".join(game.board(state))``)
   and the baseline's value of it. A child's value is its parent's plus the change of the
@@ -13,24 +16,26 @@ work differs. Here:
 * The rules are the built-in grid games' (:class:`~grader.games.tictactoe.TicTacToe`,
   :class:`~grader.games.mnk.MNKGame`: any empty cell, ascending; :class:`~grader.games.connect4.
   ConnectFour`: the columns with space, ascending, a mark falling to the lowest empty cell of
-  its column). Any other game, a subclass included, is searched by ``search_move`` itself.
+  its column). Any other game, a subclass included, gets the plain definitions themselves.
 * Values are numbers for MAX, ordered as ``search_move``'s pairs are: a win for MAX at depth
   ``d`` is ``WIN - d``, a loss ``d - WIN``, a draw 0 and an evaluated position its value
   (far inside ``WIN``: at most a board's windows times ``connect``).
 * Alpha-beta, fail-soft, with the reply that last cut a search at each depth tried first: the
   value of each child of the root is exact wherever it can beat the best so far, whatever the
-  order inside, so the move is minimax's. tests/test_play.py checks it against
-  ``search_move`` on seeded positions of each game, at depths 1 to 3.
+  order inside, so the move is minimax's. tests/test_play.py checks both opponents against
+  the plain definitions on seeded positions of five boards (the baseline at depths 1 to 3).
 """
 
 from __future__ import annotations
 
+import random
 from functools import lru_cache
 from typing import Any
 
 from grader.games.base import MAX
 from grader.games.connect4 import ConnectFour
 from grader.games.mnk import MNKGame
+from grader.games.players import greedy_move as plain_greedy_move
 from grader.games.tictactoe import TicTacToe
 from reference.evaluations import COMPLETES, baseline_evaluation, baseline_gains
 from reference.play_search import search_move
@@ -50,6 +55,18 @@ def baseline_move(game: Any, state: Any, depth: int) -> Any:
     return search.move(game, state, depth)
 
 
+def greedy_move(game: Any, state: Any, rng: random.Random) -> Any:
+    """The ``greedy`` opponent's move at the non-terminal ``state``: a move that wins at once
+    (the first in actions order); else, when some moves let the opponent win at once and
+    others do not, ``rng``'s choice of those that do not; else its choice of all."""
+    drops = _DROPS.get(type(game))
+    if drops is None:
+        return plain_greedy_move(game, state, rng)
+    search = _search(game.rows, game.columns, game.connect, drops)
+    return search.greedy("".join(game.board(state)),
+                         "x" if game.to_move(state) == MAX else "o", rng)
+
+
 @lru_cache(maxsize=16)
 def _search(rows: int, columns: int, connect: int, drops: bool) -> _GridSearch:
     return _GridSearch(rows, columns, connect, drops)
@@ -61,6 +78,7 @@ class _GridSearch:
     def __init__(self, rows: int, columns: int, connect: int, drops: bool) -> None:
         self.rows, self.columns, self.connect, self.drops = rows, columns, connect, drops
         self.readers, self.gains = baseline_gains(rows, columns, connect)
+        self.runs = {mark: (mark,) * (connect - 1) for mark in "xo"}  # a window's other cells
         self.killers: dict[int, int] = {}  # depth -> the square whose reply last cut there
 
     def moves(self, cells: str) -> list[tuple[int, int]]:
@@ -75,6 +93,25 @@ class _GridSearch:
                     cell -= columns
                 found.append((column, cell))
         return found
+
+    def wins(self, cells: str, cell: int, mark: str) -> bool:
+        """Whether ``mark`` filling ``cell`` completes a line."""
+        return self.runs[mark] in zip(*[iter(self.readers[cell](cells))] * (self.connect - 1))
+
+    def greedy(self, cells: str, mark: str, rng: random.Random) -> int:
+        """:func:`greedy_move` on ``cells``, ``mark`` to move."""
+        moves = self.moves(cells)
+        for action, cell in moves:
+            if self.wins(cells, cell, mark):
+                return action
+        other, last = "o" if mark == "x" else "x", cells.count(".") == 1
+        safe = []
+        for action, cell in moves:
+            child = cells[:cell] + mark + cells[cell + 1:]
+            if last or not any(self.wins(child, reply, other) for _, reply in self.moves(child)):
+                safe.append(action)  # the board full (a draw), or no reply of theirs wins
+        actions = [action for action, _ in moves]
+        return rng.choice(safe if safe and len(safe) < len(actions) else actions)
 
     def gain(self, cells: str, cell: int, mark: str) -> int:
         """The baseline's change when ``mark`` fills ``cell`` (plus ``COMPLETES``, signed, for
@@ -153,4 +190,4 @@ class _GridSearch:
         return best
 
 
-__all__ = ["WIN", "baseline_move"]
+__all__ = ["WIN", "baseline_move", "greedy_move"]
