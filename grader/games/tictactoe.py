@@ -157,6 +157,7 @@ class GridGame(Game):
         self._through = lines_through(rows, columns, connect)
         self._runs = {mark: (mark,) * connect for mark in "xo"}
         self._id_length = rows * (columns + 1) - 1  # an id's length: rows, "|" between them
+        self._bars = "|" * (rows - 1)  # an id's characters between its rows
         # cells -> its rows, in one call (board and ids: asked for at every evaluation in play)
         self._cut_rows = itemgetter(*[slice(i, i + columns)
                                       for i in range(0, rows * columns, columns)])
@@ -197,24 +198,31 @@ class GridGame(Game):
     def _check_position(self, cells: str, state: Any, joined: str | None = None) -> str:
         """The winner of a given position; ValueError if it cannot arise in play. ``joined``:
         its id, when the caller has it (else it is made from ``cells``)."""
-        where = f"{self.NAME} position {state!r} is impossible"
         x, o = cells.count("x"), cells.count("o")
         if x not in (o, o + 1):
             raise ValueError(
-                f"{where}: x moves first, so x has as many marks as o or one more "
-                f"(x has {x}, o has {o})"
+                f"{self._impossible(state)}: x moves first, so x has as many marks as o or one "
+                f"more (x has {x}, o has {o})"
             )
         # the lines found with bit masks of the id (the evaluate assignment rebuilds each
         # position it is asked about from its id, so this runs thousands of times a submission)
+        if x < self.connect:  # no line without `connect` marks (and o has at most x's)
+            return ""
         joined = self._joined(cells) if joined is None else joined
-        won = {mark for mark, count in (("x", x), ("o", o))
-               if count >= self.connect and _has_run(joined, _MARK_BITS[mark], self._run_shifts)}
-        if len(won) == 2:
-            raise ValueError(f"{where}: both x and o have a line")
+        shifts = self._run_shifts
+        x_won = _has_run(joined, _MARK_BITS["x"], shifts)
+        o_won = o >= self.connect and _has_run(joined, _MARK_BITS["o"], shifts)
+        if x_won and o_won:
+            raise ValueError(f"{self._impossible(state)}: both x and o have a line")
         last = "x" if x > o else "o"
-        if won and won != {last}:
-            raise ValueError(f"{where}: {won.pop()} has a line, but {last} moved last")
-        return won.pop() if won else ""
+        won = "x" if x_won else "o" if o_won else ""
+        if won and won != last:
+            raise ValueError(f"{self._impossible(state)}: {won} has a line, but {last} moved "
+                             "last")
+        return won
+
+    def _impossible(self, state: Any) -> str:
+        return f"{self.NAME} position {state!r} is impossible"
 
     def _window_weight(self, marks: int) -> int:
         return 1  # tic-tac-toe counts open lines
@@ -435,13 +443,14 @@ class GridGame(Game):
         counted from the empty board; ValueError when it is malformed or cannot arise in play."""
         columns = self.columns
         if type(state_id) is str and len(state_id) == self._id_length \
-                and state_id[columns::columns + 1] == "|" * (self.rows - 1):
+                and state_id[columns::columns + 1] == self._bars:
             # the ids the grader sends: this shape's rows, "|" between them, only there
             cells = state_id.replace("|", "")
+            empty = cells.count(".")
             if len(cells) == self.rows * columns and \
-                    cells.count("x") + cells.count("o") + cells.count(".") == len(cells):
+                    cells.count("x") + cells.count("o") + empty == len(cells):
                 self._check_shape(state_id, cells)
-                return Board(cells, len(cells) - cells.count("."),
+                return Board(cells, len(cells) - empty,
                              self._check_position(cells, state_id, state_id))
         # anything else: parsed in full (the same position, or the error naming the fault)
         cells, rows, columns = parse_grid(state_id, self.NAME)
