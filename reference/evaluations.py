@@ -45,12 +45,12 @@ def reference_evaluation(game: Any, state: Any) -> float:
     """The staff's good evaluation (the model answer): windows of ``connect`` cells held by one
     player only, weighted steeply by their marks (1, 4, 16, ...: a window one mark short of a
     line is worth far more than two with fewer), plus a mark in the middle column(s)."""
-    board = game.board(state)
-    score = _windows_worth(game, "".join(board), "reference")
-    middle = {game.columns // 2, (game.columns - 1) // 2}
-    for row in board:
-        for c in middle:
-            score += {"x": 0.5, "o": -0.5}.get(row[c], 0.0)
+    cells = "".join(game.board(state))
+    score = _windows_worth(game, cells, "reference")
+    columns = game.columns
+    for c in {columns // 2, (columns - 1) // 2}:  # a half for each x there, minus one for o
+        middle = cells[c::columns]
+        score += 0.5 * middle.count("x") - 0.5 * middle.count("o")  # (halves: exact sums)
     return score
 
 
