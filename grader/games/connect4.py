@@ -77,10 +77,8 @@ class ConnectFour(GridGame):
         return marks
 
     def _square(self, cells: str, action: int) -> int:
-        square = action
-        while square + self.columns < len(cells) and cells[square + self.columns] == ".":
-            square += self.columns
-        return square
+        # the lowest empty cell of column ``action`` (its top one is empty: a legal action)
+        return action + self.columns * cells[action::self.columns].rindex(".")
 
     def actions(self, state: Any) -> tuple[int, ...]:
         if state.winner:

@@ -32,6 +32,7 @@ MEMO_LIMIT = 200_000  # children slots remembered by result() before the memo st
 POSITION_MEMO = 50_000  # boards whose mover, actions or id a memo keeps before it starts over
 UTILITIES = {"x": 1, "o": -1, "": 0}  # a terminal board's utility, by its winner
 _cells = attrgetter("cells")
+_board = tuple.__new__  # Board(cells, ply, winner) without NamedTuple's Python-level __new__
 
 
 class Board(NamedTuple):
@@ -361,8 +362,8 @@ class GridGame(Game):
         run = self._runs[mark]
         for marks in self._through[square]:
             if marks(cells) == run:
-                return Board(cells, state.ply + 1, mark)
-        return Board(cells, state.ply + 1, "")
+                return _board(Board, (cells, state.ply + 1, mark))
+        return _board(Board, (cells, state.ply + 1, ""))
 
     def is_terminal(self, state: Board) -> bool:
         return bool(state.winner) or "." not in state.cells
