@@ -919,6 +919,24 @@ def test_a_forged_value_decodes_to_plain_data_within_its_caps():
     assert len(objects) < 300 and objects[-1] == OpaqueValue("?", "<value too large to show>")
 
 
+def test_the_tampering_check_names_each_place_changed_and_passes_once_restored(monkeypatch):
+    import grader.games.tictactoe as tictactoe
+    from grader.sandbox.failures import guarded_objects, tampered
+
+    snapshot = guarded_objects()
+    assert tampered(snapshot) == []
+    monkeypatch.setattr(tictactoe.GridGame, "result", lambda self, state, action: None)
+    assert tampered(snapshot) == ["grader.games.tictactoe.GridGame.result"]  # a member
+    monkeypatch.undo()
+    monkeypatch.delattr(tictactoe, "grid_lines")
+    assert tampered(snapshot) == ["grader.games.tictactoe.grid_lines"]  # a name deleted
+    monkeypatch.undo()
+    monkeypatch.setattr(tictactoe, "parse_grid", print)
+    assert tampered(snapshot) == ["grader.games.tictactoe.parse_grid"]  # a function
+    monkeypatch.undo()
+    assert tampered(snapshot) == []
+
+
 def test_an_evaluate_reply_s_values_are_finite_numbers_one_a_position():
     from grader.sandbox.protocol import evaluation_values
 
