@@ -24,6 +24,15 @@ not measured; ``--whole --play``: of the six cases alone.
 submission whose ``evaluate`` returns 0 asked for 5,000 distinct positions of each play game
 (seeded random play) in requests of 1,000, then for one position 200 times; prints its CPU
 (``/proc``, 10 ms ticks) a position and a request, and the grader's a request.
+
+``python bench/play.py --replay N``: the grader's side of the matches alone, no worker: the
+correct solution's values of every position the `evaluate` cases ask, taken from one grade (once,
+kept in the system's temporary folder), then the cases' matches and their losing choices
+played ``N`` times in this process from that table (each time with fresh games and an empty
+baseline memo, as a one-off grade has); prints the least CPU of the ``N``. Deterministic work,
+so ``valgrind --tool=callgrind python bench/play.py --replay 1`` minus the same with
+``--replay 0`` counts its instructions (``PYTHONHASHSEED=0``): a figure the machine's load does
+not move.
 """
 
 from __future__ import annotations
@@ -88,6 +97,53 @@ def overhead() -> int:
         finally:
             worker.close()
     print(f"load average {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+def replay(runs: int) -> int:
+    """The matches' grader side from a table of values (module docstring)."""
+    import hashlib
+    import pickle
+    import tempfile
+
+    from grader.cases import load_case
+    from grader.scoring import play as scoring_play
+    from reference.evaluations import forget_positions
+
+    paths = sorted((REPO / "trees").glob("*/evaluate-*.json"))
+    rubric = load_rubric()
+    correct = REPO / "tests" / "submissions" / "correct" / "search.py"
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in [correct, *paths])).hexdigest()
+    table = Path(tempfile.gettempdir()) / f"play-replay-{digest[:16]}.pickle"
+    if not table.exists():  # one grade with a worker, its answers kept
+        values: dict[str, float] = {}
+        asked = scoring_play.evaluate_ids
+
+        def keeping(worker: Any, case: Any, ids: list[str], rubric: Any) -> dict[str, float]:
+            got = asked(worker, case, ids, rubric)
+            values.update(got)
+            return got
+
+        scoring_play.evaluate_ids = keeping  # type: ignore[assignment]
+        grade(correct, paths, rubric=rubric)
+        scoring_play.evaluate_ids = asked  # type: ignore[assignment]
+        table.write_bytes(pickle.dumps(values))
+    values = pickle.loads(table.read_bytes())
+    cases = [load_case(path) for path in paths]
+    least = None
+    for _ in range(runs):
+        scoring_play._GAMES.clear()
+        forget_positions()
+        start = time.process_time()
+        for case in cases:
+            records = scoring_play.play_case(case, rubric, lambda ids: {i: values[i] for i in ids})
+            scoring_play._losing_choices(scoring_play._game(case), records,
+                                         case.play.depth or rubric.play.depth)
+        used = time.process_time() - start
+        least = used if least is None else min(least, used)
+    if least is not None:
+        print(f"the matches' grader side, values from a table of {len(values):,}: "
+              f"{least:.3f} CPU s (least of {runs}); load average {os.getloadavg()[0]:.2f}")
     return 0
 
 
@@ -196,6 +252,8 @@ def _whole_grade(tree: Path, play_only: bool, tempfile: Any, subprocess: Any, js
 def main(argv: list[str]) -> int:
     if argv == ["--overhead"]:
         return overhead()
+    if argv[:1] == ["--replay"]:
+        return replay(int(argv[1]) if len(argv) > 1 else 5)
     if argv[:1] == ["--paired"]:
         runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 5
         return paired(Path(argv[1]), runs, "--whole" in argv, "--play" in argv)

@@ -3,7 +3,9 @@ opponent's, and the order the search of :mod:`reference.play_search` tries moves
 model answer (the referee that finds where a lost match's choice went wrong).
 
 Both are numbers for MAX (``x``) over the windows of ``connect`` cells of a grid game's
-``board(state)``; neither is ever shipped in the handout.
+``board(state)``; neither is ever shipped in the handout. The baseline's change when one mark
+fills one cell (:func:`baseline_gains`) lets the baseline opponent's search
+(:mod:`reference.baseline`) value a child from its parent without a whole evaluation.
 """
 
 from __future__ import annotations
@@ -43,12 +45,12 @@ def reference_evaluation(game: Any, state: Any) -> float:
     """The staff's good evaluation (the model answer): windows of ``connect`` cells held by one
     player only, weighted steeply by their marks (1, 4, 16, ...: a window one mark short of a
     line is worth far more than two with fewer), plus a mark in the middle column(s)."""
-    board = game.board(state)
-    score = _windows_worth(game, "".join(board), "reference")
-    middle = {game.columns // 2, (game.columns - 1) // 2}
-    for row in board:
-        for c in middle:
-            score += {"x": 0.5, "o": -0.5}.get(row[c], 0.0)
+    cells = "".join(game.board(state))
+    score = _windows_worth(game, cells, "reference")
+    columns = game.columns
+    for c in {columns // 2, (columns - 1) // 2}:  # a half for each x there, minus one for o
+        middle = cells[c::columns]
+        score += 0.5 * middle.count("x") - 0.5 * middle.count("o")  # (halves: exact sums)
     return score
 
 
@@ -57,6 +59,39 @@ def _windows_worth(game: Any, cells: str, weights: str) -> float:
     read, worth = _tables(game.rows, game.columns, game.connect, weights)
     marks = iter(read(cells))  # every window's marks, one window after another
     return sum(map(worth.__getitem__, zip(*[marks] * game.connect)))  # window by window
+
+
+# Added to a gain (:func:`baseline_gains`) when the mark completes a window: far above any
+# baseline value (a board's windows times ``connect``), so a gain this large means a line.
+COMPLETES = 1 << 30
+
+
+@lru_cache(maxsize=32)
+def baseline_gains(rows: int, columns: int, connect: int
+                   ) -> tuple[tuple[Any, ...], dict[str, dict[tuple[str, ...], int]]]:
+    """How :func:`baseline_evaluation` changes when a mark fills an empty cell: per cell, a
+    reader of the other ``connect - 1`` cells of every window through it (window by window,
+    one flat tuple); per mark, the change one window makes by those other cells' marks, plus
+    ``COMPLETES`` (x; minus it for o) when they are all the mark's (a line: the game is won).
+    A window's baseline worth depends only on how many marks of each kind it holds, so where
+    the empty cell lies in it does not matter. The change of a board's value is then::
+
+        sum(map(gains[mark].__getitem__, zip(*[iter(readers[cell](cells))] * (connect - 1))))
+    """
+    _, worth = _tables(rows, columns, connect, "baseline")
+    gains: dict[str, dict[tuple[str, ...], int]] = {}
+    for mark, sign in (("x", 1), ("o", -1)):
+        gains[mark] = {others: int(worth[(*others, mark)] - worth[(*others, ".")])
+                       + (sign * COMPLETES if others.count(mark) == connect - 1 else 0)
+                       for others in product("xo.", repeat=connect - 1)}
+    lines = grid_lines(rows, columns, connect)
+    readers = []
+    for cell in range(rows * columns):
+        others = [i for line in lines if cell in line for i in line if i != cell]
+        # itemgetter of one index returns the mark itself: a one-character string iterates
+        # as the one-mark tuple would (connect 2, one window through the cell)
+        readers.append(itemgetter(*others) if others else (lambda cells: ()))
+    return tuple(readers), gains
 
 
 @lru_cache(maxsize=32)

@@ -9,7 +9,9 @@ Convention (the student stub ``evaluate`` states what a student needs of it):
   ``random.Random``); ``greedy`` (a move that wins at once, the first in actions order; else,
   when some moves let the opponent win at once and others do not, a random one of those that
   do not, which blocks a single threat; else a random move); ``baseline`` (the same search at
-  the same depth with :func:`baseline_evaluation`, the staff's plain one).
+  the same depth with :func:`baseline_evaluation`, the staff's plain one: the move of
+  ``search_move``). The grader's matches find the baseline's and the greedy player's moves on
+  the board's cells (:mod:`reference.grid_opponents`: the same moves, the same draws).
 * A match: ``opening`` plies of uniform random moves (both sides, from the match seed: the
   matches of a case start from different positions), then the two players alternately until
   the game ends. Match ``i`` of a case uses seed ``case seed * 1000 + i``; the player under
@@ -37,6 +39,8 @@ from grader.games.players import (
     run_match,
     simple_move,
 )
+from reference.grid_opponents import baseline_move
+from reference.grid_opponents import greedy_move as grid_greedy_move
 from reference.evaluations import baseline_evaluation, reference_evaluation
 from reference.play_search import (
     Decision,
@@ -51,14 +55,16 @@ from reference.play_search import (
 OPPONENTS = ("random", "greedy", "baseline")
 
 
-# --- the opponents (random and greedy: grader.games.players, shipped) ------------------------
+# --- the opponents (grader.games.players, shipped; on the cells: reference.grid_opponents) ---
 
 
 def opponent_move(kind: str, game: Any, state: Any, rng: random.Random, depth: int) -> Any:
+    if kind == "greedy":
+        return grid_greedy_move(game, state, rng)
     if kind in SIMPLE_OPPONENTS:
         return simple_move(kind, game, state, rng)
     if kind == "baseline":
-        return search_move(game, state, depth, baseline_evaluation)
+        return baseline_move(game, state, depth)
     raise ValueError(f"expected an opponent, one of {OPPONENTS}, got: {kind!r}")
 
 

@@ -252,6 +252,106 @@ def test_the_greedy_opponent_takes_a_win_and_blocks_a_single_threat():
     assert all(play.greedy_move(game, block, random.Random(seed)) == 3 for seed in range(5))
 
 
+def seeded_positions(game, count: int, seed: int, most_empty: int | None = None) -> list:
+    """``count`` non-terminal positions of ``game`` reached by seeded random play (with at most
+    ``most_empty`` empty squares, when given)."""
+    rng, found = random.Random(seed), []
+    while len(found) < count:
+        state = game.initial_state()
+        for _ in range(rng.randrange(game.rows * game.columns)):
+            if game.is_terminal(state):
+                break
+            state = game.result(state, rng.choice(list(game.actions(state))))
+        empty = "".join(game.board(state)).count(".")
+        if not game.is_terminal(state) and (most_empty is None or empty <= most_empty):
+            found.append(state)
+    return found
+
+
+BOARDS = [("connect4", C4), ("mnk", {}), ("tictactoe", {}),
+          ("connect4", {"rows": 4, "columns": 5, "connect": 3}),
+          ("mnk", {"rows": 3, "columns": 4, "connect": 2})]
+
+
+@pytest.mark.parametrize("name, params", BOARDS)
+def test_the_baseline_s_gain_is_the_change_of_its_value_and_flags_a_line(name, params):
+    from reference.evaluations import COMPLETES, baseline_gains
+
+    game = builtin_game(name, None, params)
+    readers, gains = baseline_gains(game.rows, game.columns, game.connect)
+    lines = 0
+    for state in seeded_positions(game, 40, 7):
+        cells = "".join(game.board(state))
+        mark = "x" if game.to_move(state) == MAX else "o"
+        for action in game.actions(state):
+            child = game.result(state, action)
+            cell = next(i for i, c in enumerate("".join(game.board(child))) if c != cells[i])
+            gain = sum(map(gains[mark].__getitem__,
+                           zip(*[iter(readers[cell](cells))] * (game.connect - 1))))
+            won = game.is_terminal(child) and game.utility(child) != 0
+            lines += won
+            flag = (COMPLETES if mark == "x" else -COMPLETES) if won else 0
+            flags = round((gain - (play.baseline_evaluation(game, child)
+                                   - play.baseline_evaluation(game, state))) / COMPLETES)
+            assert (gain - flags * COMPLETES == play.baseline_evaluation(game, child)
+                    - play.baseline_evaluation(game, state))  # the change of the value
+            assert (flags != 0) == won and (not won or flags * flag > 0)  # and a line, flagged
+    assert lines  # some positions had a move that wins
+
+
+@pytest.mark.parametrize("name, params", BOARDS)
+def test_the_baseline_opponent_moves_as_the_search_with_the_baseline_evaluation(name, params):
+    from reference.grid_opponents import baseline_move
+
+    game = builtin_game(name, None, params)
+    for depth in (1, 2, 3):
+        most_empty = 14 if depth == 3 else None
+        for state in seeded_positions(game, 25, depth, most_empty):
+            assert baseline_move(game, state, depth) == play_search.search_move(
+                game, state, depth, play.baseline_evaluation), (game.state_id(state), depth)
+
+
+@pytest.mark.parametrize("name, params", BOARDS)
+def test_the_greedy_opponent_on_the_cells_moves_and_draws_as_the_plain_one(name, params):
+    from grader.games.players import wins_at_once
+    from reference.grid_opponents import greedy_move
+
+    game = builtin_game(name, None, params)
+    kinds = set()
+    for index, state in enumerate(seeded_positions(game, 60, 11)):
+        mine, theirs = random.Random(index), random.Random(index)
+        move = greedy_move(game, state, mine)
+        assert move == play.greedy_move(game, state, theirs), game.state_id(state)
+        assert mine.getstate() == theirs.getstate()  # the same draws: the match goes on alike
+        actions = game.actions(state)
+        unsafe = [a for a in actions if not game.is_terminal(game.result(state, a)) and any(
+            wins_at_once(game, game.result(state, a), r)
+            for r in game.actions(game.result(state, a)))]
+        kinds.add("win" if any(wins_at_once(game, state, a) for a in actions) else
+                  "block" if 0 < len(unsafe) < len(actions) else "any")
+    # each rule met (two in a row: every move but a win leaves the opponent one, no block)
+    assert kinds == ({"win", "block", "any"} if game.connect > 2 else {"win", "any"}), kinds
+
+
+def test_the_baseline_opponent_leaves_other_games_to_the_search():
+    from grader.games.connect4 import ConnectFour
+    from reference.grid_opponents import baseline_move
+
+    class Mirrored(ConnectFour):  # its own rules, unknown to the board search: the columns
+        def actions(self, state):  # offered right to left
+            return tuple(reversed(super().actions(state)))
+
+    game, plain = Mirrored(rows=6, columns=7, connect=4), builtin_game("connect4", None, C4)
+    differ = 0
+    for state in seeded_positions(game, 20, 3):
+        move = baseline_move(game, state, 2)
+        assert move == play_search.search_move(game, state, 2, play.baseline_evaluation)
+        differ += move != baseline_move(plain, plain.state_from_id(game.state_id(state)), 2)
+    assert differ  # ties went to this game's first action, not Connect Four's
+    won = plain.state_from_id(".......|.......|x......|x.....o|x.....o|x.....o")
+    assert baseline_move(plain, won, 2) is None  # a terminal position: no move
+
+
 # --- the worker's evaluate request ---------------------------------------------------------
 
 

@@ -902,6 +902,11 @@ def test_a_forged_value_decodes_to_plain_data_within_its_caps():
         deep = [deep]
     assert "too large" in str(decode_value(deep))
     assert decode_value([1] * 20_000).count(1) < 20_000
+    # a list of plain floats (evaluate's values) is itself, within the same item budget
+    assert decode_value([0.5] * 9_999) == [0.5] * 9_999
+    cut = decode_value([0.5] * 10_000)
+    assert cut[:-1] == [0.5] * 9_999 and cut[-1] == OpaqueValue("?", "<value too large to show>")
+    assert decode_value([0.5, float("nan")])[0] == 0.5  # NaN comes back as itself (a float)
     assert decode_value({"$float": "1e400"}) == OpaqueValue("?", "<a malformed value>")
     assert decode_value(2**5000) == OpaqueValue("int", "<int of 5001 bits>")
     assert decode_value(["a3", ("x" * 999)]) == ["a3", "x" * 999]  # an action, an id: as is
@@ -912,6 +917,36 @@ def test_a_forged_value_decodes_to_plain_data_within_its_caps():
     assert many[-1] == OpaqueValue("?", "<value too large to show>")
     objects = decode_value([{"$object": "T" * 500, "repr": "r" * 500}] * 9000)
     assert len(objects) < 300 and objects[-1] == OpaqueValue("?", "<value too large to show>")
+
+
+def test_the_tampering_check_names_each_place_changed_and_passes_once_restored(monkeypatch):
+    import grader.games.tictactoe as tictactoe
+    from grader.sandbox.failures import guarded_objects, tampered
+
+    snapshot = guarded_objects()
+    assert tampered(snapshot) == []
+    monkeypatch.setattr(tictactoe.GridGame, "result", lambda self, state, action: None)
+    assert tampered(snapshot) == ["grader.games.tictactoe.GridGame.result"]  # a member
+    monkeypatch.undo()
+    monkeypatch.delattr(tictactoe, "grid_lines")
+    assert tampered(snapshot) == ["grader.games.tictactoe.grid_lines"]  # a name deleted
+    monkeypatch.undo()
+    monkeypatch.setattr(tictactoe, "parse_grid", print)
+    assert tampered(snapshot) == ["grader.games.tictactoe.parse_grid"]  # a function
+    monkeypatch.undo()
+    assert tampered(snapshot) == []
+
+
+def test_an_evaluate_reply_s_values_are_finite_numbers_one_a_position():
+    from grader.sandbox.protocol import evaluation_values
+
+    assert evaluation_values([0.5, -2.0, 3.25], 3) == ([0.5, -2.0, 3.25], "")
+    assert evaluation_values([1, 2.5, 3], 3) == ([1.0, 2.5, 3.0], "")  # ints made floats
+    for bad in (float("nan"), float("inf"), -float("inf")):  # floats only, one not finite
+        assert evaluation_values([0.5, bad, 3.0], 3) == (
+            [], f"expected finite numbers, got: '{bad}' at index 1")
+    assert evaluation_values([0.5, 1.5], 3)[1] == "expected 3 numbers, got: 2"
+    assert evaluation_values([0.5, True, 1.5], 3)[1].endswith("'True' at index 1")
 
 
 

@@ -23,24 +23,32 @@ SIMPLE_OPPONENTS = ("random", "greedy")
 
 def wins_at_once(game: Any, state: Any, action: Any) -> bool:
     """Whether ``action`` ends the game with a win for the player to move."""
-    child = game.result(state, action)
+    return _won(game, game.result(state, action), game.to_move(state))
+
+
+def _won(game: Any, child: Any, mover: Any) -> bool:
+    """Whether ``child`` ends the game with a win for ``mover``, who moved to it."""
     if not game.is_terminal(child):
         return False
     payoff = game.utility(child)
-    return payoff > 0 if game.to_move(state) == MAX else payoff < 0
+    return payoff > 0 if mover == MAX else payoff < 0
 
 
 def greedy_move(game: Any, state: Any, rng: random.Random) -> Any:
     """Win at once if possible; else avoid the moves that let the opponent win at once."""
     actions = list(game.actions(state))
-    for action in actions:
-        if wins_at_once(game, state, action):
+    result, mover = game.result, game.to_move(state)
+    children = [result(state, action) for action in actions]  # each made once, used twice
+    for action, child in zip(actions, children):
+        if _won(game, child, mover):
             return action
     safe = []
-    for action in actions:
-        child = game.result(state, action)
-        if game.is_terminal(child) or not any(
-                wins_at_once(game, child, reply) for reply in game.actions(child)):
+    for action, child in zip(actions, children):
+        if game.is_terminal(child):
+            safe.append(action)
+            continue
+        replier = game.to_move(child)
+        if not any(_won(game, result(child, reply), replier) for reply in game.actions(child)):
             safe.append(action)
     return rng.choice(safe if safe and len(safe) < len(actions) else actions)
 

@@ -22,6 +22,7 @@ from the marks: ``x`` when both have as many, ``o`` when ``x`` has one more.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from operator import attrgetter, itemgetter
 from typing import Any, Callable, NamedTuple
@@ -32,6 +33,7 @@ MEMO_LIMIT = 200_000  # children slots remembered by result() before the memo st
 POSITION_MEMO = 50_000  # boards whose mover, actions or id a memo keeps before it starts over
 UTILITIES = {"x": 1, "o": -1, "": 0}  # a terminal board's utility, by its winner
 _cells = attrgetter("cells")
+_board = tuple.__new__  # Board(cells, ply, winner) without NamedTuple's Python-level __new__
 
 
 class Board(NamedTuple):
@@ -96,39 +98,18 @@ def parse_grid(state: Any, game: str) -> tuple[str, int, int]:
     return cells, len(rows), len(rows[0])
 
 
-_MARK_BITS = {mark: str.maketrans({"x": "0", "o": "0", ".": "0", "|": "0", mark: "1"})
-              for mark in "xo"}  # an id -> binary digits: 1 where ``mark`` is
-
-
-def _run_shifts(columns: int, connect: int) -> tuple[tuple[int, ...], ...]:
-    """For each direction of a line in an id (rows of ``columns`` cells joined by ``|``, so
-    ``columns + 1`` characters a row): the shifts that turn a bit mask of the id into the mask
-    of the cells that start ``connect`` marks in a row that way (:func:`_has_run`). The ``|``
-    column stops a row, or a diagonal, from running on into the next row."""
-    found = []
-    for step in (1, columns, columns + 1, columns + 2):  # across, down-left, down, down-right
-        shifts, length = [], 1
-        while 2 * length <= connect:  # runs of `length` -> runs of twice that
-            shifts.append(length * step)
-            length *= 2
-        if length < connect:  # then the rest: runs of `length` overlapping by what is over
-            shifts.append((connect - length) * step)
-        found.append(tuple(shifts))
-    return tuple(found)
-
-
-def _has_run(joined: str, bits: dict[int, str], run_shifts: tuple[tuple[int, ...], ...]) -> bool:
-    """Whether the id ``joined`` has a line of the mark that ``bits`` (a translation table)
-    marks with 1s: a bit of ``mask & mask >> shift`` is set where a run starts and another
-    starts ``shift`` further on (:func:`_run_shifts`)."""
-    mask = int(joined.translate(bits), 2)
-    for shifts in run_shifts:
-        runs = mask
-        for shift in shifts:
-            runs &= runs >> shift
-        if runs:
-            return True
-    return False
+@lru_cache(maxsize=64)
+def line_patterns(columns: int, connect: int) -> dict[str, re.Pattern[str]]:
+    """Per mark, a pattern found in an id (rows of ``columns`` cells joined by ``|``, so
+    ``columns + 1`` characters a row) where that mark has ``connect`` in a line: across,
+    down-left, down or down-right, each a step of 1, ``columns``, ``columns + 1`` or
+    ``columns + 2`` characters. The ``|`` column stops a row, or a diagonal, from running on
+    into the next row. (One search in C: the worker rebuilds each position it evaluates from
+    its id, thousands a submission.)"""
+    return {mark: re.compile("|".join(mark + ("." * (step - 1) + mark) * (connect - 1)
+                                      for step in (1, columns, columns + 1, columns + 2)),
+                             re.DOTALL)
+            for mark in "xo"}
 
 
 class GridGame(Game):
@@ -157,10 +138,11 @@ class GridGame(Game):
         self._through = lines_through(rows, columns, connect)
         self._runs = {mark: (mark,) * connect for mark in "xo"}
         self._id_length = rows * (columns + 1) - 1  # an id's length: rows, "|" between them
+        self._bars = "|" * (rows - 1)  # an id's characters between its rows
         # cells -> its rows, in one call (board and ids: asked for at every evaluation in play)
         self._cut_rows = itemgetter(*[slice(i, i + columns)
                                       for i in range(0, rows * columns, columns)])
-        self._run_shifts = _run_shifts(columns, connect)
+        self._line_patterns = line_patterns(columns, connect)
         # board -> its children made so far, by action (None: not yet): one lookup a child
         self._memo: dict[Board, list[Board | None]] = {}
         self._empty: dict[str, tuple[int, ...]] = {}  # cells -> the empty squares, ascending
@@ -194,27 +176,36 @@ class GridGame(Game):
                              f"{max(rows, columns)}, got {connect!r}")
         return rows, columns
 
-    def _check_position(self, cells: str, state: Any, joined: str | None = None) -> str:
+    def _check_position(self, cells: str, state: Any, joined: str | None = None,
+                        counts: tuple[int, int] | None = None) -> str:
         """The winner of a given position; ValueError if it cannot arise in play. ``joined``:
-        its id, when the caller has it (else it is made from ``cells``)."""
-        where = f"{self.NAME} position {state!r} is impossible"
-        x, o = cells.count("x"), cells.count("o")
+        its id, and ``counts``: its x and o marks, when the caller has them (else they are
+        made from ``cells``)."""
+        x, o = (cells.count("x"), cells.count("o")) if counts is None else counts
         if x not in (o, o + 1):
             raise ValueError(
-                f"{where}: x moves first, so x has as many marks as o or one more "
-                f"(x has {x}, o has {o})"
+                f"{self._impossible(state)}: x moves first, so x has as many marks as o or one "
+                f"more (x has {x}, o has {o})"
             )
-        # the lines found with bit masks of the id (the evaluate assignment rebuilds each
-        # position it is asked about from its id, so this runs thousands of times a submission)
+        # the lines found by a pattern of the id (line_patterns: the evaluate assignment
+        # rebuilds each position it is asked about from its id, thousands a submission)
+        if x < self.connect:  # no line without `connect` marks (and o has at most x's)
+            return ""
         joined = self._joined(cells) if joined is None else joined
-        won = {mark for mark, count in (("x", x), ("o", o))
-               if count >= self.connect and _has_run(joined, _MARK_BITS[mark], self._run_shifts)}
-        if len(won) == 2:
-            raise ValueError(f"{where}: both x and o have a line")
+        lines = self._line_patterns
+        x_won = lines["x"].search(joined) is not None
+        o_won = o >= self.connect and lines["o"].search(joined) is not None
+        if x_won and o_won:
+            raise ValueError(f"{self._impossible(state)}: both x and o have a line")
         last = "x" if x > o else "o"
-        if won and won != {last}:
-            raise ValueError(f"{where}: {won.pop()} has a line, but {last} moved last")
-        return won.pop() if won else ""
+        won = "x" if x_won else "o" if o_won else ""
+        if won and won != last:
+            raise ValueError(f"{self._impossible(state)}: {won} has a line, but {last} moved "
+                             "last")
+        return won
+
+    def _impossible(self, state: Any) -> str:
+        return f"{self.NAME} position {state!r} is impossible"
 
     def _window_weight(self, marks: int) -> int:
         return 1  # tic-tac-toe counts open lines
@@ -353,8 +344,8 @@ class GridGame(Game):
         run = self._runs[mark]
         for marks in self._through[square]:
             if marks(cells) == run:
-                return Board(cells, state.ply + 1, mark)
-        return Board(cells, state.ply + 1, "")
+                return _board(Board, (cells, state.ply + 1, mark))
+        return _board(Board, (cells, state.ply + 1, ""))
 
     def is_terminal(self, state: Board) -> bool:
         return bool(state.winner) or "." not in state.cells
@@ -435,14 +426,14 @@ class GridGame(Game):
         counted from the empty board; ValueError when it is malformed or cannot arise in play."""
         columns = self.columns
         if type(state_id) is str and len(state_id) == self._id_length \
-                and state_id[columns::columns + 1] == "|" * (self.rows - 1):
+                and state_id[columns::columns + 1] == self._bars:
             # the ids the grader sends: this shape's rows, "|" between them, only there
             cells = state_id.replace("|", "")
-            if len(cells) == self.rows * columns and \
-                    cells.count("x") + cells.count("o") + cells.count(".") == len(cells):
+            x, o = cells.count("x"), cells.count("o")
+            if len(cells) == self.rows * columns and x + o + cells.count(".") == len(cells):
                 self._check_shape(state_id, cells)
-                return Board(cells, len(cells) - cells.count("."),
-                             self._check_position(cells, state_id, state_id))
+                return _board(Board, (cells, x + o,
+                                      self._check_position(cells, state_id, state_id, (x, o))))
         # anything else: parsed in full (the same position, or the error naming the fault)
         cells, rows, columns = parse_grid(state_id, self.NAME)
         if (rows, columns) != (self.rows, self.columns):

@@ -359,7 +359,7 @@ class Worker(WorkerProcess):
         cut = self.account.cut(most if call_most is None else call_most)
         before = process_cpu(pid) if pid is not None else None
         try:
-            reply = self._exchange_within_limits(request, window, most)
+            reply = self._exchange_within_limits(request, window, most, before)
         finally:
             if self._channel is not None:
                 self._channel.max_items = MAX_MESSAGE_ITEMS
@@ -382,11 +382,13 @@ class Worker(WorkerProcess):
         return reply
 
     def _exchange_within_limits(self, request: dict[str, Any], window: float,
-                                most: float) -> WorkerReply:
+                                most: float, cpu_now: float | None = None) -> WorkerReply:
+        """``cpu_now``: the worker's CPU seconds the caller read a moment ago (else read
+        here): the limits count from it."""
         seq = request["seq"]
         cpu = most + self.limits.kill_margin
         watch = Watch(self.pid, cpu, max(MIN_IDLE, 2 * window), 3 * cpu + 2 * MIN_IDLE,
-                      asleep=True)
+                      asleep=True, cpu_start=cpu_now)
         function = None
         try:
             # bounded too: a worker that stops reading must not hang the grader on a big case

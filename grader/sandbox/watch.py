@@ -85,11 +85,15 @@ class Watch:
     (see the module docstring). Counted from creation."""
 
     def __init__(self, pid: int | None, cpu: float, idle: float, wall: float,
-                 asleep: bool = False) -> None:
+                 asleep: bool = False, cpu_start: float | None = None) -> None:
+        """``cpu_start``: the worker's CPU seconds read just before (the caller's own reading,
+        one ``/proc`` read fewer a request); else read here."""
         self.pid, self.cpu, self.idle, self.asleep = pid, cpu, idle, asleep
         self.started = time.monotonic()
         self.wall_deadline = self.started + wall
-        self.cpu_start = process_cpu(pid) if pid is not None else None
+        if cpu_start is None and pid is not None:
+            cpu_start = process_cpu(pid)
+        self.cpu_start = cpu_start
         self._last_cpu, self._last_change = self.cpu_start, self.started
         self._sample_cpu = self.cpu_start
         self._asleep_total = 0.0  # wall seconds between two checks that both saw it asleep

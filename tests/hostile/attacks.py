@@ -1277,6 +1277,9 @@ EVALUATE_FORGERIES = {
     "too_few": '{"event": "reply", "seq": %d, "status": "ok", "value": [1.0]}',
     "strings": '{"event": "reply", "seq": %d, "status": "ok", "value": ["1", "2", "3"]}',
     "nan": '{"event": "reply", "seq": %d, "status": "ok", "value": [1, {"$float": "nan"}, 3]}',
+    # floats only (the parent's quick path for the worker's own replies), one not finite
+    "nan_literal": '{"event": "reply", "seq": %d, "status": "ok", "value": [1.0, NaN, 3.0]}',
+    "infinity": '{"event": "reply", "seq": %d, "status": "ok", "value": [1.0, 2.0, -Infinity]}',
     "huge_int": '{"event": "reply", "seq": %d, "status": "ok", "value": [1, 2, ' + "9" * 400 + "]}",
     "not_a_list": '{"event": "reply", "seq": %d, "status": "ok", "value": {"$dict": []}}',
     "oversized": None,  # 200,000 numbers for 3 positions: refused before it is decoded

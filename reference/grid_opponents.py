@@ -1,0 +1,193 @@
+"""The ``baseline`` and ``greedy`` opponents' moves, computed on the board's cells
+(:mod:`reference.play`).
+
+Convention: each move is the one the plain definition makes, so the matches are the same; only
+the work differs. The ``baseline`` move is :func:`reference.play_search.search_move`'s with
+:func:`reference.evaluations.baseline_evaluation` (minimax's at ``depth`` plies: outcomes
+outrank every evaluation, a sooner win is better, a later loss; the first action in
+``game.actions`` order among those of the best value); the ``greedy`` move is
+:func:`grader.games.players.greedy_move`'s, with the same draw from the match's ``random``.
+Here:
+
+* A position is its cells (row-major ``x`` / ``o`` / ``.``, as ``"".join(game.board(state))``)
+  and the baseline's value of it. A child's value is its parent's plus the change of the
+  windows through the cell filled (:func:`reference.evaluations.baseline_gains`), which also
+  says whether the mark completed a line: no board object, no whole evaluation a child.
+* The rules are the built-in grid games' (:class:`~grader.games.tictactoe.TicTacToe`,
+  :class:`~grader.games.mnk.MNKGame`: any empty cell, ascending; :class:`~grader.games.connect4.
+  ConnectFour`: the columns with space, ascending, a mark falling to the lowest empty cell of
+  its column). Any other game, a subclass included, gets the plain definitions themselves.
+* Values are numbers for MAX, ordered as ``search_move``'s pairs are: a win for MAX at depth
+  ``d`` is ``WIN - d``, a loss ``d - WIN``, a draw 0 and an evaluated position its value
+  (far inside ``WIN``: at most a board's windows times ``connect``).
+* Alpha-beta, fail-soft, with the reply that last cut a search at each depth tried first: the
+  value of each child of the root is exact wherever it can beat the best so far, whatever the
+  order inside, so the move is minimax's. tests/test_play.py checks both opponents against
+  the plain definitions on seeded positions of five boards (the baseline at depths 1 to 3).
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+from typing import Any
+
+from grader.games.base import MAX
+from grader.games.connect4 import ConnectFour
+from grader.games.mnk import MNKGame
+from grader.games.players import greedy_move as plain_greedy_move
+from grader.games.tictactoe import TicTacToe
+from reference.evaluations import COMPLETES, baseline_evaluation, baseline_gains
+from reference.play_search import search_move
+
+WIN = 1_000_000  # a win for MAX at the root; ``WIN - d`` at depth ``d`` (module docstring)
+_LINE = COMPLETES // 2  # a gain at least this far from 0: the mark completed a line
+_DROPS = {TicTacToe: False, MNKGame: False, ConnectFour: True}  # the games searched here
+
+
+def baseline_move(game: Any, state: Any, depth: int) -> Any:
+    """The ``baseline`` opponent's move at ``state`` (``depth`` plies: the module docstring);
+    None at a terminal position, as ``search_move``'s."""
+    drops = _DROPS.get(type(game))
+    if drops is None or depth < 1 or game.is_terminal(state):
+        return search_move(game, state, depth, baseline_evaluation)
+    search = _search(game.rows, game.columns, game.connect, drops)
+    return search.move(game, state, depth)
+
+
+def greedy_move(game: Any, state: Any, rng: random.Random) -> Any:
+    """The ``greedy`` opponent's move at the non-terminal ``state``: a move that wins at once
+    (the first in actions order); else, when some moves let the opponent win at once and
+    others do not, ``rng``'s choice of those that do not; else its choice of all."""
+    drops = _DROPS.get(type(game))
+    if drops is None:
+        return plain_greedy_move(game, state, rng)
+    search = _search(game.rows, game.columns, game.connect, drops)
+    return search.greedy("".join(game.board(state)),
+                         "x" if game.to_move(state) == MAX else "o", rng)
+
+
+@lru_cache(maxsize=16)
+def _search(rows: int, columns: int, connect: int, drops: bool) -> _GridSearch:
+    return _GridSearch(rows, columns, connect, drops)
+
+
+class _GridSearch:
+    """The search on one board shape and rule (module docstring)."""
+
+    def __init__(self, rows: int, columns: int, connect: int, drops: bool) -> None:
+        self.rows, self.columns, self.connect, self.drops = rows, columns, connect, drops
+        self.readers, self.gains = baseline_gains(rows, columns, connect)
+        self.runs = {mark: (mark,) * (connect - 1) for mark in "xo"}  # a window's other cells
+        self.killers: dict[int, int] = {}  # depth -> the square whose reply last cut there
+
+    def moves(self, cells: str) -> list[tuple[int, int]]:
+        """``(action, cell filled)`` of each legal move, in actions order."""
+        if not self.drops:
+            return [(cell, cell) for cell, mark in enumerate(cells) if mark == "."]
+        found, columns, last_row = [], self.columns, self.columns * (self.rows - 1)
+        for column in range(columns):
+            if cells[column] == ".":
+                cell = column + last_row
+                while cells[cell] != ".":
+                    cell -= columns
+                found.append((column, cell))
+        return found
+
+    def wins(self, cells: str, cell: int, mark: str) -> bool:
+        """Whether ``mark`` filling ``cell`` completes a line."""
+        return self.runs[mark] in zip(*[iter(self.readers[cell](cells))] * (self.connect - 1))
+
+    def greedy(self, cells: str, mark: str, rng: random.Random) -> int:
+        """:func:`greedy_move` on ``cells``, ``mark`` to move."""
+        moves = self.moves(cells)
+        for action, cell in moves:
+            if self.wins(cells, cell, mark):
+                return action
+        other, last = "o" if mark == "x" else "x", cells.count(".") == 1
+        safe = []
+        for action, cell in moves:
+            child = cells[:cell] + mark + cells[cell + 1:]
+            if last or not any(self.wins(child, reply, other) for _, reply in self.moves(child)):
+                safe.append(action)  # the board full (a draw), or no reply of theirs wins
+        actions = [action for action, _ in moves]
+        return rng.choice(safe if safe and len(safe) < len(actions) else actions)
+
+    def gain(self, cells: str, cell: int, mark: str) -> int:
+        """The baseline's change when ``mark`` fills ``cell`` (plus ``COMPLETES``, signed, for
+        a line)."""
+        return sum(map(self.gains[mark].__getitem__,
+                       zip(*[iter(self.readers[cell](cells))] * (self.connect - 1))))
+
+    def move(self, game: Any, state: Any, depth: int) -> int:
+        cells = "".join(game.board(state))
+        value = int(baseline_evaluation(game, state))
+        mark, for_max = ("x", True) if game.to_move(state) == MAX else ("o", False)
+        empty = cells.count(".")
+        self.killers = {}
+        chosen, best = None, None
+        for action, cell in self.moves(cells):
+            # search_move's windows: a value no better than best's is not exact, and does
+            # not matter
+            alpha, beta = (-2 * WIN, 2 * WIN) if best is None else \
+                (best, 2 * WIN) if for_max else (-2 * WIN, best)
+            got = self.child(cells, value, mark, cell, 1, empty - 1, depth, alpha, beta)
+            if best is None or (got > best if for_max else got < best):
+                chosen, best = action, got
+        return chosen
+
+    def child(self, cells: str, value: int, mark: str, cell: int, level: int, empty: int,
+              depth: int, alpha: int, beta: int) -> int:
+        """The value of the position ``mark`` makes by filling ``cell`` of ``cells`` (worth
+        ``value``), at depth ``level``, ``empty`` cells left there; exact when strictly
+        between ``alpha`` and ``beta``, else no better than the bound passed."""
+        gain = self.gain(cells, cell, mark)
+        if gain >= _LINE:
+            return WIN - level
+        if gain <= -_LINE:
+            return level - WIN
+        if not empty:
+            return 0  # a draw
+        if level == depth:
+            return value + gain
+        return self.node(cells[:cell] + mark + cells[cell + 1:], value + gain,
+                         "o" if mark == "x" else "x", level, empty, depth, alpha, beta)
+
+    def node(self, cells: str, value: int, mark: str, level: int, empty: int, depth: int,
+             alpha: int, beta: int) -> int:
+        """The value of the non-terminal ``cells`` (worth ``value``, ``mark`` to move, at
+        depth ``level`` < ``depth``, ``empty`` cells empty), as :meth:`child` says."""
+        moves = self.moves(cells)
+        killer = self.killers.get(level)
+        if killer is not None:
+            for place, move in enumerate(moves):
+                if move[1] == killer:
+                    moves.insert(0, moves.pop(place))
+                    break
+        maximizing = mark == "x"
+        last = level + 1 == depth  # the children are the leaves: valued here, in one loop
+        table, readers, others = self.gains[mark].__getitem__, self.readers, self.connect - 1
+        won = WIN - level - 1 if maximizing else level + 1 - WIN
+        best = None
+        for _, cell in moves:
+            if last:
+                gain = sum(map(table, zip(*[iter(readers[cell](cells))] * others)))
+                got = won if gain >= _LINE or gain <= -_LINE else \
+                    value + gain if empty > 1 else 0  # the last empty cell: a draw
+            else:
+                got = self.child(cells, value, mark, cell, level + 1, empty - 1, depth, alpha,
+                                 beta)
+            if maximizing:
+                if best is None or got > best:
+                    best = got
+                    alpha = max(alpha, got)
+            elif best is None or got < best:
+                best = got
+                beta = min(beta, got)
+            if alpha >= beta:
+                self.killers[level] = cell
+                break
+        return best
+
+
+__all__ = ["WIN", "baseline_move", "greedy_move"]
