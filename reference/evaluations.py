@@ -5,7 +5,7 @@ model answer (the referee that finds where a lost match's choice went wrong).
 Both are numbers for MAX (``x``) over the windows of ``connect`` cells of a grid game's
 ``board(state)``; neither is ever shipped in the handout. The baseline's change when one mark
 fills one cell (:func:`baseline_gains`) lets the baseline opponent's search
-(:mod:`reference.baseline`) value a child from its parent without a whole evaluation.
+(:mod:`reference.grid_opponents`) value a child from its parent without a whole evaluation.
 """
 
 from __future__ import annotations

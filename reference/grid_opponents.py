@@ -79,7 +79,6 @@ class _GridSearch:
         self.rows, self.columns, self.connect, self.drops = rows, columns, connect, drops
         self.readers, self.gains = baseline_gains(rows, columns, connect)
         self.runs = {mark: (mark,) * (connect - 1) for mark in "xo"}  # a window's other cells
-        self.killers: dict[int, int] = {}  # depth -> the square whose reply last cut there
 
     def moves(self, cells: str) -> list[tuple[int, int]]:
         """``(action, cell filled)`` of each legal move, in actions order."""
@@ -124,20 +123,22 @@ class _GridSearch:
         value = int(baseline_evaluation(game, state))
         mark, for_max = ("x", True) if game.to_move(state) == MAX else ("o", False)
         empty = cells.count(".")
-        self.killers = {}
+        killers: dict[int, int] = {}  # depth -> the square whose reply last cut there (this
+        # search's own: the instance is shared by every match of the shape, in any thread)
         chosen, best = None, None
         for action, cell in self.moves(cells):
             # search_move's windows: a value no better than best's is not exact, and does
             # not matter
             alpha, beta = (-2 * WIN, 2 * WIN) if best is None else \
                 (best, 2 * WIN) if for_max else (-2 * WIN, best)
-            got = self.child(cells, value, mark, cell, 1, empty - 1, depth, alpha, beta)
+            got = self.child(cells, value, mark, cell, 1, empty - 1, depth, alpha, beta,
+                             killers)
             if best is None or (got > best if for_max else got < best):
                 chosen, best = action, got
         return chosen
 
     def child(self, cells: str, value: int, mark: str, cell: int, level: int, empty: int,
-              depth: int, alpha: int, beta: int) -> int:
+              depth: int, alpha: int, beta: int, killers: dict[int, int]) -> int:
         """The value of the position ``mark`` makes by filling ``cell`` of ``cells`` (worth
         ``value``), at depth ``level``, ``empty`` cells left there; exact when strictly
         between ``alpha`` and ``beta``, else no better than the bound passed."""
@@ -151,14 +152,14 @@ class _GridSearch:
         if level == depth:
             return value + gain
         return self.node(cells[:cell] + mark + cells[cell + 1:], value + gain,
-                         "o" if mark == "x" else "x", level, empty, depth, alpha, beta)
+                         "o" if mark == "x" else "x", level, empty, depth, alpha, beta, killers)
 
     def node(self, cells: str, value: int, mark: str, level: int, empty: int, depth: int,
-             alpha: int, beta: int) -> int:
+             alpha: int, beta: int, killers: dict[int, int]) -> int:
         """The value of the non-terminal ``cells`` (worth ``value``, ``mark`` to move, at
         depth ``level`` < ``depth``, ``empty`` cells empty), as :meth:`child` says."""
         moves = self.moves(cells)
-        killer = self.killers.get(level)
+        killer = killers.get(level)
         if killer is not None:
             for place, move in enumerate(moves):
                 if move[1] == killer:
@@ -176,7 +177,7 @@ class _GridSearch:
                     value + gain if empty > 1 else 0  # the last empty cell: a draw
             else:
                 got = self.child(cells, value, mark, cell, level + 1, empty - 1, depth, alpha,
-                                 beta)
+                                 beta, killers)
             if maximizing:
                 if best is None or got > best:
                     best = got
@@ -185,7 +186,7 @@ class _GridSearch:
                 best = got
                 beta = min(beta, got)
             if alpha >= beta:
-                self.killers[level] = cell
+                killers[level] = cell
                 break
         return best
 

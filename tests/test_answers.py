@@ -212,3 +212,25 @@ def test_a_grade_decodes_only_the_entries_it_asks_for_and_saves_the_others_as_re
     after = json.loads(path.read_text())["entries"]
     assert len(after) == 3 and all(after[k] == text for k, text in before.items())
     assert AnswerKey(cache=path).entries == answers_module.key_entries(path.read_text())
+
+
+@pytest.mark.parametrize("name", [
+    "scoring/assumptions.py",  # the assumptions cases' staff side (their table, the children's
+                               # searches, the ghost's moves), kept whole in the key
+    "run/runner.py",  # the rule naming the stub a test calls at the root, kept a case
+    "games/tictactoe.py", "algorithms/minimax.py", "run/tracing.py",
+])
+def test_the_key_version_changes_with_the_code_its_kept_entries_come_from(name, monkeypatch):
+    """An entry kept in the key is reused only under the same code version: an edit of any
+    file its value comes from must give another version (else the key would hand a grade the
+    old code's answer)."""
+    from pathlib import Path
+
+    from grader.answers.store import code_version
+    from grader.paths import PACKAGE_ROOT
+
+    before = code_version()
+    edited, read = PACKAGE_ROOT / name, Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes",
+                        lambda self: read(self) + b"\n# edited" if self == edited else read(self))
+    assert code_version() != before

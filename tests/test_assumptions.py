@@ -198,6 +198,15 @@ def test_assumptions_staff_side_is_kept_in_the_answer_key_and_never_reused_stale
     cache.write_text(json.dumps(data))
     read = scoring.staff_side(case, one, AnswerKey(cache=cache))
     assert set(read.ghost_moves.values()) == {"forged"}  # the key's entry is what is read
+    position = next(iter(read.ghost_moves))
+    turns, ghost_depth = read.ghosts_with
+    assert read.ghost_move(position, turns, ghost_depth) == "forged"
+    # asked with other settings than the entry's: the staff's code answers, not the entry
+    assert read.ghost_move(position, turns, ghost_depth + 1) != "forged"
+    child, (ghost, turns, depth) = read.ahead[0], read.searched_with
+    from reference import assumptions as staff
+    assert read.child_search(child, ghost, turns, depth + 1) == \
+        staff.child_search(child, ghost, turns, depth + 1)
 
     # another rubric (two matches a ghost): its own entry, the staff's values
     assert scoring.staff_side(case, FEW, AnswerKey(cache=cache)) == scoring.staff_side(case, FEW)

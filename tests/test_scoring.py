@@ -33,7 +33,7 @@ class ScriptedWorker:
             case = case.public_dict()
         self.requests.append({"case": case, "algorithm": algorithm, "time_limit": time_limit,
                               "time_multiple": time_multiple, "budget": budget,
-                              "trace_limit": trace_limit})
+                              "trace_limit": trace_limit, "stub": stub})
         reply = self.replies.pop(0)
         reply.function, reply.algorithm, reply.time_limit = "alpha_beta", algorithm, time_limit
         return reply
@@ -185,6 +185,9 @@ def test_the_root_stub_is_kept_in_the_answer_key_and_never_reused_stale(tmp_path
     data["entries"][name] = json.dumps({"value": "forged"})
     cache.write_text(json.dumps(data))
     assert kept_root_stub(case, "minimax", AnswerKey(cache=cache)) == "forged"  # read back
+    worker = ScriptedWorker(WorkerReply("ok", 3, [], []))
+    grade_pair(case, "minimax", "1.1", Rubric(), worker, AnswerKey(cache=cache))
+    assert worker.requests[0]["stub"] == "forged"  # the request names the kept stub
     at_min = case_from_dict({**case.data, "root_player": "min", "expect": {}}, path)
     assert kept_root_stub(at_min, "minimax", AnswerKey(cache=cache)) == "min_value"
     data["code_version"] = "0" * 16  # another reference or games: the file is not read

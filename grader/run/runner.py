@@ -56,6 +56,30 @@ def function_name(algorithm: str, game: Game) -> str:
     return algorithm_specs.get(algorithm).stub_at(game.to_move(game.initial_state()) == MIN)
 
 
+def root_mover_is_min(game: Game) -> bool | None:
+    """Whether MIN moves at the game's root (what :func:`function_name` asks); None when the
+    root cannot say (the call itself will then report it)."""
+    try:
+        return game.to_move(game.initial_state()) == MIN
+    except Exception:  # noqa: BLE001 - the student's call meets the same error, and says so
+        return None
+
+
+def stub_at_root(algorithm: str, minimizing: bool | None) -> str:
+    """:func:`function_name`'s answer from :func:`root_mover_is_min`'s, never raising: the
+    algorithm's own name when the root has no mover, or the algorithm no stub of its own (the
+    request then fails in the worker, where the student's failures are reported). The grader
+    names the stub of a request with it (``grader.sandbox.client.root_stub``) and keeps that
+    in the answer key: it is here, in a file the key's version hashes, so that an edit of the
+    rule never leaves a key naming the old stub."""
+    if minimizing is None:
+        return algorithm
+    try:
+        return algorithm_specs.get(algorithm).stub_at(minimizing)
+    except Exception:  # noqa: BLE001 - an algorithm without a stub of its own
+        return algorithm
+
+
 def run_algorithm(
     functions: FunctionTable,
     game: Game,

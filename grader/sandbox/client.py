@@ -49,14 +49,12 @@ import weakref
 from collections.abc import Mapping
 from typing import Any
 
-from grader.algorithms import get as get_algorithm
 from grader.algorithms.evaluate import ALGORITHM as EVALUATE
 from grader.algorithms.mcts import SETTINGS_FIELD as MCTS_FIELD
 from grader.errors import GraderError
 from grader.games import builtin_game
-from grader.games.base import MIN
 from grader.run.evaluation import MAX_POSITIONS
-from grader.run.runner import function_name
+from grader.run.runner import function_name, root_mover_is_min, stub_at_root
 from grader.run.tracing import Budget
 from grader.sandbox.capture import join_output
 from grader.sandbox.lifecycle import WorkerProcess
@@ -85,7 +83,8 @@ _ROOTS: dict[int, tuple[weakref.ref, bool | None]] = {}
 
 
 def root_stub(case: Any, algorithm: str) -> str:
-    """The stub ``algorithm`` calls at the root of a loaded case's game (as
+    """The stub ``algorithm`` calls at the root of a loaded case's game
+    (:func:`grader.run.runner.stub_at_root`, the rule; as
     :func:`~grader.sandbox.protocol.check_case_builds` says for a case given as a dict, whose
     every field it checks first: a loaded case was checked whole by its loader, so only its
     game is built here, once, in the grader's own process, where a failure is the grader's).
@@ -97,17 +96,10 @@ def root_stub(case: Any, algorithm: str) -> str:
             game = case.build_game()
         except Exception as error:  # noqa: BLE001 - any failure is the grader's, and said so
             raise GraderError(f"the case sent to the worker does not build: {error}") from error
-        try:
-            minimizing: bool | None = game.to_move(game.initial_state()) == MIN
-        except Exception:  # noqa: BLE001 - a root without a mover: the call itself says so
-            minimizing = None
         if len(_ROOTS) > 1000:
             _ROOTS.clear()
-        held = _ROOTS[id(case)] = (weakref.ref(case), minimizing)
-    try:  # as grader.run.runner.function_name: the MIN stub at a MIN root
-        return get_algorithm(algorithm).stub_at(held[1]) if held[1] is not None else algorithm
-    except Exception:  # noqa: BLE001 - an algorithm without a stub of its own
-        return algorithm
+        held = _ROOTS[id(case)] = (weakref.ref(case), root_mover_is_min(game))
+    return stub_at_root(algorithm, held[1])
 
 
 class Worker(WorkerProcess):

@@ -11,7 +11,8 @@ from __future__ import annotations
 import sys
 import traceback
 from itertools import chain
-from operator import is_, itemgetter
+from operator import attrgetter, is_, itemgetter
+from types import FunctionType, ModuleType
 from typing import Any
 
 
@@ -97,9 +98,11 @@ GUARDED_MODULES = ("__main__", "builtins", "time", "signal", "json", "socket", "
                    "timeout_decorator.timeout_decorator")  # fmt: skip
 
 
-# Members Python itself adds to a class the first time it is asked (copy's ``__slotnames__``
-# when an instance is copied, ``__annotations__`` when read): neither changes what a method does.
-PYTHON_CACHES = frozenset({"__slotnames__", "__annotations__"})
+# Names Python itself adds to a class or module the first time it is asked (copy's
+# ``__slotnames__`` when an instance is copied, ``__annotations__`` when read, the warnings
+# module's ``__warningregistry__``; and a submodule, once imported, on its package): none
+# changes what the grader's code does.
+PYTHON_CACHES = frozenset({"__slotnames__", "__annotations__", "__warningregistry__"})
 
 
 class Snapshot(dict):
@@ -108,12 +111,20 @@ class Snapshot(dict):
     instead of walking every module again (a walk a request cost about 1 ms)."""
 
     places: list[tuple[Any, str, Any, str]]
-    # each guarded class's members (its live ``vars``), their names then, a getter of them all
-    # (a KeyError once one is deleted) and the class's qualified name: a member *added* to a
-    # class shadows the one it inherits (``ConnectFour.recording_result`` over GridGame's)
-    # without replacing any place above; the same number of names, none deleted, is the same
-    # names (a check of 121 classes in C loops, about 10 us)
+    # each guarded module's and class's namespace (its live ``vars``), its names then, a getter
+    # of them all (a KeyError once one is deleted) and its qualified name: a name *added*
+    # shadows what it inherits (``ConnectFour.recording_result`` over GridGame's, a module's
+    # ``len`` over the builtin) without replacing any place above; the same number of names,
+    # none deleted, is the same names (a check of 121 classes in C loops, about 10 us)
     classes: list[tuple[Any, frozenset[str], Any, str]]
+    # the guarded classes and their ``__bases__`` then (a class given other bases inherits
+    # other methods), and the guarded functions with their code, defaults and keyword
+    # defaults then (a function whose ``__code__`` is swapped is another function by the
+    # same object)
+    lineage: tuple[tuple[Any, ...], tuple[Any, ...]]
+    lineage_names: list[str]
+    functions: tuple[tuple[Any, ...], list[tuple[Any, Any, Any]]]
+    function_names: list[str]
     # the places by mapping, for a check in C loops (:func:`tampered`: every call of a batch of
     # positions makes one; ``mappingproxy.get`` looks its method up each call, a subscript
     # does not): the mappings, a getter of each one's keys' objects as a tuple, and the
@@ -126,6 +137,7 @@ def guarded_objects() -> Snapshot:
     seen = Snapshot()
     places = seen.places = []
     classes = seen.classes = []
+    kinds: list[tuple[type, str]] = []
     modules = sys.modules
     for name, module in list(modules.items()):
         if name not in GUARDED_MODULES and name.split(".")[0] != "grader":
@@ -133,6 +145,8 @@ def guarded_objects() -> Snapshot:
         seen[f"sys.modules[{name!r}]"] = module
         places.append((modules, name, module, f"sys.modules[{name!r}]"))
         names = vars(module)
+        if name != "builtins":  # a student's new builtin shadows nothing of the grader's
+            classes.append((names, frozenset(names), _getter_of(names), name))
         for key, value in list(names.items()):
             if not (callable(value) and not key.startswith("__")):
                 continue
@@ -143,6 +157,7 @@ def guarded_objects() -> Snapshot:
                 if name != "builtins":  # built-in classes cannot gain or lose members
                     classes.append((members, frozenset(members), _getter_of(members),
                                     f"{name}.{key}"))
+                    kinds.append((value, f"{name}.{key}"))
                 for member, item in list(members.items()):
                     if callable(item) or isinstance(item, (staticmethod, classmethod, property)):
                         seen[f"{name}.{key}.{member}"] = item
@@ -154,6 +169,11 @@ def guarded_objects() -> Snapshot:
         values.append(value)
     groups = [(mapping, itemgetter(*keys, keys[0]), (*values, values[0]))  # a tuple, one
               for mapping, keys, values in by_mapping.values()]  # key or more
+    seen.lineage = (tuple(kind for kind, _ in kinds), tuple(kind.__bases__ for kind, _ in kinds))
+    seen.lineage_names = [name for _, name in kinds]
+    functions = [(value, name) for _, _, value, name in places if type(value) is FunctionType]
+    seen.functions = (tuple(f for f, _ in functions), [_PARTS(f) for f, _ in functions])
+    seen.function_names = [name for _, name in functions]
     seen.groups = (tuple(mapping for mapping, _, _ in groups),
                    tuple(getter for _, getter, _ in groups),
                    tuple(value for _, _, values in groups for value in values))
@@ -167,6 +187,18 @@ def _getter_of(names: Any) -> Any:
 
 
 _GET = itemgetter.__call__  # a getter applied to its mapping, as map() calls it
+_BASES = attrgetter("__bases__")
+_PART_NAMES = ("__code__", "__defaults__", "__kwdefaults__")
+_PARTS = attrgetter(*_PART_NAMES)  # a function's parts, as one tuple
+
+
+def _same_code(snapshot: Any) -> bool:
+    """Whether every guarded class has its bases and every guarded function its code and
+    defaults (:attr:`Snapshot.lineage`, :attr:`Snapshot.functions`), in C loops (a tuple
+    compares its items by identity first: a part replaced by an equal one changes nothing)."""
+    kinds, bases = snapshot.lineage
+    functions, parts = snapshot.functions
+    return all(map(is_, map(_BASES, kinds), bases)) and list(map(_PARTS, functions)) == parts
 
 
 def _unmoved(groups: tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]) -> bool:
@@ -199,7 +231,9 @@ def tampered(snapshot: dict[str, Any]) -> list[str]:
     places = getattr(snapshot, "places", None)
     groups = getattr(snapshot, "groups", None)
     classes = getattr(snapshot, "classes", [])
-    if groups is not None and _unmoved(groups) and _same_members(classes):
+    lineage = getattr(snapshot, "lineage", None)
+    if groups is not None and _unmoved(groups) and _same_members(classes) and \
+            (lineage is None or _same_code(snapshot)):
         return []  # nothing moved (about 10 times quicker than the loops below, which name)
     if places is None:  # a plain mapping of names: walk the modules again
         current = guarded_objects()
@@ -208,10 +242,18 @@ def tampered(snapshot: dict[str, Any]) -> list[str]:
         changed = [name for mapping, key, value, name in places if mapping.get(key) is not value]
     for place, (members, names, _, name) in enumerate(classes):
         now = set(members)
-        cached = (now - names) & PYTHON_CACHES
+        cached = {member for member in now - names if member in PYTHON_CACHES
+                  or isinstance(members[member], ModuleType)}  # a submodule imported since
         if cached:  # Python's own, not the student's: kept from now on, so the fast path holds
             names = names | cached
             classes[place] = (members, names, _getter_of(names), name)
         changed += [f"{name}.{member} (added)" for member in sorted(now - names)]
         changed += [f"{name}.{member} (deleted)" for member in sorted(names - now)]
+    if lineage is not None:
+        changed += [f"{name}.__bases__" for kind, bases, name in
+                    zip(*lineage, snapshot.lineage_names) if kind.__bases__ is not bases]
+        functions, parts = snapshot.functions
+        for function, was, name in zip(functions, parts, snapshot.function_names):
+            changed += [f"{name}.{part}" for part, now, then
+                        in zip(_PART_NAMES, _PARTS(function), was) if now is not then]
     return [name.replace("__main__", "grader.sandbox.worker") for name in changed[:5]]

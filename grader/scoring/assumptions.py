@@ -141,17 +141,21 @@ class StaffSide:
     for in order (:func:`ahead_of`), the reference's search of each (``child -> (value,
     result calls, utility/evaluate calls)``, as ``reference.assumptions.child_search`` gives
     it, the ghost typed by the case's agent) and the adversarial ghost's move at each of its
-    positions in those matches."""
+    positions in those matches. Each kept answer holds for the settings it was computed with
+    (``searched_with``: ghost, turns, depth; ``ghosts_with``: turns, the ghost's depth); a call
+    with others goes to the staff's code."""
 
     table: dict[str, dict[str, Any]]
     ahead: list[str]
     searches: dict[str, tuple[float, int, int]]
     ghost_moves: dict[str, str]
+    searched_with: tuple[str, int, int]
+    ghosts_with: tuple[int, int]
 
     def child_search(self, child: str, ghost: str, turns: int, depth: int
                      ) -> tuple[float, int, int]:
         """The reference's search of ``child`` (the staff's code for a child not kept)."""
-        found = self.searches.get(child)
+        found = self.searches.get(child) if (ghost, turns, depth) == self.searched_with else None
         if found is not None:
             return found
         from reference import assumptions as staff
@@ -160,7 +164,7 @@ class StaffSide:
 
     def ghost_move(self, position: str, turns: int, depth: int) -> str:
         """The adversarial ghost's move at ``position`` (the staff's code where not kept)."""
-        found = self.ghost_moves.get(position)
+        found = self.ghost_moves.get(position) if (turns, depth) == self.ghosts_with else None
         if found is not None:
             return found
         from reference import assumptions as staff
@@ -184,10 +188,10 @@ def staff_side(case: Case, rubric: Rubric, answers: AnswerKey | None = None) -> 
     computed here without a key). The entry's name holds a hash of the case's setup, so a
     rubric whose ``[assumptions]`` settings differ has its own entry (the case's content and
     the code are the key's own: module docstring)."""
-    setup = plan(case, rubric)
-    named = hashlib.sha256(json.dumps(setup, sort_keys=True).encode()).hexdigest()[:16]
     if answers is None:
         return _as_staff_side(_staff_entry(case, rubric))
+    setup = plan(case, rubric)
+    named = hashlib.sha256(json.dumps(setup, sort_keys=True).encode()).hexdigest()[:16]
     return _as_staff_side(answers.extra(case, f"{STAFF_ENTRY}:{named}",
                                         lambda: _staff_entry(case, rubric)))
 
@@ -211,14 +215,17 @@ def _staff_entry(case: Case, rubric: Rubric) -> dict[str, Any]:
         "table": reference_table(case, rubric), "ahead": ahead,
         "searches": {child: list(staff.child_search(child, ghost, turns, depth))
                      for child in ahead},
-        "ghost_moves": ghost_moves}))
+        "ghost_moves": ghost_moves, "searched_with": [ghost, turns, depth],
+        "ghosts_with": [turns, setup["ghost_depth"]]}))
 
 
 def _as_staff_side(entry: dict[str, Any]) -> StaffSide:
     return StaffSide(table=entry["table"], ahead=list(entry["ahead"]),
                      searches={child: (float(found[0]), int(found[1]), int(found[2]))
                                for child, found in entry["searches"].items()},
-                     ghost_moves=dict(entry["ghost_moves"]))
+                     ghost_moves=dict(entry["ghost_moves"]),
+                     searched_with=tuple(entry["searched_with"]),
+                     ghosts_with=tuple(entry["ghosts_with"]))
 
 
 def table_key(case: Case, rubric: Rubric) -> str:

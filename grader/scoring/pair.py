@@ -85,7 +85,8 @@ ROOT_STUB = "root-stub"  # the answer key's entry name of a case's root stub, by
 def kept_root_stub(case: Case, algorithm: str, answers: AnswerKey) -> str:
     """The stub ``algorithm`` calls at the case's root (:func:`root_stub`: its game built),
     kept in the answer key: a function of the case and of the code the key's version hashes
-    (the games, the algorithms' specs), so the grade of a cached case builds no game for it."""
+    (the games, the algorithms' specs, the rule in ``grader/run/runner.py``), so the grade of
+    a cached case builds no game for it."""
     return answers.extra(case, f"{ROOT_STUB}:{algorithm}", lambda: root_stub(case, algorithm))
 
 

@@ -622,6 +622,34 @@ ATTACKS: list[Attack] = [
                 return 3
             """), message=r"replaced part of the grader \(grader\.games\.tree\.TreeGame\."
                           r"recording_result \(added\)"),
+    _attack("shadow_builtin_in_module", "forgery",
+            "a module-level name over a builtin: `len` in the game's base module, which the "
+            "recording uses to stop a search at its budget",
+            _ab("""
+                import grader.games.base
+                grader.games.base.len = lambda items: 0
+                return 3
+            """), message=r"replaced part of the grader \(grader\.games\.base\.len \(added\)"),
+    _attack("rebase_game_class", "forgery",
+            "a game class given other bases, whose recording_result records nothing",
+            _ab("""
+                import grader.games.base, grader.games.tree
+                class Quiet(grader.games.base.Game):
+                    def recording_result(self, generated, most, stop):
+                        return self.result
+                grader.games.tree.TreeGame.__bases__ = (Quiet,)
+                return 3
+            """), message=r"replaced part of the grader \(grader\.games\.tree\.TreeGame\."
+                          r"__bases__"),
+    _attack("swap_function_code", "forgery",
+            "the recording's code swapped inside the grader's own function object",
+            _ab("""
+                import grader.games.base
+                grader.games.base.Game.recording_result.__code__ = (
+                    lambda self, generated, most, stop: self.result).__code__
+                return 3
+            """), message=r"replaced part of the grader \(grader\.games\.base\.Game\."
+                          r"recording_result\.__code__"),
     _attack("patch_compare", "forgery", "the comparison replaced by one that always passes",
             _ab("""
                 import grader.compare
@@ -1212,7 +1240,8 @@ SAME_FOR_ANY_USER = frozenset({
     "kill_self",
     # what the parent makes of the worker's replies and values
     "print_fake_results", "patch_unittest", "patch_gradescope_utils", "patch_tracing",
-    "shadow_inherited_method",
+    "shadow_inherited_method", "shadow_builtin_in_module", "rebase_game_class",
+    "swap_function_code",
     "patch_compare", "patch_worker_clock", "eq_always_true", "float_subclass", "nan",
     "markdown_breakout", "forged_grader_error", "forged_huge_trace", "forged_long_trace",
     "forged_long_trace_minimax", "forged_malformed_reply", "forged_next_reply",
