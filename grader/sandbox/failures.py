@@ -248,7 +248,8 @@ def tampered(snapshot: dict[str, Any]) -> list[str]:
             names = names | cached
             classes[place] = (members, names, _getter_of(names), name)
         changed += [f"{name}.{member} (added)" for member in sorted(now - names)]
-        changed += [f"{name}.{member} (deleted)" for member in sorted(names - now)]
+        changed += [f"{name}.{member} (deleted)" for member in sorted(names - now)
+                    if f"{name}.{member}" not in changed]  # a place deleted is named already
     if lineage is not None:
         changed += [f"{name}.__bases__" for kind, bases, name in
                     zip(*lineage, snapshot.lineage_names) if kind.__bases__ is not bases]
