@@ -175,9 +175,10 @@ class StaffSide:
                       ) -> list[tuple[str, float]]:
         """The reference agent's value of each action at ``position`` (the reference's
         ``action_values``, its children's searches read from :attr:`searches`)."""
-        ghost = GHOST_TYPES[agent]
-        return [(action, self.child_search(child, ghost, turns, depth - 1)[0])
-                for action, child in children(position, turns)]
+        from reference import assumptions as staff
+
+        return staff.action_values(position, agent, turns, depth,
+                                   lambda *child: self.child_search(*child)[0])
 
 
 STAFF_ENTRY = "assumptions-staff"  # the answer key's entry name for a case's StaffSide
