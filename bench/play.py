@@ -10,7 +10,7 @@ may be shared, so the CPU seconds are the fair figure.
 ``python bench/play.py --paired TREE [--runs N]``: this checkout against another one (``TREE``:
 a checkout of the code before a change, e.g. ``git worktree add /tmp/before main``), paired:
 ``N`` runs each (default 5), alternating, each a fresh process grading the correct solution on
-the six cases with that tree's code and worker; prints each run's and the medians' CPU of the
+the five cases with that tree's code and worker; prints each run's and the medians' CPU of the
 play tests alone (the grader's in them and their worker's, as ``bench/profile_grade.py`` splits
 it: no interpreter, imports, case loading or worker start-up; the matches a worker's cases
 play together before their tests, ``grade.play_ahead``, counted too), and the ratio of the
@@ -18,7 +18,7 @@ medians.
 The machine's load changes both alike, as they alternate. ``--whole``: instead, each run is a
 ``grader grade --hidden`` of the correct solution (every case), its CPU that of the process and
 its workers, interpreter and start-up included, each checkout's answer cache warmed by a run
-not measured; ``--whole --play``: of the six cases alone.
+not measured; ``--whole --play``: of the five cases alone.
 
 ``python bench/play.py --overhead``: the worker's own cost, beyond the student's: a worker of a
 submission whose ``evaluate`` returns 0 asked for 5,000 distinct positions of each play game
@@ -147,7 +147,7 @@ def replay(runs: int) -> int:
     return 0
 
 
-# One grade of the six evaluate cases, in a fresh process in a checkout's folder (its own code
+# One grade of the five evaluate cases, in a fresh process in a checkout's folder (its own code
 # and its worker's): the CPU of the play tests alone, as bench/profile_grade.py splits it.
 PLAY_TESTS_CPU = """
 import json, sys, time

@@ -8,7 +8,7 @@ score rate and Bradley-Terry Elo (draws half a win) per game and in all, and wri
 ``bench/strength.json``.
 
 ``python bench/strength.py grade [--sets S] [--matches M] [--rubric FILE] [--jobs J]``: plays
-each function's matches of the six ``evaluate-*`` cases in ``S`` seed sets (set ``s`` adds
+each function's matches of the five ``evaluate-*`` cases in ``S`` seed sets (set ``s`` adds
 ``1000 x s`` to every case's seed), ``M`` matches a case, with the grader's own search and
 opponents (``grader.scoring.play.play_case``, in process, no sandbox); scores them under the
 rubric (default trees/rubric.toml) with the grader's own scoring (``play_score``), and checks
