@@ -14,7 +14,6 @@ timer: the parent's wall-clock kill is the time backstop). No privilege drop, no
 from __future__ import annotations
 
 import os
-import random
 import sys
 import threading
 import time
@@ -115,9 +114,9 @@ def main() -> int:
                 pass  # closed by the submission: the parent stops waiting for it
         send_line(message)
 
-    prepare_process(config)  # as the sandboxed worker does
+    seed = prepare_process(config)  # as the sandboxed worker does
     tools = PortableTools(
-        seed=random.seed, perf_counter=time.perf_counter, getrusage=None, getrlimit=None,
+        seed=seed, perf_counter=time.perf_counter, getrusage=None, getrlimit=None,
         setrlimit=None, setitimer=None, set_handler=None, send=send, receive=receive,
         exit=os._exit, process_time=time.process_time,
     )

@@ -76,6 +76,7 @@ from grader.sandbox.reply_parts import (
     safe_repr_factory,
     timeout_message,
 )
+from grader.sandbox.seeding import install_deferred_random
 from grader.sandbox.values import encode_value
 
 # Imported for the student's code before the privilege drop (quicker than from the disk after
@@ -452,16 +453,19 @@ def json_lines(write: Callable[[bytes], Any], readline: Callable[[], bytes]
     return send, receive
 
 
-def prepare_process(config: dict[str, Any]) -> None:
+def prepare_process(config: dict[str, Any]) -> Callable[[Any], None]:
     """What both workers do before any limit that needs the OS: tracebacks of a crash on
-    stderr, the trace kept for failed calls, the grader's modules imported, the scratch
-    folder as the working directory."""
+    stderr, the trace kept for failed calls, the grader's modules imported, ``random``'s
+    generator seeded on first use (:mod:`grader.sandbox.seeding`), the scratch folder as the
+    working directory. Returns the seeding function each call uses (``Tools.seed``)."""
     faulthandler.enable(sys.__stderr__)  # a segfault leaves a traceback on the worker's stderr
     # Keep a handle on each run's trace, so a failed call still reports what it generated;
     # run_algorithm stays the one calling convention. (In the worker process only.)
     runner.traced = _Stash.traced
     _preload()
+    seed = install_deferred_random().defer_seed
     os.chdir(config["scratch"])
+    return seed
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -481,14 +485,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     limits = config["limits"]
     most_killable()  # the OOM killer's first choice, before anything could fill memory
-    prepare_process(config)
+    seed = prepare_process(config)
     drop_privileges(config["ids"])
     die_with_parent()
     landlock = confine(config["scratch"]) if config.get("landlock", True) else 0
     seccomp = refuse_sysv_ipc() if config.get("seccomp", True) else 0  # after no_new_privs
     apply_limits(limits)
     tools = Tools(
-        seed=random.seed, perf_counter=time.perf_counter, getrusage=resource.getrusage,
+        seed=seed, perf_counter=time.perf_counter, getrusage=resource.getrusage,
         getrlimit=resource.getrlimit, setrlimit=resource.setrlimit, setitimer=signal.setitimer,
         set_handler=signal.signal, send=send, receive=receive, exit=os._exit,
         raise_signal=signal.raise_signal, prof_clock=prof_clock_reader(time.clock_gettime),
