@@ -122,7 +122,7 @@ class Snapshot(dict):
     # defaults then, and their names (a function whose ``__code__`` is swapped is another
     # function by the same object)
     lineage: tuple[tuple[type, ...], tuple[Any, ...], tuple[str, ...]]
-    functions: tuple[tuple[Any, ...], list[tuple[Any, Any, Any]], tuple[str, ...]]
+    functions: tuple[tuple[Any, ...], tuple[Any, ...], tuple[str, ...]]  # parts: 3 a function
     # the places by mapping, for a check in C loops (:func:`tampered`: every call of a batch of
     # positions makes one; ``mappingproxy.get`` looks its method up each call, a subscript
     # does not): the mappings, a getter of each one's keys' objects as a tuple, and the
@@ -170,7 +170,8 @@ def guarded_objects() -> Snapshot:
     seen.lineage = (tuple(kind for kind, _ in kinds), tuple(kind.__bases__ for kind, _ in kinds),
                     tuple(name for _, name in kinds))
     functions = [(value, name) for _, _, value, name in places if type(value) is FunctionType]
-    seen.functions = (tuple(f for f, _ in functions), [_PARTS(f) for f, _ in functions],
+    seen.functions = (tuple(f for f, _ in functions),
+                      tuple(part for f, _ in functions for part in _PARTS(f)),
                       tuple(name for _, name in functions))
     seen.groups = (tuple(mapping for mapping, _, _ in groups),
                    tuple(getter for _, getter, _ in groups),
@@ -192,11 +193,14 @@ _PARTS = attrgetter(*_PART_NAMES)  # a function's parts, as one tuple
 
 def _same_code(snapshot: Any) -> bool:
     """Whether every guarded class has its bases and every guarded function its code and
-    defaults (:attr:`Snapshot.lineage`, :attr:`Snapshot.functions`), in C loops (a tuple
-    compares its items by identity first: a part replaced by an equal one changes nothing)."""
+    defaults (:attr:`Snapshot.lineage`, :attr:`Snapshot.functions`), in C loops. By identity,
+    never ``==``: an equality test would call the ``__eq__`` of whatever the submission put in
+    a function's defaults, its own code run here, outside the call's guard, free to answer
+    "equal" (tests/hostile: ``defaults_equal_to_anything``)."""
     kinds, bases, _ = snapshot.lineage
     functions, parts, _ = snapshot.functions
-    return all(map(is_, map(_BASES, kinds), bases)) and list(map(_PARTS, functions)) == parts
+    return all(map(is_, map(_BASES, kinds), bases)) and \
+        all(map(is_, chain.from_iterable(map(_PARTS, functions)), parts))
 
 
 def _unmoved(groups: tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]) -> bool:
@@ -252,7 +256,9 @@ def tampered(snapshot: dict[str, Any]) -> list[str]:
     if lineage is not None:
         changed += [f"{name}.__bases__" for kind, bases, name in zip(*lineage)
                     if kind.__bases__ is not bases]
-        for function, was, name in zip(*snapshot.functions):  # as _same_code compares
+        functions, parts, names = snapshot.functions
+        for index, (function, name) in enumerate(zip(functions, names)):  # as _same_code does
+            was = parts[3 * index:3 * index + 3]
             changed += [f"{name}.{part}" for part, now, then
-                        in zip(_PART_NAMES, _PARTS(function), was) if now != then]
+                        in zip(_PART_NAMES, _PARTS(function), was) if now is not then]
     return [name.replace("__main__", "grader.sandbox.worker") for name in changed[:5]]

@@ -650,6 +650,22 @@ ATTACKS: list[Attack] = [
                 return 3
             """), message=r"replaced part of the grader \(grader\.games\.base\.Game\."
                           r"recording_result\.__code__"),
+    _attack("defaults_equal_to_anything", "forgery",
+            "a grader function's defaults replaced by an object equal to anything (an equality "
+            "check would run its __eq__ and hear 'unchanged')",
+            _ab("""
+                import grader.run.tracing
+
+                class Equal:
+                    def __eq__(self, other):
+                        return True
+
+                    __hash__ = object.__hash__
+
+                grader.run.tracing.traced.__defaults__ = (Equal(),)
+                return 3
+            """), message=r"replaced part of the grader \(grader\.run\.tracing\.traced\."
+                          r"__defaults__"),
     _attack("patch_compare", "forgery", "the comparison replaced by one that always passes",
             _ab("""
                 import grader.compare
@@ -1241,7 +1257,7 @@ SAME_FOR_ANY_USER = frozenset({
     # what the parent makes of the worker's replies and values
     "print_fake_results", "patch_unittest", "patch_gradescope_utils", "patch_tracing",
     "shadow_inherited_method", "shadow_builtin_in_module", "rebase_game_class",
-    "swap_function_code",
+    "swap_function_code", "defaults_equal_to_anything",
     "patch_compare", "patch_worker_clock", "eq_always_true", "float_subclass", "nan",
     "markdown_breakout", "forged_grader_error", "forged_huge_trace", "forged_long_trace",
     "forged_long_trace_minimax", "forged_malformed_reply", "forged_next_reply",
