@@ -134,6 +134,30 @@ def test_a_batch_ends_at_the_first_failing_seed_with_its_own_requests_reply(
         assert account.hidden < 0.2 + FAST.kill_margin + 0.5, account
 
 
+def test_seeds_go_in_as_many_requests_as_the_worker_has_cpu_time_for(
+        tmp_path: Path, monkeypatch) -> None:
+    """A worker process may use ``cpu_time`` CPU seconds in all: a request is sent to one
+    with room for its calls' limits (else to a fresh one), so a batch takes only the seeds
+    whose limits fit, and the next request the rest; the answers are those of one request."""
+    path = submission(tmp_path, CORRECT.read_text())
+    with Worker(path, limits=FAST) as worker:
+        whole = batch(worker)
+        _, most = worker.cpu_limits(FAST.time, 0.0, BUDGET)
+    sent = []
+    exchange = Worker._exchange
+    monkeypatch.setattr(Worker, "_exchange", lambda self, request, *args, **kwargs: (
+        sent.append(request), exchange(self, request, *args, **kwargs))[1])
+    room = replace(FAST, cpu_time=int(FAST.kill_margin + 2 + 2.5 * most) + 1)
+    with Worker(path, limits=room) as worker:
+        parts = batch(worker)
+        starts = worker.starts
+    assert whole.ok and parts.ok and parts.value == whole.value, (whole, parts)
+    assert parts.answered == whole.answered
+    sizes = [len(request["seeds"]["seeds"]) for request in sent]
+    assert sum(sizes) == len(SEEDS) and len(sizes) >= 2 and max(sizes) < len(SEEDS), sizes
+    assert starts == 1  # the calls' limits fit the one worker's life: never a fresh one
+
+
 def test_a_batch_of_seeds_stops_at_the_submissions_allowance_as_its_requests_would(
         tmp_path: Path) -> None:
     """Each seed's CPU most is cut at the allowance left after the seeds before it, as a
@@ -171,6 +195,8 @@ def test_forged_replies_to_a_batch_of_seeds_are_crashes_never_moves(tmp_path: Pa
                 assert reply.position == 0, (name, reply)
             if name in attacks.SEED_FORGERIES_THEN_EXIT:
                 assert "exited with code 3" in reply.message, (name, reply.message)
+            elif name == "oversized":  # refused before it is decoded: it costs the grader little
+                assert "the grader reads" in reply.message, reply.message
             else:
                 assert "malformed" in reply.message or "grader reads" in reply.message, \
                     (name, reply.message)
