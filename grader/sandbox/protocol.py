@@ -28,7 +28,8 @@ JSON lines over a private socket (never stdout), in this order::
                reply carries "answered": [[value, result calls, evaluated calls], ...], one a
                position answered; all answered: "status" "ok"; else the reply is position
                len(answered)'s, as a single call's, with "answered_cpu", the CPU seconds of the
-               positions before it. Checked by :func:`batch_answers`)
+               positions before it. Checked by :func:`batch_answers`, the numbers by the
+               client)
            or {"seq", "case", "algorithm", MCTS_FIELD, "time_limit", "cpu_most", "budget",
                "trace_limit", SEEDS_REQUEST: {"seeds": [seed, ...],
                                               "budgets": [{"result", "evaluated"}, ...],
@@ -56,10 +57,10 @@ begins (the batch's ``"announce": "each"``, with ``"answered"``: the answer of t
 it, if any, as the reply's), sends ``{"event": "started", "seq", "position": index,
 "answered_cpu": CPU seconds of the batch's calls before it}``: a kill of it is that call's (the
 answers before it as the "started" said them), the CPU seconds before it are not its
-time-out's, and the parent's limits restart there with that call's (each position once, in order: a forged one never extends them past
-the batch's). A batch may also give ``"left"``, the CPU seconds left of the submission's
-allowance: each call's most is cut at what is left of it after the calls before, as a request
-of its own would be.)
+time-out's, and the parent's limits restart there with that call's (each position once, in
+order: a forged one never extends them past the batch's). A batch also gives ``"left"``, the
+CPU seconds left of the submission's allowance: each call's most is cut at what is left of it
+after the calls before, as a request of its own would be.)
 
 A trace crosses packed (:func:`pack_trace`, the worker's way; :mod:`grader.run.packing`):
 ``"ids"`` lists each distinct id once, and ``"generated"`` / ``"evaluated"`` are base64 strings
