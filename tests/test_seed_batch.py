@@ -134,6 +134,19 @@ def test_a_batch_ends_at_the_first_failing_seed_with_its_own_requests_reply(
         assert account.hidden < 0.2 + FAST.kill_margin + 0.5, account
 
 
+def test_a_missing_or_unimplemented_mcts_is_the_first_seeds_failure(tmp_path: Path) -> None:
+    for name, source in (("missing", "import math\n"),
+                         ("stub", (CORRECT.parent.parent.parent.parent / "student" /
+                                   "search.py").read_text())):
+        path = submission(tmp_path, source, f"{name}.py")
+        with Worker(path, limits=FAST) as worker:
+            first, whole = alone(worker, SEEDS[0]), batch(worker)
+        assert whole.position == 0 and whole.answered == [], (name, whole)
+        assert (whole.status, whole.message, whole.function) == \
+            (first.status, first.message, first.function), (name, whole, first)
+        assert whole.status == ("missing_function" if name == "missing" else "error"), whole
+
+
 def test_seeds_go_in_as_many_requests_as_the_worker_has_cpu_time_for(
         tmp_path: Path, monkeypatch) -> None:
     """A worker process may use ``cpu_time`` CPU seconds in all: a request is sent to one
