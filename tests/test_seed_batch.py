@@ -108,7 +108,7 @@ def test_a_batch_ends_at_the_first_failing_seed_with_its_own_requests_reply(
     """Whatever way the fourth seed fails (an exception, its budget, a time-out, a time-out
     swallowed, sleeping, the process gone, printing too much), the batch's reply is that
     seed's as its own request gives it, the seeds before it answered as theirs; a kill names
-    the seed that ran, and charges only its CPU as a time-out. (Printing too much is at no
+    the seed that ran, and is charged as one time-out. (Printing too much is at no
     seed the parent can tell, as output it saw itself would be: the grader then asks the
     seeds not answered alone.)"""
     path = submission(tmp_path, failing_source(FAILURES[failure]))
@@ -129,9 +129,26 @@ def test_a_batch_ends_at_the_first_failing_seed_with_its_own_requests_reply(
     for field in ("status", "function", "message", "budget_stop"):
         assert getattr(whole, field) == getattr(failed, field), (field, whole, failed)
     assert (whole.error or {}).get("type") == (failed.error or {}).get("type")
-    if whole.status in ("timeout", "killed_timeout"):  # the seed's own, not the batch's
-        assert account.timed_out == {"mcts": 1} and account.timeouts == 1
-        assert account.hidden < 0.2 + FAST.kill_margin + 0.5, account
+    if whole.status in ("timeout", "killed_timeout"):  # once, as its own request was
+        assert account.timed_out == {"mcts": 1} and account.timeouts == 1, account
+
+
+def test_a_time_out_in_a_batch_charges_the_hiding_allowance_only_its_seeds_cpu(
+        tmp_path: Path) -> None:
+    """The seeds before the one stopped by the time limit ran 0.25 CPU s each: the whole
+    allowance is charged with them, the hiding allowance (what time-outs cost) without."""
+    spin = ("        pass\n    import time as _time\n    started = _time.process_time()\n"
+            "    while _time.process_time() - started < 0.25:\n        game.actions(state)")
+    path = submission(tmp_path, failing_source(FAILURES["swallows"]).replace(
+        "    return _right_mcts(", spin.replace("        pass\n", "", 1) + "\n"
+        "    return _right_mcts(", 1))
+    with Worker(path, limits=FAST) as worker:
+        whole = batch(worker, time_limit=0.3)
+        account = worker.account
+    assert whole.status == "killed_timeout" and whole.position == FAILING, whole
+    earlier = FAILING * 0.25
+    assert account.spent >= earlier + 0.3, account
+    assert 0.3 <= account.hidden < earlier, account
 
 
 def test_a_missing_or_unimplemented_mcts_is_the_first_seeds_failure(tmp_path: Path) -> None:
