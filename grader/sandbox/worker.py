@@ -294,9 +294,9 @@ def _serve_batch(calls: list[BatchCall], spec: dict[str, Any], numbers: bool, mo
     A call says which it is (``started``, with its position and the CPU time of the calls
     before it) when it runs a tick of its CPU guard, or, where ``spec`` asks it
     (``"announce": "each"``), as it begins, with the answer of the call before it (the
-    protocol's module docstring). Each call's CPU
-    most is ``spec``'s, cut at what is left of ``spec``'s ``"left"`` (the submission's CPU
-    allowance) after the calls before it, as a request of its own would be."""
+    protocol's module docstring). Each call's CPU most is ``spec``'s, cut at what is left of
+    ``spec``'s ``"left"`` (the submission's CPU allowance) after the calls before it, as a
+    request of its own would be."""
     answered: list[list[Any]] = []
     function = None
     each = spec.get("announce") == "each"
