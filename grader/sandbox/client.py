@@ -46,7 +46,7 @@ import math
 import os
 import signal
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from grader.algorithms.evaluate import ALGORITHM as EVALUATE
@@ -64,8 +64,10 @@ from grader.sandbox.protocol import (
     MAX_MESSAGE_ITEMS,
     MAX_TRACE,
     POSITIONS_REQUEST,
+    SEEDS_REQUEST,
     STATUSES,
     WorkerReply,
+    batch_answers,
     check_case_builds,
     evaluation_values,
     finite_number,
@@ -115,7 +117,11 @@ class Worker(WorkerProcess):
     _packed = False  # the request under way keeps its packed traces so (run(packed=True))
     _made_here = False  # the last reply was the parent's own (a kill, a crash)
     _started_at: int | None = None  # the batch position the worker last said it began
+    _started_cpu = 0.0  # and the CPU seconds of the batch's calls before it (its word)
     _batch_mosts: list[float] | None = None  # the batch under way: each position's CPU most
+    _batch_left = math.inf  # and the submission's allowance left as it was sent
+    _batch_cpu: float | None = None  # the worker's CPU seconds as it was sent
+    _streamed: list[tuple[Any, dict[str, int]]] | None = None  # answers its "started" carry
 
     # --- requests -------------------------------------------------------------------------
     def cpu_limits(self, time_limit: float, time_multiple: float = 0.0,
@@ -264,40 +270,131 @@ class Worker(WorkerProcess):
         # the grader's own failure is raised here, never by the worker
         first, *_ = [checked_position(game, params, state, depth_limit) for state in ids]
         function = function_name(algorithm, first)
+
+        def request(batch: dict[str, Any]) -> dict[str, Any]:
+            return {POSITIONS_REQUEST: {"game": game, "params": dict(params), "ids": list(ids),
+                                        "algorithm": algorithm, "depth_limit": depth_limit,
+                                        **batch}}
+
+        return self._batch(request, budgets, algorithm, function, time_limit, time_multiple,
+                           4 * len(ids) + 50_000, numbers=True, each=False, what="positions")
+
+    def run_seeds(self, case: Any, algorithm: str, *, mcts: Any, seeds: list[int],
+                  budget: Budget, time_limit: float | None = None, time_multiple: float = 0.0,
+                  stub: str | None = None) -> WorkerReply:
+        """:meth:`run` of ``algorithm`` on ``case`` once a seed of ``seeds`` (``mcts``'s
+        settings, its seed each of them in turn), each a call of its own as :meth:`run` makes
+        it with ``trace_limit=1``: its own work budget (``budget``, each), CPU backstop (cut at
+        what is left of the submission's allowance as it begins), seeded ``random`` and
+        ``random.Random(seed)``; no trace comes back, only each call's counts of game calls.
+        One request (an MCTS outcome test's seeds: a request costs the worker and the grader
+        more than a small search does), or more where the worker process has CPU time left for
+        fewer calls' limits (each request as many as fit, a fresh worker where none does, as
+        a request a seed would have it).
+
+        The batch ends at the first seed whose call does not return (an error, its budget, a
+        time-out, a missing function, output past the limit...). ``answered``, ``position``
+        and the reply are as :meth:`search_positions` gives them, an answer's value whatever
+        the call returned (decoded as :meth:`run`'s), counted over all of ``seeds``. Every
+        call says it begins, so a kill is at the seed that ran; ``position`` None with a
+        failure (an error no call is known to have made: output at the file-descriptor level,
+        the scratch folder, a grader replaced) leaves the seeds from ``len(answered)`` on for
+        the caller to run alone."""
+        time_limit = self.limits.time if time_limit is None else float(time_limit)
+        if not seeds:
+            raise ValueError("expected at least one seed")
+        if hasattr(case, "public_dict"):  # a Case: checked whole when it was loaded
+            function = stub or root_stub(case, algorithm)
+            case = case.public_dict()
+        else:
+            function = check_case_builds(case, algorithm)
+        settings = mcts_dict(mcts) or {}
+        answered: list[tuple[Any, dict[str, int]]] = []
+        while True:
+            done = len(answered)
+            count = min(self._calls_that_fit(time_limit, time_multiple, budget),
+                        len(seeds) - done, MAX_POSITIONS)
+            part = [int(seed) for seed in seeds[done:done + count]]
+
+            def request(batch: dict[str, Any], part: list[int] = part) -> dict[str, Any]:
+                return {"case": case, "algorithm": algorithm, MCTS_FIELD: settings,
+                        "budget": budget.to_dict(), "trace_limit": 1,
+                        SEEDS_REQUEST: {"seeds": part, **batch}}
+
+            reply = self._batch(request, [budget] * count, algorithm, function, time_limit,
+                                time_multiple, 50 * count + 50_000, numbers=False, each=True,
+                                what="seeds")
+            if reply.position is not None:  # the call it is about: those before it answered
+                answered += (reply.answered or [])[:reply.position]
+                reply.position += done
+            elif reply.ok:
+                answered += reply.answered or []
+            if not reply.ok or len(answered) == len(seeds):
+                reply.answered = answered
+                if reply.ok:
+                    reply.value = [value for value, _ in answered]
+                return reply
+
+    def _calls_that_fit(self, time_limit: float, time_multiple: float, budget: Budget) -> int:
+        """How many calls of ``budget`` the worker process has CPU time left for (their
+        limits: :meth:`_prepare` starts a fresh worker for a request that does not fit); at
+        least one."""
+        self.start()
+        _, most = self.cpu_limits(time_limit, time_multiple, budget)
+        room = self.limits.cpu_time - self._cpu - self.limits.kill_margin - 2
+        return max(1, int(room // most)) if most > 0 else 1
+
+    def _batch(self, request: Callable[[dict[str, Any]], dict[str, Any]], budgets: list[Budget],
+               algorithm: str, function: str, time_limit: float, time_multiple: float,
+               max_items: int, *, numbers: bool, each: bool, what: str) -> WorkerReply:
+        """One request for a batch of calls of ``function`` (:meth:`search_positions`,
+        :meth:`run_seeds`), one a budget of ``budgets``; ``request(batch)`` is the request,
+        ``batch`` its calls' ``budgets``, ``most``, ``left`` (the submission's allowance left)
+        and ``announce``. ``numbers``: an answer is a finite number (else any value);
+        ``each``: every call says it begins, with the answer of the one before (a kill's
+        reply then has the answers before its call); ``what``: what the calls are of, as the
+        message of a malformed reply says it."""
         whole = Budget(result=sum(b.result for b in budgets),
                        evaluated=sum(b.evaluated for b in budgets))
         window, most, failed = self._prepare(time_limit, time_multiple, whole, algorithm,
-                                             function, calls=len(ids))
-        if failed is not None:  # the first position's call would get it (import, allowance)
+                                             function, calls=len(budgets))
+        if failed is not None:  # the first call would get it (import, allowance)
             failed.position, failed.answered = 0, []
             return failed
         mosts = [min(most, self.cpu_limits(time_limit, time_multiple, budget)[1])
                  for budget in budgets]
-        request = {"seq": self._next_seq(), "time_limit": window, "cpu_most": most,
-                   POSITIONS_REQUEST: {"game": game, "params": dict(params), "ids": list(ids),
-                                       "algorithm": algorithm, "depth_limit": depth_limit,
-                                       "budgets": [budget.to_dict() for budget in budgets],
-                                       "most": mosts}}
+        left = self.account.total - self.account.spent
+        body = request({"budgets": [budget.to_dict() for budget in budgets], "most": mosts,
+                        "left": left, **({"announce": "each"} if each else {})})
+        message = {"seq": self._next_seq(), "time_limit": window, "cpu_most": most, **body}
         self._made_here, self._started_at, self._batch_mosts = False, None, mosts
+        self._batch_left, self._started_cpu = left, 0.0
+        self._streamed = [] if each else None
         try:
-            reply = self._exchange(request, window, most, 4 * len(ids) + 50_000, function,
+            reply = self._exchange(message, window, most, max_items, function,
                                    call_most=max(mosts))
         finally:
-            self._batch_mosts = None
+            self._batch_mosts, streamed, self._streamed = None, self._streamed, None
         reply.algorithm, reply.time_limit = algorithm, window
         reply.function = reply.function or function
-        # the worker's word (a position of the batch, checked): only where its own failure is
-        problem = batch_problem(reply, len(ids), self._made_here, self._started_at)
+        started = self._started_at
+        if streamed is not None and started is not None and len(streamed) != started:
+            started = None  # the answers before it are not all known: at no call
+        # the worker's word (a call of the batch, checked): only where its own failure is
+        problem = batch_problem(reply, len(budgets), self._made_here, started, numbers)
         if problem:
             reply = WorkerReply("crashed", function=function, algorithm=algorithm,
                                 stdout=reply.stdout, stderr=reply.stderr, time_limit=window,
                                 message=f"the worker sent a malformed reply to a batch of "
-                                        f"positions ({problem}); code in search.py writing on "
+                                        f"{what} ({problem}); code in search.py writing on "
                                         "the grader's private channel is the likely cause",
                                 answered=[], position=0)
             self.close()
-        elif reply.status == "ok" and reply.position is None:  # every position answered
-            reply.value = [value for value, _ in reply.answered or ()]
+        else:
+            if streamed is not None and reply.answered is None and reply.position is not None:
+                reply.answered = streamed[:reply.position]  # a kill's: as the calls said
+            if reply.status == "ok" and reply.position is None:  # every call answered
+                reply.value = [value for value, _ in reply.answered or ()]
         return self._with_import_output(reply)
 
     def _prepare(self, time_limit: float, time_multiple: float, budget: Budget | None,
@@ -358,12 +455,13 @@ class Worker(WorkerProcess):
         now: the worker's CPU time, CPU idleness and, last resort, the wall clock. A message
         holding more than ``max_items`` JSON items is forged (counted before decoding). A
         time-out is charged to ``function``, the stub called; it is the whole allowance's
-        when what is left of it is at most ``call_most`` (default ``most``: a batch's calls
-        each have a most of their own, the largest given)."""
+        when what was left of it was at most the call's most (``most``; with ``call_most``
+        given, a batch's: each call has a most of its own, the largest given, and the one
+        that timed out is judged by :meth:`_batch_cut`)."""
         self._channel.max_items = max_items
         pid, self._last_cpu = self.pid, None
-        cut = self.account.cut(most if call_most is None else call_most)
-        before = process_cpu(pid) if pid is not None else None
+        cut = self.account.cut(most) if call_most is None else None  # a batch's: below
+        before = self._batch_cpu = process_cpu(pid) if pid is not None else None
         try:
             reply = self._exchange_within_limits(request, window, most, before)
         finally:
@@ -381,11 +479,20 @@ class Worker(WorkerProcess):
             used -= earlier
         self.account.charge(used, function if timed_out else None, window)
         self._after_timeout = timed_out and self._proc is None
-        if timed_out and (cut or (call_most is not None  # a batch that spent what was left
-                                  and self.account.spent >= self.account.total)):
+        if timed_out and (cut if cut is not None else self._batch_cut(reply)):
             # stopped by the submission's allowance, not the call's limit
             reply.message = WHOLE.format(allowance=self.account.total)
         return reply
+
+    def _batch_cut(self, reply: WorkerReply) -> bool:
+        """Whether the batch's call that timed out had its most cut at what was left of the
+        submission's allowance as it began (the worker cuts it so), as :meth:`_exchange`
+        judges a single call; where the call is not known, whether the allowance is spent."""
+        mosts = self._batch_mosts or []
+        position = self._started_at if self._made_here else len(reply.answered or ())
+        if position is None or not 0 <= position < len(mosts):
+            return self.account.spent >= self.account.total
+        return self._batch_left - reply.answered_cpu <= mosts[position]
 
     def _exchange_within_limits(self, request: dict[str, Any], window: float,
                                 most: float, cpu_now: float | None = None) -> WorkerReply:
@@ -401,15 +508,7 @@ class Worker(WorkerProcess):
             self._channel.send(request, watch.wall_deadline, watch)
             first = self._channel.receive_for(seq, watch.wall_deadline, watch)
             while first.get("event") == "started" and "position" in first:
-                # a batch's call that runs a while (search_positions): a kill or a crash is its
-                # own; the parent's limits restart here with that call's (each position once,
-                # in order: a forged "started" never extends them past the batch's)
-                position, mosts = first["position"], self._batch_mosts
-                if mosts and type(position) is int and 0 <= position < len(mosts) and (
-                        self._started_at is None or position > self._started_at):
-                    self._started_at = position
-                    cpu = mosts[position] + self.limits.kill_margin
-                    watch.restart(cpu, 3 * cpu + 2 * MIN_IDLE)
+                self._batch_call_began(first, watch)
                 first = self._channel.receive_for(seq, watch.wall_deadline, watch)
             if first.get("event") == "reply":  # answered without calling anything
                 return self._finish(first, before_student=True)
@@ -432,12 +531,40 @@ class Worker(WorkerProcess):
                     "code such as sum(range(10**12))?); the process was killed"))
             return self._killed("crashed", function, detail)
 
+    def _batch_call_began(self, event: dict[str, Any], watch: Watch) -> None:
+        """A batch's ``started`` (the protocol's module docstring): a call of the batch that
+        runs a while (:meth:`search_positions`), or any (:meth:`run_seeds`), says which it is,
+        so a kill or a crash is its own; the parent's limits restart here with that call's,
+        cut at what is left of the submission's allowance (each position once, in order: a
+        forged "started" never extends them past the batch's). With :meth:`run_seeds`, it
+        carries the answer of the call before it (kept: a kill loses the reply's)."""
+        position, mosts = event["position"], self._batch_mosts
+        if not (mosts and type(position) is int and 0 <= position < len(mosts) and (
+                self._started_at is None or position > self._started_at)):
+            return
+        self._started_at = position
+        self._started_cpu = max(finite_number(event.get("answered_cpu"), 0.0), 0.0)
+        streamed = self._streamed
+        if streamed is not None and position == len(streamed) + 1:
+            answer = batch_answers(event)
+            if answer is not None and len(answer) == 1:
+                streamed += answer
+        now = process_cpu(self.pid) if self.pid is not None else None
+        most = mosts[position]
+        if now is not None and self._batch_cpu is not None:
+            most = max(min(most, self._batch_left - (now - self._batch_cpu)), 0.01)
+        cpu = most + self.limits.kill_margin
+        watch.restart(cpu, 3 * cpu + 2 * MIN_IDLE, now)
+
     def _killed(self, status: str, function: str | None, message: str) -> WorkerReply:
-        self._made_here = True  # not the worker's reply (search_positions: at no position)
+        self._made_here = True  # not the worker's reply (a batch: at the call it said it began)
         stdout, stderr = self._take_output()
         self.close()
-        return WorkerReply(status, stdout=stdout, stderr=stderr, function=function,
-                           message=message)
+        reply = WorkerReply(status, stdout=stdout, stderr=stderr, function=function,
+                            message=message)
+        if self._batch_mosts is not None and self._started_at is not None:
+            reply.answered_cpu = self._started_cpu  # the calls before it: not its time-out's
+        return reply
 
     def _finish(self, message: dict[str, Any], function: str | None = None, *,
                 before_student: bool = False) -> WorkerReply:
@@ -479,12 +606,13 @@ AT_NO_POSITION = ("OutputLimitExceeded", "ScratchLimitExceeded", "SandboxViolati
 
 
 def batch_problem(reply: WorkerReply, asked: int, made_here: bool = False,
-                  started: int | None = None) -> str:
-    """What does not fit in the worker's reply to a batch of ``asked`` positions ("" when it
-    fits); sets ``reply.position``, the position the reply is about (module docstring of
+                  started: int | None = None, numbers: bool = True) -> str:
+    """What does not fit in the worker's reply to a batch of ``asked`` calls ("" when it
+    fits); sets ``reply.position``, the call the reply is about (module docstring of
     :mod:`grader.sandbox.protocol`). ``made_here``: the parent made the reply (a kill, a
-    crash): it fits, at ``started``, the position the worker said it began last (None: it
-    said none)."""
+    crash): it fits, at ``started``, the call the worker said it began last (None: it said
+    none). ``numbers``: each answer must be a finite number (a position's value; made a
+    float here), else any value (a seed's move)."""
     if made_here:
         reply.position = started
         return ""
@@ -492,25 +620,33 @@ def batch_problem(reply: WorkerReply, asked: int, made_here: bool = False,
         reply.position = 0 if started is None else started  # (reply_from_message's words)
         return ""
     if reply.answered is None:
-        return "no answers, or answers that are not three numbers each"
+        return "no answers, or answers that are not a value and two counts each"
     answered = len(reply.answered)
     if answered > asked:
-        return f"{answered} positions answered, {asked} asked"
+        return f"{answered} calls answered, {asked} asked"
+    if numbers:
+        for index, (value, calls) in enumerate(reply.answered):
+            number = finite_number(value, None) if type(value) in (int, float) else None
+            if number is None:
+                return f"answer {index}, {str(value)[:40]!r}, is not a finite number"
+            reply.answered[index] = (number, calls)
     error = (reply.error or {}).get("type")
     if error in AT_NO_POSITION and asked > 1 and reply.status == "error":
         reply.position = None  # the batch's, not one call's: the caller asks each alone
         return ""
     if answered < asked:
-        if reply.status == "ok" and type(reply.value) in (int, float) and \
-                finite_number(reply.value, None) is not None:  # it ends a batch only if not
-            return f"position {answered}'s number {reply.value!r} not counted as answered"
+        if reply.status == "ok" and (not numbers or (
+                type(reply.value) in (int, float)
+                and finite_number(reply.value, None) is not None)):
+            # a call that returned ends a batch only with a value that is not an answer
+            return f"call {answered}'s value {str(reply.value)[:40]!r} not counted as answered"
         reply.position = answered
         return ""
     if reply.status != "ok":
         if error in AT_NO_POSITION:  # a batch of one
             reply.position = 0
             return ""
-        return f"every position answered, yet status {reply.status!r}"
+        return f"every call answered, yet status {reply.status!r}"
     return ""
 
 __all__ = ["Worker", "batch_problem", "checked_position"]

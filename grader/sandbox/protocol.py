@@ -23,14 +23,25 @@ JSON lines over a private socket (never stdout), in this order::
            or {"seq", POSITIONS_REQUEST: {"game", "params", "ids": [state id, ...],
                                            "algorithm", "depth_limit",
                                            "budgets": [{"result", "evaluated"}, ...],
-                                           "most": [CPU seconds, ...]},
+                                           "most": [CPU seconds, ...], "left"},
                "time_limit", "cpu_most"}   (a search on each position in turn, each a call of
                its own: its budget, its CPU guard of "time_limit" and its "most", random seeded;
                the batch ends at the first position not answered with a finite number. The
                reply carries "answered": [[value, result calls, evaluated calls], ...], one a
                position answered; all answered: "status" "ok"; else the reply is position
                len(answered)'s, as a single call's, with "answered_cpu", the CPU seconds of the
-               positions before it. Checked by :func:`batch_answers`)
+               positions before it. Checked by :func:`batch_answers`, the numbers by the
+               client)
+           or {"seq", "case", "algorithm", MCTS_FIELD, "time_limit", "cpu_most", "budget",
+               "trace_limit", SEEDS_REQUEST: {"seeds": [seed, ...],
+                                              "budgets": [{"result", "evaluated"}, ...],
+                                              "most": [CPU seconds, ...],
+                                              "announce": "each", "left": CPU seconds}}
+               (an MCTS outcome test's seeds: the request's search call once a seed, in order,
+               each a call of its own as a single request would make it, MCTS_FIELD's seed
+               that one; the batch ends at the first call that is not "ok"; the reply as a
+               batch of searches', each answer's value any value the call returned, no trace
+               sent for the calls answered)
     worker -> {"event": "started", "seq", "function"}  (the student's function is being called)
     worker -> {"event": "reply", "seq", "status", "value", "ids", "generated", "evaluated", "error",
                "stdout", "stderr", "printed", "elapsed", "function", "message", "cpu",
@@ -42,10 +53,16 @@ JSON lines over a private socket (never stdout), in this order::
                crosses)}
 
 (``missing_function`` and grader failures are answered with a reply and no ``started``, and
-so is every batch of positions: the parent knows the function already. A call of a batch of
-searches that runs a tick of its CPU guard (a quarter window) sends ``{"event": "started",
-"seq", "position": index}``: a kill of it is that position's, and the parent's limits restart
-there with that call's.)
+so is every batch: the parent knows the function already. A call of a batch of searches that
+runs a tick of its CPU guard (a quarter window), and every call of a batch of seeds as it
+begins (the batch's ``"announce": "each"``, with ``"answered"``: the answer of the call before
+it, if any, as the reply's), sends ``{"event": "started", "seq", "position": index,
+"answered_cpu": CPU seconds of the batch's calls before it}``: a kill of it is that call's (the
+answers before it as the "started" said them), the CPU seconds before it are not its
+time-out's, and the parent's limits restart there with that call's (each position once, in
+order: a forged one never extends them past the batch's). A batch also gives ``"left"``, the
+CPU seconds left of the submission's allowance: each call's most is cut at what is left of it
+after the calls before, as a request of its own would be.)
 
 A trace crosses packed (:func:`pack_trace`, the worker's way; :mod:`grader.run.packing`):
 ``"ids"`` lists each distinct id once, and ``"generated"`` / ``"evaluated"`` are base64 strings
@@ -105,6 +122,7 @@ BUDGET_KINDS = ("result", "evaluated")  # the calls a budget counts (grader.run.
 
 ERROR_KEYS = ("type", "message", "traceback")
 POSITIONS_REQUEST = "evaluate"  # the key of a request for a batch of positions' values
+SEEDS_REQUEST = "seeds"  # the key of a request for a search call once a seed (MCTS outcomes)
 MAX_TRACE = 600_000  # ids of each trace list sent back (all of tic-tac-toe: 549,945)
 MAX_ID_LENGTH = 1_000  # characters of one id (a connect-4 board is 48)
 MAX_TEXT = 100_000  # characters of any other string of a message (output is capped lower)
@@ -145,12 +163,12 @@ class WorkerReply:
     budget_stop: dict[str, Any] | None = None  # status "budget": {"kind", "calls"}
     calls: dict[str, int] | None = None  # {"result", "evaluated"}: the worker's word
     table: dict[str, int] | None = None  # alpha_beta_tt: its table's entries, by bound kind
-    # a batch of searches (Worker.search_positions): each answered position's value and calls
-    # ({"result", "evaluated"}), and the index of the position the reply is about (None: every
-    # position answered, or the parent's own reply on the batch, a kill or a crash)
-    answered: list[tuple[float, dict[str, int]]] | None = None
+    # a batch of calls (Worker.search_positions, Worker.run_seeds): each answered call's value
+    # and game calls ({"result", "evaluated"}), and the index of the call the reply is about
+    # (None: every call answered, or a failure at no call the parent knows)
+    answered: list[tuple[Any, dict[str, int]]] | None = None
     position: int | None = None
-    answered_cpu: float = 0.0  # CPU s of the answered positions (the worker's word, >= 0)
+    answered_cpu: float = 0.0  # CPU s of the answered calls (the worker's word, >= 0)
 
     @property
     def ok(self) -> bool:
@@ -258,7 +276,7 @@ MESSAGE_SCHEMA: dict[str, Any] = {
         "calls": {"type": "object", "additionalProperties": _NUMBER},
         "answered": {"type": "array", "maxItems": MAX_POSITIONS},  # items: batch_answers
         "answered_cpu": _NUMBER,
-        "position": {"type": "integer"},  # a batch's "started": the position being searched
+        "position": {"type": "integer"},  # a batch's "started": the index of the call
         "table": {"type": "object", "additionalProperties": _NUMBER},
         "recycle": {"type": "boolean"},
         "printed": _NUMBER,
@@ -383,11 +401,12 @@ def evaluation_values(value: Any, count: int) -> tuple[list[float], str]:
     return numbers, ""
 
 
-def batch_answers(message: dict[str, Any]) -> list[tuple[float, dict[str, int]]] | None:
+def batch_answers(message: dict[str, Any]) -> list[tuple[Any, dict[str, int]]] | None:
     """A batch reply's ``answered``: each ``[value, result calls, evaluated calls]`` as
-    ``(value, {"result", "evaluated"})``, the value a finite float (an int of at most 1,000
-    bits), the counts whole numbers from 0 to 10^12; None when it sent none or any item is not
-    three numbers (the list's length is checked by :data:`MESSAGE_SCHEMA`)."""
+    ``(value, {"result", "evaluated"})``, the value decoded as a single reply's is
+    (:func:`decode_value`: whether it must be a number is the request's, checked by the
+    client), the counts whole numbers from 0 to 10^12; None when it sent none or any item is
+    not a value and two numbers (the list's length is checked by :data:`MESSAGE_SCHEMA`)."""
     given = message.get("answered")
     if not isinstance(given, list):
         return None
@@ -395,12 +414,12 @@ def batch_answers(message: dict[str, Any]) -> list[tuple[float, dict[str, int]]]
     for item in given:
         if type(item) is not list or len(item) != 1 + len(BUDGET_KINDS):
             return None
-        numbers = [finite_number(number, None) if type(number) in (int, float) else None
-                   for number in item]
-        if None in numbers:
+        counts = [finite_number(number, None) if type(number) in (int, float) else None
+                  for number in item[1:]]
+        if None in counts:
             return None
-        answers.append((numbers[0], {kind: int(min(max(number, 0.0), 1e12))
-                                     for kind, number in zip(BUDGET_KINDS, numbers[1:])}))
+        answers.append((decode_value(item[0]), {kind: int(min(max(number, 0.0), 1e12))
+                                                for kind, number in zip(BUDGET_KINDS, counts)}))
     return answers
 
 

@@ -103,10 +103,12 @@ class Watch:
         self.reason = ""
         self.cpu_used = 0.0
 
-    def restart(self, cpu: float, wall: float) -> None:
+    def restart(self, cpu: float, wall: float, cpu_start: float | None = None) -> None:
         """Count the limits from now again, ``cpu`` and ``wall`` seconds (a batch's call that
-        runs a while: it gets the limits a request of its own had)."""
-        self.__init__(self.pid, cpu, self.idle, wall, self.asleep)  # type: ignore[misc]
+        runs a while: it gets the limits a request of its own had); ``cpu_start`` as
+        :meth:`__init__` takes it."""
+        self.__init__(self.pid, cpu, self.idle, wall, self.asleep,  # type: ignore[misc]
+                      cpu_start)
 
     def next_check(self) -> float:
         """The monotonic time by which :meth:`check` should run again."""

@@ -28,6 +28,7 @@ import importlib
 import importlib.machinery
 import importlib.util
 import json
+import math
 import os
 import random
 try:
@@ -68,7 +69,7 @@ from grader.sandbox.failures import (
     tampered,
 )
 from grader.sandbox.guard import CpuGuard, Tools, WorkerTimeout, prof_clock_reader
-from grader.sandbox.protocol import MAX_TRACE, POSITIONS_REQUEST, finite_number
+from grader.sandbox.protocol import MAX_TRACE, POSITIONS_REQUEST, SEEDS_REQUEST, finite_number
 from grader.sandbox.reply_parts import (
     budget_fields,
     call_counts,
@@ -212,26 +213,28 @@ def _budget(request: dict[str, Any]) -> Budget | None:
 def _serve(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any],
            tools: Tools, guard: CpuGuard, snapshot: dict[str, Any]) -> dict[str, Any]:
     """Run one request; the reply (without ``seq``): a batch of positions (the evaluation's,
-    or a search's on each, :func:`_serve_positions`) or one search call (:func:`_serve_call`)."""
+    or a search's on each, :func:`_serve_positions`), a batch of seeds (an MCTS outcome
+    test's, :func:`_serve_seeds`) or one search call (:func:`_serve_call`)."""
     positions = request.get(POSITIONS_REQUEST)
     if isinstance(positions, dict):
         if "algorithm" in positions:  # a search on each position (assumptions' decisions)
             return _serve_positions(request, module, path, limits, tools, guard, snapshot)
         # the evaluate assignment: a batch of positions
         return serve_evaluate_request(request, module, path, limits, tools, guard, snapshot)
+    if isinstance(request.get(SEEDS_REQUEST), dict):
+        return _serve_seeds(request, module, path, limits, tools, guard, snapshot)
     return _serve_call(request, module, path, limits, tools, guard, snapshot)
+
+
+# One call of a batch: the request :func:`_serve_call` serves, and what builds its game.
+BatchCall = tuple[dict[str, Any], Callable[[], tuple[Any, Any]]]
 
 
 def _serve_positions(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any],
                      tools: Tools, guard: CpuGuard, snapshot: dict[str, Any]) -> dict[str, Any]:
     """A search on each position of a batch, in order, each a call of its own
-    (:func:`_serve_call`: its own game, budget, CPU guard and captured output, the global
-    ``random`` seeded before it). The batch ends at the first position whose call is not
-    ``ok``, printed more than the flood limit, or returned anything but a finite number: the
-    reply is then that call's, with ``answered`` (``[value, result calls, evaluated calls]``
-    of each position answered before it; so the position it is about is
-    ``len(answered)``). When every position is answered: status ``ok``, ``answered`` one a
-    position."""
+    (:func:`_serve_batch`), its game the built-in game at that position; the batch also ends
+    at a call that returned anything but a finite number (the value of a position)."""
     spec = request[POSITIONS_REQUEST]
     try:
         ids = [str(item) for item in spec["ids"]]
@@ -242,9 +245,7 @@ def _serve_positions(request: dict[str, Any], module: Any, path: str, limits: di
             raise ValueError("a batch's ids, budgets and most differ in length")
     except Exception as exc:  # noqa: BLE001 - the grader's failure, not the student's
         return grader_error_reply(exc)
-    answered: list[list[Any]] = []
-    function = None
-    start = tools.cpu()
+    calls: list[BatchCall] = []
     for index, state in enumerate(ids):
         call = {"seq": request.get("seq"), "algorithm": algorithm, "trace_limit": 1,
                 "time_limit": request["time_limit"], "cpu_most": mosts[index],
@@ -253,16 +254,74 @@ def _serve_positions(request: dict[str, Any], module: Any, path: str, limits: di
         def build(state: str = state) -> tuple[Any, Any]:
             return None, builtin_game(name, state, params, depth_limit=depth_limit)
 
-        before = tools.cpu() - start  # the answered positions' CPU time: a time-out of this
-        #                                one is charged to the allowance without it (client)
-        reply = _serve_call(call, module, path, limits, tools, guard, snapshot, build, answered)
+        calls.append((call, build))
+    return _serve_batch(calls, spec, True, module, path, limits, tools, guard, snapshot)
+
+
+def _serve_seeds(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any],
+                 tools: Tools, guard: CpuGuard, snapshot: dict[str, Any]) -> dict[str, Any]:
+    """The request's search call once a seed of its batch, in order, each a call of its own
+    (:func:`_serve_batch`): the request as a single call's, its MCTS settings' seed that one,
+    its game built from the request's case as a single call's is, its trace not sent."""
+    spec = request[SEEDS_REQUEST]
+    try:
+        seeds = [int(seed) for seed in spec["seeds"]]
+        budgets, mosts = list(spec["budgets"]), [float(most) for most in spec["most"]]
+        settings = dict(request.get(MCTS_FIELD) or {})
+        if not len(seeds) == len(budgets) == len(mosts):
+            raise ValueError("a batch's seeds, budgets and most differ in length")
+    except Exception as exc:  # noqa: BLE001 - the grader's failure, not the student's
+        return grader_error_reply(exc)
+    single = {key: value for key, value in request.items() if key != SEEDS_REQUEST}
+    calls: list[BatchCall] = []
+    for index, seed in enumerate(seeds):
+        call = {**single, MCTS_FIELD: {**settings, "seed": seed}, "trace_limit": 1,
+                "cpu_most": mosts[index], "budget": budgets[index], "position": index}
+        calls.append((call, lambda call=call: _build_game(call)))
+    return _serve_batch(calls, spec, False, module, path, limits, tools, guard, snapshot)
+
+
+def _serve_batch(calls: list[BatchCall], spec: dict[str, Any], numbers: bool, module: Any,
+                 path: str, limits: dict[str, Any], tools: Tools, guard: CpuGuard,
+                 snapshot: dict[str, Any]) -> dict[str, Any]:
+    """Each call of a batch in order, each a call of its own (:func:`_serve_call`: its own
+    game, budget, CPU guard and captured output, the global ``random`` seeded before it). The
+    batch ends at the first call that is not ``ok``, printed more than the flood limit, or
+    (with ``numbers``) returned anything but a finite number: the reply is then that call's,
+    with ``answered`` (``[value, result calls, evaluated calls]`` of each call answered
+    before it; so the call it is about is ``len(answered)``). When every call is answered:
+    status ``ok``, ``answered`` one a call.
+
+    A call says which it is (``started``, with its position and the CPU time of the calls
+    before it) when it runs a tick of its CPU guard, or, where ``spec`` asks it
+    (``"announce": "each"``), as it begins, with the answer of the call before it (the
+    protocol's module docstring). Each call's CPU most is ``spec``'s, cut at what is left of
+    ``spec``'s ``"left"`` (the submission's CPU allowance) after the calls before it, as a
+    request of its own would be."""
+    answered: list[list[Any]] = []
+    function = None
+    each = spec.get("announce") == "each"
+    left = finite_number(spec.get("left"), math.inf)
+    start = tools.cpu()
+    for index, (call, build) in enumerate(calls):
+        # the answered calls' CPU time: a time-out of this one is charged to the allowance
+        # without it (client)
+        before = call["answered_cpu"] = tools.cpu() - start
+        call["cpu_most"] = max(min(call["cpu_most"], left - before), 0.01)
+        if each:  # with the answer of the call before (a kill loses the batch's reply)
+            tools.send({"event": "started", "seq": call.get("seq"), "function": None,
+                        "position": index, "answered_cpu": before,
+                        "answered": answered[-1:]})
+        reply = _serve_call(call, module, path, limits, tools, guard, snapshot, build, answered,
+                            announce=not each)
         value, function = reply.get("value"), reply.get("function") or function
         if reply.get("status") != "ok":
             return {**reply, "answered": answered, "answered_cpu": before}
-        if reply.get("printed", 0) > limits["flood"] or finite_number(value, None) is None:
+        if reply.get("printed", 0) > limits["flood"] or (
+                numbers and finite_number(value, None) is None):
             return _untampered(snapshot, path, function, {**reply, "answered": answered})
-        calls = reply.get("calls") or {}
-        answered.append([value, calls.get("result", 0), calls.get("evaluated", 0)])
+        counts = reply.get("calls") or {}
+        answered.append([value, counts.get("result", 0), counts.get("evaluated", 0)])
     return _untampered(snapshot, path, function, {
         "event": "reply", "status": "ok", "function": function, "answered": answered,
         "cpu": tools.enforced_cpu()})
@@ -270,9 +329,9 @@ def _serve_positions(request: dict[str, Any], module: Any, path: str, limits: di
 
 def _untampered(snapshot: dict[str, Any], path: str, function: str | None,
                 reply: dict[str, Any]) -> dict[str, Any]:
-    """``reply`` to a batch of positions whose calls returned, or, when search.py replaced
+    """``reply`` to a batch whose calls returned, or, when search.py replaced
     part of the grader (:func:`tampered`, checked once a batch: 1,700 places, 0.1-0.2 ms), a
-    violation at the batch's first position: none of its values counts."""
+    violation at the batch's first call: none of its values counts."""
     changed = tampered(snapshot)
     if not changed:
         return reply
@@ -287,11 +346,12 @@ def _untampered(snapshot: dict[str, Any], path: str, function: str | None,
 def _serve_call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any],
                 tools: Tools, guard: CpuGuard, snapshot: dict[str, Any],
                 build: Callable[[], tuple[Any, Any]] | None = None,
-                answered: list[list[Any]] | None = None) -> dict[str, Any]:
+                answered: list[list[Any]] | None = None, announce: bool = True
+                ) -> dict[str, Any]:
     """One search call; the reply (without ``seq``). ``build`` makes (case, game) instead of
-    the request's case (a batch's position: ``started``, with the position, is sent only if
-    the call runs a tick of the CPU guard, and a reply sent from here carries the batch's
-    ``answered`` so far).
+    the request's case (a batch's call: ``started``, with the position, is sent only if the
+    call runs a tick of the CPU guard, and a reply sent from here carries the batch's
+    ``answered`` so far; without ``announce``, the batch said it as the call began).
 
     The CPU guard is armed first, with captured functions: everything after it, the game's
     building included, runs under the request's limits, whatever the submission replaced.
@@ -315,13 +375,15 @@ def _serve_call(request: dict[str, Any], module: Any, path: str, limits: dict[st
                     "calls": call_counts(trace), "cpu": tools.enforced_cpu(), **batch})
         tools.exit(0)
 
-    announce = None
-    if "position" in request:  # a batch's call that runs a while says which it is: a kill
-        # or a crash is then its own (a message every call would wake the parent each time)
+    said = None
+    if "position" in request and announce:  # a batch's call that runs a while says which it
+        # is: a kill or a crash is then its own (a message every call would wake the parent
+        # each time)
         started = {"event": "started", "seq": request.get("seq"), "function": None,
-                   "position": request["position"]}
-        announce = lambda: tools.send(started)  # noqa: E731
-    guard.arm(window, most, _Stash.progress, settled, announce)
+                   "position": request["position"],
+                   "answered_cpu": request.get("answered_cpu", 0.0)}
+        said = lambda: tools.send(started)  # noqa: E731
+    guard.arm(window, most, _Stash.progress, settled, said)
     try:
         return _call(request, module, path, limits, tools, guard, snapshot, build)
     except WorkerTimeout:  # between the calls _call guards (printing, replying)
@@ -363,7 +425,7 @@ def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any
         )
         return reply
     tools.seed(0)  # code that uses the global RNG gets the same answer in every run
-    if build is None:  # a batch's position: its progress is written (_serve_positions)
+    if build is None:  # a batch's call: its progress is written (_serve_batch)
         tools.send({"event": "started", "seq": request.get("seq"), "function": name})
     result: Any = None
     caught: Any = None
@@ -374,7 +436,7 @@ def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any
             result = run_algorithm({name: function}, game, algorithm, settings, budget,
                                    ids=False)  # the trace is packed from its states
             # each distinct id once (the protocol's packed trace), under the call's guard; a
-            # batch's position sends none (its counts are the batch's answer)
+            # batch's call sends none (its counts are the batch's answer)
             packed = packed_trace(_Stash.trace, _trace_cap(request)) if build is None else \
                 ({}, False)
         except WorkerTimeout:
@@ -390,7 +452,7 @@ def _call(request: dict[str, Any], module: Any, path: str, limits: dict[str, Any
         stop = getattr(trace, "budget_stop", None)
         if stop is not None:  # passed the budget, whatever it did after (caught it, looped)
             caught = "budget"
-        # a batch's position that returned is checked with the batch (_serve_positions)
+        # a batch's call that returned is checked with the batch (_serve_batch)
         changed = tampered(snapshot) if build is None or caught is not None else []
         if changed:  # whatever it returned, it ran under code that was not the grader's
             caught = SandboxViolation(

@@ -10,6 +10,7 @@ not: it is decided once every test of an algorithm ran (:mod:`.named`).
 from __future__ import annotations
 
 import traceback
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -371,11 +372,8 @@ def _grade_mcts_outcome(
     result.extra_data = {"check": "outcome", "needs_trace": settings.outcome_needs_trace,
                          "partial_credit": settings.partial_credit}
     chosen = []
-    for seed in seeds:
-        # only the move and the calls are graded: the trace is not sent (one id of each list,
-        # not every child's id made, packed, sent and checked each seed)
-        reply = _run(worker, case, result.algorithm, settings, budget, replace(mcts, seed=seed),
-                     answers, trace_limit=1)
+    for seed, reply in _seed_replies(worker, case, result.algorithm, settings, budget, seeds,
+                                     answers):
         if reply.status == "budget":
             result.outcome = "budget"
             result.summary = budget_message(reply, [reference])
@@ -401,6 +399,37 @@ def _grade_mcts_outcome(
         result.output = (result.summary + f".\n\nOptimal moves: {best_moves!r}. Your moves by "
                          f"seed: {inline_text(repr(dict(zip(seeds, chosen))))}")
     return result
+
+
+def _seed_replies(worker: Worker, case: Case, algorithm: str, settings: Any, budget: Budget,
+                  seeds: list[int], answers: AnswerKey) -> Iterator[tuple[int, WorkerReply]]:
+    """``(seed, reply)`` of each seed in order, as :func:`_run` would give it for that seed
+    alone with ``trace_limit=1`` (only the move and the calls are graded: no trace is sent),
+    up to the first that did not return within ``budget`` (the caller stops there).
+
+    The seeds go in one request (:meth:`Worker.run_seeds`: each a call of its own, the batch
+    ending at the first that fails), not a request a seed: a request costs about a
+    millisecond of the worker's and the grader's CPU besides the search, as much as a few
+    hundred MCTS iterations. A failure the batch cannot place (output seen at the
+    file-descriptor level, the scratch folder, a grader replaced) is found as before: the
+    seeds from the first not answered are run one a request."""
+    mcts = case.mcts
+    batch = worker.run_seeds(case, algorithm, mcts=mcts, seeds=seeds,
+                             budget=worker_budget(budget), time_limit=settings.time_floor,
+                             time_multiple=settings.time_multiple,
+                             stub=kept_root_stub(case, algorithm, answers))
+    answered = batch.answered or []
+    for seed, (value, calls) in zip(seeds, answered):
+        # the exact budget, which the worker was not told (scoring.budget.worker_budget)
+        yield seed, within_budget(WorkerReply("ok", value=value, calls=calls,
+                                              function=batch.function, algorithm=algorithm),
+                                  budget)
+    if batch.position is not None:
+        yield seeds[batch.position], within_budget(batch, budget)
+    elif not batch.ok:  # at no seed it knows: each seed not answered, alone
+        for seed in seeds[len(answered):]:
+            yield seed, _run(worker, case, algorithm, settings, budget,
+                             replace(mcts, seed=seed), answers, trace_limit=1)
 
 
 def pair_mcts_outcomes(tests: list[TestResult]) -> None:

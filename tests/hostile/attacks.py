@@ -1486,6 +1486,67 @@ def forged_batch_source() -> str:
         """)
 
 
+# Forged messages to a batch of seeds (Worker.run_seeds: an MCTS outcome test's seeds in one
+# request, each a call of its own that says it begins): a reply that does not fit the batch must
+# be a crash of the worker at its first seed, never moves; a forged "started" must never name a
+# seed the batch did not reach, nor break the grader (tests/test_seed_batch.py runs them on a
+# batch of three seeds; the batch's iterations pick the forgery).
+SEED_FORGERIES = {
+    # a move for a seed the grader did not ask
+    "too_many": '{"event": "reply", "seq": %d, "status": "ok", '
+                '"answered": [["a", 1, 1], ["a", 1, 1], ["a", 1, 1], ["a", 1, 1]]}',
+    # "ok" with the moves of only some of the seeds: a forged "ok" before the last
+    "ok_before_last": '{"event": "reply", "seq": %d, "status": "ok", "answered": [["a", 1, 1]], '
+                      '"value": "a"}',
+    # an answer that is not a move and two counts
+    "counts_not_numbers": '{"event": "reply", "seq": %d, "status": "ok", '
+                          '"answered": [["a", "1", 1], ["a", 1, 1], ["a", 1, 1]]}',
+    "answer_not_a_list": '{"event": "reply", "seq": %d, "status": "ok", '
+                         '"answered": [{"move": "a"}, ["a", 1, 1], ["a", 1, 1]]}',
+    "huge_count": '{"event": "reply", "seq": %d, "status": "ok", '
+                  '"answered": [["a", 1, 1], ["a", ' + "9" * 400 + ', 1], ["a", 1, 1]]}',
+    # a failure for a seed after the last one asked
+    "failure_after_all": '{"event": "reply", "seq": %d, "status": "error", "message": "x", '
+                         '"answered": [["a", 1, 1], ["a", 1, 1], ["a", 1, 1]]}',
+    # "started" for a seed past the batch's end, then the process gone: the crash is the
+    # first seed's (the one that ran), never an index the grader looks up out of range
+    "started_out_of_range": '{"event": "started", "seq": %d, "position": 50, "answered": []}',
+    # "started" for the third seed while the first runs, then the process gone: the seeds
+    # before it never answered, so the crash is not the third seed's
+    "started_ahead": '{"event": "started", "seq": %d, "position": 2, "answered": []}',
+    "oversized": None,  # 200,000 answers for 3 seeds: refused before it is decoded
+}
+SEED_FORGERIES_THEN_EXIT = ("started_out_of_range", "started_ahead")
+
+
+def forged_seeds_source() -> str:
+    """A search.py whose ``mcts`` writes forgery number ``iterations`` (from 1) of
+    :data:`SEED_FORGERIES` on the worker's channel for the batch being served, then returns
+    its first action (after a forged "started": ends the process, as a crash would)."""
+    forged = {name: text for name, text in SEED_FORGERIES.items() if text is not None}
+    oversized = list(SEED_FORGERIES).index("oversized") + 1
+    exits = [list(SEED_FORGERIES).index(name) + 1 for name in SEED_FORGERIES_THEN_EXIT]
+    return REQUEST + textwrap.dedent(f"""
+
+        import math
+        import os
+
+        FORGED = {list(forged.values())!r}
+
+
+        def mcts(game, state, iterations, rng, c=math.sqrt(2)):
+            seq = _request()["seq"]
+            if iterations == {oversized}:
+                head = ('{{"event": "reply", "seq": %d, "status": "ok", "answered": [' % seq)
+                _forge(head.encode(), [b'["a", 1, 1],' * 200_000], b'["a", 1, 1]]}}\\n')
+            else:
+                _forge((FORGED[iterations - 1] % seq).encode(), tail=b"\\n")
+            if iterations in {exits!r}:
+                os._exit(3)
+            return list(game.actions(state))[0]
+        """)
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: python tests/hostile/attacks.py OUT_DIR", file=sys.stderr)
