@@ -117,17 +117,16 @@ def replay(runs: int) -> int:
     table = Path(tempfile.gettempdir()) / f"play-replay-{digest[:16]}.pickle"
     if not table.exists():  # one grade with a worker, its answers kept
         values: dict[str, float] = {}
-        asked = scoring_play.evaluate_cases  # every request's (evaluate_ids' too)
+        asked = scoring_play.evaluate_ids
 
-        def keeping(worker: Any, cases: Any, rubric: Any) -> list[dict[str, float]]:
-            got = asked(worker, cases, rubric)
-            for part in got:
-                values.update(part)
+        def keeping(worker: Any, case: Any, ids: list[str], rubric: Any) -> dict[str, float]:
+            got = asked(worker, case, ids, rubric)
+            values.update(got)
             return got
 
-        scoring_play.evaluate_cases = keeping  # type: ignore[assignment]
+        scoring_play.evaluate_ids = keeping  # type: ignore[assignment]
         grade(correct, paths, rubric=rubric)
-        scoring_play.evaluate_cases = asked  # type: ignore[assignment]
+        scoring_play.evaluate_ids = asked  # type: ignore[assignment]
         table.write_bytes(pickle.dumps(values))
     values = pickle.loads(table.read_bytes())
     cases = [load_case(path) for path in paths]
