@@ -50,18 +50,17 @@ def asked_positions(cases: list[Any]) -> list[tuple[Any, list[str]]]:
 
     builds = {json.dumps([case.game, case.params], sort_keys=True): case for case in cases}
     asked: list[tuple[Any, list[str]]] = []
-    original = Worker.evaluate_groups
+    original = Worker.evaluate
 
-    def recording(self: Worker, groups: list, **options: Any) -> Any:
-        asked.extend((json.dumps([game, params], sort_keys=True), list(ids))
-                     for game, params, ids in groups)  # a request's groups, one game each
-        return original(self, groups, **options)
+    def recording(self: Worker, game: str, params: dict, ids: list[str], **options: Any) -> Any:
+        asked.append((json.dumps([game, params], sort_keys=True), list(ids)))
+        return original(self, game, params, ids, **options)
 
-    Worker.evaluate_groups = recording  # type: ignore[method-assign]
+    Worker.evaluate = recording  # type: ignore[method-assign]
     try:
         grade(CORRECT.parent, [case.path for case in cases], rubric=load_rubric())
     finally:
-        Worker.evaluate_groups = original  # type: ignore[method-assign]
+        Worker.evaluate = original  # type: ignore[method-assign]
     return [(builds[key].build_game(), ids) for key, ids in asked]
 
 

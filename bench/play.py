@@ -171,16 +171,7 @@ def counted(case, algorithm, number, rubric, worker, *args, **kwargs):
     used["grader"] += time.process_time() - own
     used["worker"] += (process_cpu(worker.pid) or 0.0) - before if worker.pid == pid else 0.0
     return test
-def counting_groups(self, groups, **kwargs):  # a request of one game's positions or more
-    used["requests"] += 1
-    used["positions"] += sum(len(ids) for _, _, ids in groups)
-    return real_groups(self, groups, **kwargs)
-grading.grade_pair = counted
-if hasattr(client.Worker, "evaluate_groups"):  # Worker.evaluate is one group of it
-    real_groups = client.Worker.evaluate_groups
-    client.Worker.evaluate_groups = counting_groups
-else:
-    client.Worker.evaluate = counting
+client.Worker.evaluate, grading.grade_pair = counting, counted
 if hasattr(grading, "play_ahead"):  # the cases' matches played together, before their tests
     real_ahead = grading.play_ahead
     def ahead(worker, cases, rubric):
@@ -269,14 +260,14 @@ def main(argv: list[str]) -> int:
     submission = Path(argv[0]) if argv else REPO / "tests" / "submissions" / "correct"
     cases = sorted((REPO / "trees").glob("*/evaluate-*.json"))
     counts = {"requests": 0, "positions": 0}
-    original = Worker.evaluate_groups
+    original = Worker.evaluate
 
-    def counting(self, groups, **kwargs):
+    def counting(self, game, params, ids, **kwargs):
         counts["requests"] += 1
-        counts["positions"] += sum(len(ids) for _, _, ids in groups)
-        return original(self, groups, **kwargs)
+        counts["positions"] += len(ids)
+        return original(self, game, params, ids, **kwargs)
 
-    Worker.evaluate_groups = counting  # type: ignore[method-assign]
+    Worker.evaluate = counting  # type: ignore[method-assign]
     rubric = load_rubric()
     before_self = resource.getrusage(resource.RUSAGE_SELF)
     before_children = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -374,33 +374,6 @@ def test_the_worker_evaluates_a_batch_in_order_and_the_same_position_alike(tmp_p
     assert all(isinstance(v, float) for v in reply.value)
 
 
-MNK = {"rows": 5, "columns": 5, "connect": 4}
-TOP_ROW = "def evaluate(game, state):\n    return 1 / (game.board(state)[0].count('.') - 4)\n"
-
-
-def test_one_request_evaluates_several_games_as_one_request_a_game(tmp_path):
-    """A request of two games' groups (a round of Connect Four's and the m,n,k game's play
-    cases) answers each position as a request of its game alone would, the groups' values one
-    after the other; a failure names its position, counted over the whole request."""
-    c4, mnk = builtin_game("connect4", None, C4), builtin_game("mnk", None, MNK)
-    c4_ids = [c4.state_id(p) for p in play.cutoff_positions(c4, c4.state_from_id(MID), 1)]
-    mnk_ids = [mnk.state_id(p) for p in play.cutoff_positions(mnk, mnk.initial_state(), 1)]
-    with Worker(write(tmp_path, GOOD), limits=FAST) as worker:
-        both = worker.evaluate_groups([("connect4", C4, c4_ids), ("mnk", MNK, mnk_ids)],
-                                      calls=10, seed=0)
-        apart = [worker.evaluate("connect4", C4, c4_ids, calls=10, seed=0),
-                 worker.evaluate("mnk", MNK, mnk_ids, calls=10, seed=0)]
-    assert both.status == "ok" and len(both.value) == len(c4_ids) + len(mnk_ids) == 32
-    assert both.value == apart[0].value + apart[1].value
-    # 1 / (empty cells of the top row - 4): Connect Four's top row is empty (7 cells), an
-    # m,n,k position with a mark in its top row divides by zero, and its id is named
-    marked = next(i for i in mnk_ids if mnk.board(mnk.state_from_id(i))[0].count(".") == 4)
-    with Worker(write(tmp_path, TOP_ROW), limits=FAST) as worker:
-        failed = worker.evaluate_groups([("connect4", C4, c4_ids), ("mnk", MNK, [marked])],
-                                        calls=10, seed=0)
-    assert failed.status == "error" and f"(at position {marked!r})" in failed.message
-
-
 @pytest.mark.parametrize("body", [
     GOOD,
     "def evaluate(game, state):\n    while True:\n        for a in game.actions(state):\n"
@@ -559,12 +532,12 @@ def evaluate(game, state):
 
 
 @pytest.mark.parametrize("name", ["evaluate_constant", "fails_late"])
-def test_cases_played_together_give_what_each_alone_gives(name, tmp_path, monkeypatch):
-    """A worker's play cases share each round's request, Connect Four's and the m,n,k game's
-    alike (play.play_ahead; each game's positions a group of the request): the results are
-    those of the cases played one after the other, in fewer requests; an evaluation failing in
-    a shared request fails the case it fails in, as alone."""
-    paths = [case_file(tmp_path, data) for data in PLAY_CASES]
+def test_cases_of_a_game_played_together_give_what_each_alone_gives(name, tmp_path,
+                                                                     monkeypatch):
+    """A worker's play cases of one game share each round's request (play.play_ahead): the
+    results are those of the cases played one after the other, in fewer requests; an
+    evaluation failing in a shared request fails the case it fails in, as alone."""
+    paths = [case_file(tmp_path, data) for data in (PLAY_CASES[0], PLAY_CASES[2])]
     if name == "fails_late":
         submission = tmp_path / name / "search.py"
         submission.parent.mkdir()
@@ -574,15 +547,14 @@ def test_cases_played_together_give_what_each_alone_gives(name, tmp_path, monkey
         submission.write_text(head + FAILS_LATE + ("\ndef " + rest[1] if len(rest) > 1 else ""))
     else:
         submission = variants.materialize(name, tmp_path / name)
-    requests, games = [], set()
-    real = Worker.evaluate_groups
+    requests = []
+    real = scoring_play.evaluate_ids
 
-    def counted(worker, groups, **settings):
+    def counted(worker, case, ids, rubric):
         requests[-1] += 1
-        games.add(tuple(game for game, _, _ in groups))
-        return real(worker, groups, **settings)
+        return real(worker, case, ids, rubric)
 
-    monkeypatch.setattr(Worker, "evaluate_groups", counted)
+    monkeypatch.setattr(scoring_play, "evaluate_ids", counted)
     graded = []
     for together in (True, False):
         requests.append(0)
@@ -596,7 +568,6 @@ def test_cases_played_together_give_what_each_alone_gives(name, tmp_path, monkey
         assert [outcome for _, _, outcome, _, _ in graded[0]].count("error") >= 1, graded[0]
     else:
         assert requests[0] < requests[1], requests
-        assert ("connect4", "mnk") in games  # a request held both games' positions
 
 
 def test_play_cases_are_played_together_only_with_cases_of_their_visibility(tmp_path,
@@ -628,7 +599,7 @@ def fail_after_the_matches(monkeypatch, reply: WorkerReply) -> list[int]:
     """Every ``evaluate`` request made after a case's matches are played fails with ``reply``;
     the list returned counts those requests, an entry a case."""
     played, follow_ups = [], []  # this case's matches are over; the requests since
-    real_play_case, real_evaluate_cases = scoring_play.play_case, scoring_play.evaluate_cases
+    real_play_case, real_evaluate_ids = scoring_play.play_case, scoring_play.evaluate_ids
     real_ahead, real_taken = scoring_play.play_ahead, scoring_play._played_records
 
     def play_case(*args):
@@ -649,14 +620,14 @@ def fail_after_the_matches(monkeypatch, reply: WorkerReply) -> list[int]:
             played[:] = [True]
         return records
 
-    def evaluate_cases(worker, asked, rubric):
+    def evaluate_ids(worker, case, ids, rubric):
         if played:
             follow_ups[-1] += 1
             raise scoring_play.EvaluationFailed(reply)
-        return real_evaluate_cases(worker, asked, rubric)
+        return real_evaluate_ids(worker, case, ids, rubric)
 
     monkeypatch.setattr(scoring_play, "play_case", play_case)
-    monkeypatch.setattr(scoring_play, "evaluate_cases", evaluate_cases)
+    monkeypatch.setattr(scoring_play, "evaluate_ids", evaluate_ids)
     monkeypatch.setattr(grading, "play_ahead", play_ahead)
     monkeypatch.setattr(scoring_play, "_played_records", played_records)
     return follow_ups
@@ -787,14 +758,14 @@ def test_the_same_submission_plays_the_same_matches(tmp_path):
 
 
 def test_a_position_is_sent_to_the_worker_once_per_submission(tmp_path, monkeypatch):
-    sent: list[tuple[str, str]] = []
-    original = Worker.evaluate_groups
+    sent: list[str] = []
+    original = Worker.evaluate
 
-    def counting(self, groups, **kwargs):
-        sent.extend((game, state_id) for game, _, ids in groups for state_id in ids)
-        return original(self, groups, **kwargs)
+    def counting(self, game, params, ids, **kwargs):
+        sent.extend(ids)
+        return original(self, game, params, ids, **kwargs)
 
-    monkeypatch.setattr(Worker, "evaluate_groups", counting)
+    monkeypatch.setattr(Worker, "evaluate", counting)
     paths = [case_file(tmp_path, case_of("connect4", "random", 3, matches=2)),
              case_file(tmp_path, case_of("connect4", "greedy", 3, matches=2))]
     grade(variants.materialize("correct", tmp_path / "s"), paths, rubric=SMALL)

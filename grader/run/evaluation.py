@@ -164,23 +164,21 @@ def checked_number(value: Any) -> float | None:
 
 def evaluate_positions(evaluate: Callable[[Any, Any], Any], game: Any, ids: Sequence[str],
                        calls: int, seed: int, reseed: Callable[[str], None],
-                       counter: Counter | None = None, *, own_game: bool = False,
-                       first_index: int = 0) -> list[float]:
+                       counter: Counter | None = None, *, own_game: bool = False
+                       ) -> list[float]:
     """``[evaluate(view, state) for each id]``, each a finite float.
 
     ``own_game``: ``game`` was built for this batch alone (the worker's), and is sealed in
     place (:func:`sealed_game`); else a sealed copy is made and ``game`` stays the caller's.
-    ``first_index``: the index of ``ids[0]`` in the whole batch (a request may hold several
-    games' positions, one after the other): ``counter`` and an error count from it.
 
-    ``reseed`` seeds the global ``random`` (the worker passes the seeding function it captured
+    ``reseed`` seeds the global ``random`` (the worker passes the ``random.seed`` it captured
     before the submission's import). Raises what ``evaluate`` raises, ``BudgetExceeded``
     (``counter.stopped_at`` says where) and :class:`EvaluationError`.
     """
     counter = counter or Counter()
     view = evaluation_game(game, calls, counter, in_place=own_game)
     values = []
-    for index, state_id in enumerate(ids, first_index):
+    for index, state_id in enumerate(ids):
         counter.position = index
         state = game.state_from_id(state_id)
         counter.calls = 0

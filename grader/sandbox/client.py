@@ -46,7 +46,7 @@ import math
 import os
 import signal
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from grader.algorithms.evaluate import ALGORITHM as EVALUATE
@@ -194,45 +194,31 @@ class Worker(WorkerProcess):
                  seed: int, time_limit: float | None = None, time_multiple: float = 0.0
                  ) -> WorkerReply:
         """The submission's ``evaluate(game, state)`` on each position of ``ids`` (state ids of
-        the built-in ``game`` with ``params``): :meth:`evaluate_groups` of one group."""
-        return self.evaluate_groups([(game, params, ids)], calls=calls, seed=seed,
-                                    time_limit=time_limit, time_multiple=time_multiple)
-
-    def evaluate_groups(self, groups: Sequence[tuple[str, Mapping[str, Any], list[str]]], *,
-                        calls: int, seed: int, time_limit: float | None = None,
-                        time_multiple: float = 0.0) -> WorkerReply:
-        """The submission's ``evaluate(game, state)`` on each position of each group
-        ``(game, params, ids)`` (state ids of the built-in ``game`` with ``params``; several
-        games' positions in one request: a round of play cases of different games), at most
-        ``calls`` ``result``/``utility`` calls each (:mod:`grader.run.evaluation`). An ``ok``
-        reply's ``value`` is the list of floats, one a position, the groups' one after the
-        other, checked here (:func:`evaluation_values`): a reply of the wrong length or holding
-        anything but finite numbers becomes ``crashed``. ``time_limit`` is the CPU-time
+        the built-in ``game`` with ``params``), at most ``calls`` ``result``/``utility`` calls
+        each (:mod:`grader.run.evaluation`). An ``ok`` reply's ``value`` is the list of floats,
+        one a position, checked here (:func:`evaluation_values`): a reply of the wrong length or
+        holding anything but finite numbers becomes ``crashed``. ``time_limit`` is the CPU-time
         backstop of one position (the batch may take it once a position, and more)."""
         time_limit = self.limits.time if time_limit is None else float(time_limit)
-        count = sum(len(ids) for _, _, ids in groups)
-        if not 0 < count <= MAX_POSITIONS or not all(ids for _, _, ids in groups):
-            raise ValueError(f"expected 1 to {MAX_POSITIONS} positions, each group some, got: "
-                             f"{[len(ids) for _, _, ids in groups]}")
-        budget = Budget(result=calls * count, evaluated=count)
+        if not 0 < len(ids) <= MAX_POSITIONS:
+            raise ValueError(f"expected 1 to {MAX_POSITIONS} positions, got: {len(ids)}")
+        budget = Budget(result=calls * len(ids), evaluated=len(ids))
         function = EVALUATE.stubs[0]  # the student's evaluation function
         window, most, failed = self._prepare(time_limit, time_multiple, budget, EVALUATE.name,
                                              function)
         if failed is not None:
             return failed
         request = {"seq": self._next_seq(), "time_limit": window, "cpu_most": most,
-                   POSITIONS_REQUEST: {"groups": [{"game": game, "params": dict(params),
-                                                   "ids": list(ids)}
-                                                  for game, params, ids in groups],
-                                       "calls": int(calls), "seed": int(seed)}}
+                   POSITIONS_REQUEST: {"game": game, "params": dict(params), "ids": list(ids),
+                                "calls": int(calls), "seed": int(seed)}}
         # a reply of more numbers than that is forged
-        reply = self._exchange(request, window, most, count + 50_000, function)
+        reply = self._exchange(request, window, most, len(ids) + 50_000, function)
         # the worker sends no "started" for an evaluation request (grader.sandbox.evaluating):
         # a reply the parent made itself (a kill) names the function from here
         reply.algorithm, reply.time_limit = EVALUATE.name, window
         reply.function = reply.function or function
         if reply.status == "ok":
-            values, problem = evaluation_values(reply.value, count)
+            values, problem = evaluation_values(reply.value, len(ids))
             if problem:
                 reply = WorkerReply("crashed", function=function, algorithm=EVALUATE.name,
                                     stdout=reply.stdout, stderr=reply.stderr, time_limit=window,

@@ -1,11 +1,9 @@
 """The worker's side of an ``evaluate`` request: the student's evaluation on a batch of positions.
 
-The request (:mod:`grader.sandbox.protocol`) holds one group of positions or more, each a
-built-in game, its params and the positions' ids (the play cases of several games share a
-round's request: :func:`grader.scoring.play.play_ahead`), the seed and the budget of game
-calls each evaluation may make; the reply's ``value`` is the list of numbers, one a position,
-the groups' one after the other (:mod:`grader.run.evaluation` makes the calls). A failure
-names the position it happened at. Runs in the worker, after the CPU guard is armed;
+The request (:mod:`grader.sandbox.protocol`) names a built-in game, its params, the positions'
+ids, the seed and the budget of game calls each evaluation may make; the reply's ``value`` is
+the list of numbers, one a position, in order (:mod:`grader.run.evaluation` makes the calls).
+A failure names the position it happened at. Runs in the worker, after the CPU guard is armed;
 the parent checks the reply as it checks every other (:func:`grader.sandbox.client.Worker.evaluate`).
 """
 
@@ -39,7 +37,8 @@ def serve_evaluate_request(request: dict[str, Any], module: Any, path: str,
         if counter.stopped_at is None:
             return
         guard.disarm()
-        where = position_at(batch_ids(request), counter, None)
+        ids = request[POSITIONS_REQUEST].get("ids") or []
+        where = position_at([str(i) for i in ids], counter, None)
         tools.send({"event": "reply", "seq": request.get("seq"), "status": "budget",
                     "recycle": True, "function": FUNCTION,
                     "budget_stop": {"kind": "result", "calls": 0},
@@ -66,10 +65,8 @@ def serve_evaluate(request: dict[str, Any], module: Any, path: str, limits: dict
     spec = request[POSITIONS_REQUEST]
     window, most = float(request["time_limit"]), float(request["cpu_most"])
     try:
-        # each group's game built for this request alone (sealed in place below)
-        groups = [(builtin_game(str(group["game"]), None, dict(group.get("params") or {})),
-                   [str(item) for item in group["ids"]]) for group in spec["groups"]]
-        ids = [state_id for _, group_ids in groups for state_id in group_ids]
+        game = builtin_game(str(spec["game"]), None, dict(spec.get("params") or {}))
+        ids = [str(item) for item in spec["ids"]]
         calls, seed = int(spec["calls"]), int(spec["seed"])
     except WorkerTimeout:
         return {"event": "reply", "status": "timeout",
@@ -94,9 +91,8 @@ def serve_evaluate(request: dict[str, Any], module: Any, path: str, limits: dict
         try:
             # the game built for this request is sealed in place: no frame, closure or
             # gc walk from evaluate finds an uncounted instance of it (grader.run.evaluation)
-            for game, group_ids in groups:
-                values += evaluate_positions(function, game, group_ids, calls, seed, tools.seed,
-                                             counter, own_game=True, first_index=len(values))
+            values = evaluate_positions(function, game, ids, calls, seed, tools.seed, counter,
+                                        own_game=True)
         except WorkerTimeout:
             caught = "interrupted"
         except BaseException as exc:  # noqa: BLE001 - SystemExit too: all reported
@@ -134,12 +130,6 @@ def serve_evaluate(request: dict[str, Any], module: Any, path: str, limits: dict
     return reply
 
 
-def batch_ids(request: dict[str, Any]) -> list[str]:
-    """The ids of an ``evaluate`` request's positions, its groups' one after the other."""
-    groups = request[POSITIONS_REQUEST].get("groups") or []
-    return [str(state_id) for group in groups for state_id in group.get("ids") or []]
-
-
 def position_at(ids: list[str], counter: Counter, caught: Any) -> str:
     """The id of the position the batch stopped at."""
     if not ids:
@@ -150,4 +140,4 @@ def position_at(ids: list[str], counter: Counter, caught: Any) -> str:
     return ids[max(0, min(int(index), len(ids) - 1))]
 
 
-__all__ = ["batch_ids", "position_at", "serve_evaluate", "serve_evaluate_request"]
+__all__ = ["position_at", "serve_evaluate", "serve_evaluate_request"]

@@ -13,13 +13,11 @@ JSON lines over a private socket (never stdout), in this order::
     parent -> {"seq", "case": {...}, "algorithm", MCTS_FIELD: {...} | null, "time_limit": seconds,
                "cpu_most": seconds, "budget": {"result", "evaluated"} | null}
                (MCTS_FIELD: grader.algorithms.mcts.SETTINGS_FIELD, the case's settings field)
-           or {"seq", POSITIONS_REQUEST: {"groups": [{"game", "params",
-                                                      "ids": [state id, ...]}, ...],
-                                           "calls", "seed"},
-               "time_limit", "cpu_most"}   (the evaluate assignment: a batch of positions, of
-               one game or more; the reply's "value" is the list of numbers, one a position,
-               the groups' one after the other, checked by :func:`evaluation_values`;
-               "generated"/"evaluated" are empty)
+           or {"seq", POSITIONS_REQUEST: {"game", "params", "ids": [state id, ...], "calls",
+                                           "seed"},
+               "time_limit", "cpu_most"}   (the evaluate assignment: a batch of positions;
+               the reply's "value" is the list of numbers, one a position, checked by
+               :func:`evaluation_values`; "generated"/"evaluated" are empty)
            or {"seq", POSITIONS_REQUEST: {"game", "params", "ids": [state id, ...],
                                            "algorithm", "depth_limit",
                                            "budgets": [{"result", "evaluated"}, ...],

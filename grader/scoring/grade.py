@@ -30,7 +30,7 @@ from grader.algorithms.assumptions import ALGORITHM as ASSUMPTIONS
 from grader.answers import tree_walk
 from grader.answers.store import AnswerKey
 from grader.cases import Case, find_cases, load_case
-from grader.cases.algorithms import PLAY_ALGORITHMS
+from grader.cases.algorithms import PLAY_ALGORITHMS, PLAY_GAMES
 from grader.cases.rubric import Rubric, load_rubric
 from grader.errors import CaseError, GraderError, SubmissionError
 from grader.feedback import deepening, diagnosis, explain, savings
@@ -243,13 +243,12 @@ def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], grad
 
 
 def _shares(items: list[tuple[Case, str, str]], count: int, cost: _Costs) -> list[list[int]]:
-    """``items``' indices shared among ``count`` workers, each share in ``items``' order: the
-    play cases to the first worker (the student's values are cached by position a worker,
-    play.evaluate_ids, a game's cases meet the same positions, and the cases of one visibility
-    play in lockstep, one request a round whatever their games: play.play_ahead), then the
-    others by their estimated cost (:func:`_cost`, the largest first, each to the least loaded
-    worker). A function of the cases only, so a regrade gives each worker the same tests in the
-    same order."""
+    """``items``' indices shared among ``count`` workers, each share in ``items``' order: a
+    game's play cases to one worker (by the game, so in every phase the same: the student's
+    values are cached by position a worker, play.evaluate_ids, and a game's cases meet the same
+    positions), then the others by their estimated cost (:func:`_cost`, the largest first,
+    each to the least loaded worker). A function of the cases only, so a regrade gives each
+    worker the same tests in the same order."""
     shares: list[list[int]] = [[] for _ in range(count)]
     loads = [0] * count
     costs = [cost(case, algorithm) for case, algorithm, _ in items]
@@ -258,8 +257,9 @@ def _shares(items: list[tuple[Case, str, str]], count: int, cost: _Costs) -> lis
         if algorithm not in PLAY_ALGORITHMS:
             others.append(index)
             continue
-        shares[0].append(index)
-        loads[0] += costs[index]
+        game = PLAY_GAMES.index(case.game) if case.game in PLAY_GAMES else 0
+        shares[game % count].append(index)
+        loads[game % count] += costs[index]
     for index in sorted(others, key=lambda i: (-costs[i], i)):
         least = loads.index(min(loads))
         shares[least].append(index)
@@ -297,7 +297,7 @@ class _Grading:
                        share: list[int]) -> list[tuple[int, Any]]:
         """The share's tests in order, a play case's matches played, when it comes up, with
         those of the share's later play cases of its visibility (play.play_ahead: one request
-        a round for all of them, the same matches): never before a test of an earlier
+        a round for the cases of a game, the same matches): never before a test of an earlier
         visibility, which must not see (and print) what a later one's evaluation was asked."""
         done: set[int] = set()
         graded = []

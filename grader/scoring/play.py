@@ -7,11 +7,10 @@ asked only for positions at its depth cutoff, those the search does not prune. A
 matches are played in lockstep: each round, the positions every match waiting on the student
 needs go to the sandbox worker in one request (:meth:`Worker.evaluate`), the values come back
 checked, and each match backs them up itself (a move of the player under test takes up to
-three rounds). A worker's cases of one visibility play together, whatever their games, from
-when the first of them is graded (:func:`play_ahead`, called by
-:func:`grader.scoring.grade.grade`, which gives every play case to one worker): each round is
-one request for all of them (each game's positions a group of it), as a case's matches share
-theirs, and each case is then graded on its own matches. Values are cached by position for the submission (the
+three rounds). A worker's cases of one game and one visibility play together, from when the
+first of them is graded (:func:`play_ahead`, called by :func:`grader.scoring.grade.grade`):
+each round is one request for all of them, as a case's matches share theirs, and each case
+is then graded on its own matches. Values are cached by position for the submission (the
 worker seeds ``random`` by position, so a value is a function of the position), so a
 position met again is never sent again. The lost matches the report shows get exact values
 for the moves the search pruned at the losing decision (:func:`_fill_in_pruned`).
@@ -86,40 +85,18 @@ def _cache(worker: Worker, case: Case) -> dict[str, float]:
 def evaluate_ids(worker: Worker, case: Case, ids: list[str], rubric: Rubric) -> dict[str, float]:
     """The student's values of ``ids`` (cached ones not sent again); raises
     :class:`EvaluationFailed`."""
-    return evaluate_cases(worker, [(case, ids)], rubric)[0]
-
-
-def evaluate_cases(worker: Worker, asked: list[tuple[Case, list[str]]], rubric: Rubric
-                   ) -> list[dict[str, float]]:
-    """The student's values of each ``(case, ids)``'s ids, ``{id: value}`` a case (cached ones
-    not sent again; the cases' uncached positions in one request, each game's a group of it,
-    or more where they pass :data:`MAX_POSITIONS`); raises :class:`EvaluationFailed`. The
-    cases share the evaluation's limits (:func:`_limits_key`): the first's are the request's."""
-    missing: dict[int, tuple[Case, dict[str, float], list[str]]] = {}  # by cache
-    for case, ids in asked:
-        cache = _cache(worker, case)
-        _, _, wanted = missing.setdefault(id(cache), (case, cache, []))
-        wanted.extend(i for i in ids if i not in cache)
-    flat = [(case, cache, state_id) for case, cache, wanted in missing.values()
-            for state_id in dict.fromkeys(wanted)]
-    settings = rubric.settings_for(asked[0][0], EVALUATE.name)
-    for start in range(0, len(flat), MAX_POSITIONS):
-        chunk = flat[start:start + MAX_POSITIONS]
-        groups: list[tuple[Case, dict[str, float], list[str]]] = []
-        for case, cache, state_id in chunk:  # a cache's positions are consecutive in flat
-            if not groups or groups[-1][1] is not cache:
-                groups.append((case, cache, []))
-            groups[-1][2].append(state_id)
-        reply = worker.evaluate_groups(
-            [(case.game or "", case.params, ids) for case, _, ids in groups],
-            calls=rubric.play.calls, seed=EVALUATION_SEED, time_limit=settings.time_floor,
-            time_multiple=settings.time_multiple)
+    cache = _cache(worker, case)
+    missing = list(dict.fromkeys(i for i in ids if i not in cache))
+    settings = rubric.settings_for(case, EVALUATE.name)
+    for start in range(0, len(missing), MAX_POSITIONS):
+        chunk = missing[start:start + MAX_POSITIONS]
+        reply = worker.evaluate(case.game or "", case.params, chunk, calls=rubric.play.calls,
+                                seed=EVALUATION_SEED, time_limit=settings.time_floor,
+                                time_multiple=settings.time_multiple)
         if reply.status != "ok":
             raise EvaluationFailed(reply)
-        values = iter(reply.value)
-        for _, cache, ids in groups:
-            cache.update(zip(ids, values))
-    return [{i: _cache(worker, case)[i] for i in ids} for case, ids in asked]
+        cache.update(zip(chunk, reply.value))
+    return {i: cache[i] for i in ids}
 
 
 def play_case(case: Case, rubric: Rubric, evaluate: Any, every_match: bool = False
@@ -175,19 +152,14 @@ def case_rounds(case: Case, rubric: Rubric, game: Any, every_match: bool = False
                      running)
 
 
-def _limits_key(case: Case, rubric: Rubric) -> str:
-    """What one request to the worker fixes of every position in it (the evaluation's limits):
-    cases alike in these share requests (:func:`play_ahead`), whatever their games."""
+def _request_key(case: Case, rubric: Rubric) -> str:
+    """What one request to the worker fixes (the game, its params, the evaluation's limits)
+    and what builds the game (its start): cases alike in these share requests and a game
+    (:func:`play_ahead`)."""
     settings = rubric.settings_for(case, EVALUATE.name)
-    return json.dumps([rubric.play.calls, settings.time_floor, settings.time_multiple],
+    built = {key: case.data.get(key) for key in BUILDS_GAME}
+    return json.dumps([built, rubric.play.calls, settings.time_floor, settings.time_multiple],
                       sort_keys=True, default=repr)
-
-
-def _game_key(case: Case) -> str:
-    """What builds the case's game (its rules, params and start): cases alike in these share
-    one game object in :func:`play_ahead` (its remembered children serve them all)."""
-    return json.dumps({key: case.data.get(key) for key in BUILDS_GAME}, sort_keys=True,
-                      default=repr)
 
 
 # a built-in game case's fields that build_builtin reads (grader/cases/builtin.py)
@@ -197,10 +169,9 @@ BUILDS_GAME = ("game", "state", "params", "depth_limit", "value_bounds", "max_su
 
 def play_ahead(worker: Worker, cases: list[Case], rubric: Rubric) -> None:
     """Play the matches of several play cases graded by ``worker`` together, in lockstep, so
-    that each round is one request for all the cases, whatever their games (a case alone asks
-    for a round of its own each time: the shipped five cases make 198 requests apart, 169
-    with the cases of a game and visibility together, 105 with the cases of a visibility
-    together, each request about 1.3 ms of CPU, the worker's and the grader's):
+    that each round is one request for all the cases of a game (a case alone asks for a
+    round of its own each time: the shipped five cases make 198 requests apart, 169 with the
+    cases of a game and visibility together, each request about 1 ms of CPU):
     :func:`grade_play` then takes each case's records from here. The caller passes only
     cases whose tests may follow each other (one visibility: grade.py). The matches are the
     same as apart (each case's matches depend only on the values, which are a function of
@@ -214,30 +185,27 @@ def play_ahead(worker: Worker, cases: list[Case], rubric: Rubric) -> None:
         return
     by_key: dict[str, list[Case]] = {}
     for case in cases:
-        by_key.setdefault(_limits_key(case, rubric), []).append(case)
+        by_key.setdefault(_request_key(case, rubric), []).append(case)
     played = _PLAYED.setdefault(worker, {})
     for alike in by_key.values():
         if len(alike) < 2:
             continue  # nothing to share: grade_play plays it alone
-        games: dict[str, Any] = {}  # one game a start: its remembered children serve its cases
-        for case in alike:
-            if _game_key(case) not in games:
-                games[_game_key(case)] = _game(case)
-        rounds = {id(case): case_rounds(case, rubric, games[_game_key(case)]) for case in alike}
+        game = _game(alike[0])  # one game: its remembered children serve every case
+        rounds = {id(case): case_rounds(case, rubric, game) for case in alike}
         asked: dict[int, list[str]] = {}
         for case in alike:
             _step(rounds, asked, case, None, played, rubric)
         while asked:
-            waiting = [(case, asked[id(case)]) for case in alike if asked.get(id(case))]
+            ids = [i for part in asked.values() for i in part]
             try:
-                values = evaluate_cases(worker, waiting, rubric) if waiting else []
+                values = evaluate_ids(worker, alike[0], ids, rubric) if ids else {}
             except EvaluationFailed:
                 break  # the unfinished cases are played alone (docstring)
-            answered = {id(case): found for (case, _), found in zip(waiting, values)}
             now, asked = asked, {}
             for case in alike:
                 if id(case) in now:
-                    _step(rounds, asked, case, answered.get(id(case), {}), played, rubric)
+                    _step(rounds, asked, case, {i: values[i] for i in now[id(case)]}, played,
+                          rubric)
         for generator in rounds.values():
             generator.close()
 
