@@ -31,7 +31,17 @@ USES = {
     "expovariate": lambda r: r.expovariate(2.0),
     "setstate": lambda r: r.setstate(random.Random(99).getstate()),
     "seed": lambda r: r.seed(12345),
+    "bad seed": lambda r: _raised(lambda: r.seed([1, 2])),  # a TypeError: nothing seeded
+    "bad state": lambda r: _raised(lambda: r.setstate(None)),
 }
+
+
+def _raised(call) -> str:
+    try:
+        call()
+    except Exception as error:  # noqa: BLE001 - the type is what is compared
+        return type(error).__name__
+    return "nothing raised"
 
 steps = st.lists(st.one_of(
     st.tuples(st.just("reseed"), st.one_of(st.integers(-3, 10**6), st.text(max_size=12))),

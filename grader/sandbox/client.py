@@ -29,8 +29,9 @@ Defences, innermost first:
   ``grader/``, writes only its scratch folder, no TCP, no signals to outside processes
   (``$GRADER_LANDLOCK=0`` turns this off, to test the other layers alone);
 * a minimal environment (no secrets), ``PYTHONHASHSEED=0`` and the global ``random`` seeded
-  before each call with the ``random.seed`` captured before the import (a regrade gives the
-  same result); only JSON crosses back, every field rebuilt as the plain type it should be;
+  before each call with the seeding function captured before the import (the seed applied at
+  the generator's first use: :mod:`grader.sandbox.seeding`; a regrade gives the same result);
+  only JSON crosses back, every field rebuilt as the plain type it should be;
 * a call that prints more than ``limits.flood`` bytes fails ("printed too much");
 * each request's ``seq`` is random, not counted: a reply forged during one call for the next
   request is skipped as stale, so no call decides another test's result; the request is sent

@@ -16,7 +16,9 @@ cached value dropped as ``seed`` drops it.
 Every function of the module bound to its generator (``random.random``, ``random.choice``, ...,
 all bound to one instance, as ``random.py`` binds them) is rebound to the replacement, so
 ``from random import choice`` in the submission gets the deferred one too. Instances a
-submission makes itself (``random.Random(7)``) are untouched.
+submission makes itself (``random.Random(7)``) are untouched. Only code that calls the base
+class on the module's generator itself (``random.Random.random(random._inst)``) reads it
+before a waiting seed is applied: no search needs that, and what it reads is its own.
 """
 
 from __future__ import annotations
@@ -48,8 +50,8 @@ class DeferredRandom(random_module.Random):
         super().seed(waiting)
 
     def seed(self, a: Any = None, version: int = 2) -> None:
-        self._waiting = _UNSET
         super().seed(a, version)
+        self._waiting = _UNSET  # only once seeded: a seed that raises leaves the one waiting
 
     def random(self) -> float:
         if self._waiting is not _UNSET:
@@ -67,8 +69,8 @@ class DeferredRandom(random_module.Random):
         return super().getstate()
 
     def setstate(self, state: Any) -> None:
-        self._waiting = _UNSET
         super().setstate(state)
+        self._waiting = _UNSET  # as seed
 
 
 def install_deferred_random() -> DeferredRandom:
