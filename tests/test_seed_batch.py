@@ -4,8 +4,11 @@ Each seed is a call of its own, as a request a seed made it: the batch's answers
 requests' (moves and game calls), it ends at the first seed whose call does not return, and
 that seed's reply is the one its own request gets (status, message, the seed named). A kill is
 at the seed that ran and charges only its CPU as a time-out; a forged reply or "started" is a
-crash at the first seed, never moves. The outcome test graded from a batch is the one graded
-from a request a seed, whatever the submission does.
+crash at the first seed, never moves (but for a "started" for the next seed, which is the
+worker's own byte for byte: tests/hostile/attacks.py's SEED_FORGERIES says what it can do). A
+seed past the exact work budget ends the batch, though the worker is told only the rounded one.
+The outcome test graded from a batch is the one graded from a request a seed, whatever the
+submission does.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from grader.run.tracing import Budget
 from grader.sandbox.client import Worker
 from grader.sandbox.portable import PortableWorker
 from grader.sandbox.protocol import WorkerReply
+from grader.scoring.budget import told, work_budget
 from grader.scoring.pair import grade_pair
 
 attacks = suite_modules.load("hostile/attacks.py")
@@ -212,17 +216,25 @@ def test_a_batch_of_seeds_stops_at_the_submissions_allowance_as_its_requests_wou
 def test_forged_replies_to_a_batch_of_seeds_are_crashes_never_moves(tmp_path: Path) -> None:
     """Each forgery of :data:`attacks.SEED_FORGERIES` (the batch's iterations pick it): a
     reply that does not fit the batch is a crash at the first seed with no move; a forged
-    "started" past the batch, or past the seeds answered, never names a later seed."""
+    "started" past the next seed is ignored (every seed says it begins), so the crash is the
+    first seed's. A "started" for the next seed with a move is the worker's own, byte for
+    byte: it places the failure at that seed (the test fails either way), and neither it nor
+    a forged time-out's CPU figure makes the time-out the whole allowance's."""
     path = submission(tmp_path, attacks.forged_seeds_source())
     with Worker(path, limits=FAST) as worker:
         for number, name in enumerate(attacks.SEED_FORGERIES, start=1):
             reply = batch(worker, seeds=[0, 1, 2], settings={**SETTINGS, "iterations": number})
-            assert reply.status == "crashed" and reply.value is None, (name, reply)
-            assert reply.answered == [], (name, reply)
-            if name == "started_ahead":  # the crash is at no seed known: each asked alone
-                assert reply.position is None, (name, reply)
-            else:
-                assert reply.position == 0, (name, reply)
+            assert reply.value is None and "whole CPU allowance" not in reply.message, \
+                (name, reply)
+            if name == "started_next":
+                assert reply.status == "killed_timeout" and reply.position == 1, (name, reply)
+                assert reply.answered == [("FORGED", {"result": 0, "evaluated": 0})], reply
+                continue
+            assert reply.answered == [] and reply.position == 0, (name, reply)
+            if name == "timeout_claims_all":  # its own time-out: the worker's word
+                assert reply.status == "timeout", (name, reply)
+                continue
+            assert reply.status == "crashed", (name, reply)
             if name in attacks.SEED_FORGERIES_THEN_EXIT:
                 assert "exited with code 3" in reply.message, (name, reply.message)
             elif name == "oversized":  # refused before it is decoded: it costs the grader little
@@ -240,27 +252,53 @@ OUTCOME = {
 }
 
 
-def _outcome_test(path: Path, case_data: dict, answers: AnswerKey) -> dict:
+def _outcome_test(path: Path, case_data: dict, answers: AnswerKey) -> tuple[dict, dict]:
+    """The outcome test's result, and the time-outs charged to the submission's allowance."""
     with Worker(path, limits=FAST) as worker:
-        return asdict(grade_pair(case_from_dict(case_data), "mcts", "1.1", Rubric(), worker,
+        test = asdict(grade_pair(case_from_dict(case_data), "mcts", "1.1", Rubric(), worker,
                                  answers))
+        return test, dict(worker.account.timed_out)
 
 
-@pytest.mark.parametrize("failure", ["raises", "budget", "exits", "wrong_moves"])
+def past_exact_source(answers: AnswerKey) -> str:
+    """The correct solution, its mcts making one ``result`` call past the exact work budget
+    (within the rounded one the worker is told) at seed FAILING, and looping without calling
+    the game at the seed after it (which a request a seed never ran: the test ended at
+    FAILING's budget)."""
+    case = case_from_dict(OUTCOME)
+    reference = answers.reference(case, "mcts", "inclusive", seed=0)
+    exact = work_budget(Rubric().settings_for(case, "mcts"), [reference]).result
+    assert told(exact) // 2 < exact + 1 <= told(exact), exact  # past half the told budget
+    calls = (f"        for _ in range({exact + 1}):\n"
+             "            game.result(state, game.actions(state)[0])")
+    loops = AT_SEED.format(target=random.Random(FAILING + 1).random(), body=FAILURES["loops"])
+    return failing_source(calls) + loops.replace("_right_mcts", "_inner_mcts")
+
+
+@pytest.mark.parametrize("failure", ["raises", "budget", "exits", "wrong_moves", "past_exact"])
 def test_an_outcome_test_graded_from_a_batch_is_graded_as_from_a_request_a_seed(
         tmp_path: Path, monkeypatch, failure: str) -> None:
-    """The same test result (outcome, score, summary, output naming the seed, data) from
-    the batch as from a request a seed (:meth:`Worker.run_seeds` made to fail at no seed
-    known: the grader then asks each seed alone, as it did before batches)."""
-    body = {**FAILURES, "wrong_moves": "        return game.actions(state)[-1]"}[failure]
-    path, answers = submission(tmp_path, failing_source(body)), AnswerKey()
-    batched = _outcome_test(path, OUTCOME, answers)
+    """The same test result (outcome, score, summary, output naming the seed, data) and
+    time-outs charged from the batch as from a request a seed (:meth:`Worker.run_seeds` made
+    to fail at no seed known: the grader then asks each seed alone, as it did before
+    batches). ``past_exact``: a seed past the exact budget but within the rounded one the
+    worker is told ends the test there, and the seed after it, which loops, never runs (it
+    was charged as a time-out to the hiding allowance when the batch went on)."""
+    answers = AnswerKey()
+    if failure == "past_exact":
+        source = past_exact_source(answers)
+    else:
+        source = failing_source({**FAILURES,
+                                 "wrong_moves": "        return game.actions(state)[-1]"}[failure])
+    path = submission(tmp_path, source)
+    batched, batched_timeouts = _outcome_test(path, OUTCOME, answers)
     monkeypatch.setattr(Worker, "run_seeds", lambda *args, **kwargs: WorkerReply(
         "crashed", answered=[], position=None))
-    single = _outcome_test(path, OUTCOME, answers)
+    single, single_timeouts = _outcome_test(path, OUTCOME, answers)
     assert batched == single
+    assert batched_timeouts == single_timeouts == {}, (batched_timeouts, single_timeouts)
     expected = {"raises": "error", "budget": "budget", "exits": "crashed",
-                "wrong_moves": "wrong_value"}[failure]
+                "wrong_moves": "wrong_value", "past_exact": "budget"}[failure]
     assert batched["outcome"] == expected and batched["score"] == 0, batched
     if failure == "wrong_moves":
         assert "of 6 seeds" in batched["summary"] and "Your moves by seed" in batched["output"]
@@ -271,7 +309,7 @@ def test_an_outcome_test_graded_from_a_batch_is_graded_as_from_a_request_a_seed(
 def test_a_forged_reply_to_an_outcome_tests_seeds_scores_nothing(tmp_path: Path) -> None:
     path = submission(tmp_path, attacks.forged_seeds_source())
     forged = {**OUTCOME, "mcts": {**OUTCOME["mcts"], "iterations": 1}}  # "too_many"
-    test = _outcome_test(path, forged, AnswerKey())
+    test, _ = _outcome_test(path, forged, AnswerKey())
     assert test["outcome"] == "crashed" and test["score"] == 0, test
     assert test["output"].startswith("With seed 0: The process running `mcts` died: the "
                                      "worker sent a malformed reply"), test["output"]

@@ -73,6 +73,7 @@ from grader.sandbox.protocol import (
     finite_number,
     items_allowed,
     mcts_dict,
+    past_half,
     reply_from_message,
 )
 from grader.sandbox.allowance import WHOLE
@@ -280,8 +281,8 @@ class Worker(WorkerProcess):
                            4 * len(ids) + 50_000, numbers=True, each=False, what="positions")
 
     def run_seeds(self, case: Any, algorithm: str, *, mcts: Any, seeds: list[int],
-                  budget: Budget, time_limit: float | None = None, time_multiple: float = 0.0,
-                  stub: str | None = None) -> WorkerReply:
+                  budget: Budget, exact: Budget | None = None, time_limit: float | None = None,
+                  time_multiple: float = 0.0, stub: str | None = None) -> WorkerReply:
         """:meth:`run` of ``algorithm`` on ``case`` once a seed of ``seeds`` (``mcts``'s
         settings, its seed each of them in turn), each a call of its own as :meth:`run` makes
         it with ``trace_limit=1``: its own work budget (``budget``, each), CPU backstop (cut at
@@ -299,7 +300,15 @@ class Worker(WorkerProcess):
         call says it begins, so a kill is at the seed that ran; ``position`` None with a
         failure (an error no call is known to have made: output at the file-descriptor level,
         the scratch folder, a grader replaced) leaves the seeds from ``len(answered)`` on for
-        the caller to run alone."""
+        the caller to run alone.
+
+        ``exact``: the budget that decides (the caller's; None: ``budget``), never sent: the
+        worker is told ``budget``, rounded up from it (:mod:`grader.scoring.budget`). A seed
+        whose calls pass ``exact`` ends the batch as it ended a request a seed's test: the
+        worker stops after a seed past half of ``budget`` (which ``exact`` is above), and the
+        seeds after it go in a new request only when it is within ``exact``; else the reply
+        is that seed's, ``ok`` with its move and calls at ``position`` (the caller applies
+        the exact budget to it), and no later seed runs."""
         time_limit = self.limits.time if time_limit is None else float(time_limit)
         if not seeds:
             raise ValueError("expected at least one seed")
@@ -329,6 +338,13 @@ class Worker(WorkerProcess):
                 reply.position += done
             elif reply.ok:
                 answered += reply.answered or []
+                if reply.paused and past(answered[-1][1], exact or budget):
+                    value, calls = answered.pop()
+                    return WorkerReply("ok", value=value, calls=dict(calls),
+                                       function=reply.function, algorithm=algorithm,
+                                       stdout=reply.stdout, stderr=reply.stderr,
+                                       time_limit=reply.time_limit, answered=answered,
+                                       position=len(answered))
             if not reply.ok or len(answered) == len(seeds):
                 reply.answered = answered
                 if reply.ok:
@@ -365,7 +381,8 @@ class Worker(WorkerProcess):
                  for budget in budgets]
         left = self.account.total - self.account.spent
         body = request({"budgets": [budget.to_dict() for budget in budgets], "most": mosts,
-                        "left": left, **({"announce": "each"} if each else {})})
+                        "left": left,
+                        **({"announce": "each", "pause": "half"} if each else {})})
         message = {"seq": self._next_seq(), "time_limit": window, "cpu_most": most, **body}
         self._made_here, self._started_at, self._batch_mosts = False, None, mosts
         self._batch_left, self._started_cpu = left, 0.0
@@ -381,7 +398,8 @@ class Worker(WorkerProcess):
         if streamed is not None and started is not None and len(streamed) != started:
             started = None  # the answers before it are not all known: at no call
         # the worker's word (a call of the batch, checked): only where its own failure is
-        problem = batch_problem(reply, len(budgets), self._made_here, started, numbers)
+        problem = batch_problem(reply, len(budgets), self._made_here, started, numbers,
+                                paused=budgets if each else None)
         if problem:
             reply = WorkerReply("crashed", function=function, algorithm=algorithm,
                                 stdout=reply.stdout, stderr=reply.stderr, time_limit=window,
@@ -474,7 +492,7 @@ class Worker(WorkerProcess):
         if timed_out:  # a batch's answered positions' CPU is not the time-out's: spent only
             # (the worker's word, so at most what was used; the time-out is still charged at
             # least its window to the hiding allowance, whatever the worker says)
-            earlier = min(reply.answered_cpu, used)
+            earlier = reply.answered_cpu = min(reply.answered_cpu, used)  # (_batch_cut reads it)
             self.account.charge(earlier)
             used -= earlier
         self.account.charge(used, function if timed_out else None, window)
@@ -537,14 +555,23 @@ class Worker(WorkerProcess):
         so a kill or a crash is its own; the parent's limits restart here with that call's,
         cut at what is left of the submission's allowance (each position once, in order: a
         forged "started" never extends them past the batch's). With :meth:`run_seeds`, it
-        carries the answer of the call before it (kept: a kill loses the reply's)."""
-        position, mosts = event["position"], self._batch_mosts
-        if not (mosts and type(position) is int and 0 <= position < len(mosts) and (
-                self._started_at is None or position > self._started_at)):
+        carries the answer of the call before it (kept: a kill loses the reply's), and every
+        call sends one, so only the next position is taken (one further on is forged).
+
+        The worker's word, which only places the submission's own failure: a "started" for
+        the next call, with an answer, forged during a call is the one the worker sends when
+        that call returns, byte for byte (a kill is then the next call's, the forged move
+        among the answers before it: the test fails either way, at a seed that did not fail;
+        docs/security.md). Its CPU seconds before the call, the worker's word too, are cut at
+        what the parent read the request using (:meth:`_exchange`), so a forged figure cannot
+        make a time-out the whole allowance's."""
+        position, mosts, streamed = event["position"], self._batch_mosts, self._streamed
+        following = -1 if self._started_at is None else self._started_at
+        if not (mosts and type(position) is int and following < position < len(mosts) and (
+                streamed is None or position == following + 1)):
             return
         self._started_at = position
         self._started_cpu = max(finite_number(event.get("answered_cpu"), 0.0), 0.0)
-        streamed = self._streamed
         if streamed is not None and position == len(streamed) + 1:
             answer = batch_answers(event)
             if answer is not None and len(answer) == 1:
@@ -588,6 +615,11 @@ class Worker(WorkerProcess):
         return reply
 
 
+def past(calls: Mapping[str, int], budget: Budget) -> bool:
+    """Whether ``calls`` (``{"result", "evaluated"}``) passed ``budget`` of a kind."""
+    return calls.get("result", 0) > budget.result or calls.get("evaluated", 0) > budget.evaluated
+
+
 def checked_position(game: str, params: Mapping[str, Any], state: str,
                      depth_limit: int | None) -> Any:
     """``game`` built at ``state`` by the grader itself; :class:`~grader.errors.GraderError`
@@ -606,13 +638,17 @@ AT_NO_POSITION = ("OutputLimitExceeded", "ScratchLimitExceeded", "SandboxViolati
 
 
 def batch_problem(reply: WorkerReply, asked: int, made_here: bool = False,
-                  started: int | None = None, numbers: bool = True) -> str:
+                  started: int | None = None, numbers: bool = True,
+                  paused: list[Budget] | None = None) -> str:
     """What does not fit in the worker's reply to a batch of ``asked`` calls ("" when it
     fits); sets ``reply.position``, the call the reply is about (module docstring of
     :mod:`grader.sandbox.protocol`). ``made_here``: the parent made the reply (a kill, a
     crash): it fits, at ``started``, the call the worker said it began last (None: it said
     none). ``numbers``: each answer must be a finite number (a position's value; made a
-    float here), else any value (a seed's move)."""
+    float here), else any value (a seed's move). ``paused``: the calls' budgets, where the
+    batch may end early (a batch of seeds, ``"pause": "half"``): a paused reply fits when it
+    answers some calls, not all, and the last answered passed half its budget (position
+    None; else a forged pause, which would only make the parent ask again)."""
     if made_here:
         reply.position = started
         return ""
@@ -630,6 +666,13 @@ def batch_problem(reply: WorkerReply, asked: int, made_here: bool = False,
             if number is None:
                 return f"answer {index}, {str(value)[:40]!r}, is not a finite number"
             reply.answered[index] = (number, calls)
+    if reply.paused:
+        if paused is None or not 0 < answered < asked:
+            return f"paused with {answered} of {asked} calls answered"
+        if not past_half(reply.answered[-1][1], paused[answered - 1].to_dict()):
+            return f"paused after call {answered - 1}, within half its budget"
+        reply.position = None
+        return ""
     error = (reply.error or {}).get("type")
     if error in AT_NO_POSITION and asked > 1 and reply.status == "error":
         reply.position = None  # the batch's, not one call's: the caller asks each alone
