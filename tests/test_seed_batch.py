@@ -26,7 +26,7 @@ from grader.answers.store import AnswerKey
 from grader.cases import case_from_dict
 from grader.cases.rubric import Rubric
 from grader.run.tracing import Budget
-from grader.sandbox.client import Worker
+from grader.sandbox.client import SEEDS_A_REQUEST, Worker
 from grader.sandbox.portable import PortableWorker
 from grader.sandbox.protocol import WorkerReply
 from grader.scoring.budget import told, work_budget
@@ -190,6 +190,28 @@ def test_seeds_go_in_as_many_requests_as_the_worker_has_cpu_time_for(
     sizes = [len(request["seeds"]["seeds"]) for request in sent]
     assert sum(sizes) == len(SEEDS) and len(sizes) >= 2 and max(sizes) < len(SEEDS), sizes
     assert starts == 1  # the calls' limits fit the one worker's life: never a fresh one
+
+
+def test_a_batch_of_large_values_is_read_as_its_requests_were(
+        tmp_path: Path, monkeypatch) -> None:
+    """A seed's value may hold 10,000 items, as a request of its own allowed (50,002 JSON
+    items a reply): a batch's reply of such values is read, not refused as a crash (it was at
+    50 items a seed plus 50,000), its seeds in as many requests as keep each message within
+    what the parent decodes (:data:`SEEDS_A_REQUEST`)."""
+    source = CORRECT.read_text() + (
+        "\n\ndef mcts(game, state, iterations, rng, c=math.sqrt(2)):\n"
+        "    return [int(rng.random() * 10)] * 9_999\n")
+    sent = []
+    exchange = Worker._exchange
+    monkeypatch.setattr(Worker, "_exchange", lambda self, request, *args, **kwargs: (
+        sent.append(request), exchange(self, request, *args, **kwargs))[1])
+    seeds = range(SEEDS_A_REQUEST + 2)
+    with Worker(submission(tmp_path, source), limits=FAST) as worker:
+        whole = batch(worker, seeds=seeds)
+        last = alone(worker, seeds[-1])
+    assert whole.ok and len(whole.value) == len(seeds), whole.message
+    assert whole.value[-1] == last.value and len(last.value) == 9_999, last
+    assert [len(request["seeds"]["seeds"]) for request in sent[:2]] == [SEEDS_A_REQUEST, 2]
 
 
 def test_a_batch_of_seeds_stops_at_the_submissions_allowance_as_its_requests_would(

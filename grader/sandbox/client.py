@@ -80,6 +80,12 @@ from grader.sandbox.allowance import WHOLE
 from grader.sandbox.watch import MIN_IDLE, Watch, cpu_limits, kill_message, process_cpu
 
 
+# Seeds a request of Worker.run_seeds holds at most: each may answer with as many JSON items
+# as a request of its own could (items_allowed(1), 50,002), and a message the parent reads
+# holds at most MAX_MESSAGE_ITEMS (what bounds decoding it: about 150 MB); 24 (an outcome test
+# runs 20 by default)
+SEEDS_A_REQUEST = min(MAX_MESSAGE_ITEMS // items_allowed(1), MAX_POSITIONS)
+
 # id(case) -> (a weak reference to the loaded case, whether MIN moves at its root; None: the
 # root has no mover): a case's game built once, however many tests and seeds send it
 _ROOTS: dict[int, tuple[weakref.ref, bool | None]] = {}
@@ -291,7 +297,7 @@ class Worker(WorkerProcess):
         One request (an MCTS outcome test's seeds: a request costs the worker and the grader
         more than a small search does), or more where the worker process has CPU time left for
         fewer calls' limits (each request as many as fit, a fresh worker where none does, as
-        a request a seed would have it).
+        a request a seed would have it), and for more than :data:`SEEDS_A_REQUEST` seeds.
 
         The batch ends at the first seed whose call does not return (an error, its budget, a
         time-out, a missing function, output past the limit...). ``answered``, ``position``
@@ -322,7 +328,7 @@ class Worker(WorkerProcess):
         while True:
             done = len(answered)
             count = min(self._calls_that_fit(time_limit, time_multiple, budget),
-                        len(seeds) - done, MAX_POSITIONS)
+                        len(seeds) - done, SEEDS_A_REQUEST)
             part = [int(seed) for seed in seeds[done:done + count]]
 
             def request(batch: dict[str, Any], part: list[int] = part) -> dict[str, Any]:
@@ -330,9 +336,11 @@ class Worker(WorkerProcess):
                         "budget": budget.to_dict(), "trace_limit": 1,
                         SEEDS_REQUEST: {"seeds": part, **batch}}
 
+            # a reply may hold what the seeds' own requests could, together (a value of 10,000
+            # items each): a batch is never refused where its requests passed
             reply = self._batch(request, [budget] * count, algorithm, function, time_limit,
-                                time_multiple, 50 * count + 50_000, numbers=False, each=True,
-                                what="seeds")
+                                time_multiple, count * items_allowed(1), numbers=False,
+                                each=True, what="seeds")
             if reply.position is not None:  # the call it is about: those before it answered
                 answered += (reply.answered or [])[:reply.position]
                 reply.position += done

@@ -65,7 +65,8 @@ it, if any, as the reply's), sends ``{"event": "started", "seq", "position": ind
 "answered_cpu": CPU seconds of the batch's calls before it}``: a kill of it is that call's (the
 answers before it as the "started" said them), the CPU seconds before it are not its
 time-out's, and the parent's limits restart there with that call's (each position once, in
-order: a forged one never extends them past the batch's). A batch also gives ``"left"``, the
+order: a forged one never extends them past the batch's; in a batch of seeds, where every call
+sends one, only the next position). A batch also gives ``"left"``, the
 CPU seconds left of the submission's allowance: each call's most is cut at what is left of it
 after the calls before, as a request of its own would be.)
 
