@@ -282,22 +282,27 @@ def _outcome_test(path: Path, case_data: dict, answers: AnswerKey) -> tuple[dict
         return test, dict(worker.account.timed_out)
 
 
-def past_exact_source(answers: AnswerKey) -> str:
-    """The correct solution, its mcts making one ``result`` call past the exact work budget
-    (within the rounded one the worker is told) at seed FAILING, and looping without calling
-    the game at the seed after it (which a request a seed never ran: the test ended at
-    FAILING's budget)."""
+def past_half_source(answers: AnswerKey, past_exact: bool) -> str:
+    """The correct solution, its mcts making, at seed FAILING, more ``result`` calls than half
+    the rounded budget the worker is told: one past the exact budget (``past_exact``), else
+    one past half the rounded one (within the exact one, the search's own calls added); and
+    looping without calling the game at the seed after it (which a request a seed never ran
+    past the exact budget: the test ended at FAILING's budget)."""
     case = case_from_dict(OUTCOME)
     reference = answers.reference(case, "mcts", "inclusive", seed=0)
     exact = work_budget(Rubric().settings_for(case, "mcts"), [reference]).result
-    assert told(exact) // 2 < exact + 1 <= told(exact), exact  # past half the told budget
-    calls = (f"        for _ in range({exact + 1}):\n"
+    extra = exact + 1 if past_exact else told(exact) // 2 + 1
+    assert told(exact) // 2 < extra + (0 if past_exact else len(reference.run.generated)) \
+        <= (told(exact) if past_exact else exact), exact
+    calls = (f"        for _ in range({extra}):\n"
              "            game.result(state, game.actions(state)[0])")
-    loops = AT_SEED.format(target=random.Random(FAILING + 1).random(), body=FAILURES["loops"])
-    return failing_source(calls) + loops.replace("_right_mcts", "_inner_mcts")
+    body = FAILURES["loops"] if past_exact else "        pass"
+    after = AT_SEED.format(target=random.Random(FAILING + 1).random(), body=body)
+    return failing_source(calls) + after.replace("_right_mcts", "_inner_mcts")
 
 
-@pytest.mark.parametrize("failure", ["raises", "budget", "exits", "wrong_moves", "past_exact"])
+@pytest.mark.parametrize("failure", ["raises", "budget", "exits", "wrong_moves", "past_exact",
+                                     "within_exact"])
 def test_an_outcome_test_graded_from_a_batch_is_graded_as_from_a_request_a_seed(
         tmp_path: Path, monkeypatch, failure: str) -> None:
     """The same test result (outcome, score, summary, output naming the seed, data) and
@@ -305,10 +310,12 @@ def test_an_outcome_test_graded_from_a_batch_is_graded_as_from_a_request_a_seed(
     to fail at no seed known: the grader then asks each seed alone, as it did before
     batches). ``past_exact``: a seed past the exact budget but within the rounded one the
     worker is told ends the test there, and the seed after it, which loops, never runs (it
-    was charged as a time-out to the hiding allowance when the batch went on)."""
+    was charged as a time-out to the hiding allowance when the batch went on);
+    ``within_exact``: one past half the rounded budget, within the exact one, pauses the
+    batch, and the seeds after it run (the test is the correct solution's)."""
     answers = AnswerKey()
-    if failure == "past_exact":
-        source = past_exact_source(answers)
+    if failure in ("past_exact", "within_exact"):
+        source = past_half_source(answers, past_exact=failure == "past_exact")
     else:
         source = failing_source({**FAILURES,
                                  "wrong_moves": "        return game.actions(state)[-1]"}[failure])
@@ -319,6 +326,11 @@ def test_an_outcome_test_graded_from_a_batch_is_graded_as_from_a_request_a_seed(
     single, single_timeouts = _outcome_test(path, OUTCOME, answers)
     assert batched == single
     assert batched_timeouts == single_timeouts == {}, (batched_timeouts, single_timeouts)
+    if failure == "within_exact":  # every seed's move, as the correct solution's
+        correct, _ = _outcome_test(submission(tmp_path, CORRECT.read_text(), "correct.py"),
+                                   OUTCOME, answers)
+        assert batched == correct and batched["extra_data"]["seeds"] == 6, batched
+        return
     expected = {"raises": "error", "budget": "budget", "exits": "crashed",
                 "wrong_moves": "wrong_value", "past_exact": "budget"}[failure]
     assert batched["outcome"] == expected and batched["score"] == 0, batched
