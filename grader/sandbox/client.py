@@ -346,7 +346,7 @@ class Worker(WorkerProcess):
                 reply.position += done
             elif reply.ok:
                 answered += reply.answered or []
-                if reply.paused and past(answered[-1][1], exact or budget):
+                if reply.paused and past_budget(answered[-1][1], exact or budget):
                     value, calls = answered.pop()
                     return WorkerReply("ok", value=value, calls=dict(calls),
                                        function=reply.function, algorithm=algorithm,
@@ -623,7 +623,7 @@ class Worker(WorkerProcess):
         return reply
 
 
-def past(calls: Mapping[str, int], budget: Budget) -> bool:
+def past_budget(calls: Mapping[str, int], budget: Budget) -> bool:
     """Whether ``calls`` (``{"result", "evaluated"}``) passed ``budget`` of a kind."""
     return calls.get("result", 0) > budget.result or calls.get("evaluated", 0) > budget.evaluated
 
