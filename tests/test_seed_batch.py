@@ -4,8 +4,11 @@ Each seed is a call of its own, as a request a seed made it: the batch's answers
 requests' (moves and game calls), it ends at the first seed whose call does not return, and
 that seed's reply is the one its own request gets (status, message, the seed named). A kill is
 at the seed that ran and charges only its CPU as a time-out; a forged reply or "started" is a
-crash at the first seed, never moves. The outcome test graded from a batch is the one graded
-from a request a seed, whatever the submission does.
+crash at the first seed, never moves (but for a "started" for the next seed, which is the
+worker's own byte for byte: tests/hostile/attacks.py's SEED_FORGERIES says what it can do). A
+seed past the exact work budget ends the batch, though the worker is told only the rounded one.
+The outcome test graded from a batch is the one graded from a request a seed, whatever the
+submission does.
 """
 
 from __future__ import annotations
@@ -23,9 +26,10 @@ from grader.answers.store import AnswerKey
 from grader.cases import case_from_dict
 from grader.cases.rubric import Rubric
 from grader.run.tracing import Budget
-from grader.sandbox.client import Worker
+from grader.sandbox.client import SEEDS_A_REQUEST, Worker
 from grader.sandbox.portable import PortableWorker
 from grader.sandbox.protocol import WorkerReply
+from grader.scoring.budget import told, work_budget
 from grader.scoring.pair import grade_pair
 
 attacks = suite_modules.load("hostile/attacks.py")
@@ -188,6 +192,28 @@ def test_seeds_go_in_as_many_requests_as_the_worker_has_cpu_time_for(
     assert starts == 1  # the calls' limits fit the one worker's life: never a fresh one
 
 
+def test_a_batch_of_large_values_is_read_as_its_requests_were(
+        tmp_path: Path, monkeypatch) -> None:
+    """A seed's value may hold 10,000 items, as a request of its own allowed (50,002 JSON
+    items a reply): a batch's reply of such values is read, not refused as a crash (it was at
+    50 items a seed plus 50,000), its seeds in as many requests as keep each message within
+    what the parent decodes (:data:`SEEDS_A_REQUEST`)."""
+    source = CORRECT.read_text() + (
+        "\n\ndef mcts(game, state, iterations, rng, c=math.sqrt(2)):\n"
+        "    return [int(rng.random() * 10)] * 9_999\n")
+    sent = []
+    exchange = Worker._exchange
+    monkeypatch.setattr(Worker, "_exchange", lambda self, request, *args, **kwargs: (
+        sent.append(request), exchange(self, request, *args, **kwargs))[1])
+    seeds = range(SEEDS_A_REQUEST + 2)
+    with Worker(submission(tmp_path, source), limits=FAST) as worker:
+        whole = batch(worker, seeds=seeds)
+        last = alone(worker, seeds[-1])
+    assert whole.ok and len(whole.value) == len(seeds), whole.message
+    assert whole.value[-1] == last.value and len(last.value) == 9_999, last
+    assert [len(request["seeds"]["seeds"]) for request in sent[:2]] == [SEEDS_A_REQUEST, 2]
+
+
 def test_a_batch_of_seeds_stops_at_the_submissions_allowance_as_its_requests_would(
         tmp_path: Path) -> None:
     """Each seed's CPU most is cut at the allowance left after the seeds before it, as a
@@ -212,17 +238,25 @@ def test_a_batch_of_seeds_stops_at_the_submissions_allowance_as_its_requests_wou
 def test_forged_replies_to_a_batch_of_seeds_are_crashes_never_moves(tmp_path: Path) -> None:
     """Each forgery of :data:`attacks.SEED_FORGERIES` (the batch's iterations pick it): a
     reply that does not fit the batch is a crash at the first seed with no move; a forged
-    "started" past the batch, or past the seeds answered, never names a later seed."""
+    "started" past the next seed is ignored (every seed says it begins), so the crash is the
+    first seed's. A "started" for the next seed with a move is the worker's own, byte for
+    byte: it places the failure at that seed (the test fails either way), and neither it nor
+    a forged time-out's CPU figure makes the time-out the whole allowance's."""
     path = submission(tmp_path, attacks.forged_seeds_source())
     with Worker(path, limits=FAST) as worker:
         for number, name in enumerate(attacks.SEED_FORGERIES, start=1):
             reply = batch(worker, seeds=[0, 1, 2], settings={**SETTINGS, "iterations": number})
-            assert reply.status == "crashed" and reply.value is None, (name, reply)
-            assert reply.answered == [], (name, reply)
-            if name == "started_ahead":  # the crash is at no seed known: each asked alone
-                assert reply.position is None, (name, reply)
-            else:
-                assert reply.position == 0, (name, reply)
+            assert reply.value is None and "whole CPU allowance" not in reply.message, \
+                (name, reply)
+            if name == "started_next":
+                assert reply.status == "killed_timeout" and reply.position == 1, (name, reply)
+                assert reply.answered == [("FORGED", {"result": 0, "evaluated": 0})], reply
+                continue
+            assert reply.answered == [] and reply.position == 0, (name, reply)
+            if name == "timeout_claims_all":  # its own time-out: the worker's word
+                assert reply.status == "timeout", (name, reply)
+                continue
+            assert reply.status == "crashed", (name, reply)
             if name in attacks.SEED_FORGERIES_THEN_EXIT:
                 assert "exited with code 3" in reply.message, (name, reply.message)
             elif name == "oversized":  # refused before it is decoded: it costs the grader little
@@ -240,27 +274,65 @@ OUTCOME = {
 }
 
 
-def _outcome_test(path: Path, case_data: dict, answers: AnswerKey) -> dict:
+def _outcome_test(path: Path, case_data: dict, answers: AnswerKey) -> tuple[dict, dict]:
+    """The outcome test's result, and the time-outs charged to the submission's allowance."""
     with Worker(path, limits=FAST) as worker:
-        return asdict(grade_pair(case_from_dict(case_data), "mcts", "1.1", Rubric(), worker,
+        test = asdict(grade_pair(case_from_dict(case_data), "mcts", "1.1", Rubric(), worker,
                                  answers))
+        return test, dict(worker.account.timed_out)
 
 
-@pytest.mark.parametrize("failure", ["raises", "budget", "exits", "wrong_moves"])
+def past_half_source(answers: AnswerKey, past_exact: bool) -> str:
+    """The correct solution, its mcts making, at seed FAILING, more ``result`` calls than half
+    the rounded budget the worker is told: one past the exact budget (``past_exact``), else
+    one past half the rounded one (within the exact one, the search's own calls added); and
+    looping without calling the game at the seed after it (which a request a seed never ran
+    past the exact budget: the test ended at FAILING's budget)."""
+    case = case_from_dict(OUTCOME)
+    reference = answers.reference(case, "mcts", "inclusive", seed=0)
+    exact = work_budget(Rubric().settings_for(case, "mcts"), [reference]).result
+    extra = exact + 1 if past_exact else told(exact) // 2 + 1
+    assert told(exact) // 2 < extra + (0 if past_exact else len(reference.run.generated)) \
+        <= (told(exact) if past_exact else exact), exact
+    calls = (f"        for _ in range({extra}):\n"
+             "            game.result(state, game.actions(state)[0])")
+    body = FAILURES["loops"] if past_exact else "        pass"
+    after = AT_SEED.format(target=random.Random(FAILING + 1).random(), body=body)
+    return failing_source(calls) + after.replace("_right_mcts", "_inner_mcts")
+
+
+@pytest.mark.parametrize("failure", ["raises", "budget", "exits", "wrong_moves", "past_exact",
+                                     "within_exact"])
 def test_an_outcome_test_graded_from_a_batch_is_graded_as_from_a_request_a_seed(
         tmp_path: Path, monkeypatch, failure: str) -> None:
-    """The same test result (outcome, score, summary, output naming the seed, data) from
-    the batch as from a request a seed (:meth:`Worker.run_seeds` made to fail at no seed
-    known: the grader then asks each seed alone, as it did before batches)."""
-    body = {**FAILURES, "wrong_moves": "        return game.actions(state)[-1]"}[failure]
-    path, answers = submission(tmp_path, failing_source(body)), AnswerKey()
-    batched = _outcome_test(path, OUTCOME, answers)
+    """The same test result (outcome, score, summary, output naming the seed, data) and
+    time-outs charged from the batch as from a request a seed (:meth:`Worker.run_seeds` made
+    to fail at no seed known: the grader then asks each seed alone, as it did before
+    batches). ``past_exact``: a seed past the exact budget but within the rounded one the
+    worker is told ends the test there, and the seed after it, which loops, never runs (it
+    was charged as a time-out to the hiding allowance when the batch went on);
+    ``within_exact``: one past half the rounded budget, within the exact one, pauses the
+    batch, and the seeds after it run (the test is the correct solution's)."""
+    answers = AnswerKey()
+    if failure in ("past_exact", "within_exact"):
+        source = past_half_source(answers, past_exact=failure == "past_exact")
+    else:
+        source = failing_source({**FAILURES,
+                                 "wrong_moves": "        return game.actions(state)[-1]"}[failure])
+    path = submission(tmp_path, source)
+    batched, batched_timeouts = _outcome_test(path, OUTCOME, answers)
     monkeypatch.setattr(Worker, "run_seeds", lambda *args, **kwargs: WorkerReply(
         "crashed", answered=[], position=None))
-    single = _outcome_test(path, OUTCOME, answers)
+    single, single_timeouts = _outcome_test(path, OUTCOME, answers)
     assert batched == single
+    assert batched_timeouts == single_timeouts == {}, (batched_timeouts, single_timeouts)
+    if failure == "within_exact":  # every seed's move, as the correct solution's
+        correct, _ = _outcome_test(submission(tmp_path, CORRECT.read_text(), "correct.py"),
+                                   OUTCOME, answers)
+        assert batched == correct and batched["extra_data"]["seeds"] == 6, batched
+        return
     expected = {"raises": "error", "budget": "budget", "exits": "crashed",
-                "wrong_moves": "wrong_value"}[failure]
+                "wrong_moves": "wrong_value", "past_exact": "budget"}[failure]
     assert batched["outcome"] == expected and batched["score"] == 0, batched
     if failure == "wrong_moves":
         assert "of 6 seeds" in batched["summary"] and "Your moves by seed" in batched["output"]
@@ -271,7 +343,7 @@ def test_an_outcome_test_graded_from_a_batch_is_graded_as_from_a_request_a_seed(
 def test_a_forged_reply_to_an_outcome_tests_seeds_scores_nothing(tmp_path: Path) -> None:
     path = submission(tmp_path, attacks.forged_seeds_source())
     forged = {**OUTCOME, "mcts": {**OUTCOME["mcts"], "iterations": 1}}  # "too_many"
-    test = _outcome_test(path, forged, AnswerKey())
+    test, _ = _outcome_test(path, forged, AnswerKey())
     assert test["outcome"] == "crashed" and test["score"] == 0, test
     assert test["output"].startswith("With seed 0: The process running `mcts` died: the "
                                      "worker sent a malformed reply"), test["output"]

@@ -74,11 +74,18 @@ from grader.sandbox.protocol import (
     finite_number,
     items_allowed,
     mcts_dict,
+    past_half,
     reply_from_message,
 )
 from grader.sandbox.allowance import WHOLE
 from grader.sandbox.watch import MIN_IDLE, Watch, cpu_limits, kill_message, process_cpu
 
+
+# Seeds a request of Worker.run_seeds holds at most: each may answer with as many JSON items
+# as a request of its own could (items_allowed(1), 50,002), and a message the parent reads
+# holds at most MAX_MESSAGE_ITEMS (what bounds decoding it: about 150 MB); 24 (an outcome test
+# runs 20 by default)
+SEEDS_A_REQUEST = min(MAX_MESSAGE_ITEMS // items_allowed(1), MAX_POSITIONS)
 
 # id(case) -> (a weak reference to the loaded case, whether MIN moves at its root; None: the
 # root has no mover): a case's game built once, however many tests and seeds send it
@@ -267,8 +274,8 @@ class Worker(WorkerProcess):
                            4 * len(ids) + 50_000, numbers=True, each=False, what="positions")
 
     def run_seeds(self, case: Any, algorithm: str, *, mcts: Any, seeds: list[int],
-                  budget: Budget, time_limit: float | None = None, time_multiple: float = 0.0,
-                  stub: str | None = None) -> WorkerReply:
+                  budget: Budget, exact: Budget | None = None, time_limit: float | None = None,
+                  time_multiple: float = 0.0, stub: str | None = None) -> WorkerReply:
         """:meth:`run` of ``algorithm`` on ``case`` once a seed of ``seeds`` (``mcts``'s
         settings, its seed each of them in turn), each a call of its own as :meth:`run` makes
         it with ``trace_limit=1``: its own work budget (``budget``, each), CPU backstop (cut at
@@ -277,7 +284,7 @@ class Worker(WorkerProcess):
         One request (an MCTS outcome test's seeds: a request costs the worker and the grader
         more than a small search does), or more where the worker process has CPU time left for
         fewer calls' limits (each request as many as fit, a fresh worker where none does, as
-        a request a seed would have it).
+        a request a seed would have it), and for more than :data:`SEEDS_A_REQUEST` seeds.
 
         The batch ends at the first seed whose call does not return (an error, its budget, a
         time-out, a missing function, output past the limit...). ``answered``, ``position``
@@ -286,7 +293,15 @@ class Worker(WorkerProcess):
         call says it begins, so a kill is at the seed that ran; ``position`` None with a
         failure (an error no call is known to have made: output at the file-descriptor level,
         the scratch folder, a grader replaced) leaves the seeds from ``len(answered)`` on for
-        the caller to run alone."""
+        the caller to run alone.
+
+        ``exact``: the budget that decides (the caller's; None: ``budget``), never sent: the
+        worker is told ``budget``, rounded up from it (:mod:`grader.scoring.budget`). A seed
+        whose calls pass ``exact`` ends the batch as it ended a request a seed's test: the
+        worker stops after a seed past half of ``budget`` (which ``exact`` is above), and the
+        seeds after it go in a new request only when it is within ``exact``; else the reply
+        is that seed's, ``ok`` with its move and calls at ``position`` (the caller applies
+        the exact budget to it), and no later seed runs."""
         time_limit = self.limits.time if time_limit is None else float(time_limit)
         if not seeds:
             raise ValueError("expected at least one seed")
@@ -300,7 +315,7 @@ class Worker(WorkerProcess):
         while True:
             done = len(answered)
             count = min(self._calls_that_fit(time_limit, time_multiple, budget),
-                        len(seeds) - done, MAX_POSITIONS)
+                        len(seeds) - done, SEEDS_A_REQUEST)
             part = [int(seed) for seed in seeds[done:done + count]]
 
             def request(batch: dict[str, Any], part: list[int] = part) -> dict[str, Any]:
@@ -308,14 +323,23 @@ class Worker(WorkerProcess):
                         "budget": budget.to_dict(), "trace_limit": 1,
                         SEEDS_REQUEST: {"seeds": part, **batch}}
 
+            # a reply may hold what the seeds' own requests could, together (a value of 10,000
+            # items each): a batch is never refused where its requests passed
             reply = self._batch(request, [budget] * count, algorithm, function, time_limit,
-                                time_multiple, 50 * count + 50_000, numbers=False, each=True,
-                                what="seeds")
+                                time_multiple, count * items_allowed(1), numbers=False,
+                                each=True, what="seeds")
             if reply.position is not None:  # the call it is about: those before it answered
                 answered += (reply.answered or [])[:reply.position]
                 reply.position += done
             elif reply.ok:
                 answered += reply.answered or []
+                if reply.paused and past_budget(answered[-1][1], exact or budget):
+                    value, calls = answered.pop()
+                    return WorkerReply("ok", value=value, calls=dict(calls),
+                                       function=reply.function, algorithm=algorithm,
+                                       stdout=reply.stdout, stderr=reply.stderr,
+                                       time_limit=reply.time_limit, answered=answered,
+                                       position=len(answered))
             if not reply.ok or len(answered) == len(seeds):
                 reply.answered = answered
                 if reply.ok:
@@ -352,7 +376,8 @@ class Worker(WorkerProcess):
                  for budget in budgets]
         left = self.account.total - self.account.spent
         body = request({"budgets": [budget.to_dict() for budget in budgets], "most": mosts,
-                        "left": left, **({"announce": "each"} if each else {})})
+                        "left": left,
+                        **({"announce": "each", "pause": "half"} if each else {})})
         message = {"seq": self._next_seq(), "time_limit": window, "cpu_most": most, **body}
         self._made_here, self._started_at, self._batch_mosts = False, None, mosts
         self._batch_left, self._started_cpu = left, 0.0
@@ -368,7 +393,8 @@ class Worker(WorkerProcess):
         if streamed is not None and started is not None and len(streamed) != started:
             started = None  # the answers before it are not all known: at no call
         # the worker's word (a call of the batch, checked): only where its own failure is
-        problem = batch_problem(reply, len(budgets), self._made_here, started, numbers)
+        problem = batch_problem(reply, len(budgets), self._made_here, started, numbers,
+                                paused=budgets if each else None)
         if problem:
             reply = WorkerReply("crashed", function=function, algorithm=algorithm,
                                 stdout=reply.stdout, stderr=reply.stderr, time_limit=window,
@@ -461,7 +487,7 @@ class Worker(WorkerProcess):
         if timed_out:  # a batch's answered positions' CPU is not the time-out's: spent only
             # (the worker's word, so at most what was used; the time-out is still charged at
             # least its window to the hiding allowance, whatever the worker says)
-            earlier = min(reply.answered_cpu, used)
+            earlier = reply.answered_cpu = min(reply.answered_cpu, used)  # (_batch_cut reads it)
             self.account.charge(earlier)
             used -= earlier
         self.account.charge(used, function if timed_out else None, window)
@@ -524,14 +550,23 @@ class Worker(WorkerProcess):
         so a kill or a crash is its own; the parent's limits restart here with that call's,
         cut at what is left of the submission's allowance (each position once, in order: a
         forged "started" never extends them past the batch's). With :meth:`run_seeds`, it
-        carries the answer of the call before it (kept: a kill loses the reply's)."""
-        position, mosts = event["position"], self._batch_mosts
-        if not (mosts and type(position) is int and 0 <= position < len(mosts) and (
-                self._started_at is None or position > self._started_at)):
+        carries the answer of the call before it (kept: a kill loses the reply's), and every
+        call sends one, so only the next position is taken (one further on is forged).
+
+        The worker's word, which only places the submission's own failure: a "started" for
+        the next call, with an answer, forged during a call is the one the worker sends when
+        that call returns, byte for byte (a kill is then the next call's, the forged move
+        among the answers before it: the test fails either way, at a seed that did not fail;
+        docs/security.md). Its CPU seconds before the call, the worker's word too, are cut at
+        what the parent read the request using (:meth:`_exchange`), so a forged figure cannot
+        make a time-out the whole allowance's."""
+        position, mosts, streamed = event["position"], self._batch_mosts, self._streamed
+        following = -1 if self._started_at is None else self._started_at
+        if not (mosts and type(position) is int and following < position < len(mosts) and (
+                streamed is None or position == following + 1)):
             return
         self._started_at = position
         self._started_cpu = max(finite_number(event.get("answered_cpu"), 0.0), 0.0)
-        streamed = self._streamed
         if streamed is not None and position == len(streamed) + 1:
             answer = batch_answers(event)
             if answer is not None and len(answer) == 1:
@@ -575,6 +610,11 @@ class Worker(WorkerProcess):
         return reply
 
 
+def past_budget(calls: Mapping[str, int], budget: Budget) -> bool:
+    """Whether ``calls`` (``{"result", "evaluated"}``) passed ``budget`` of a kind."""
+    return calls.get("result", 0) > budget.result or calls.get("evaluated", 0) > budget.evaluated
+
+
 def checked_position(game: str, params: Mapping[str, Any], state: str,
                      depth_limit: int | None) -> Any:
     """``game`` built at ``state`` by the grader itself; :class:`~grader.errors.GraderError`
@@ -593,13 +633,17 @@ AT_NO_POSITION = ("OutputLimitExceeded", "ScratchLimitExceeded", "SandboxViolati
 
 
 def batch_problem(reply: WorkerReply, asked: int, made_here: bool = False,
-                  started: int | None = None, numbers: bool = True) -> str:
+                  started: int | None = None, numbers: bool = True,
+                  paused: list[Budget] | None = None) -> str:
     """What does not fit in the worker's reply to a batch of ``asked`` calls ("" when it
     fits); sets ``reply.position``, the call the reply is about (module docstring of
     :mod:`grader.sandbox.protocol`). ``made_here``: the parent made the reply (a kill, a
     crash): it fits, at ``started``, the call the worker said it began last (None: it said
     none). ``numbers``: each answer must be a finite number (a position's value; made a
-    float here), else any value (a seed's move)."""
+    float here), else any value (a seed's move). ``paused``: the calls' budgets, where the
+    batch may end early (a batch of seeds, ``"pause": "half"``): a paused reply fits when it
+    answers some calls, not all, and the last answered passed half its budget (position
+    None; else a forged pause, which would only make the parent ask again)."""
     if made_here:
         reply.position = started
         return ""
@@ -617,6 +661,13 @@ def batch_problem(reply: WorkerReply, asked: int, made_here: bool = False,
             if number is None:
                 return f"answer {index}, {str(value)[:40]!r}, is not a finite number"
             reply.answered[index] = (number, calls)
+    if reply.paused:
+        if paused is None or not 0 < answered < asked:
+            return f"paused with {answered} of {asked} calls answered"
+        if not past_half(reply.answered[-1][1], paused[answered - 1].to_dict()):
+            return f"paused after call {answered - 1}, within half its budget"
+        reply.position = None
+        return ""
     error = (reply.error or {}).get("type")
     if error in AT_NO_POSITION and asked > 1 and reply.status == "error":
         reply.position = None  # the batch's, not one call's: the caller asks each alone

@@ -34,12 +34,17 @@ JSON lines over a private socket (never stdout), in this order::
                "trace_limit", SEEDS_REQUEST: {"seeds": [seed, ...],
                                               "budgets": [{"result", "evaluated"}, ...],
                                               "most": [CPU seconds, ...],
-                                              "announce": "each", "left": CPU seconds}}
+                                              "announce": "each", "left": CPU seconds,
+                                             "pause": "half"}}
                (an MCTS outcome test's seeds: the request's search call once a seed, in order,
                each a call of its own as a single request would make it, MCTS_FIELD's seed
                that one; the batch ends at the first call that is not "ok"; the reply as a
                batch of searches', each answer's value any value the call returned, no trace
-               sent for the calls answered)
+               sent for the calls answered. With "pause": "half", the batch also ends after a
+               call, not the last, whose calls of a kind passed half its budget (the rounded
+               one the worker is told): "status" "ok", "paused": true, the answers so far; the
+               parent, which knows the exact budget, sends the rest in a new request only when
+               that call was within it, as a request a seed ends the test at a call past it)
     worker -> {"event": "started", "seq", "function"}  (the student's function is being called)
     worker -> {"event": "reply", "seq", "status", "value", "ids", "generated", "evaluated", "error",
                "stdout", "stderr", "printed", "elapsed", "function", "message", "cpu",
@@ -58,7 +63,8 @@ it, if any, as the reply's), sends ``{"event": "started", "seq", "position": ind
 "answered_cpu": CPU seconds of the batch's calls before it}``: a kill of it is that call's (the
 answers before it as the "started" said them), the CPU seconds before it are not its
 time-out's, and the parent's limits restart there with that call's (each position once, in
-order: a forged one never extends them past the batch's). A batch also gives ``"left"``, the
+order: a forged one never extends them past the batch's; in a batch of seeds, where every call
+sends one, only the next position). A batch also gives ``"left"``, the
 CPU seconds left of the submission's allowance: each call's most is cut at what is left of it
 after the calls before, as a request of its own would be.)
 
@@ -167,6 +173,10 @@ class WorkerReply:
     answered: list[tuple[Any, dict[str, int]]] | None = None
     position: int | None = None
     answered_cpu: float = 0.0  # CPU s of the answered calls (the worker's word, >= 0)
+    # a batch of seeds the worker ended early, "ok" with the answers so far: its last seed's
+    # calls passed half its rounded budget (the parent, which knows the exact one, decides
+    # whether the rest are run: Worker.run_seeds)
+    paused: bool = False
 
     @property
     def ok(self) -> bool:
@@ -275,6 +285,7 @@ MESSAGE_SCHEMA: dict[str, Any] = {
         "answered": {"type": "array", "maxItems": MAX_POSITIONS},  # items: batch_answers
         "answered_cpu": _NUMBER,
         "position": {"type": "integer"},  # a batch's "started": the index of the call
+        "paused": {"type": "boolean"},  # a batch of seeds ended early (WorkerReply.paused)
         "table": {"type": "object", "additionalProperties": _NUMBER},
         "recycle": {"type": "boolean"},
         "printed": _NUMBER,
@@ -421,6 +432,16 @@ def batch_answers(message: dict[str, Any]) -> list[tuple[Any, dict[str, int]]] |
     return answers
 
 
+def past_half(counts: dict[str, Any], budget: dict[str, Any] | None) -> bool:
+    """Whether a call's game ``counts`` passed half its ``budget`` of a kind (the budget the
+    worker is told: the exact one rounded up to a power of two, so above half of it; a call
+    within half is within the exact budget whatever it is)."""
+    if not isinstance(budget, dict):
+        return False
+    return any(2 * counts.get(kind, 0) > budget.get(kind, math.inf)
+               for kind in BUDGET_KINDS)
+
+
 def string_list(items: Any, packed: bool = False) -> list[str]:
     """The ids of a trace list, cut at MAX_TRACE (already checked by :func:`parse_message`).
     A packed trace (:class:`PackedIds`, checked) is unpacked, or with ``packed`` kept so."""
@@ -518,13 +539,14 @@ def reply_from_message(message: dict[str, Any], function: str | None, *, stdout:
         table=reported_table(message) if status == "ok" else None,
         answered=batch_answers(message),
         answered_cpu=max(finite_number(message.get("answered_cpu"), 0.0), 0.0),
+        paused=status == "ok" and message.get("paused") is True,
     )
     if printed > limits.flood and status in ("ok", "error"):
         text = (
             f"printed {printed:,} bytes in one call, more than the limit of "
             f"{limits.flood:,} (leftover debugging output?)"
         )
-        reply.status, reply.value = "error", None
+        reply.status, reply.value, reply.paused = "error", None, False
         reply.error = {"type": "OutputLimitExceeded", "message": text, "traceback": ""}
         reply.message = f"OutputLimitExceeded: {text}"
     return reply

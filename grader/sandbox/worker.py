@@ -69,7 +69,13 @@ from grader.sandbox.failures import (
     tampered,
 )
 from grader.sandbox.guard import CpuGuard, Tools, WorkerTimeout, prof_clock_reader
-from grader.sandbox.protocol import MAX_TRACE, POSITIONS_REQUEST, SEEDS_REQUEST, finite_number
+from grader.sandbox.protocol import (
+    MAX_TRACE,
+    POSITIONS_REQUEST,
+    SEEDS_REQUEST,
+    finite_number,
+    past_half,
+)
 from grader.sandbox.reply_parts import (
     budget_fields,
     call_counts,
@@ -297,10 +303,13 @@ def _serve_batch(calls: list[BatchCall], spec: dict[str, Any], numbers: bool, mo
     (``"announce": "each"``), as it begins, with the answer of the call before it (the
     protocol's module docstring). Each call's CPU most is ``spec``'s, cut at what is left of
     ``spec``'s ``"left"`` (the submission's CPU allowance) after the calls before it, as a
-    request of its own would be."""
+    request of its own would be. Where ``spec`` asks it (``"pause": "half"``, a batch of
+    seeds), the batch also ends after a call, not the last, whose game calls passed half its
+    budget (:func:`~grader.sandbox.protocol.past_half`): status ``ok``, ``paused``, the answers
+    so far."""
     answered: list[list[Any]] = []
     function = None
-    each = spec.get("announce") == "each"
+    each, pause = spec.get("announce") == "each", spec.get("pause") == "half"
     left = finite_number(spec.get("left"), math.inf)
     start = tools.cpu()
     for index, (call, build) in enumerate(calls):
@@ -322,6 +331,12 @@ def _serve_batch(calls: list[BatchCall], spec: dict[str, Any], numbers: bool, mo
             return _untampered(snapshot, path, function, {**reply, "answered": answered})
         counts = reply.get("calls") or {}
         answered.append([value, counts.get("result", 0), counts.get("evaluated", 0)])
+        if pause and index + 1 < len(calls) and past_half(counts, call.get("budget")):
+            # the exact budget, which this process is not told, may be below these calls: the
+            # parent decides whether the seeds after it run (a request a seed stopped there)
+            return _untampered(snapshot, path, function, {
+                "event": "reply", "status": "ok", "function": function, "paused": True,
+                "answered": answered, "cpu": tools.enforced_cpu()})
     return _untampered(snapshot, path, function, {
         "event": "reply", "status": "ok", "function": function, "answered": answered,
         "cpu": tools.enforced_cpu()})

@@ -412,10 +412,13 @@ def _seed_replies(worker: Worker, case: Case, algorithm: str, settings: Any, bud
     millisecond of the worker's and the grader's CPU besides the search, as much as a few
     hundred MCTS iterations. A failure the batch cannot place (output seen at the
     file-descriptor level, the scratch folder, a grader replaced) is found as before: the
-    seeds from the first not answered are run one a request."""
+    seeds from the first not answered are run one a request. ``budget``, the exact one, is
+    the batch's ``exact``: no seed after one past it runs, as none did a request a seed (a
+    later seed's time-out would be charged to the hiding allowance)."""
     mcts = case.mcts
     batch = worker.run_seeds(case, algorithm, mcts=mcts, seeds=seeds,
-                             budget=worker_budget(budget), time_limit=settings.time_floor,
+                             budget=worker_budget(budget), exact=budget,
+                             time_limit=settings.time_floor,
                              time_multiple=settings.time_multiple,
                              stub=kept_root_stub(case, algorithm, answers))
     answered = batch.answered or []

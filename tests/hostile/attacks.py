@@ -1489,8 +1489,12 @@ def forged_batch_source() -> str:
 # Forged messages to a batch of seeds (Worker.run_seeds: an MCTS outcome test's seeds in one
 # request, each a call of its own that says it begins): a reply that does not fit the batch must
 # be a crash of the worker at its first seed, never moves; a forged "started" must never name a
-# seed the batch did not reach, nor break the grader (tests/test_seed_batch.py runs them on a
-# batch of three seeds; the batch's iterations pick the forgery).
+# seed past the next one, nor break the grader (tests/test_seed_batch.py runs them on a batch of
+# three seeds; the batch's iterations pick the forgery). A "started" for the NEXT seed, with an
+# answer, is the one the worker sends when the seed running returns, byte for byte: the parent
+# cannot tell it from the real one, so it places a failure of the submission's own at the next
+# seed, the forged move among the answers (the test fails either way: "started_next"); its CPU
+# figure is cut at what the parent read, so it never makes a time-out the whole allowance's.
 SEED_FORGERIES = {
     # a move for a seed the grader did not ask
     "too_many": '{"event": "reply", "seq": %d, "status": "ok", '
@@ -1515,23 +1519,45 @@ SEED_FORGERIES = {
     # before it never answered, so the crash is not the third seed's
     "started_ahead": '{"event": "started", "seq": %d, "position": 2, "answered": []}',
     "oversized": None,  # 200,000 answers for 3 seeds: refused before it is decoded
+    # "paused" (the batch ended after a seed past half its budget) with no new answer: it would
+    # have the parent ask the same seeds again, for ever
+    "paused_empty": '{"event": "reply", "seq": %d, "status": "ok", "paused": true, '
+                    '"answered": []}',
+    # "paused" after a seed within half its budget: the worker never pauses there
+    "paused_within_half": '{"event": "reply", "seq": %d, "status": "ok", "paused": true, '
+                          '"answered": [["a", 1, 1]]}',
+    # a time-out of the first seed saying the seeds before it took 10^300 CPU seconds: the
+    # worker's word places its own time-out, but the figure must not make it the whole
+    # allowance's ("your code used the submission's whole CPU allowance")
+    "timeout_claims_all": '{"event": "reply", "seq": %d, "status": "timeout", "message": "x", '
+                          '"answered": [], "answered_cpu": 1e300}',
+    # "started" for the second seed, with a move for the first and 10^300 CPU seconds, while
+    # the first runs, then a sleep the parent kills: what the worker would send had the first
+    # seed returned "FORGED" and the second slept (indistinguishable: the kill is the second
+    # seed's), but not the whole allowance's
+    "started_next": '{"event": "started", "seq": %d, "position": 1, "answered_cpu": 1e300, '
+                    '"answered": [["FORGED", 0, 0]]}',
 }
 SEED_FORGERIES_THEN_EXIT = ("started_out_of_range", "started_ahead")
+SEED_FORGERIES_THEN_SLEEP = ("started_next",)
 
 
 def forged_seeds_source() -> str:
     """A search.py whose ``mcts`` writes forgery number ``iterations`` (from 1) of
     :data:`SEED_FORGERIES` on the worker's channel for the batch being served, then returns
-    its first action (after a forged "started": ends the process, as a crash would)."""
-    forged = {name: text for name, text in SEED_FORGERIES.items() if text is not None}
+    its first action (after a forged "started": ends the process, as a crash would, or sleeps
+    until the parent kills it)."""
+    forged = list(SEED_FORGERIES.values())  # number n is FORGED[n - 1] (None: "oversized")
     oversized = list(SEED_FORGERIES).index("oversized") + 1
     exits = [list(SEED_FORGERIES).index(name) + 1 for name in SEED_FORGERIES_THEN_EXIT]
+    sleeps = [list(SEED_FORGERIES).index(name) + 1 for name in SEED_FORGERIES_THEN_SLEEP]
     return REQUEST + textwrap.dedent(f"""
 
         import math
         import os
+        import time
 
-        FORGED = {list(forged.values())!r}
+        FORGED = {forged!r}
 
 
         def mcts(game, state, iterations, rng, c=math.sqrt(2)):
@@ -1543,6 +1569,8 @@ def forged_seeds_source() -> str:
                 _forge((FORGED[iterations - 1] % seq).encode(), tail=b"\\n")
             if iterations in {exits!r}:
                 os._exit(3)
+            if iterations in {sleeps!r}:
+                time.sleep(60)
             return list(game.actions(state))[0]
         """)
 
