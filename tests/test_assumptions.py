@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import suite_modules
+from test_sandbox import machine_calibration
 
 from grader.cases import case_from_dict, find_cases, load_case
 from grader.cases.rubric import load_rubric, rubric_from_dict
@@ -344,7 +345,7 @@ def test_assumptions_a_batch_is_each_childs_own_call_and_a_failure_names_its_chi
     path = tmp_path / "search.py"
     path.write_text(source, encoding="utf-8")
     expected = [staff.child_search(child, "min", 30, 3) for child in SIBLINGS]
-    with Worker(path, limits=FAST) as worker:
+    with Worker(path, limits=FAST, calibration=machine_calibration()) as worker:
         whole = search_batch(worker, SIBLINGS[:2])
         failed = search_batch(worker)
         stopped = search_batch(worker, budgets=[Budget(4096, 4096), Budget(3, 4096),
@@ -380,7 +381,7 @@ def test_assumptions_a_batch_whose_worker_is_killed_names_the_child_it_ran(
         path = tmp_path / name / "search.py"
         path.parent.mkdir()
         path.write_text(source, encoding="utf-8")
-        with Worker(path, limits=FAST) as worker:
+        with Worker(path, limits=FAST, calibration=machine_calibration()) as worker:
             replies.append(search_batch(worker))
     killed, crashed = replies
     assert killed.status == "killed_timeout" and killed.position == 1, killed
@@ -392,7 +393,7 @@ def test_assumptions_forged_batch_replies_are_crashes_never_values(tmp_path: Pat
     """Each forgery of :data:`attacks.BATCH_FORGERIES` (the batch's depth limit picks it)."""
     path = tmp_path / "search.py"
     path.write_text(attacks.forged_batch_source(), encoding="utf-8")
-    with Worker(path, limits=FAST) as worker:
+    with Worker(path, limits=FAST, calibration=machine_calibration()) as worker:
         for number, name in enumerate(attacks.BATCH_FORGERIES, start=1):
             reply = search_batch(worker, depth=number)
             assert reply.status == "crashed" and reply.value is None, (name, reply)

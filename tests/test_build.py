@@ -370,21 +370,38 @@ def test_handout_readme_states_the_rubrics_pruning_rule_and_the_html_report(tmp_
     assert not long, long  # a student reads it in a terminal too (tables aside)
 
 
+# ``pytest --collect-only -q -k EXPRESSION student/test_search.py`` for each expression given
+# (a JSON list), in one process: what each run printed, as a JSON list. (A process a run was
+# 0.65 CPU s, most of it pytest's start; each run here collects afresh all the same.)
+COLLECT_EACH = """
+import contextlib, io, json, sys
+import pytest
+printed = []
+for expression in json.loads(sys.argv[1]):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", "-k", expression,
+                     "student/test_search.py"])
+    printed.append(out.getvalue())
+sys.stdout.write(json.dumps(printed))
+"""
+
+
 def test_pytest_k_with_an_algorithm_name_picks_that_algorithm_only():
     """``expectimax-expectiminimax-turns`` contains "minimax": plain -k would select it."""
-    def collected(expression):
-        done = subprocess.run(
-            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-             "-k", expression, "student/test_search.py"],
-            cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
-        return [line.split("[", 1)[1] for line in done.stdout.splitlines() if "::" in line]
-
-    minimax = collected("minimax")
+    expressions = ["minimax", "expectiminimax", " and ".join(f"not {name}" for name in ALGORITHMS),
+                   "alpha_beta"]
+    done = subprocess.run([sys.executable, "-c", COLLECT_EACH, json.dumps(expressions)],
+                          cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    minimax, turns, none, alpha_beta = (
+        [line.split("[", 1)[1] for line in printed.splitlines() if "::" in line]
+        for printed in json.loads(done.stdout))
     assert minimax and all(name.startswith("minimax-") for name in minimax)
-    turns = collected("expectiminimax")  # a case name still matches as before
+    # a case name still matches as before
     assert turns and all(name.startswith("expectimax-") for name in turns)
-    assert collected(" and ".join(f"not {name}" for name in ALGORITHMS)) == []  # every one
-    alpha_beta = collected("alpha_beta")  # not alpha_beta_tt's, whose name holds alpha_beta
+    assert none == []  # every one
+    # not alpha_beta_tt's, whose name holds alpha_beta
     assert alpha_beta and all(name.startswith("alpha_beta-") for name in alpha_beta)
 
 

@@ -94,8 +94,13 @@ def submission_table(name: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def answers() -> AnswerKey:
-    return AnswerKey(cache=None)  # computed here, kept in memory for the module
+def answers(shared_answers) -> AnswerKey:
+    """The suite's answer cache (tests/conftest.py), as tests/test_verdict.py reads it: the
+    known mistakes' runs on every case (what :func:`diagnose` compares with) were computed
+    here at every run, about 7 CPU s. Its entries are kept under a hash of the code that
+    computes them (grader.answers.store.code_version: reference/, the diagnosis, the runner),
+    so an edit there recomputes them as before."""
+    return shared_answers
 
 
 def hints_per_case(name: str, answers: AnswerKey) -> list[tuple[str, str, list]]:
@@ -322,10 +327,10 @@ def test_no_feedback_line_exceeds_100_columns(answers):
 
 
 @pytest.fixture(scope="module")
-def graded_never_prunes(tmp_path_factory):
+def graded_never_prunes(tmp_path_factory, shared_answers):
     path = variants.materialize("never_prunes", tmp_path_factory.mktemp("never_prunes"))
     return grade(path, [PUBLIC / "aima-fig-5-2.json"], algorithms=["alpha_beta"],
-                 answers=AnswerKey(cache=None))
+                 answers=shared_answers)
 
 
 @pytest.mark.local_check
@@ -345,11 +350,11 @@ def test_the_pipeline_shows_tree_diff_and_hint(graded_never_prunes):
 
 
 @pytest.mark.local_check
-def test_more_cases_rule_alternatives_out(tmp_path):
+def test_more_cases_rule_alternatives_out(tmp_path, shared_answers):
     path = variants.materialize("never_prunes", tmp_path / "never_prunes")
     cases = [PUBLIC / f"{name}.json" for name in ("aima-fig-5-2", "prune-equal-deep-cutoff",
                                                   "prune-equal-depth-2", "deep-narrow")]
-    results = grade(path, cases, algorithms=["alpha_beta"], answers=AnswerKey(cache=None))
+    results = grade(path, cases, algorithms=["alpha_beta"], answers=shared_answers)
     named = results.extra_data["diagnoses"]["alpha_beta"]["mistakes"]
     assert "forgets_alpha_update" not in named and "never_prunes" in named
     for test in results.tests:
@@ -375,7 +380,8 @@ def alpha_beta(game, state, alpha=-math.inf, beta=math.inf, depth=0):
 
 
 @pytest.mark.local_check
-def test_the_hint_shown_before_the_due_date_is_decided_on_the_visible_tests(tmp_path):
+def test_the_hint_shown_before_the_due_date_is_decided_on_the_visible_tests(tmp_path,
+                                                                           shared_answers):
     import json
 
     case = json.loads((PUBLIC / "aima-fig-5-2.json").read_text())
@@ -388,7 +394,7 @@ def test_the_hint_shown_before_the_due_date_is_decided_on_the_visible_tests(tmp_
     for world in ("alike", "apart"):
         path = variants.materialize("never_prunes", tmp_path / world)
         path.write_text(path.read_text() + TELLING.format(world=world))
-        results = grade(path, cases, algorithms=["alpha_beta"], answers=AnswerKey(cache=None))
+        results = grade(path, cases, algorithms=["alpha_beta"], answers=shared_answers)
         visible, later = results.tests
         assert (visible.visibility, later.visibility) == ("visible", "after_due_date")
         seen[world] = (visible.output, visible.summary, results.output)

@@ -79,12 +79,12 @@ def test_relabel_names_cell_and_line_in_tracebacks_and_syntax_errors():
         "SyntaxError: bad (hw.ipynb, cell 2, line 1)\nsearch.py, line 99")
 
 
-@pytest.mark.parametrize("name,data,expected", hostile.HOSTILE_NOTEBOOKS,
+@pytest.mark.parametrize("name,make,expected", hostile.HOSTILE_NOTEBOOKS,
                          ids=[entry[0] for entry in hostile.HOSTILE_NOTEBOOKS])
 def test_hostile_notebooks_are_refused_clearly_or_converted_within_the_caps(
-        name, data, expected, tmp_path):
+        name, make, expected, tmp_path):
     path = tmp_path / "search.ipynb"
-    path.write_bytes(data)
+    path.write_bytes(make())
     if expected is None:
         converted = read_notebook(path)
         compile(converted.source, "search.py", "exec")

@@ -21,6 +21,7 @@ import pytest
 import suite_modules
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from test_sandbox import machine_calibration
 
 from grader.cases import case_from_dict, load_case
 from grader.cases.rubric import RubricError, load_rubric, rubric_from_dict
@@ -366,7 +367,8 @@ def evaluate(game, state):
 def test_the_worker_evaluates_a_batch_in_order_and_the_same_position_alike(tmp_path):
     game = builtin_game("connect4", None, C4)
     ids = [game.state_id(p) for p in play.cutoff_positions(game, game.state_from_id(MID), 2)]
-    with Worker(write(tmp_path, GOOD), limits=FAST) as worker:
+    path = write(tmp_path, GOOD)
+    with Worker(path, limits=FAST, calibration=machine_calibration()) as worker:
         reply = worker.evaluate("connect4", C4, ids, calls=10, seed=0)
         again = worker.evaluate("connect4", C4, ids[::-1], calls=10, seed=0)
     assert reply.status == "ok" and len(reply.value) == len(ids) == 49
@@ -387,7 +389,9 @@ def test_the_portable_worker_evaluates_as_the_sandboxed_one(tmp_path, body):
     game = builtin_game("connect4", None, C4)
     ids = [game.state_id(p) for p in play.cutoff_positions(game, game.state_from_id(MID), 1)]
     source = write(tmp_path, body)
-    with Worker(source, limits=FAST) as sandboxed, PortableWorker(source, limits=FAST) as portable:
+    calibration = machine_calibration()
+    with Worker(source, limits=FAST, calibration=calibration) as sandboxed, \
+            PortableWorker(source, limits=FAST, calibration=calibration) as portable:
         expected = sandboxed.evaluate("connect4", C4, ids, calls=10, seed=0)
         got = portable.evaluate("connect4", C4, ids, calls=10, seed=0)
     assert got.status == expected.status and got.value == expected.value
@@ -404,7 +408,7 @@ def test_the_portable_worker_evaluates_as_the_sandboxed_one(tmp_path, body):
     ("def max_value(game, state):\n    return 0", "missing_function", r"no function 'evaluate'"),
 ])
 def test_a_failing_evaluation_says_how_and_where(tmp_path, body, status, message):
-    with Worker(write(tmp_path, body), limits=FAST) as worker:
+    with Worker(write(tmp_path, body), limits=FAST, calibration=machine_calibration()) as worker:
         reply = worker.evaluate("connect4", C4, [MID], calls=10, seed=0)
     assert reply.status == status
     assert pytest.importorskip("re").search(message, reply.message), reply.message
@@ -413,7 +417,7 @@ def test_a_failing_evaluation_says_how_and_where(tmp_path, body, status, message
 @pytest.mark.parametrize("name", list(attacks.EVALUATE_FORGERIES))
 def test_a_forged_evaluate_reply_is_a_crash_never_values(tmp_path, name):
     body = attacks.forged_evaluate_source(name)
-    with Worker(write(tmp_path, body), limits=FAST) as worker:
+    with Worker(write(tmp_path, body), limits=FAST, calibration=machine_calibration()) as worker:
         reply = worker.evaluate("connect4", C4, [MID, MID, MID], calls=10, seed=0)
         assert reply.status == "crashed" and reply.value is None, (reply.status, reply.value)
         assert "malformed" in reply.message or "grader reads" in reply.message, reply.message

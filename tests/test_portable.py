@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import suite_modules
+from test_sandbox import machine_calibration
 
 from grader.cases import load_case
 from grader.cli import main
@@ -65,7 +66,9 @@ def test_the_mode_is_chosen_by_the_platform_and_forced_by_the_variable(monkeypat
 
 def test_portable_replies_match_the_sandboxes_and_its_failures_are_reported(tmp_path):
     case = load_case(AIMA)
-    with Worker(CORRECT) as sandboxed, PortableWorker(CORRECT) as portable:
+    calibration = machine_calibration()
+    with Worker(CORRECT, calibration=calibration) as sandboxed, \
+            PortableWorker(CORRECT, calibration=calibration) as portable:
         ours, theirs = sandboxed.run(case, "alpha_beta"), portable.run(case, "alpha_beta")
     assert theirs.status == ours.status == "ok"
     assert (theirs.value, theirs.generated, theirs.evaluated) == (
@@ -78,7 +81,8 @@ def test_portable_replies_match_the_sandboxes_and_its_failures_are_reported(tmp_
         "def expectimax(game, state, *args):\n    while True:\n        pass\n")
     # the loop below is killed at its CPU limit: ten windows of 0.1 s and the kill margin,
     # 0.25 s here (the default 1 s and windows of 0.2 s made it 3 CPU s of spinning)
-    with PortableWorker(broken, limits=Limits(kill_margin=0.25)) as portable:
+    with PortableWorker(broken, limits=Limits(kill_margin=0.25),
+                        calibration=calibration) as portable:
         error = portable.run(case, "minimax")
         assert error.status == "error" and "mine" in error.message
         assert "hello" in error.stdout and "fd-level" in error.stderr
@@ -171,7 +175,7 @@ def test_every_portable_reply_has_the_output_written_before_it(tmp_path):
         "    os.write(2, b'call %d\\n' % _calls[0])\n"
         "    return value\n"))
     case = load_case(AIMA)
-    with PortableWorker(submission) as portable:
+    with PortableWorker(submission, calibration=machine_calibration()) as portable:
         replies = [portable.run(case, "alpha_beta") for _ in range(25)]
     assert [reply.status for reply in replies] == ["ok"] * 25
     assert [reply.stderr for reply in replies] == [f"call {n}\n" for n in range(1, 26)]
@@ -315,7 +319,7 @@ def test_a_budget_stop_the_code_swallows_is_still_a_budget_stop(tmp_path):
         "            game.result(state, game.actions(state)[0])\n"
         "        except BaseException:\n"
         "            pass\n")
-    with PortableWorker(swallower) as portable:
+    with PortableWorker(swallower, calibration=machine_calibration()) as portable:
         reply = portable.run(load_case(AIMA), "minimax", time_limit=0.3,
                              budget=Budget(result=50, evaluated=50))
     assert reply.status == "budget" and reply.budget_stop == {"kind": "result", "calls": 50}

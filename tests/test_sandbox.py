@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import random
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from grader.errors import GraderError
+from grader.run.calibration import calibration_seconds
 from grader.run.tracing import Budget
 from grader.sandbox.client import Worker
 from grader.sandbox.confine import landlock_abi
@@ -26,6 +28,16 @@ from grader.sandbox.values import OpaqueValue, decode_value, encode_value
 
 MIB = 1024 * 1024
 FAST = Limits(time=0.5, kill_margin=0.5, import_time=0.5)
+
+
+@functools.cache
+def machine_calibration() -> float:
+    """This machine's calibration (:mod:`grader.run.calibration`), timed once a process and
+    given to the workers the tests start, as ``grade`` gives its workers the answer cache's:
+    a worker left to time it itself does so at each of its starts (a start and a call, 0.22
+    CPU s, is 0.14 with it given), and the files that import this start some 150 workers.
+    tests/test_fast_paths.py checks both ways of getting it."""
+    return calibration_seconds()
 
 # AIMA Fig. 5.2 as a full tree: minimax value 3; alpha-beta prunes C2 and C3.
 CASE = {
@@ -79,7 +91,8 @@ def worker_for(tmp_path):
     workers = []
 
     def make(body: str, limits: Limits = FAST) -> Worker:
-        worker = Worker(submission(tmp_path, body), limits=limits)
+        worker = Worker(submission(tmp_path, body), limits=limits,
+                        calibration=machine_calibration())
         workers.append(worker)
         return worker
 
@@ -541,7 +554,7 @@ def test_as_root_the_worker_drops_to_an_unprivileged_user(tmp_path, monkeypatch)
                 return (os.getuid(), os.getgid(), os.getgroups(), public, secret, wrote, scratch)
         """,
         )
-        with Worker(path, limits=FAST) as worker:
+        with Worker(path, limits=FAST, calibration=machine_calibration()) as worker:
             reply = worker.run(CASE, "minimax")
         assert reply.status == "ok", reply
         uid, gid, groups, public_read, secret_read, wrote, scratch = reply.value
@@ -601,7 +614,7 @@ def test_landlock_fences_files_network_and_signals_whoever_runs_the_grader(tmp_p
             )
     """,
     )
-    with Worker(path, limits=FAST) as worker:
+    with Worker(path, limits=FAST, calibration=machine_calibration()) as worker:
         reply = worker.run(CASE, "minimax")
         assert worker.confinement["landlock"] == landlock_abi()
     assert reply.status == "ok", reply

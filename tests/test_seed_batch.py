@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import suite_modules
-from test_sandbox import CASE, FAST, submission
+from test_sandbox import CASE, FAST, machine_calibration, submission
 
 from grader.answers.store import AnswerKey
 from grader.cases import case_from_dict
@@ -95,7 +95,7 @@ def test_a_batch_of_seeds_answers_as_a_request_a_seed(tmp_path: Path) -> None:
         "    return _right_mcts(game, state, iterations, rng, c)\n")
     path = submission(tmp_path, source)
     for kind in (Worker, PortableWorker):
-        with kind(path, limits=FAST) as worker:
+        with kind(path, limits=FAST, calibration=machine_calibration()) as worker:
             each = [alone(worker, seed) for seed in SEEDS]
             requests = worker.starts
             whole = batch(worker)
@@ -117,10 +117,10 @@ def test_a_batch_ends_at_the_first_failing_seed_with_its_own_requests_reply(
     seeds not answered alone.)"""
     path = submission(tmp_path, failing_source(FAILURES[failure]))
     options = {"time_limit": 0.2}
-    with Worker(path, limits=FAST) as worker:
+    with Worker(path, limits=FAST, calibration=machine_calibration()) as worker:
         before = [alone(worker, seed, **options) for seed in SEEDS[:FAILING]]
         failed = alone(worker, FAILING, **options)
-    with Worker(path, limits=FAST) as worker:
+    with Worker(path, limits=FAST, calibration=machine_calibration()) as worker:
         whole = batch(worker, **options)
         account = worker.account
     assert all(reply.ok for reply in before) and not failed.ok, (before, failed)
@@ -146,7 +146,7 @@ def test_a_time_out_in_a_batch_charges_the_hiding_allowance_only_its_seeds_cpu(
     path = submission(tmp_path, failing_source(FAILURES["swallows"]).replace(
         "    return _right_mcts(", spin.replace("        pass\n", "", 1) + "\n"
         "    return _right_mcts(", 1))
-    with Worker(path, limits=FAST) as worker:
+    with Worker(path, limits=FAST, calibration=machine_calibration()) as worker:
         whole = batch(worker, time_limit=0.3)
         account = worker.account
     assert whole.status == "killed_timeout" and whole.position == FAILING, whole
@@ -160,7 +160,7 @@ def test_a_missing_or_unimplemented_mcts_is_the_first_seeds_failure(tmp_path: Pa
                          ("stub", (CORRECT.parent.parent.parent.parent / "student" /
                                    "search.py").read_text())):
         path = submission(tmp_path, source, f"{name}.py")
-        with Worker(path, limits=FAST) as worker:
+        with Worker(path, limits=FAST, calibration=machine_calibration()) as worker:
             first, whole = alone(worker, SEEDS[0]), batch(worker)
         assert whole.position == 0 and whole.answered == [], (name, whole)
         assert (whole.status, whole.message, whole.function) == \
@@ -174,7 +174,7 @@ def test_seeds_go_in_as_many_requests_as_the_worker_has_cpu_time_for(
     with room for its calls' limits (else to a fresh one), so a batch takes only the seeds
     whose limits fit, and the next request the rest; the answers are those of one request."""
     path = submission(tmp_path, CORRECT.read_text())
-    with Worker(path, limits=FAST) as worker:
+    with Worker(path, limits=FAST, calibration=machine_calibration()) as worker:
         whole = batch(worker)
         _, most = worker.cpu_limits(FAST.time, 0.0, BUDGET)
     sent = []
@@ -182,7 +182,7 @@ def test_seeds_go_in_as_many_requests_as_the_worker_has_cpu_time_for(
     monkeypatch.setattr(Worker, "_exchange", lambda self, request, *args, **kwargs: (
         sent.append(request), exchange(self, request, *args, **kwargs))[1])
     room = replace(FAST, cpu_time=int(FAST.kill_margin + 2 + 2.5 * most) + 1)
-    with Worker(path, limits=room) as worker:
+    with Worker(path, limits=room, calibration=machine_calibration()) as worker:
         parts = batch(worker)
         starts = worker.starts
     assert whole.ok and parts.ok and parts.value == whole.value, (whole, parts)
@@ -227,7 +227,8 @@ def test_a_batch_of_seeds_stops_at_the_submissions_allowance_as_its_requests_wou
         "        game.actions(state)\n"
         "    return _right_mcts(game, state, iterations, rng, c)\n")
     limits = replace(FAST, submission_cpu=0.9)
-    with Worker(submission(tmp_path, source), limits=limits) as worker:
+    path = submission(tmp_path, source)
+    with Worker(path, limits=limits, calibration=machine_calibration()) as worker:
         whole = batch(worker, seeds=range(12), time_limit=0.5)
         spent = worker.account.spent
     assert whole.status == "timeout" and "whole CPU allowance" in whole.message, whole
@@ -243,7 +244,7 @@ def test_forged_replies_to_a_batch_of_seeds_are_crashes_never_moves(tmp_path: Pa
     byte: it places the failure at that seed (the test fails either way), and neither it nor
     a forged time-out's CPU figure makes the time-out the whole allowance's."""
     path = submission(tmp_path, attacks.forged_seeds_source())
-    with Worker(path, limits=FAST) as worker:
+    with Worker(path, limits=FAST, calibration=machine_calibration()) as worker:
         for number, name in enumerate(attacks.SEED_FORGERIES, start=1):
             reply = batch(worker, seeds=[0, 1, 2], settings={**SETTINGS, "iterations": number})
             assert reply.value is None and "whole CPU allowance" not in reply.message, \
@@ -276,7 +277,7 @@ OUTCOME = {
 
 def _outcome_test(path: Path, case_data: dict, answers: AnswerKey) -> tuple[dict, dict]:
     """The outcome test's result, and the time-outs charged to the submission's allowance."""
-    with Worker(path, limits=FAST) as worker:
+    with Worker(path, limits=FAST, calibration=machine_calibration()) as worker:
         test = asdict(grade_pair(case_from_dict(case_data), "mcts", "1.1", Rubric(), worker,
                                  answers))
         return test, dict(worker.account.timed_out)

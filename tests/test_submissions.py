@@ -57,6 +57,8 @@ STUBS = ROOT / "student" / "search.py"
 CASE_FOLDERS = [ROOT / "trees" / "public", ROOT / "trees" / "hidden"]
 SLOW_CASES = {"tictactoe-empty-board", "tictactoe-corner-opening-minimax"}
 SCHEMA = json.loads((Path(__file__).parent / "gradescope_results.schema.json").read_text())
+# made once (jsonschema.validate checks the schema itself at each call: 17 ms a results file)
+VALIDATOR = jsonschema.validators.validator_for(SCHEMA)(SCHEMA)
 
 
 variants = suite_modules.load("submissions/variants.py")
@@ -598,7 +600,7 @@ def test_ordering_worst_first_never_changes_the_value_only_the_trace(graded):
 def test_every_submissions_results_json_validates(graded, tmp_path):
     for name, results in graded.items():
         data = write_results(results, tmp_path / f"{name}.json")
-        jsonschema.validate(data, SCHEMA)
+        VALIDATOR.validate(data)
         assert json.loads((tmp_path / f"{name}.json").read_text()) == data
         assert data["score"] == pytest.approx(results.score)
         assert len(data["tests"]) == len(results.tests)

@@ -79,7 +79,15 @@ def _without_timings(results: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("answer-cache")
+    """The graders' answer cache, holding the cases' answers and the known mistakes' runs the
+    hints compare with, worked out first from the suite's cache as ``grader batch`` gives its
+    grading processes theirs (:func:`grader.batch.pool.prepare_key`): the first regrade
+    computed them itself at every run, about 2 CPU s."""
+    from grader.batch.pool import prepare_key
+
+    folder = tmp_path_factory.mktemp("answer-cache")
+    prepare_key(CASES, None, folder / "answer-key.json")
+    return folder
 
 
 def test_regrades_give_the_same_results_at_any_load(tmp_path, cache):
