@@ -234,3 +234,43 @@ def test_the_key_version_changes_with_the_code_its_kept_entries_come_from(name, 
     monkeypatch.setattr(Path, "read_bytes",
                         lambda self: read(self) + b"\n# edited" if self == edited else read(self))
     assert code_version() != before
+
+
+def test_a_key_shared_by_threads_answers_every_lookup(tmp_path):
+    """`grader grade --jobs 2` grades in two threads with one key: a lookup of one case's
+    answers from a file (kept unpacked, one case at a time) must not drop or disturb the
+    entry another thread's lookup of another case is taking (it raised "dictionary changed
+    size during iteration" in most runs of 30,000 lookups, a grader error on that test)."""
+    import sys
+    import threading
+
+    from grader.cases import load_case
+    from grader.paths import REPO_ROOT
+
+    cases = [load_case(REPO_ROOT / "trees" / "public" / name)
+             for name in ("aima-fig-5-2.json", "deep-narrow.json")]
+    written = AnswerKey()
+    for case in cases:
+        written.reference(case, "minimax", "inclusive")
+    written.save(tmp_path / "key.json")
+    shared = AnswerKey(files=[tmp_path / "key.json"])
+    errors: list[str] = []
+
+    def look_up(case) -> None:
+        for _ in range(15_000):
+            try:
+                shared.reference(case, "minimax", "inclusive")
+            except Exception as error:  # noqa: BLE001 - any is the race
+                errors.append(f"{type(error).__name__}: {error}")
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch as often as they can: the race shows at once
+    try:
+        threads = [threading.Thread(target=look_up, args=(case,)) for case in cases]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == []

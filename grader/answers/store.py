@@ -35,6 +35,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -239,14 +240,19 @@ class AnswerKey:
         self.used: set[str] = set()  # keys looked up so far (what ``save(used_only=True)`` keeps)
         self._read: set[str] = set()  # keys read from a file: their long traces kept packed
         self._recent: dict[str, dict[str, Any]] = {}  # one case's entries, unpacked (_lookup)
+        # one lookup at a time: a grade's workers run in threads (grade --jobs 2) and share the
+        # key; without it one thread's _recent.clear() for its case could drop the entry another
+        # had just put there and was about to return (a KeyError: a grader error on that test)
+        self._lock = threading.RLock()
         for path in [*(files or []), *([cache] if cache else [])]:
             self._load(Path(path))
 
     @property
     def entries(self) -> dict[str, dict[str, Any]]:
         """Every entry the key holds (any not decoded yet decoded now)."""
-        for key in list(self._pending):
-            self._decode(key)
+        with self._lock:
+            for key in list(self._pending):
+                self._decode(key)
         return self._entries
 
     def _decode(self, key: str) -> None:
@@ -345,27 +351,28 @@ class AnswerKey:
         comes unpacked (its traces lists again), and stays so while the lookups are of its case:
         the grade asks for one case's answers at a time, so the key holds one case's traces
         unpacked at most (the full tic-tac-toe trace alone is 4 MB of pointers a list)."""
-        self.used.add(key)
-        case = _case_of(key)
-        if key in self._pending:
-            self._decode(key)
-        if key in self._read:
-            if _case_of(next(iter(self._recent), ":")) != case:
-                self._recent.clear()
-            if key not in self._recent:
-                self._recent[key] = _unpacked(self._entries[key])
-            return self._recent[key]
-        entry = self._entries.get(key)
-        if entry is None:
-            if self.version is None:
-                raise GraderError(
-                    "this answer is not in the handout's answer key (was the case added or "
-                    "edited after the handout was built?); it is graded on Gradescope"
-                )
-            entry = compute()
-            self._entries[key] = entry
-            self._dirty = True
-        return entry
+        with self._lock:
+            self.used.add(key)
+            case = _case_of(key)
+            if key in self._pending:
+                self._decode(key)
+            if key in self._read:
+                if _case_of(next(iter(self._recent), ":")) != case:
+                    self._recent.clear()
+                if key not in self._recent:
+                    self._recent[key] = _unpacked(self._entries[key])
+                return self._recent[key]
+            entry = self._entries.get(key)
+            if entry is None:
+                if self.version is None:
+                    raise GraderError(
+                        "this answer is not in the handout's answer key (was the case added or "
+                        "edited after the handout was built?); it is graded on Gradescope"
+                    )
+                entry = compute()
+                self._entries[key] = entry
+                self._dirty = True
+            return entry
 
     def reference(self, case: Any, algorithm: str, rule: str, seed: int | None = None, *,
                   packed: bool = False) -> Reference:
@@ -374,11 +381,15 @@ class AnswerKey:
         equality with a list), not unpacked; for a comparison that needs no more when it
         passes (:func:`grader.scoring.pair.grade_pair`)."""
         key = f"{case_fingerprint(case)}:{algorithm}:{rule}:{seed}"
-        if key in self._pending:
-            self._decode(key)
-        if packed and key in self._read and key not in self._recent:
-            self.used.add(key)
-            entry = self._entries[key]
+        with self._lock:  # as _lookup's
+            if key in self._pending:
+                self._decode(key)
+            packed_entry = self._entries[key] if (
+                packed and key in self._read and key not in self._recent) else None
+            if packed_entry is not None:
+                self.used.add(key)
+        if packed_entry is not None:
+            entry = packed_entry
             run = RunResult(**{name: item if isinstance(item, PackedIds) else _unpacked(item)
                                for name, item in entry["run"].items()})
             return Reference(rule, run, self._seconds(key, entry))
