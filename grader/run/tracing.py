@@ -80,6 +80,12 @@ class Budget:
     def to_dict(self) -> dict[str, int]:
         return {"result": self.result, "evaluated": self.evaluated}
 
+    def passed_by(self, calls: dict[str, int]) -> list[str]:
+        """The kinds whose count in ``calls`` (``{"result", "evaluated"}``) passed this
+        budget, ``result`` first."""
+        return [kind for kind in ("result", "evaluated")
+                if calls.get(kind, 0) > getattr(self, kind)]
+
 
 STOP_NAMES = {"result": "`result`", "evaluated": "`utility`/`evaluate`"}
 

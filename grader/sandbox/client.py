@@ -170,11 +170,7 @@ class Worker(WorkerProcess):
             raise ValueError(f"expected time_limit to be positive, got: {time_limit!r}")
         # the grader's own failure is raised here, never by the worker; and the stub called at
         # the root, what the allowance counts
-        if hasattr(case, "public_dict"):  # a Case: checked whole when it was loaded
-            function = stub or root_stub(case, algorithm)
-            case = case.public_dict()
-        else:
-            function = check_case_builds(case, algorithm)
+        case, function = _sendable(case, algorithm, stub)
         window, most, failed = self._prepare(time_limit, time_multiple, budget, algorithm,
                                              function)
         if failed is not None:
@@ -305,11 +301,7 @@ class Worker(WorkerProcess):
         time_limit = self.limits.time if time_limit is None else float(time_limit)
         if not seeds:
             raise ValueError("expected at least one seed")
-        if hasattr(case, "public_dict"):  # a Case: checked whole when it was loaded
-            function = stub or root_stub(case, algorithm)
-            case = case.public_dict()
-        else:
-            function = check_case_builds(case, algorithm)
+        case, function = _sendable(case, algorithm, stub)
         settings = mcts_dict(mcts) or {}
         answered: list[tuple[Any, dict[str, int]]] = []
         while True:
@@ -333,7 +325,7 @@ class Worker(WorkerProcess):
                 reply.position += done
             elif reply.ok:
                 answered += reply.answered or []
-                if reply.paused and past_budget(answered[-1][1], exact or budget):
+                if reply.paused and (exact or budget).passed_by(answered[-1][1]):
                     value, calls = answered.pop()
                     return WorkerReply("ok", value=value, calls=dict(calls),
                                        function=reply.function, algorithm=algorithm,
@@ -610,9 +602,13 @@ class Worker(WorkerProcess):
         return reply
 
 
-def past_budget(calls: Mapping[str, int], budget: Budget) -> bool:
-    """Whether ``calls`` (``{"result", "evaluated"}``) passed ``budget`` of a kind."""
-    return calls.get("result", 0) > budget.result or calls.get("evaluated", 0) > budget.evaluated
+def _sendable(case: Any, algorithm: str, stub: str | None) -> tuple[Mapping[str, Any], str]:
+    """``case`` as a request carries it (a Case's ``public_dict()``: checked whole when it was
+    loaded) and the stub ``algorithm`` calls at its root (``stub`` when the caller has it);
+    :class:`~grader.errors.GraderError` when a plain dict does not build."""
+    if hasattr(case, "public_dict"):
+        return case.public_dict(), stub or root_stub(case, algorithm)
+    return case, check_case_builds(case, algorithm)
 
 
 def checked_position(game: str, params: Mapping[str, Any], state: str,

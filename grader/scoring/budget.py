@@ -57,7 +57,7 @@ def within_budget(reply: WorkerReply, budget: Budget) -> WorkerReply:
     reported = reply.calls or {}
     calls = {"result": max(reported.get("result", 0), len(reply.generated)),
              "evaluated": max(reported.get("evaluated", 0), len(reply.evaluated))}
-    passed = [kind for kind in ("result", "evaluated") if calls[kind] > getattr(budget, kind)]
+    passed = budget.passed_by(calls)
     if not passed:
         return reply
     kind = passed[0]
