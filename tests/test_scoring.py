@@ -204,6 +204,38 @@ def test_staff_notes_of_two_grading_threads_are_in_test_order_whatever_their_tim
                                                                    "aima/alpha_beta"]
     assert [test.algorithm for test in results.tests] == ["minimax", "alpha_beta"]
 
+
+@pytest.mark.parametrize("heavy", ["play", "others"])
+def test_every_play_case_of_a_game_goes_to_one_worker_whatever_the_costs(heavy):
+    """What makes a play case's game, and its memos, one grading thread's (scoring/play.py's
+    _GAMES, grade --jobs 2): grade._shares gives every play case of one game, public and
+    hidden, to the same worker, however the costs share out the other tests."""
+    from pathlib import Path
+
+    from grader.cases import load_case
+    from grader.cases.algorithms import PLAY_ALGORITHMS
+    from grader.scoring.grade import SHARES, _shares
+
+    trees = Path(__file__).resolve().parent.parent / "trees"
+    cases = [load_case(path) for path in sorted(trees.glob("*/*.json"))
+             if path.name.startswith(("evaluate-", "assumptions-", "aima-fig-5-2", "deep-"))]
+    items = [(case, algorithm, str(n)) for n, case in enumerate(cases)
+             for algorithm in case.algorithms]
+
+    def cost(case, algorithm):  # the play cases far heavier than the rest, or far lighter
+        return (10**6 if (algorithm in PLAY_ALGORITHMS) == (heavy == "play") else 1) + len(case.name)
+
+    shares = _shares(items, SHARES, cost)
+    worker_of = {index: worker for worker, share in enumerate(shares) for index in share}
+    assert sorted(worker_of) == list(range(len(items)))  # each test in one share
+    games: dict[str, set[int]] = {}
+    for index, (case, algorithm, _) in enumerate(items):
+        if algorithm in PLAY_ALGORITHMS:
+            games.setdefault(case.game, set()).add(worker_of[index])
+    assert set(games) == {"connect4", "mnk", "chase"}
+    assert all(len(workers) == 1 for workers in games.values()), games
+    assert games["connect4"] != games["mnk"]  # the two boards' games on the two workers
+
 def test_the_root_stub_is_kept_in_the_answer_key_and_never_reused_stale(tmp_path):
     """The stub a test calls at the root (its MIN stub at a MIN root) is read back from the
     answer key (a forged entry of the current code is what the request then names), and a case
