@@ -17,7 +17,10 @@ from typing import Any
 
 from grader.games.tictactoe import grid_lines
 
-_BASELINE: dict[tuple[int, int, int, str], float] = {}  # (shape, cells) -> value
+# (shape, cells) -> value: a pure memo, read and written a key at a time and never iterated,
+# so two grading threads (connect4's and mnk's play cases, grade --jobs 2) may share it, and
+# one's clear() (forget_positions, the memo's cap) only costs the other a value computed again
+_BASELINE: dict[tuple[int, int, int, str], float] = {}
 BASELINE_MEMO = 50_000  # positions remembered before the memo starts over
 
 

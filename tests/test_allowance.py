@@ -127,3 +127,44 @@ def test_a_looping_min_value_does_not_get_a_correct_max_value_refused(tmp_path):
     assert account.timed_out == {"min_value": 2}, account.timed_out
     assert HIDDEN in stopped[2].message, stopped[2]  # 0.2 + 0.1 + 9 windows kept > 1.0
     assert searched.status == "ok" and searched.value == 3, searched
+
+
+def test_an_account_shared_by_two_threads_is_read_whole_while_the_other_charges():
+    """`grader grade --jobs 2`: a grade's two workers share one account, each charged from its
+    own thread. A refusal reads every function's time-outs while the other thread may charge a
+    function's first one (a new entry): without the lock the read raised "dictionary changed
+    size during iteration" in most runs, a grader error on the refused call's test."""
+    import sys
+    import threading
+
+    account = CpuAccount(total=1e9, hiding=1e9)
+    account.timed_out["max_value"] = 2  # stopped twice: its refusal reads the others' time-outs
+    errors: list[str] = []
+
+    def refuse() -> None:
+        for _ in range(20_000):
+            try:
+                account.refusal("max_value", 0.0)
+            except Exception as error:  # noqa: BLE001 - any is the race
+                errors.append(f"{type(error).__name__}: {error}")
+
+    def charge() -> None:
+        for round_ in range(20_000):
+            if round_ % 40 == 0:  # start over: each charge below is some function's first
+                with account.lock:
+                    account.timed_out.clear()
+                    account.timed_out["max_value"] = 2
+            account.charge(0.0, f"function_{round_ % 40}")
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch as often as they can: the race shows at once
+    try:
+        threads = [threading.Thread(target=refuse), threading.Thread(target=charge)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == []
+    assert account.timeouts == 20_000  # and no charge was lost

@@ -192,6 +192,35 @@ def _run_folders(parent: Path) -> list[Path]:
     return sorted(parent.glob(f"{RUN_PREFIX}*"))
 
 
+def _worker_folders(parent: Path) -> list[Path]:
+    return [folder for run in _run_folders(parent) for folder in run.glob("grader-worker-*")]
+
+
+def _killed_holding_a_worker_folder(grader: subprocess.Popen, parent: Path) -> bool:
+    """SIGKILL ``grader`` at a moment its run folder holds a worker's scratch folder; False if
+    its grade ended first. A folder seen, then a kill, is not enough: the grader removes a
+    worker's folder when the worker ends (a time-out, the grade's end), and under load it may
+    do so between the look and the kill (the run folder then held no worker folder). So the
+    grader is stopped (SIGSTOP, waited for: it changes nothing while stopped), looked at, and
+    killed stopped, or let go on and looked at again."""
+    for _ in range(2_400):  # a generous bound on the looks (the grade takes a few seconds)
+        if _worker_folders(parent):
+            grader.send_signal(signal.SIGSTOP)
+            _, status = os.waitpid(grader.pid, os.WUNTRACED)
+            if not os.WIFSTOPPED(status):  # it ended before it could be stopped: reaped here
+                grader.returncode = os.waitstatus_to_exitcode(status)
+                return False
+            if _worker_folders(parent):
+                grader.send_signal(signal.SIGKILL)  # (a stopped process dies of it at once)
+                grader.wait()
+                return True
+            grader.send_signal(signal.SIGCONT)
+        elif grader.poll() is not None:
+            return False
+        time.sleep(0.05)
+    return False
+
+
 def test_a_killed_graders_scratch_folders_are_swept_by_the_next_run(tmp_path):
     scratch_parent = tmp_path / "tmp"
     scratch_parent.mkdir()
@@ -202,19 +231,16 @@ def test_a_killed_graders_scratch_folders_are_swept_by_the_next_run(tmp_path):
                "--results", str(tmp_path / "results.json")]
     grader = subprocess.Popen(command, cwd=REPO, env={**os.environ, "TMPDIR": str(scratch_parent)},
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(600):  # a worker's scratch folder, search.py in it: the grade is under way
-            if any(run.glob("grader-worker-*") for run in _run_folders(scratch_parent)):
-                break
-            time.sleep(0.05)
-        else:
-            pytest.fail("no scratch folder appeared")
+    try:  # a worker's scratch folder, search.py in it: the grade is under way
+        killed = _killed_holding_a_worker_folder(grader, scratch_parent)
     finally:
-        grader.send_signal(signal.SIGKILL)
-        grader.wait()
+        if grader.returncode is None:
+            grader.kill()
+            grader.wait()
+    assert killed, "the grade ended before a worker's scratch folder was seen"
     left = _run_folders(scratch_parent)
     assert len(left) == 1 and list(left[0].glob("grader-worker-*")), left  # what it left
-    for _ in range(100):  # its workers die with it (PR_SET_PDEATHSIG) and release nothing else
+    for _ in range(400):  # its workers die with it (PR_SET_PDEATHSIG) and release nothing else
         swept = sweep_run_folders(str(scratch_parent))
         if swept:
             break

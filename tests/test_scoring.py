@@ -158,12 +158,83 @@ def test_a_grader_failure_keeps_the_tests_points_and_tells_student_and_staff(ans
 
     results = GradingResults()
     case = case_from_dict(AIMA)
-    test = _grade_safely(case, "alpha_beta", "2.1", Rubric(), BrokenWorker(), answers, results)
+    test = _grade_safely(case, "alpha_beta", "2.1", Rubric(), BrokenWorker(), answers,
+                         results.staff_notes)
     assert (test.outcome, test.score, test.max_score) == ("grader_error", 0.0, 4.0)
     assert test.visibility == "visible" and test.output == NEUTRAL_GRADER_ERROR
     assert "boom in the grader" in test.staff_output and "boom" not in test.output
     assert results.staff_notes and "boom" in results.staff_notes[0]
 
+
+
+def test_staff_notes_of_two_grading_threads_are_in_test_order_whatever_their_timing(
+        answers, monkeypatch):
+    """`grader grade --jobs 2`: a grader error's staff note (results.json's
+    ``extra_data.staff_notes``) is the results' in test order, not in the order two threads
+    happened to fail in (they appended them as they failed: the same submission could get
+    another results.json). Here the later test's thread fails first, every time."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from grader.scoring import grade
+    from grader.scoring.results import GradingResults
+
+    case = case_from_dict(AIMA)
+    results = GradingResults()
+    grading = grade._Grading(Rubric(), answers, results, None, True)
+    monkeypatch.setattr(grade, "grade_pair", lambda case, algorithm, *_: 1 / 0)  # a grader bug
+    monkeypatch.setattr(grade, "_shares", lambda items, count, cost: [[0], [1]])  # one a thread
+    later_failed = threading.Event()
+    grade_one = grading.grade_one
+
+    def in_reverse(worker, case, algorithm, number):  # the first test waits for the second's end
+        if algorithm == "minimax":
+            later_failed.wait(timeout=60)  # (a bound against a hang, not a timing assertion)
+        try:
+            return grade_one(worker, case, algorithm, number)
+        finally:
+            if algorithm == "alpha_beta":
+                later_failed.set()
+
+    grading.grade_one = in_reverse
+    with ThreadPoolExecutor(2) as pool:
+        grading.run([object(), object()], pool, [(case, "minimax"), (case, "alpha_beta")])
+    assert later_failed.is_set()
+    assert [note.split(":")[0] for note in results.staff_notes] == ["aima/minimax",
+                                                                   "aima/alpha_beta"]
+    assert [test.algorithm for test in results.tests] == ["minimax", "alpha_beta"]
+
+
+@pytest.mark.parametrize("heavy", ["play", "others"])
+def test_every_play_case_of_a_game_goes_to_one_worker_whatever_the_costs(heavy):
+    """What makes a play case's game, and its memos, one grading thread's (scoring/play.py's
+    _GAMES, grade --jobs 2): grade._shares gives every play case of one game, public and
+    hidden, to the same worker, however the costs share out the other tests."""
+    from pathlib import Path
+
+    from grader.cases import load_case
+    from grader.cases.algorithms import PLAY_ALGORITHMS
+    from grader.scoring.grade import SHARES, _shares
+
+    trees = Path(__file__).resolve().parent.parent / "trees"
+    cases = [load_case(path) for path in sorted(trees.glob("*/*.json"))
+             if path.name.startswith(("evaluate-", "assumptions-", "aima-fig-5-2", "deep-"))]
+    items = [(case, algorithm, str(n)) for n, case in enumerate(cases)
+             for algorithm in case.algorithms]
+
+    def cost(case, algorithm):  # the play cases far heavier than the rest, or far lighter
+        return (10**6 if (algorithm in PLAY_ALGORITHMS) == (heavy == "play") else 1) + len(case.name)
+
+    shares = _shares(items, SHARES, cost)
+    worker_of = {index: worker for worker, share in enumerate(shares) for index in share}
+    assert sorted(worker_of) == list(range(len(items)))  # each test in one share
+    games: dict[str, set[int]] = {}
+    for index, (case, algorithm, _) in enumerate(items):
+        if algorithm in PLAY_ALGORITHMS:
+            games.setdefault(case.game, set()).add(worker_of[index])
+    assert set(games) == {"connect4", "mnk", "chase"}
+    assert all(len(workers) == 1 for workers in games.values()), games
+    assert games["connect4"] != games["mnk"]  # the two boards' games on the two workers
 
 def test_the_root_stub_is_kept_in_the_answer_key_and_never_reused_stale(tmp_path):
     """The stub a test calls at the root (its MIN stub at a MIN root) is read back from the

@@ -84,16 +84,19 @@ class CpuAccount:
 
     def refusal(self, function: str, window: float) -> str:
         """Why the next call of ``function`` (the stub called: ``max_value``, ``alpha_beta``,
-        ...; CPU window ``window``) is not run; "" to run it."""
-        if self.spent >= self.total:
-            return WHOLE.format(allowance=self.total)
-        if self.timed_out.get(function, 0) >= REFUSED_AFTER:
-            # the time-outs other functions may still have before they can be refused
-            owed = sum(min(count, REFUSED_AFTER) for count in self.timed_out.values())
-            reserve = max(REFUSED_AFTER * self.functions - owed, 0) * window
-            if self.hidden + window + reserve > self.hiding:
-                return HIDDEN.format(count=self.timeouts, allowance=self.hiding)
-        return ""
+        ...; CPU window ``window``) is not run; "" to run it. Under the lock: the other
+        worker's thread may charge a function's first time-out meanwhile, and the sum below
+        iterates ``timed_out`` ("dictionary changed size during iteration", a grader error)."""
+        with self.lock:
+            if self.spent >= self.total:
+                return WHOLE.format(allowance=self.total)
+            if self.timed_out.get(function, 0) >= REFUSED_AFTER:
+                # the time-outs other functions may still have before they can be refused
+                owed = sum(min(count, REFUSED_AFTER) for count in self.timed_out.values())
+                reserve = max(REFUSED_AFTER * self.functions - owed, 0) * window
+                if self.hidden + window + reserve > self.hiding:
+                    return HIDDEN.format(count=self.timeouts, allowance=self.hiding)
+            return ""
 
     def most(self, most: float) -> float:
         """A call's CPU limit in all, cut at what is left of the whole allowance."""

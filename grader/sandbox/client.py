@@ -88,7 +88,8 @@ from grader.sandbox.watch import MIN_IDLE, Watch, cpu_limits, kill_message, proc
 SEEDS_A_REQUEST = min(MAX_MESSAGE_ITEMS // items_allowed(1), MAX_POSITIONS)
 
 # id(case) -> (a weak reference to the loaded case, whether MIN moves at its root; None: the
-# root has no mover): a case's game built once, however many tests and seeds send it
+# root has no mover): a case's game built once, however many tests and seeds send it. Grading
+# threads share it safely: a key at a time, never iterated, an entry a function of its case
 _ROOTS: dict[int, tuple[weakref.ref, bool | None]] = {}
 
 

@@ -41,7 +41,9 @@ from grader.sandbox.process import (
 from grader.sandbox.protocol import WorkerReply, error_fields, finite_number
 from grader.sandbox.watch import MIN_IDLE, Watch, process_cpu, process_sample
 
-_PROTECTED = [0]  # the pid whose oom_score_adj was lowered (confine.least_killable)
+# the pid whose oom_score_adj was lowered (confine.least_killable); two grading threads
+# spawning at once may both lower it: the same value written twice
+_PROTECTED = [0]
 RESTART_LIMIT = "RestartLimitExceeded"  # the error of a test no worker was started again for
 
 

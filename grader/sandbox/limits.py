@@ -38,6 +38,7 @@ SLOT_UID_BASE = 62_000  # slot k without an account of its own runs as this uid 
 MAX_SLOTS = 512
 _SLOT_LOCK: list[int] = []  # the claimed slots' locks, held for this process's life
 _GRADE_SLOTS: dict[int, list[int]] = {}  # pid -> the slots its grades give their workers
+# (both filled by worker_users, in the grade's own thread before its grading threads start)
 
 
 @dataclass(frozen=True)

@@ -162,6 +162,8 @@ def read_notebook(path: Path) -> ConvertedNotebook:
 
 # The last notebook converted (or the error it gave), by its bytes' digest and name: a worker
 # starts afresh after each crash or time-out, and a 19 MB notebook cost ~10 CPU s a start.
+# Two grading threads restarting their workers at once may each convert it (the same result):
+# one get, then clear() and one set, never iterated.
 _CONVERTED: dict[tuple[bytes, str], ConvertedNotebook | SubmissionError] = {}
 
 

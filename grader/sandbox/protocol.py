@@ -552,7 +552,10 @@ def reply_from_message(message: dict[str, Any], function: str | None, *, stdout:
     return reply
 
 
-# cases already checked in this process, by algorithm and JSON text: the stub called at the root
+# cases already checked in this process, by algorithm and JSON text: the stub called at the
+# root. A case sent as a dict comes here, in a grade only the random-tree tests' (run in the
+# grade's own thread, between its two rounds of grading threads), so no thread clears it
+# between another's look and read
 _BUILT: dict[str, str] = {}
 
 

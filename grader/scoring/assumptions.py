@@ -77,7 +77,10 @@ DEFAULT_TURNS = 20  # chase's own default
 # requests (42 at 32, each request about 1.3 ms of CPU besides its searches); a batch a kill
 # ends is asked again a child at a time, up to this many requests.
 BATCH = 128
-_TABLES: dict[str, dict[str, dict[str, Any]]] = {}  # a table's key -> the reference's table
+# a table's key -> the reference's table. Never cleared, and a table is a function of its key:
+# two grading threads could at worst compute one twice (and cannot: grade._shares gives every
+# assumptions case, game chase, to one worker); callers only read a table.
+_TABLES: dict[str, dict[str, dict[str, Any]]] = {}
 
 
 class DecisionFailed(Exception):

@@ -116,17 +116,18 @@ def _case_error_result(path: Path, error: Exception, number: str) -> TestResult:
 
 
 def _grade_safely(case: Case, algorithm: str, number: str, rubric: Rubric, worker: Worker,
-                  answers: AnswerKey, results: GradingResults,
+                  answers: AnswerKey, notes: list[str],
                   observed: list[tuple[TestResult, Observation]] | None = None) -> TestResult:
     """:func:`grade_pair`, with a grader bug turned into a test staff can see and regrade.
 
     The test keeps its name, points and visibility (removing its points would cost the student
-    them silently against the assignment's total); its score is 0 until staff regrade."""
+    them silently against the assignment's total); its score is 0 until staff regrade. The
+    staff note goes to ``notes``, the test's own (the results' take them in test order)."""
     try:
         return grade_pair(case, algorithm, number, rubric, worker, answers, observed)
     except Exception as error:  # a grader bug: staff see it, the student is told so
         settings = rubric.settings_for(case, algorithm)
-        results.staff_notes.append(f"{case.name}/{algorithm}: {error!r}")
+        notes.append(f"{case.name}/{algorithm}: {error!r}")
         return TestResult(
             name=f"{algorithm}: {case.name} ({case.description})", number=number,
             algorithm=algorithm, case_name=case.name, max_score=float(settings.points),
@@ -221,8 +222,9 @@ def _worker_count(items: list[tuple[Case, str]], cost: _Costs) -> int:
 
 def _in_parallel(workers: list[Worker], items: list[tuple[Case, str, str]], grading: _Grading,
                  pool: ThreadPoolExecutor | None
-                 ) -> list[tuple[TestResult, list[tuple[TestResult, Observation]]]]:
-    """Each ``(case, algorithm, number)`` graded, with what it observed, in ``items``' order.
+                 ) -> list[tuple[TestResult, list[tuple[TestResult, Observation]], list[str]]]:
+    """Each ``(case, algorithm, number)`` graded, with what it observed and its staff notes,
+    in ``items``' order.
 
     With several workers, the tests are shared out before any runs (:func:`_shares`), each
     share run in ``items``' order: in a thread of ``pool`` when there is one (the GIL is
@@ -287,10 +289,13 @@ class _Grading:
 
     def run(self, workers: list[Worker], pool: ThreadPoolExecutor | None,
             items: list[tuple[Case, str]]) -> None:
-        """``items`` numbered on from the counters, graded, and recorded in their order."""
+        """``items`` numbered on from the counters, graded, and recorded in their order (their
+        staff notes too: two threads grading at once would append them in the order of their
+        timing, and results.json must not depend on it)."""
         numbered = list(upload.numbered(items, self.counters))
-        for test, seen in _in_parallel(workers, numbered, self, pool):
+        for test, seen, notes in _in_parallel(workers, numbered, self, pool):
             self.observed.extend(seen)
+            self.results.staff_notes.extend(notes)
             self.record(test)
 
     def graded_in_turn(self, worker: Worker, items: list[tuple[Case, str, str]],
@@ -313,15 +318,17 @@ class _Grading:
         return graded
 
     def grade_one(self, worker: Worker, case: Case, algorithm: str, number: str
-                  ) -> tuple[TestResult, list[tuple[TestResult, Observation]]]:
-        """One test and what it observed; a play case's game dropped after it unless kept."""
+                  ) -> tuple[TestResult, list[tuple[TestResult, Observation]], list[str]]:
+        """One test, what it observed and its staff notes (a grader error's); a play case's
+        game dropped after it unless kept."""
         seen: list[tuple[TestResult, Observation]] = []
-        test = _grade_safely(case, algorithm, number, self.rubric, worker, self.answers,
-                             self.results, seen)
+        notes: list[str] = []
+        test = _grade_safely(case, algorithm, number, self.rubric, worker, self.answers, notes,
+                             seen)
         if algorithm in PLAY_ALGORITHMS and not self.keep_games:
             forget_game(case)
             release_free_memory()
-        return test, seen
+        return test, seen, notes
 
 
 def _thread_pool(count: int) -> ThreadPoolExecutor:

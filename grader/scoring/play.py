@@ -62,6 +62,14 @@ SAMPLE_POSITIONS = 12  # positions the handout's check evaluates
 # 10,946 in 251, two 11,624 in 169).
 MATCHES_PER_SPARE = 5
 
+# Grading threads (grade --jobs 2: one a worker) share these three. _CACHES and _PLAYED are by
+# worker, so each thread has its own entry (their one-step setdefault/get/pop are atomic). A
+# game of _GAMES (and the position memos in it) is one thread's: grade._shares gives every play
+# case of a game to one worker (connect4, and chase's assumptions cases, to the first; mnk to
+# the second), and a key is a case's data, so of one game; another thread's clear() or pop()
+# only makes a thread build its game again. (Two grades in threads, as tests/test_submissions'
+# fixture runs, may share a game: its memos remember its rules only, a key at a time, never
+# iterated, so that is safe too.)
 _CACHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # worker -> {game key: {id: v}}
 _GAMES: dict[str, Any] = {}  # a play case's data -> its game, kept for the next submission
 # worker -> {id(case): (case, rubric, records)}: the matches play_ahead played, until graded
