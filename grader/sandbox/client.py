@@ -410,8 +410,8 @@ class Worker(WorkerProcess):
         fresh one when the last died or has too little of its CPU life left
         (:meth:`_short_of_life`). The third item is the reply to give instead of sending
         anything (search.py did not import, or the allowance refuses ``function``, the stub
-        the call would run). ``calls``: the
-        calls the request makes (a batch's positions), each with a window of its own."""
+        the call would run). ``calls``: the calls the request makes (a batch's positions),
+        each with a window of its own."""
         self.start()
         window, most = self.cpu_limits(time_limit, time_multiple, budget)
         most += (calls - 1) * window
