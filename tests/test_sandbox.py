@@ -950,6 +950,36 @@ def test_the_tampering_check_names_each_place_changed_and_passes_once_restored(m
     assert tampered(snapshot) == []
 
 
+def test_a_fresh_worker_serves_a_request_only_where_it_has_more_room_for_it(tmp_path):
+    """A worker process may use ``cpu_time`` CPU seconds in all (RLIMIT_CPU). A request whose
+    limits no process has room for (a batch of 128 positions each allowed a long window, on a
+    slow machine) is served by the worker there is: a fresh one starts with the CPU its own
+    start takes, as this one did (every such batch started a worker, 13 a grade, before). One
+    that a fresh worker has room for and this one has not gets a fresh one."""
+    from dataclasses import replace
+
+    from grader.run.tracing import Budget
+    from grader.sandbox.client import Worker
+
+    path = submission(tmp_path, (Path(__file__).parent / "submissions" / "correct" /
+                                 "search.py").read_text())
+    huge = Budget(result=10**9, evaluated=10**9)  # past any worker's life and the allowance
+    with Worker(path, limits=FAST, calibration=machine_calibration()) as worker:
+        for _ in range(3):
+            assert worker._prepare(FAST.time, 0.0, huge, "minimax", "minimax", calls=128)[2] \
+                is None
+        assert worker.starts == 1
+        small = Budget(result=1000, evaluated=1000)
+        _, most = worker.cpu_limits(FAST.time, 0.0, small)
+        spare = FAST.kill_margin + 2
+        worker.limits = replace(FAST, cpu_time=math.ceil(worker._ready_cpu + most + spare + 1))
+        worker._prepare(FAST.time, 0.0, small, "minimax", "minimax")
+        assert worker.starts == 1  # room enough in this one
+        worker._cpu = worker._ready_cpu + spare + 2  # as if its calls had used that much
+        worker._prepare(FAST.time, 0.0, small, "minimax", "minimax")
+        assert worker.starts == 2  # a fresh one has room for it, this one had not
+
+
 def test_the_tampering_check_skips_what_python_code_cannot_replace_and_keeps_what_it_can(
         monkeypatch):
     import builtins

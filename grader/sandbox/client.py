@@ -407,16 +407,17 @@ class Worker(WorkerProcess):
                  algorithm: str, function: str, calls: int = 1
                  ) -> tuple[float, float, WorkerReply | None]:
         """A worker ready for the next request, and the request's CPU window and most: a
-        fresh one when the last died or has too little of its CPU allowance left. The third
-        item is the reply to give instead of sending anything (search.py did not import, or
-        the allowance refuses ``function``, the stub the call would run). ``calls``: the
-        calls the request makes (a batch's positions), each with a window of its own."""
+        fresh one when the last died or has too little of its CPU life left
+        (:meth:`_short_of_life`). The third item is the reply to give instead of sending
+        anything (search.py did not import, or the allowance refuses ``function``, the stub
+        the call would run). ``calls``: the calls the request makes (a batch's positions),
+        each with a window of its own."""
         self.start()
         window, most = self.cpu_limits(time_limit, time_multiple, budget)
         most += (calls - 1) * window
         if self._proc is not None and (
             self._proc.poll() is not None  # it died between requests
-            or self._cpu + most + self.limits.kill_margin + 2 > self.limits.cpu_time
+            or self._short_of_life(self.account.most(most))
         ):
             self.close()  # start afresh
             self.start()
@@ -434,6 +435,22 @@ class Worker(WorkerProcess):
             failure.status, error=dict(failure.error or {}), stdout=failure.stdout,
             stderr=failure.stderr, algorithm=algorithm, time_limit=window,
             message=failure.message), self.notebook)
+
+    def _short_of_life(self, most: float) -> bool:
+        """Whether a fresh worker should serve a request that may use ``most`` CPU seconds
+        (cut at what is left of the submission's allowance, as the request will be): when this
+        process has too little of its CPU life (``Limits.cpu_time``, its RLIMIT_CPU) left for
+        it and a fresh one would have more. A fresh one starts with about the CPU this one's
+        start took, so for a request no process has room for (a batch of 128 positions, each
+        allowed a long window, may use more than a whole life: every such batch started a
+        worker, 13 starts a grade of the correct solution, about 0.1 CPU s each), it is
+        started only for the room it gains, when that is more than the margin."""
+        spare = self.limits.kill_margin + 2
+        if self._cpu + most + spare <= self.limits.cpu_time:
+            return False  # room enough here
+        if self._ready_cpu + most + spare <= self.limits.cpu_time:
+            return True  # room enough in a fresh one
+        return self._cpu - self._ready_cpu > spare
 
     def _next_seq(self) -> int:
         # A number the worker cannot guess: lines student code wrote during an earlier call

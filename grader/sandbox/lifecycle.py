@@ -91,6 +91,7 @@ class WorkerProcess:
         self._scratch: Path | None = None
         self._seq = 0
         self._cpu = 0.0
+        self._ready_cpu = 0.0  # the last process's CPU when its import was done (its start)
         self._import_failure: WorkerReply | None = None
         self._import_output = ("", "")
         self._finalizer: weakref.finalize | None = None
@@ -204,6 +205,7 @@ class WorkerProcess:
         sample = process_sample(self.pid) if self.pid is not None else None  # the parent's
         #                                  own reading: the worker's word may be forged
         used = min(max(self._cpu, sample[0] if sample else 0.0, 0.0), 1e6)
+        self._ready_cpu = used
         self.account.charge_start(used, self._after_timeout)
         self._after_timeout = False
         stdout, stderr = self._take_output()

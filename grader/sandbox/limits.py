@@ -53,7 +53,8 @@ class Limits:
     # SHARES), and both at their limit with the grader fit Gradescope's 768 MB container
     memory: int = field(default_factory=lambda: worker_memory() * MiB)
     cpu_time: int = 300  # RLIMIT_CPU over the worker's life (a fresh worker is started before
-    #                      a request could cross it); each call also gets a soft limit
+    #                      a request could cross it, where a fresh one has more room: client's
+    #                      Worker._short_of_life); each call also gets a soft limit
     processes: int = 1  # RLIMIT_NPROC: 1 = no fork, no threads (unless the worker runs as root)
     file_size: int = 1 * MiB  # RLIMIT_FSIZE: a write past it fails with EFBIG
     open_files: int = 64  # RLIMIT_NOFILE
