@@ -11,7 +11,10 @@ workers). ``--whole``: the same for ``grader grade --hidden`` (every case); ``--
 every case but the ``evaluate`` ones (the play cases), the rest of a whole grade (issue 45's
 fourth part: what a grade costs outside its play cases). Each checkout runs
 with its own code (``PYTHONPATH``) and its own answer cache (its ``.cache/``), on this
-interpreter. Issue 45's target for the one-case grade: at most 0.35 CPU s.
+interpreter. ``--calibration SECONDS``: both grade as a machine whose calibration workload
+takes that long would (the CPU windows of every call scale with it): each checkout's answer
+cache is copied to a folder of its own (``$GRADER_CACHE``) and its calibration set there
+after the warm-up, so a slower grading machine is measured on this one. Issue 45's target for the one-case grade: at most 0.35 CPU s.
 """
 
 from __future__ import annotations
@@ -20,9 +23,11 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -44,11 +49,14 @@ def _cases(root: Path, scope: str) -> list[str]:
                          if "evaluate" not in json.loads(path.read_text()).get("algorithms", [])]]
 
 
-def _cpu_of(root: Path, scope: str, results: Path) -> float:
-    """CPU seconds (user + system, the grader and its workers) of one grade in ``root``."""
+def _cpu_of(root: Path, scope: str, results: Path, cache: Path | None = None) -> float:
+    """CPU seconds (user + system, the grader and its workers) of one grade in ``root``
+    (``cache``: its answer cache's folder, else the checkout's own)."""
     env = {key: value for key, value in os.environ.items()
            if key not in ("PYTHONDONTWRITEBYTECODE", "GRADER_CACHE")}
     env["PYTHONPATH"] = str(root)
+    if cache is not None:
+        env["GRADER_CACHE"] = str(cache)
     command = [sys.executable, "-m", "grader", "grade", "--submission",
                str(root / "tests" / "submissions" / "correct" / "search.py"),
                "--results", str(results), *_cases(root, scope)]
@@ -58,28 +66,55 @@ def _cpu_of(root: Path, scope: str, results: Path) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def paired(base: Path, runs: int, scope: str) -> dict[str, list[float]]:
+def _calibrated(root: Path, folder: Path) -> Path:
+    """``folder``, holding a copy of ``root``'s answer cache (if it has one: else the warm-up
+    grade makes it there)."""
+    key = root / ".cache" / "answer-key.json"
+    if key.exists():
+        shutil.copy(key, folder / key.name)
+    return folder
+
+
+def _set_calibration(folder: Path, calibration: float) -> None:
+    key = folder / "answer-key.json"
+    data = json.loads(key.read_text())
+    data["calibration"] = calibration
+    key.write_text(json.dumps(data))
+
+
+def paired(base: Path, runs: int, scope: str, calibration: float | None = None
+           ) -> dict[str, list[float]]:
     """``runs`` alternating grades in each checkout, after a warm-up grade each."""
     roots = {"this checkout": REPO, "base": base}
     samples: dict[str, list[float]] = {name: [] for name in roots}
     results = {name: Path(f"/tmp/fixed-cost-{os.getpid()}-{i}.json")
                for i, name in enumerate(roots)}
-    try:
-        for name, root in roots.items():
-            _cpu_of(root, scope, results[name])
-        for _ in range(runs):
+    with tempfile.TemporaryDirectory() as scratch:
+        caches: dict[str, Path | None] = dict.fromkeys(roots)
+        if calibration:
+            for index, (name, root) in enumerate(roots.items()):
+                folder = Path(scratch) / str(index)
+                folder.mkdir()
+                caches[name] = _calibrated(root, folder)
+        try:
             for name, root in roots.items():
-                samples[name].append(_cpu_of(root, scope, results[name]))
-    finally:
-        for path in results.values():
-            path.unlink(missing_ok=True)
+                _cpu_of(root, scope, results[name], caches[name])
+                if calibration:
+                    _set_calibration(caches[name], calibration)
+            for _ in range(runs):
+                for name, root in roots.items():
+                    samples[name].append(_cpu_of(root, scope, results[name], caches[name]))
+        finally:
+            for path in results.values():
+                path.unlink(missing_ok=True)
     what = {"whole": "grader grade --hidden", "case": f"grader grade --cases {CASE}",
             "no-play": "grader grade, every case but the evaluate ones"}[scope]
     for name, cpu in samples.items():
         print(f"{what}, {name}: median {statistics.median(cpu):.3f} CPU s "
               f"(runs: {' '.join(f'{c:.2f}' for c in cpu)})")
     ratio = statistics.median(samples["this checkout"]) / statistics.median(samples["base"])
-    print(f"ratio {ratio:.2f}x; load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    at = f"; calibration {calibration:g} s" if calibration else ""
+    print(f"ratio {ratio:.2f}x{at}; load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     return samples
 
 
@@ -90,11 +125,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--whole", action="store_true", help="every case (--hidden)")
     parser.add_argument("--no-play", action="store_true",
                         help="every case but the evaluate (play) ones")
+    parser.add_argument("--calibration", type=float, metavar="SECONDS",
+                        help="grade as a machine of this calibration would (module docstring)")
     args = parser.parse_args(argv)
     if not (args.base / "grader").is_dir():
         parser.error(f"--base {args.base}: no grader/ folder there (a checkout is needed)")
     scope = "whole" if args.whole else "no-play" if args.no_play else "case"
-    paired(args.base.resolve(), args.runs, scope)
+    paired(args.base.resolve(), args.runs, scope, args.calibration)
     return 0
 
 
