@@ -951,33 +951,47 @@ def test_the_tampering_check_names_each_place_changed_and_passes_once_restored(m
 
 
 def test_a_fresh_worker_serves_a_request_only_where_it_has_more_room_for_it(tmp_path):
-    """A worker process may use ``cpu_time`` CPU seconds in all (RLIMIT_CPU). A request whose
-    limits no process has room for (a batch of 128 positions each allowed a long window, on a
-    slow machine) is served by the worker there is: a fresh one starts with the CPU its own
-    start takes, as this one did (every such batch started a worker, 13 a grade, before). One
-    that a fresh worker has room for and this one has not gets a fresh one."""
+    """A worker process may use ``cpu_time`` CPU seconds in all (RLIMIT_CPU, on a clock up to
+    CLOCK_DRIFT ahead). A request one has room for and this one has not gets a fresh one. A
+    request no process has room for (a batch of 128 positions each allowed a long window, on
+    a slow machine) is served by the worker there is until it has used RESTART_GAIN of its
+    life: a fresh one starts with the CPU its own start takes, as this one did (every such
+    batch started a worker, 10 to 14 a grade, before)."""
     from dataclasses import replace
 
     from grader.run.tracing import Budget
-    from grader.sandbox.client import Worker
+    from grader.sandbox.client import RESTART_GAIN, Worker
+    from grader.sandbox.guard import CLOCK_DRIFT
 
     path = submission(tmp_path, (Path(__file__).parent / "submissions" / "correct" /
                                  "search.py").read_text())
-    huge = Budget(result=10**9, evaluated=10**9)  # past any worker's life and the allowance
+    huge = Budget(result=10**9, evaluated=10**9)  # past any worker's life, cut at the allowance
+
+    def prepare(worker, budget, calls=1):
+        assert worker._prepare(FAST.time, 0.0, budget, "minimax", "minimax", calls)[2] is None
+
     with Worker(path, limits=FAST, calibration=machine_calibration()) as worker:
-        for _ in range(3):
-            assert worker._prepare(FAST.time, 0.0, huge, "minimax", "minimax", calls=128)[2] \
-                is None
+        for _ in range(3):  # the allowance (270 s) and its drift fill a whole life (300 s)
+            prepare(worker, huge, calls=128)
         assert worker.starts == 1
         small = Budget(result=1000, evaluated=1000)
         _, most = worker.cpu_limits(FAST.time, 0.0, small)
-        spare = FAST.kill_margin + 2
-        worker.limits = replace(FAST, cpu_time=math.ceil(worker._ready_cpu + most + spare + 1))
-        worker._prepare(FAST.time, 0.0, small, "minimax", "minimax")
+        need = most * (1 + CLOCK_DRIFT) + FAST.kill_margin + 2
+        worker.limits = replace(FAST, cpu_time=math.ceil(worker._ready_cpu + need + 1))
+        prepare(worker, small)
         assert worker.starts == 1  # room enough in this one
-        worker._cpu = worker._ready_cpu + spare + 2  # as if its calls had used that much
-        worker._prepare(FAST.time, 0.0, small, "minimax", "minimax")
+        worker._cpu = worker._ready_cpu + 2  # as if its calls had used that much
+        prepare(worker, small)
         assert worker.starts == 2  # a fresh one has room for it, this one had not
+        generous = replace(FAST, submission_cpu=1000.0)  # an allowance past a worker's life
+        worker.limits, worker.account.total = generous, generous.submission_cpu
+        gain = RESTART_GAIN * generous.cpu_time
+        worker._cpu = worker._ready_cpu + gain - 1
+        prepare(worker, huge, calls=128)
+        assert worker.starts == 2  # too little to gain
+        worker._cpu = worker._ready_cpu + gain + 1
+        prepare(worker, huge, calls=128)
+        assert worker.starts == 3  # a tenth of a life gained
 
 
 def test_the_tampering_check_skips_what_python_code_cannot_replace_and_keeps_what_it_can(

@@ -78,6 +78,7 @@ from grader.sandbox.protocol import (
     reply_from_message,
 )
 from grader.sandbox.allowance import WHOLE
+from grader.sandbox.guard import CLOCK_DRIFT
 from grader.sandbox.watch import MIN_IDLE, Watch, cpu_limits, kill_message, process_cpu
 
 
@@ -85,6 +86,9 @@ from grader.sandbox.watch import MIN_IDLE, Watch, cpu_limits, kill_message, proc
 # as a request of its own could (items_allowed(1), 50,002), and a message the parent reads
 # holds at most MAX_MESSAGE_ITEMS (what bounds decoding it: about 150 MB); 24 (an outcome test
 # runs 20 by default)
+# of a worker's CPU life: what a fresh worker must gain to be started for a request no
+# worker's life holds (Worker._short_of_life)
+RESTART_GAIN = 0.1
 SEEDS_A_REQUEST = min(MAX_MESSAGE_ITEMS // items_allowed(1), MAX_POSITIONS)
 
 # id(case) -> (a weak reference to the loaded case, whether MIN moves at its root; None: the
@@ -280,8 +284,8 @@ class Worker(WorkerProcess):
         ``random.Random(seed)``; no trace comes back, only each call's counts of game calls.
         One request (an MCTS outcome test's seeds: a request costs the worker and the grader
         more than a small search does), or more where the worker process has CPU time left for
-        fewer calls' limits (each request as many as fit, a fresh worker where none does, as
-        a request a seed would have it), and for more than :data:`SEEDS_A_REQUEST` seeds.
+        fewer calls' limits (each request as many as fit, a fresh worker where none does
+        here and one would in a fresh one, as a request a seed would have it), and for more than :data:`SEEDS_A_REQUEST` seeds.
 
         The batch ends at the first seed whose call does not return (an error, its budget, a
         time-out, a missing function, output past the limit...). ``answered``, ``position``
@@ -341,8 +345,8 @@ class Worker(WorkerProcess):
 
     def _calls_that_fit(self, time_limit: float, time_multiple: float, budget: Budget) -> int:
         """How many calls of ``budget`` the worker process has CPU time left for (their
-        limits: :meth:`_prepare` starts a fresh worker for a request that does not fit); at
-        least one."""
+        limits: :meth:`_prepare` starts a fresh worker for a request that does not fit here
+        and does in a fresh one, :meth:`_short_of_life`); at least one."""
         self.start()
         _, most = self.cpu_limits(time_limit, time_multiple, budget)
         room = self.limits.cpu_time - self._cpu - self.limits.kill_margin - 2
@@ -439,18 +443,21 @@ class Worker(WorkerProcess):
     def _short_of_life(self, most: float) -> bool:
         """Whether a fresh worker should serve a request that may use ``most`` CPU seconds
         (cut at what is left of the submission's allowance, as the request will be): when this
-        process has too little of its CPU life (``Limits.cpu_time``, its RLIMIT_CPU) left for
-        it and a fresh one would have more. A fresh one starts with about the CPU this one's
-        start took, so for a request no process has room for (a batch of 128 positions, each
-        allowed a long window, may use more than a whole life: every such batch started a
-        worker, 13 starts a grade of the correct solution, about 0.1 CPU s each), it is
-        started only for the room it gains, when that is more than the margin."""
-        spare = self.limits.kill_margin + 2
-        if self._cpu + most + spare <= self.limits.cpu_time:
+        process has too little of its CPU life (``Limits.cpu_time``, its RLIMIT_CPU, counted on
+        a clock up to :data:`CLOCK_DRIFT` ahead of the one ``most`` is on) left for it and a
+        fresh one would have room. A fresh one starts with about the CPU this one's start took,
+        so for a request no process has room for (a batch of 128 positions, each allowed a long
+        window on a slow machine, may use more than a whole life: every such batch started a
+        worker, 10 to 14 starts a grade of the correct solution, about 0.1 CPU s each), one is
+        started only once this one has used :data:`RESTART_GAIN` of its life: the request then
+        gets at least the rest, and one needing more than that would have used nearly all of
+        the submission's allowance in one call."""
+        need = most * (1 + CLOCK_DRIFT) + self.limits.kill_margin + 2
+        if self._cpu + need <= self.limits.cpu_time:
             return False  # room enough here
-        if self._ready_cpu + most + spare <= self.limits.cpu_time:
+        if self._ready_cpu + need <= self.limits.cpu_time:
             return True  # room enough in a fresh one
-        return self._cpu - self._ready_cpu > spare
+        return self._cpu - self._ready_cpu > RESTART_GAIN * self.limits.cpu_time
 
     def _next_seq(self) -> int:
         # A number the worker cannot guess: lines student code wrote during an earlier call
