@@ -1,6 +1,7 @@
 """Write the table of telling trees shipped with the mistakes (``reference/telling_trees.json``).
 
     python bench/telling_trees.py write ["ALGORITHM RULE NAME NAME NAME" ...]
+    python bench/telling_trees.py add "ALGORITHM RULE NAME NAME NAME" ...
     python bench/telling_trees.py check
 
 ``write`` searches (:func:`grader.scoring.telling.telling_tree`, :data:`TRIES` trees) every pair
@@ -8,7 +9,9 @@ of mistakes of every algorithm under each rule, the sets of three or more alread
 and the sets given (a key of the table: the algorithm, the rule and the names), and writes the
 table anew (about ten CPU minutes, printed as it goes). Run it after adding or changing a
 mistake in ``reference/``: tests/test_telling.py fails on a pair missing or a tree that no longer
-tells its set apart. ``check`` searches every entry again and prints those the search now
+tells its set apart. ``add`` searches the sets given only, and writes them into the table
+beside the others (a larger set a course's submissions are named with: tests/test_submissions.py
+and tests/test_feedback.py list those of the known-wrong ones). ``check`` searches every entry again and prints those the search now
 answers differently (after a hypothesis upgrade, say: the table stays right, only what a search
 would pick has moved).
 """
@@ -41,13 +44,20 @@ def wanted_sets(extra: list[str]) -> list[tuple[str, str, tuple[str, ...]]]:
     return list(found.values())
 
 
-def write(extra: list[str]) -> None:
+def write(extra: list[str], *, only_these: bool = False) -> None:
     trees: dict[str, object] = {}
     failed: dict[str, str] = {}
     started = time.process_time()
     sets = wanted_sets(extra)
+    if only_these:  # the table as it is, and the sets given searched
+        document = json.loads(table_path().read_text())
+        trees, failed = document["trees"], document["failed"]
+        given = {table_key(key.split()[0], key.split()[2:], key.split()[1]) for key in extra}
+        sets = [entry for entry in sets if table_key(entry[0], entry[2], entry[1]) in given]
     for index, (algorithm, rule, names) in enumerate(sets, 1):
         key = table_key(algorithm, names, rule)
+        trees.pop(key, None)
+        failed.pop(key, None)
         try:
             found = telling_tree(algorithm, list(names), rule, TRIES)
         except Exception as error:  # noqa: BLE001 - kept, and searched (and failing) at a grade
@@ -96,6 +106,8 @@ def check() -> int:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["write"]:
         write(sys.argv[2:])
+    elif sys.argv[1:2] == ["add"] and len(sys.argv) > 2:
+        write(sys.argv[2:], only_these=True)
     elif sys.argv[1:] == ["check"]:
         sys.exit(check())
     else:
