@@ -31,11 +31,14 @@ def test_the_table_holds_every_pair_of_mistakes_of_every_algorithm_under_each_ru
     assert not missing, (f"{len(missing)} sets missing from {table_path()} (a mistake added or "
                          f"renamed: run python bench/telling_trees.py write), e.g. {missing[:3]}")
     assert len(wanted) > 500  # the catalogue's: it was not read empty
-    # a larger set: never_prunes graded on aima-fig-5-2.json alone fits three mistakes
-    # (tests/test_feedback.py's graded_never_prunes, graded again in test_portable's rerun)
+    # larger sets the suite's known-wrong submissions are named with: never_prunes graded on
+    # aima-fig-5-2.json alone fits three mistakes (tests/test_feedback.py's graded_never_prunes,
+    # graded again in test_portable's rerun), strict_pruning on a few public cases three
     for rule in RULES:
         assert table_key("alpha_beta", ["never_prunes", "no_window_passing",
                                         "forgets_alpha_update"], rule) in table()
+    assert table_key("alpha_beta", ["strict_pruning", "never_prunes", "no_window_passing"],
+                     "inclusive") in table()
 
 
 def test_every_key_names_mistakes_of_the_catalogue_in_its_own_order():
