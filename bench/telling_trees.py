@@ -3,6 +3,8 @@
     python bench/telling_trees.py write ["ALGORITHM RULE NAME NAME NAME" ...]
     python bench/telling_trees.py add "ALGORITHM RULE NAME NAME NAME" ...
     python bench/telling_trees.py check
+    python bench/telling_trees.py time
+
 
 ``write`` searches (:func:`grader.scoring.telling.telling_tree`, :data:`TRIES` trees) every pair
 of mistakes of every algorithm under each rule, the sets of three or more already in the table,
@@ -13,7 +15,9 @@ tells its set apart. ``add`` searches the sets given only, and writes them into 
 beside the others (a larger set a course's submissions are named with: tests/test_submissions.py
 and tests/test_feedback.py list those of the known-wrong ones). ``check`` searches every entry again and prints those the search now
 answers differently (after a hypothesis upgrade, say: the table stays right, only what a search
-would pick has moved).
+would pick has moved). ``time`` prints the CPU of a grade's lookup and of the search it
+replaces, for the sets the suite's known-wrong submissions are named with (the first search
+pays hypothesis' import, as a grade's did).
 """
 
 from __future__ import annotations
@@ -103,11 +107,34 @@ def check() -> int:
     return 1 if moved else 0
 
 
+TIMED = ("alpha_beta inclusive never_prunes no_window_passing",
+         "alpha_beta inclusive forgets_alpha_update never_prunes no_window_passing",
+         "alpha_beta inclusive never_prunes no_window_passing strict_pruning",
+         "alpha_beta_tt inclusive bound_stored_as_exact keyed_on_path")
+
+
+def timed() -> None:
+    from grader.scoring.telling import known_telling_tree
+
+    for key in TIMED:
+        algorithm, rule, *names = key.split()
+        started = time.process_time()
+        looked_up = known_telling_tree(algorithm, names, rule)
+        lookup = time.process_time() - started
+        started = time.process_time()
+        searched = telling_tree(algorithm, names, rule)
+        search = time.process_time() - started
+        print(f"{key}: table {lookup * 1000:.1f} CPU ms, search {search:.2f} CPU s, "
+              f"{'the same' if looked_up == searched else 'DIFFERENT'}")
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["write"]:
         write(sys.argv[2:])
     elif sys.argv[1:2] == ["add"] and len(sys.argv) > 2:
         write(sys.argv[2:], only_these=True)
+    elif sys.argv[1:] == ["time"]:
+        timed()
     elif sys.argv[1:] == ["check"]:
         sys.exit(check())
     else:
