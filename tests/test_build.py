@@ -230,6 +230,8 @@ def test_handout_pyproject_drops_reference_and_tests_student():
     assert "reference" not in found
     assert "grader" in found and "grader.*" in found
     assert data["tool"]["pytest"]["ini_options"]["testpaths"] == ["student"]
+    assert "reference" not in data["tool"]["setuptools"]["package-data"]  # nor its data
+    assert data["tool"]["setuptools"]["package-data"]["grader"] == ["schema/*.json"]
     with pytest.raises(BuildError, match="expected to drop 'reference'"):
         handout_pyproject('[tool.setuptools.packages.find]\n'
                           'include = [\n  "grader", # x ]\n  "reference"]\n')
