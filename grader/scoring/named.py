@@ -30,7 +30,6 @@ import traceback
 from dataclasses import asdict
 from typing import Any
 
-import grader.algorithms as algorithm_specs
 from grader.feedback.failure import wrap
 from grader.feedback.verdict import Diagnosis, Observation, diagnose_submission, summary_markdown
 from grader.scoring.results import GradingResults, TestResult
