@@ -7,7 +7,9 @@ review the diff before committing it.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import io
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -64,6 +66,35 @@ def shared_answers():
     yield answers
     answers.cache = cache
     answers.save()
+
+
+@pytest.fixture(scope="session")
+def autograder_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The autograder zip ``grader build autograder`` writes (the command line, the suite's
+    cache), and what the command printed: built once a run of the suite, for every test that
+    reads one (tests/test_build.py checks it, tests/test_run_autograder.py installs it). A
+    build validates and solves every case (about 6 CPU s), and its bytes depend on the cases
+    and the code only (test_build checks that against a build of another checkout), so the
+    pytest-xdist workers of one run share one: the first to ask builds it under a lock in
+    their common temporary folder, the others wait and read it."""
+    import fcntl  # (POSIX: the suite runs on Linux; tests/test_local_platforms plays Windows)
+
+    from grader.cli import main as cli_main
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # each worker's is a folder of the run's
+        base = base.parent
+    out, said = base / "autograder-build" / "autograder.zip", base / "autograder-build" / "said"
+    out.parent.mkdir(exist_ok=True)
+    with open(base / "autograder-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not said.exists():  # written last: a build that failed midway is built again
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed):
+                code = cli_main(["build", "autograder", "--out", str(out)])
+            assert code == 0, printed.getvalue()
+            said.write_text(printed.getvalue())
+    return out, said.read_text()
 
 
 @pytest.fixture(scope="session")

@@ -7,8 +7,6 @@ The handout is also installed the way a student would (``bin/setup``: a fresh ve
 from __future__ import annotations
 
 import ast
-import contextlib
-import io
 import json
 import os
 import re
@@ -22,7 +20,6 @@ import pytest
 
 from grader.answers.store import CACHE_KEY
 from grader.cases.algorithms import ALGORITHMS, PLAY_ALGORITHMS
-from grader.cli import main as cli_main
 from grader.commands import handout
 from grader.commands.build import build_main
 from grader.commands.bundle import BuildError, Entry
@@ -69,17 +66,14 @@ def handout_files(handout_zip) -> dict[str, bytes]:
 
 
 @pytest.fixture(scope="module")
-def autograder_zip(tmp_path_factory) -> tuple[Path, str]:
+def autograder_zip(autograder_build) -> tuple[Path, str]:
     """The autograder zip built once by ``grader build autograder`` (the command line, the
-    staff cache), and what the command printed. The tests below read this one build: each
-    build validates and solves every case (about 8 CPU s), and the bytes depend on the cases
-    and the code only (the first test checks that against a build of another checkout)."""
-    out = tmp_path_factory.mktemp("autograder") / "autograder.zip"
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        code = cli_main(["build", "autograder", "--out", str(out)])
-    assert code == 0, printed.getvalue()
-    return out, printed.getvalue()
+    suite's answer cache), and what the command printed: tests/conftest.py's one build a run of the
+    suite, which tests/test_run_autograder.py installs too. The tests below read this one
+    build: each build validates and solves every case (about 6 CPU s), and the bytes depend on
+    the cases and the code only (the first test checks that against a build of another
+    checkout)."""
+    return autograder_build
 
 
 def test_autograder_zip_is_byte_identical_from_a_fresh_copy_with_junk(tmp_path, autograder_zip):
@@ -236,6 +230,8 @@ def test_handout_pyproject_drops_reference_and_tests_student():
     assert "reference" not in found
     assert "grader" in found and "grader.*" in found
     assert data["tool"]["pytest"]["ini_options"]["testpaths"] == ["student"]
+    assert "reference" not in data["tool"]["setuptools"]["package-data"]  # nor its data
+    assert data["tool"]["setuptools"]["package-data"]["grader"] == ["schema/*.json"]
     with pytest.raises(BuildError, match="expected to drop 'reference'"):
         handout_pyproject('[tool.setuptools.packages.find]\n'
                           'include = [\n  "grader", # x ]\n  "reference"]\n')

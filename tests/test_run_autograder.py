@@ -22,7 +22,6 @@ import jsonschema
 import pytest
 import suite_modules
 
-from grader.commands.build import build_main
 from grader.report.gradescope import NEUTRAL_SUBMISSION_ERROR
 
 REPO = Path(__file__).resolve().parent.parent
@@ -37,10 +36,10 @@ as_root = pytest.mark.skipif(os.geteuid() != 0, reason="the worker drops privile
 
 
 @pytest.fixture(scope="module")
-def autograder(tmp_path_factory) -> Path:
-    """A world-traversable folder like /autograder (as root, student code runs as nobody)."""
-    archive = tmp_path_factory.mktemp("zip") / "autograder.zip"
-    assert build_main("autograder", archive) == 0
+def autograder(autograder_build) -> Path:
+    """A world-traversable folder like /autograder (as root, student code runs as nobody),
+    from the suite's one build of the zip (tests/conftest.py: tests/test_build.py checks it)."""
+    archive, _ = autograder_build
     root = Path(tempfile.mkdtemp(prefix="autograder-"))
     root.chmod(0o755)
     source = root / "source"

@@ -632,6 +632,23 @@ def test_each_submission_is_told_its_own_mistake_on_every_failing_test(graded, n
     assert set(diagnoses) <= set(VARIANTS[name].algorithms)
 
 
+def test_every_set_of_alternatives_named_is_in_the_shipped_table_of_telling_trees(graded):
+    """The sets of mistakes the known-wrong submissions are named with, as alternatives, are in
+    reference/telling_trees.json (grader/scoring/telling.py), under either rule: their grades
+    show its tree (or that none tells them apart) without a search. A set found missing is
+    added with ``python bench/telling_trees.py write "ALGORITHM RULE NAME NAME NAME"``."""
+    from grader.scoring.telling import table, table_key
+    from reference.mistakes import RULES
+
+    named = {(algorithm, tuple(found["mistakes"])) for results in graded.values()
+             for algorithm, found in results.extra_data.get("diagnoses", {}).items()
+             if len(found["mistakes"]) > 1}
+    assert named  # never_prunes and no_window_passing: no graded case tells them apart
+    missing = [table_key(algorithm, names, rule) for algorithm, names in sorted(named)
+               for rule in RULES if table_key(algorithm, names, rule) not in table()]
+    assert not missing, missing
+
+
 # Not a variant of the catalogue (no hint names it): an mcts that is no MCTS at all.
 MCTS_IS_MINIMAX = """
 

@@ -82,6 +82,7 @@ def test_the_wheel_holds_every_package_of_the_checkout_and_nothing_else(wheel):
     assert folders == expected
     assert "grader/batch" in folders  # once left out of a hand-kept list
     assert "grader/schema/case.schema.json" in names
+    assert "reference/telling_trees.json" in names  # the telling trees: package data
     assert not [n for n in names if n.split("/")[0] in ("tests", "student", "bench", "docker")]
 
 

@@ -90,6 +90,8 @@ def handout_pyproject(text: str) -> str:
     listed = "include = " + json.dumps(kept)
     text = re.sub(r"(?m)^include\s*=\s*\[[^\]]*\]", lambda _: listed, text)
     text = re.sub(r"(?m)^testpaths\s*=\s*\[[^\]]*\]", 'testpaths = ["student"]', text)
+    # reference/'s package data (the table of telling trees) goes with the package
+    text = re.sub(r"(?m)^reference\s*=\s*\[[^\]]*\][^\n]*\n", "", text)
     # The import contracts name reference/ and check the staff tree: not the handout's business.
     text = re.sub(r"(?ms)^\[\[?tool\.importlinter[^\n]*\n.*?(?=^\[|\Z)", "", text).rstrip() + "\n"
     try:

@@ -14,8 +14,10 @@ alternatives, or nothing) goes
 What students see before the due date is decided on the tests they see (:func:`name_mistakes`).
 
 Where several mistakes remain (no graded case tells them apart), the smallest random tree on
-which their runs differ is searched for (:func:`telling_tree`, deterministic; staff machines and
-Gradescope only, where the variants can run) and shown, with what each would generate there.
+which their runs differ is shown, with what each would generate there: looked up in the table
+of known sets shipped with the mistakes, searched for where the set is not there
+(:mod:`grader.scoring.telling`; deterministic; staff machines and Gradescope only, where the
+variants can run).
 
 A bug here costs the student the hints only, never a score: staff get the traceback.
 """
@@ -28,16 +30,10 @@ import traceback
 from dataclasses import asdict
 from typing import Any
 
-import grader.algorithms as algorithm_specs
-from grader.answers.solve import mcts_settings
-from grader.answers.store import reference_available
-from grader.cases import case_from_dict
-from grader.feedback.diagnosis import BUDGET_FLOOR, BudgetedGame
 from grader.feedback.failure import wrap
 from grader.feedback.verdict import Diagnosis, Observation, diagnose_submission, summary_markdown
-from grader.files import json_safe
-from grader.run.runner import run_algorithm
 from grader.scoring.results import GradingResults, TestResult
+from grader.scoring.telling import TRIES, known_telling_tree, telling_tree
 
 
 def name_mistakes(observed: list[tuple[TestResult, Observation]], answers: Any,
@@ -134,7 +130,7 @@ def _apart_lines(algorithm: str, found: Diagnosis, rule: str, results: GradingRe
     if len(found.hints) < 2:
         return []
     try:
-        tree = _telling_tree(algorithm, tuple(hint.name for hint in found.hints), rule, 120)
+        tree = _telling_tree(algorithm, tuple(hint.name for hint in found.hints), rule, TRIES)
     except Exception:  # noqa: BLE001 - the grader's failure: no example, staff told
         results.staff_notes.append(f"telling_tree({algorithm}) failed:\n" + traceback.format_exc())
         return []
@@ -163,49 +159,7 @@ def _compact(node: dict[str, Any]) -> str:
 
 @functools.lru_cache(maxsize=64)  # per set of mistakes, not per submission: computed once
 def _telling_tree(algorithm: str, names: tuple[str, ...], rule: str, tries: int):
-    return telling_tree(algorithm, list(names), rule, tries)
-
-
-def telling_tree(algorithm: str, names: list[str], rule: str,
-                 tries: int = 120) -> tuple[dict[str, Any], dict[str, str]] | None:
-    """The smallest random tree (a case dict of :func:`random_trees.case_dicts`) on which the
-    variants ``names`` do not all run alike, with each one's run there (``generated``, value,
-    or the exception); None without ``reference/`` or when ``tries`` trees find none (they
-    may be the same search). Deterministic: hypothesis runs derandomized."""
-    if not reference_available():
-        return None
-    # imported here: hypothesis (through random_trees) is a third of grade's memory, and only
-    # a submission whose mistakes need telling apart gets this far
-    from hypothesis import HealthCheck, find, settings
-    from hypothesis.errors import NoSuchExample
-
-    from grader.scoring import random_trees
-    from reference.mistakes import mistakes_for
-
-    chosen = [m for m in mistakes_for(algorithm, rule) if m.name in names]
-
-    def runs(data: dict[str, Any]) -> dict[str, str]:
-        case = case_from_dict(data)
-        outcome = {}
-        for mistake in chosen:
-            try:
-                run = run_algorithm(mistake.functions(rule),
-                                    BudgetedGame(case.build_game(), BUDGET_FLOOR), algorithm,
-                                    mcts=mcts_settings(case)
-                                    if algorithm_specs.get(algorithm).iterations else None)
-                outcome[mistake.name] = (f"generates {' '.join(run.generated)}, value "
-                                         f"{json.dumps(json_safe(run.value))}")
-            except Exception as error:  # noqa: BLE001 - a variant that fails differs too
-                outcome[mistake.name] = f"stops with {type(error).__name__}"
-        return outcome
-
-    try:
-        data = find(random_trees.case_dicts(algorithm), lambda d: len(set(runs(d).values())) > 1,
-                    settings=settings(max_examples=tries, derandomize=True, database=None,
-                                      deadline=None, suppress_health_check=list(HealthCheck)))
-    except NoSuchExample:
-        return None
-    return data, runs(data)
+    return known_telling_tree(algorithm, names, rule, tries)
 
 
 __all__ = ["name_mistakes", "telling_tree"]
