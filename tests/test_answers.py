@@ -1,8 +1,10 @@
 """grader/answers.py: reference answers computed once, cached by content, shipped in handouts."""
 
+import functools
 import json
 
 import pytest
+from racing import race
 
 from grader.answers import store as answers_module
 from grader.answers.store import AnswerKey, case_fingerprint
@@ -241,9 +243,6 @@ def test_a_key_shared_by_threads_answers_every_lookup(tmp_path):
     answers from a file (kept unpacked, one case at a time) must not drop or disturb the
     entry another thread's lookup of another case is taking (it raised "dictionary changed
     size during iteration" in most runs of 30,000 lookups, a grader error on that test)."""
-    import sys
-    import threading
-
     from grader.cases import load_case
     from grader.paths import REPO_ROOT
 
@@ -263,14 +262,5 @@ def test_a_key_shared_by_threads_answers_every_lookup(tmp_path):
             except Exception as error:  # noqa: BLE001 - any is the race
                 errors.append(f"{type(error).__name__}: {error}")
 
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # threads switch as often as they can: the race shows at once
-    try:
-        threads = [threading.Thread(target=look_up, args=(case,)) for case in cases]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    finally:
-        sys.setswitchinterval(interval)
+    race(*[functools.partial(look_up, case) for case in cases])
     assert errors == []
