@@ -205,7 +205,9 @@ def _killed_holding_a_worker_folder(grader: subprocess.Popen, parent: Path) -> b
     killed stopped, or let go on and looked at again."""
     for _ in range(2_400):  # a generous bound on the looks (the grade takes a few seconds)
         if _worker_folders(parent):
-            grader.send_signal(signal.SIGSTOP)
+            grader.send_signal(signal.SIGSTOP)  # (nothing sent if poll() reaped it just now)
+            if grader.returncode is not None:
+                return False
             _, status = os.waitpid(grader.pid, os.WUNTRACED)
             if not os.WIFSTOPPED(status):  # it ended before it could be stopped: reaped here
                 grader.returncode = os.waitstatus_to_exitcode(status)
