@@ -86,10 +86,10 @@ from grader.sandbox.watch import MIN_IDLE, Watch, cpu_limits, kill_message, proc
 # as a request of its own could (items_allowed(1), 50,002), and a message the parent reads
 # holds at most MAX_MESSAGE_ITEMS (what bounds decoding it: about 150 MB); 24 (an outcome test
 # runs 20 by default)
+SEEDS_A_REQUEST = min(MAX_MESSAGE_ITEMS // items_allowed(1), MAX_POSITIONS)
 # of a worker's CPU life: what a fresh worker must gain to be started for a request no
 # worker's life holds (Worker._short_of_life)
 RESTART_GAIN = 0.1
-SEEDS_A_REQUEST = min(MAX_MESSAGE_ITEMS // items_allowed(1), MAX_POSITIONS)
 
 # id(case) -> (a weak reference to the loaded case, whether MIN moves at its root; None: the
 # root has no mover): a case's game built once, however many tests and seeds send it. Grading
