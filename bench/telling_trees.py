@@ -28,7 +28,7 @@ import sys
 import time
 from importlib import metadata
 
-from grader.scoring.telling import TRIES, table, table_key, table_path, telling_tree
+from grader.scoring.telling import TRIES, key_parts, table, table_key, table_path, telling_tree
 
 
 def wanted_sets(extra: list[str]) -> list[tuple[str, str, tuple[str, ...]]]:
@@ -43,7 +43,7 @@ def wanted_sets(extra: list[str]) -> list[tuple[str, str, tuple[str, ...]]]:
             for pair in itertools.combinations(names, 2):
                 found[table_key(algorithm, pair, rule)] = (algorithm, rule, pair)
     for key in [*table(), *extra]:
-        algorithm, rule, *names = key.split()
+        algorithm, rule, names = key_parts(key)
         found.setdefault(table_key(algorithm, names, rule), (algorithm, rule, tuple(names)))
     return list(found.values())
 
@@ -56,7 +56,8 @@ def write(extra: list[str], *, only_these: bool = False) -> None:
     if only_these:  # the table as it is, and the sets given searched
         document = json.loads(table_path().read_text())
         trees, failed = document["trees"], document["failed"]
-        given = {table_key(key.split()[0], key.split()[2:], key.split()[1]) for key in extra}
+        given = {table_key(algorithm, names, rule)
+                 for algorithm, rule, names in map(key_parts, extra)}
         sets = [entry for entry in sets if table_key(entry[0], entry[2], entry[1]) in given]
     for index, (algorithm, rule, names) in enumerate(sets, 1):
         key = table_key(algorithm, names, rule)
@@ -98,7 +99,7 @@ def write_table(trees: dict[str, object], failed: dict[str, str]) -> None:
 def check() -> int:
     moved = 0
     for key, tree in table().items():
-        algorithm, rule, *names = key.split()
+        algorithm, rule, names = key_parts(key)
         found = telling_tree(algorithm, names, rule, TRIES)
         if (None if found is None else found[0]) != tree:
             print(f"{key}: the search now finds {'none' if found is None else found[0]}")
@@ -117,7 +118,7 @@ def timed() -> None:
     from grader.scoring.telling import known_telling_tree
 
     for key in TIMED:
-        algorithm, rule, *names = key.split()
+        algorithm, rule, names = key_parts(key)
         started = time.process_time()
         looked_up = known_telling_tree(algorithm, names, rule)
         lookup = time.process_time() - started

@@ -65,19 +65,9 @@ def handout_files(handout_zip) -> dict[str, bytes]:
 # --- the autograder zip ---------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def autograder_zip(autograder_build) -> tuple[Path, str]:
-    """The autograder zip built once by ``grader build autograder`` (the command line, the
-    suite's answer cache), and what the command printed: tests/conftest.py's one build a run of the
-    suite, which tests/test_run_autograder.py installs too. The tests below read this one
-    build: each build validates and solves every case (about 6 CPU s), and the bytes depend on
-    the cases and the code only (the first test checks that against a build of another
-    checkout)."""
-    return autograder_build
-
-
-def test_autograder_zip_is_byte_identical_from_a_fresh_copy_with_junk(tmp_path, autograder_zip):
-    first, printed = autograder_zip
+def test_autograder_zip_is_byte_identical_from_a_fresh_copy_with_junk(tmp_path,
+                                                                    autograder_build):
+    first, printed = autograder_build  # tests/conftest.py's one build a run of the suite
     assert "wrote" in printed
     # Another checkout: other mtimes and inode order, plus what a working copy accumulates.
     copy = tmp_path / "clone"
@@ -94,8 +84,8 @@ def test_autograder_zip_is_byte_identical_from_a_fresh_copy_with_junk(tmp_path, 
     assert first.read_bytes() == second.read_bytes()
 
 
-def test_autograder_zip_layout_dates_and_modes(autograder_zip):
-    out, _ = autograder_zip
+def test_autograder_zip_layout_dates_and_modes(autograder_build):
+    out, _ = autograder_build
     with zipfile.ZipFile(out) as zipped:
         infos = zipped.infolist()
     names = [info.filename for info in infos]
@@ -338,13 +328,14 @@ def test_dockerfile_leaves_cmd_and_entrypoint_to_gradescopes_base_image():
     assert not {"CMD", "ENTRYPOINT", "WORKDIR"} & set(instructions)
 
 
-def test_autograder_zip_carries_every_cases_answers_keyed_as_the_cache(tmp_path, autograder_zip):
+def test_autograder_zip_carries_every_cases_answers_keyed_as_the_cache(tmp_path,
+                                                                      autograder_build):
     from grader.answers.store import AnswerKey
     from grader.cases import find_cases, load_case
     from grader.cases.rubric import load_rubric
     from grader.scoring.grade import prepare_answers
 
-    out, _ = autograder_zip
+    out, _ = autograder_build
     with zipfile.ZipFile(out) as zipped:
         (tmp_path / "key.json").write_bytes(zipped.read("trees/.answer-key.json"))
     shipped = AnswerKey(files=[tmp_path / "key.json"], cache=None)

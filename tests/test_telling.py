@@ -16,8 +16,8 @@ import pytest
 import grader.algorithms as algorithm_specs
 from grader.cases import case_from_dict
 from grader.scoring import telling
-from grader.scoring.telling import (TRIES, known_telling_tree, table, table_key, table_path,
-                                    telling_tree, variant_runs)
+from grader.scoring.telling import (TRIES, key_parts, known_telling_tree, table, table_key,
+                                    table_path, telling_tree, variant_runs)
 from reference.mistakes import RULES, mistakes_for
 
 
@@ -43,7 +43,7 @@ def test_the_table_holds_every_pair_of_mistakes_of_every_algorithm_under_each_ru
 
 def test_every_key_names_mistakes_of_the_catalogue_in_its_own_order():
     for key in table():
-        algorithm, rule, *names = key.split()
+        algorithm, rule, names = key_parts(key)
         assert rule in RULES, key
         known = {m.name for m in mistakes_for(algorithm, rule)}
         assert len(names) >= 2 and set(names) <= known, key
@@ -55,7 +55,7 @@ def test_every_tree_in_the_table_is_a_case_on_which_its_mistakes_run_differently
     for key, data in table().items():
         if data is None:
             continue
-        algorithm, rule, *names = key.split()
+        algorithm, rule, names = key_parts(key)
         case_from_dict(data)  # a valid case
         runs = variant_runs(algorithm, names, rule, data)
         assert sorted(runs) == names, key
@@ -75,11 +75,11 @@ def test_a_set_whose_search_failed_still_fails_and_is_searched_at_a_grade():
     search works for them (random trees that make their cases), the table must be written
     again: one of each algorithm's is searched here (a failing search stops at its first tree)."""
     failed = json.loads(table_path().read_text())["failed"]
-    by_algorithm = {key.split()[0]: key for key in sorted(failed)}
+    by_algorithm = {key_parts(key)[0]: key for key in sorted(failed)}
     assert set(by_algorithm) <= set(algorithm_specs.registry())
     for key in by_algorithm.values():
         assert key not in table()
-        algorithm, rule, *names = key.split()
+        algorithm, rule, names = key_parts(key)
         with pytest.raises(Exception) as raised:
             known_telling_tree(algorithm, names, rule)
         assert str(raised.value).splitlines()[0] in failed[key], key
@@ -136,7 +136,7 @@ def test_no_search_runs_for_a_set_in_the_table(monkeypatch, rule):
 
     monkeypatch.setattr(telling, "telling_tree", refuse)
     for key, data in table().items():
-        algorithm, key_rule, *names = key.split()
+        algorithm, key_rule, names = key_parts(key)
         if key_rule == rule and algorithm == "alpha_beta":
             found = known_telling_tree(algorithm, list(reversed(names)), rule)
             assert (found is None) == (data is None) and (found is None or found[0] == data)

@@ -233,7 +233,7 @@ def test_a_named_mistake_reproduces_the_submission_on_every_graded_case(drawn):
 
 
 def test_a_small_tree_tells_alternatives_apart_or_none_is_claimed():
-    from grader.scoring.named import telling_tree
+    from grader.scoring.telling import telling_tree
 
     data, runs = telling_tree("alpha_beta", ["never_prunes", "forgets_alpha_update"], "inclusive")
     assert runs["never_prunes"] != runs["forgets_alpha_update"]

@@ -285,7 +285,8 @@ class Worker(WorkerProcess):
         One request (an MCTS outcome test's seeds: a request costs the worker and the grader
         more than a small search does), or more where the worker process has CPU time left for
         fewer calls' limits (each request as many as fit, a fresh worker where none does
-        here and one would in a fresh one, as a request a seed would have it), and for more than :data:`SEEDS_A_REQUEST` seeds.
+        here and one would in a fresh one, as a request a seed would have it), and for more
+        than :data:`SEEDS_A_REQUEST` seeds.
 
         The batch ends at the first seed whose call does not return (an error, its budget, a
         time-out, a missing function, output past the limit...). ``answered``, ``position``
@@ -349,8 +350,12 @@ class Worker(WorkerProcess):
         and does in a fresh one, :meth:`_short_of_life`); at least one."""
         self.start()
         _, most = self.cpu_limits(time_limit, time_multiple, budget)
-        room = self.limits.cpu_time - self._cpu - self.limits.kill_margin - 2
-        return max(1, int(room // most)) if most > 0 else 1
+        return max(1, int(self._room(self._cpu) // most)) if most > 0 else 1
+
+    def _room(self, used: float) -> float:
+        """CPU seconds a request may use in a worker process that has used ``used`` of its
+        life (``Limits.cpu_time``, its RLIMIT_CPU), the kill margin and 2 s kept."""
+        return self.limits.cpu_time - used - self.limits.kill_margin - 2
 
     def _batch(self, request: Callable[[dict[str, Any]], dict[str, Any]], budgets: list[Budget],
                algorithm: str, function: str, time_limit: float, time_multiple: float,
@@ -452,10 +457,10 @@ class Worker(WorkerProcess):
         started only once this one has used :data:`RESTART_GAIN` of its life: the request then
         gets at least the rest, and one needing more than that would have used nearly all of
         the submission's allowance in one call."""
-        need = most * (1 + CLOCK_DRIFT) + self.limits.kill_margin + 2
-        if self._cpu + need <= self.limits.cpu_time:
+        need = most * (1 + CLOCK_DRIFT)
+        if need <= self._room(self._cpu):
             return False  # room enough here
-        if self._ready_cpu + need <= self.limits.cpu_time:
+        if need <= self._room(self._ready_cpu):
             return True  # room enough in a fresh one
         return self._cpu - self._ready_cpu > RESTART_GAIN * self.limits.cpu_time
 

@@ -33,7 +33,7 @@ from typing import Any
 from grader.feedback.failure import wrap
 from grader.feedback.verdict import Diagnosis, Observation, diagnose_submission, summary_markdown
 from grader.scoring.results import GradingResults, TestResult
-from grader.scoring.telling import TRIES, known_telling_tree, telling_tree
+from grader.scoring.telling import known_telling_tree
 
 
 def name_mistakes(observed: list[tuple[TestResult, Observation]], answers: Any,
@@ -130,7 +130,7 @@ def _apart_lines(algorithm: str, found: Diagnosis, rule: str, results: GradingRe
     if len(found.hints) < 2:
         return []
     try:
-        tree = _telling_tree(algorithm, tuple(hint.name for hint in found.hints), rule, TRIES)
+        tree = _telling_tree(algorithm, tuple(hint.name for hint in found.hints), rule)
     except Exception:  # noqa: BLE001 - the grader's failure: no example, staff told
         results.staff_notes.append(f"telling_tree({algorithm}) failed:\n" + traceback.format_exc())
         return []
@@ -158,8 +158,8 @@ def _compact(node: dict[str, Any]) -> str:
 
 
 @functools.lru_cache(maxsize=64)  # per set of mistakes, not per submission: computed once
-def _telling_tree(algorithm: str, names: tuple[str, ...], rule: str, tries: int):
-    return known_telling_tree(algorithm, names, rule, tries)
+def _telling_tree(algorithm: str, names: tuple[str, ...], rule: str):
+    return known_telling_tree(algorithm, names, rule)
 
 
-__all__ = ["name_mistakes", "telling_tree"]
+__all__ = ["name_mistakes"]

@@ -57,6 +57,12 @@ def table_key(algorithm: str, names: list[str] | tuple[str, ...], rule: str) -> 
     return " ".join([algorithm, rule, *sorted(names)])
 
 
+def key_parts(key: str) -> tuple[str, str, list[str]]:
+    """(algorithm, rule, names) of a key :func:`table_key` made."""
+    algorithm, rule, *names = key.split()
+    return algorithm, rule, names
+
+
 def table_path() -> Path | None:
     """Where the table is: beside the mistakes in ``reference/``; None without it."""
     if not reference_available():
@@ -140,5 +146,5 @@ def telling_tree(algorithm: str, names: list[str], rule: str,
     return data, variant_runs(algorithm, names, rule, data)
 
 
-__all__ = ["TABLE_NAME", "TRIES", "known_telling_tree", "table", "table_key", "table_path",
-           "telling_tree", "variant_runs"]
+__all__ = ["TABLE_NAME", "TRIES", "key_parts", "known_telling_tree", "table", "table_key",
+           "table_path", "telling_tree", "variant_runs"]
