@@ -192,6 +192,22 @@ def test_seeds_go_in_as_many_requests_as_the_worker_has_cpu_time_for(
     assert starts == 1  # the calls' limits fit the one worker's life: never a fresh one
 
 
+def test_the_seeds_counted_to_fit_a_worker_are_served_by_it(tmp_path: Path) -> None:
+    """The seeds a request takes are counted as the request's limits are checked before it is
+    sent (the clock's drift included): at any CPU a worker has left, a batch of as many calls
+    as it is said to have room for goes to it, never to a fresh worker. (The count once left
+    the drift out: a worker with room for 2.1 calls took two, then made way for a fresh one.)"""
+    path = submission(tmp_path, CORRECT.read_text())
+    with Worker(path, limits=FAST, calibration=machine_calibration()) as worker:
+        _, most = worker.cpu_limits(FAST.time, 0.0, BUDGET)
+        for tenths in range(11, 60):  # room for 1.1 to 5.9 calls' most
+            worker._cpu = worker._room(0.0) - tenths / 10 * most
+            count = worker._calls_that_fit(FAST.time, 0.0, BUDGET)
+            whole = Budget(BUDGET.result * count, BUDGET.evaluated * count)
+            assert worker._prepare(FAST.time, 0.0, whole, "mcts", "mcts", calls=count)[2] is None
+            assert worker.starts == 1, (tenths, count)
+
+
 def test_a_batch_of_large_values_is_read_as_its_requests_were(
         tmp_path: Path, monkeypatch) -> None:
     """A seed's value may hold 10,000 items, as a request of its own allowed (50,002 JSON

@@ -346,11 +346,17 @@ class Worker(WorkerProcess):
 
     def _calls_that_fit(self, time_limit: float, time_multiple: float, budget: Budget) -> int:
         """How many calls of ``budget`` the worker process has CPU time left for (their
-        limits: :meth:`_prepare` starts a fresh worker for a request that does not fit here
-        and does in a fresh one, :meth:`_short_of_life`); at least one."""
+        limits, on the clock :meth:`_short_of_life` allows for: :meth:`_prepare` starts a
+        fresh worker for a request that does not fit here and does in a fresh one); where not
+        one fits, how many a fresh worker has room for; at least one. A request of ``n``
+        calls may use ``n`` times one call's most (a window each, and the calls' budgets)."""
         self.start()
         _, most = self.cpu_limits(time_limit, time_multiple, budget)
-        return max(1, int(self._room(self._cpu) // most)) if most > 0 else 1
+        if most <= 0:
+            return 1
+        need = most * (1 + CLOCK_DRIFT)
+        here, fresh = self._room(self._cpu) // need, self._room(self._ready_cpu) // need
+        return max(1, int(here) or int(fresh))
 
     def _room(self, used: float) -> float:
         """CPU seconds a request may use in a worker process that has used ``used`` of its
