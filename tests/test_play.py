@@ -231,6 +231,29 @@ def test_the_staff_search_makes_minimax_s_move_asking_each_position_once(depth, 
         ("o" not in w) * w.count("x") - ("x" not in w) * w.count("o") for w in windows)
 
 
+@settings(max_examples=25, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(data=st.data())
+def test_the_search_order_bench_counts_what_each_search_asks(data):
+    """bench/search_order.py, which judges an order of the staff search by positions: it
+    counts what a search asks and checks its move, so the shipped search counts no more than
+    the whole cutoff (asked in one round) and a search that moves otherwise ends the run."""
+    from bench import search_order
+    game, state, evaluation = data.draw(midgames(2))
+    move, _ = plain_minimax(game, state, 2, evaluation)
+    decisions = [(game, state, 2, move)]
+    _, rounds = searched(game, state, 2, evaluation)
+    shipped = search_order.counted(decisions, evaluation, play_search.search)
+    assert shipped == (sum(len(positions) for positions in rounds), len(rounds))
+    whole = search_order.counted(decisions, evaluation, search_order.whole_cutoff)
+    assert whole == (len(play.cutoff_positions(game, state, 2)), 1 if whole[0] else 0)
+    assert shipped[0] <= whole[0] and search_order.least(decisions) <= whole[0]
+    others = [a for a in game.actions(state) if a != move]
+    assume(others)
+    with pytest.raises(SystemExit, match="an order must never change a move"):
+        search_order.counted([(game, state, 2, others[0])], evaluation, play_search.search)
+
+
 def test_the_staff_search_evaluates_a_fraction_of_a_midgame_s_cutoff():
     midgames = [("connect4", C4, MID, 3), ("mnk", {}, ".....|.x...|..o..|...x.|..o..", 7)]
     for name, params, position, move in midgames:
@@ -241,7 +264,8 @@ def test_the_staff_search_evaluates_a_fraction_of_a_midgame_s_cutoff():
         full = len(play.cutoff_positions(game, state, 2))
         assert decision.action == move and decision.pruned
         assert 1 <= len(rounds) <= 2 + play_search.PROBES
-        assert asked * 3 < full, (position, asked, full)  # 13 of 49, 99 of 420 (116 in 3 rounds)
+        assert asked * 3 < full, (position, asked, full)  # 13 of 49, 59 of 420 (99 before the
+        # favourite's own move was the first probe, 116 in 3 rounds)
 
 
 def test_the_greedy_opponent_takes_a_win_and_blocks_a_single_threat():

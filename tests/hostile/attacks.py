@@ -1210,7 +1210,7 @@ ATTACKS: list[Attack] = [
     _attack("burns_the_allowance", "runaway",
             "a search that calls the game, spending 0.3 CPU s between calls (never a window "
             "without one): every test's CPU limits summed passed the platform's budget (746 CPU "
-            "s for one submission); at a 2 s budget its call ends at the submission's allowance",
+            "s for one submission); at a 3 s budget its call ends at the submission's allowance",
             """
             def maxn(game, state, depth=0):
                 import time
@@ -1219,7 +1219,8 @@ ATTACKS: list[Attack] = [
                     while time.process_time() - started < 0.3:
                         pass
                     game.result(state, game.actions(state)[0])
-            """, target="maxn", budget=2, slow=True,
+            """, target="maxn", budget=3, slow=True,  # an allowance of 1.5 CPU s: the two
+            # workers' starts (0.15 s each idle, 0.5 loaded) and the visible tests before fit
             message=TIMEOUT + r": your code used the submission's whole CPU allowance"),
     _attack("prints_a_lot", "accident", "a correct search printing 2 MB of debugging output",
             _ab("""
