@@ -113,8 +113,10 @@ def replay(runs: int) -> int:
     paths = sorted((REPO / "trees").glob("*/evaluate-*.json"))
     rubric = load_rubric()
     correct = REPO / "tests" / "submissions" / "correct" / "search.py"
-    searching = [REPO / "reference" / name for name in ("play.py", "play_search.py")]
-    # the positions asked depend on the staff's search too: a table of an older one lacks some
+    # the positions asked depend on the staff's side too (its search, baseline and opponents,
+    # the games, the rubric): a table made under older code lacks some
+    searching = [*sorted((REPO / "reference").glob("*.py")),
+                 *sorted((REPO / "grader" / "games").glob("*.py")), REPO / "trees" / "rubric.toml"]
     digest = hashlib.sha256(b"".join(p.read_bytes() for p in [correct, *paths, *searching])
                             ).hexdigest()
     table = Path(tempfile.gettempdir()) / f"play-replay-{digest[:16]}.pickle"

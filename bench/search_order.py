@@ -90,24 +90,31 @@ def whole_cutoff(game: Any, state: Any, depth: int) -> Any:
                                 play_search.best_action(game, state, by_action))
 
 
-def least(decisions: list[Decision]) -> int:
+def least(decisions: list[Decision]) -> int | None:
     """About the positions a perfect order asks: at depth 2 the best child's non-terminal
-    replies and one position for each other non-terminal child (the reply that refutes it;
-    fewer where a win in one ply or a reply that ends the game settles it); at depth 1 every
-    non-terminal child."""
+    replies, and for each other child one position (the reply that refutes it) where it has
+    a non-terminal reply (fewer where a win in one ply or a reply that ends the game settles
+    it); at depth 1 every non-terminal child. None where a decision searches deeper (a
+    course's ``[play] depth``): no estimate is made there."""
     total = 0
     for game, state, depth, action in decisions:
+        if depth > 2:
+            return None
         children = {a: game.result(state, a) for a in game.actions(state)}
         if depth < 2:
             total += sum(not game.is_terminal(child) for child in children.values())
             continue
-        best = children[action]
-        if not game.is_terminal(best):
-            total += sum(not game.is_terminal(game.result(best, reply))
-                         for reply in game.actions(best))
-        total += sum(not game.is_terminal(child) for a, child in children.items()
-                     if a != action)
+        for a, child in children.items():
+            if game.is_terminal(child):
+                continue
+            open_replies = sum(not game.is_terminal(game.result(child, reply))
+                               for reply in game.actions(child))
+            total += open_replies if a == action else min(open_replies, 1)
     return total
+
+
+def _count(count: int | None) -> str:
+    return "-" if count is None else f"{count:,}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'evaluation':18} {'decisions':>9}  " + "  ".join(f"{c:>22}" for c in columns)
           + f"  {'whole cutoff':>13}  {'least, about':>13}")
     totals = [[0, 0] for _ in args.probes]
-    cutoff_total = least_total = 0
+    cutoff_total, least_total = 0, 0  # least_total: None once a decision has no estimate
     for name in args.evaluations:
         decisions = recorded_decisions(name)
         evaluate, memo = evaluations.function(name), {}
@@ -142,12 +149,13 @@ def main(argv: list[str] | None = None) -> int:
             cells.append(f"{positions:>8,} in {rounds:>5,} rounds")
         cutoff = counted(decisions, remembered, whole_cutoff)[0]
         bound = least(decisions)
-        cutoff_total, least_total = cutoff_total + cutoff, least_total + bound
+        cutoff_total += cutoff
+        least_total = None if bound is None or least_total is None else least_total + bound
         print(f"{name:18} {len(decisions):>9}  " + "  ".join(f"{c:>22}" for c in cells)
-              + f"  {cutoff:>13,}  {bound:>13,}")
+              + f"  {cutoff:>13,}  {_count(bound):>13}")
     cells = [f"{p:>8,} in {r:>5,} rounds" for p, r in totals]
     print(f"{'all':18} {'':>9}  " + "  ".join(f"{c:>22}" for c in cells)
-          + f"  {cutoff_total:>13,}  {least_total:>13,}")
+          + f"  {cutoff_total:>13,}  {_count(least_total):>13}")
     print("positions asked, each decision searched anew (a case's matches share no values "
           "here); every move equal to the grade's")
     return 0

@@ -84,7 +84,7 @@ def test_a_search_burning_cpu_in_every_call_stops_at_the_submissions_allowance(t
         first_start = worker.account.start_cpu
         replies = [worker.run(CASE, "minimax", time_limit=0.5, budget=Budget(1000, 1000))
                    for _ in range(8)]
-        spent = worker.account.spent
+        spent, starts = worker.account.spent, worker.account.starts
         restarts = worker.account.start_cpu - first_start
     statuses = [reply.status for reply in replies]
     assert statuses[0] == "ok" and replies[0].value == 3, replies[0]
@@ -97,6 +97,7 @@ def test_a_search_burning_cpu_in_every_call_stops_at_the_submissions_allowance(t
     # 0.03 s): eight uncut calls would spend about 8 windows. The fresh worker started after
     # that time-out is charged too, on top (0.15 CPU s idle, 0.5 on a loaded machine)
     assert 0.9 <= spent and spent - restarts <= 0.9 + FAST.time, (spent, restarts)
+    assert starts <= 2, starts  # the first, and one after the time-out (refusals start none)
 
 
 def test_hiding_code_costs_a_bounded_sum_and_code_calling_the_game_still_runs(tmp_path):

@@ -27,6 +27,7 @@ from grader.cases import case_from_dict
 from grader.cases.rubric import Rubric
 from grader.run.tracing import Budget
 from grader.sandbox.client import SEEDS_A_REQUEST, Worker
+from grader.sandbox.guard import CLOCK_DRIFT
 from grader.sandbox.portable import PortableWorker
 from grader.sandbox.protocol import WorkerReply
 from grader.scoring.budget import told, work_budget
@@ -193,19 +194,30 @@ def test_seeds_go_in_as_many_requests_as_the_worker_has_cpu_time_for(
 
 
 def test_the_seeds_counted_to_fit_a_worker_are_served_by_it(tmp_path: Path) -> None:
-    """The seeds a request takes are counted as the request's limits are checked before it is
-    sent (the clock's drift included): at any CPU a worker has left, a batch of as many calls
-    as it is said to have room for goes to it, never to a fresh worker. (The count once left
-    the drift out: a worker with room for 2.1 calls took two, then made way for a fresh one.)"""
+    """The seeds a request takes are counted as the request's limit is checked before it is
+    sent (the clock's drift included): a worker with room for 1.05 to 5.95 calls' limits gets
+    a batch of as many calls as it has room for, and serves it; one with room for none gets
+    as many as a fresh worker has room for, and a fresh worker serves them. (The count once
+    left the drift out: a worker with room for 2.1 calls took two, then made way for a fresh
+    one, and CI failed on the test above.)"""
     path = submission(tmp_path, CORRECT.read_text())
     with Worker(path, limits=FAST, calibration=machine_calibration()) as worker:
+        worker.start()  # the calibration known, and the _cpu set below kept
         _, most = worker.cpu_limits(FAST.time, 0.0, BUDGET)
-        for tenths in range(11, 60):  # room for 1.1 to 5.9 calls' most
-            worker._cpu = worker._room(0.0) - tenths / 10 * most
+        need = most * (1 + CLOCK_DRIFT)
+
+        def served(room: float) -> int:
+            worker._cpu = worker._room(0.0) - room
             count = worker._calls_that_fit(FAST.time, 0.0, BUDGET)
             whole = Budget(BUDGET.result * count, BUDGET.evaluated * count)
             assert worker._prepare(FAST.time, 0.0, whole, "mcts", "mcts", calls=count)[2] is None
-            assert worker.starts == 1, (tenths, count)
+            return count
+
+        for tenths in range(10, 60):  # room for 1.05, 1.15, ... 5.95 calls' limits
+            assert served((tenths + 0.5) / 10 * need) == tenths // 10, tenths
+            assert worker.starts == 1, tenths
+        count = served(0.5 * need)
+        assert count == int(worker._room(worker._ready_cpu) // need) > 5 and worker.starts == 2
 
 
 def test_a_batch_of_large_values_is_read_as_its_requests_were(

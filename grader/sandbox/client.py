@@ -351,12 +351,30 @@ class Worker(WorkerProcess):
         one fits, how many a fresh worker has room for; at least one. A request of ``n``
         calls may use ``n`` times one call's most (a window each, and the calls' budgets)."""
         self.start()
-        _, most = self.cpu_limits(time_limit, time_multiple, budget)
+        window, most = self.cpu_limits(time_limit, time_multiple, budget)
         if most <= 0:
             return 1
-        need = most * (1 + CLOCK_DRIFT)
-        here, fresh = self._room(self._cpu) // need, self._room(self._ready_cpu) // need
-        return max(1, int(here) or int(fresh))
+
+        def fitting(used: float) -> int:
+            room = self._room(used)
+            count = max(int(room // (most * (1 + CLOCK_DRIFT))), 0)
+            # as _prepare adds it up (the calls' budgets summed, a window for each call after
+            # the first): the two may differ in the last bits, and a request that fits here by
+            # this count must fit by _prepare's too
+            while count and self._request_most(window, time_limit, time_multiple, budget,
+                                               count) * (1 + CLOCK_DRIFT) > room:
+                count -= 1
+            return count
+
+        return max(1, fitting(self._cpu) or fitting(self._ready_cpu))
+
+    def _request_most(self, window: float, time_limit: float, time_multiple: float,
+                      budget: Budget, calls: int) -> float:
+        """The CPU limit of a request of ``calls`` calls of ``budget`` as :meth:`_batch` and
+        :meth:`_prepare` reckon it: the calls' budgets summed, and a window for each call
+        after the first."""
+        whole = Budget(result=budget.result * calls, evaluated=budget.evaluated * calls)
+        return self.cpu_limits(time_limit, time_multiple, whole)[1] + (calls - 1) * window
 
     def _room(self, used: float) -> float:
         """CPU seconds a request may use in a worker process that has used ``used`` of its

@@ -1,13 +1,14 @@
 """An ``evaluate`` test: the student's evaluation function graded by playing matches.
 
 The grader's search (``reference/play.py``: depth-limited minimax's move, outcomes ranked
-above every evaluation, ties in ``actions`` order, found by alpha-beta at the root in three
-rounds) decides every move of the player under test; the student's ``evaluate(game, state)`` is
-asked only for positions at its depth cutoff, those the search does not prune. All the case's
-matches are played in lockstep: each round, the positions every match waiting on the student
-needs go to the sandbox worker in one request (:meth:`Worker.evaluate`), the values come back
-checked, and each match backs them up itself (a move of the player under test takes up to
-three rounds). A worker's cases of one game and one visibility play together, from when the
+above every evaluation, ties in ``actions`` order, found by alpha-beta at the root in rounds,
+``reference/play_search.py``) decides every move of the player under test; the student's
+``evaluate(game, state)`` is asked only for positions at its depth cutoff, those the search
+does not prune. All the case's matches are played in lockstep: each round, the positions every
+match waiting on the student needs go to the sandbox worker in one request
+(:meth:`Worker.evaluate`), the values come back checked, and each match backs them up itself
+(a move of the player under test takes up to two rounds more than the probes a child may get:
+six). A worker's cases of one game and one visibility play together, from when the
 first of them is graded (:func:`play_ahead`, called by :func:`grader.scoring.grade.grade`):
 each round is one request for all of them, as a case's matches share theirs, and each case
 is then graded on its own matches. Values are cached by position for the submission (the
