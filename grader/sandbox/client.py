@@ -351,30 +351,30 @@ class Worker(WorkerProcess):
         one fits, how many a fresh worker has room for; at least one. A request of ``n``
         calls may use ``n`` times one call's most (a window each, and the calls' budgets)."""
         self.start()
-        window, most = self.cpu_limits(time_limit, time_multiple, budget)
+        _, most = self.cpu_limits(time_limit, time_multiple, budget)
         if most <= 0:
             return 1
 
         def fitting(used: float) -> int:
             room = self._room(used)
             count = max(int(room // (most * (1 + CLOCK_DRIFT))), 0)
-            # as _prepare adds it up (the calls' budgets summed, a window for each call after
-            # the first): the two may differ in the last bits, and a request that fits here by
-            # this count must fit by _prepare's too
-            while count and self._request_most(window, time_limit, time_multiple, budget,
-                                               count) * (1 + CLOCK_DRIFT) > room:
+            # checked as _prepare reckons the request (_request_limits): the two may differ in
+            # the last bits, and a request that fits here by this count must fit by _prepare's
+            while count and self._request_limits(time_limit, time_multiple, Budget(
+                    result=budget.result * count, evaluated=budget.evaluated * count),
+                    count)[1] * (1 + CLOCK_DRIFT) > room:
                 count -= 1
             return count
 
         return max(1, fitting(self._cpu) or fitting(self._ready_cpu))
 
-    def _request_most(self, window: float, time_limit: float, time_multiple: float,
-                      budget: Budget, calls: int) -> float:
-        """The CPU limit of a request of ``calls`` calls of ``budget`` as :meth:`_batch` and
-        :meth:`_prepare` reckon it: the calls' budgets summed, and a window for each call
-        after the first."""
-        whole = Budget(result=budget.result * calls, evaluated=budget.evaluated * calls)
-        return self.cpu_limits(time_limit, time_multiple, whole)[1] + (calls - 1) * window
+    def _request_limits(self, time_limit: float, time_multiple: float, budget: Budget | None,
+                        calls: int) -> tuple[float, float]:
+        """(window, most) of a request of ``calls`` calls whose budgets sum to ``budget``: a
+        call's window, and the whole's most with a window more for each call after the first
+        (each call gets a window of its own)."""
+        window, most = self.cpu_limits(time_limit, time_multiple, budget)
+        return window, most + (calls - 1) * window
 
     def _room(self, used: float) -> float:
         """CPU seconds a request may use in a worker process that has used ``used`` of its
@@ -446,16 +446,14 @@ class Worker(WorkerProcess):
         the call would run). ``calls``: the calls the request makes (a batch's positions),
         each with a window of its own."""
         self.start()
-        window, most = self.cpu_limits(time_limit, time_multiple, budget)
-        most += (calls - 1) * window
+        window, most = self._request_limits(time_limit, time_multiple, budget, calls)
         if self._proc is not None and (
             self._proc.poll() is not None  # it died between requests
             or self._short_of_life(self.account.most(most))
         ):
             self.close()  # start afresh
             self.start()
-            window, most = self.cpu_limits(time_limit, time_multiple, budget)
-            most += (calls - 1) * window
+            window, most = self._request_limits(time_limit, time_multiple, budget, calls)
         if self._import_failure is None:
             refusal = self.account.refusal(function, window)
             if refusal:  # the submission's allowance (grader.sandbox.allowance): not run
