@@ -474,17 +474,25 @@ def test_a_grader_error_the_worker_reports_is_never_the_graders(worker_for):
 
 def test_a_worker_that_stops_reading_cannot_hang_the_grader_on_a_big_request(worker_for):
     # A SIGALRM handler spins between requests, so the worker never reads the next one; a case
-    # larger than the socket's buffer used to block the parent's send for ever.
+    # larger than the socket's buffer used to block the parent's send for ever. The handler
+    # spins only while the worker waits for a request (in grader.sandbox.worker's json_lines
+    # "receive"), else it tries again 10 ms later: on a loaded machine the first alarm could
+    # come before the reply was sent, and the first request timed out instead.
     worker = worker_for("""
         import signal
 
-        def _spin(*_):
+        def _spin(signum, frame):
+            while frame is not None and frame.f_code.co_name != "receive":
+                frame = frame.f_back
+            if frame is None:  # not waiting yet: the reply may not be sent
+                signal.setitimer(signal.ITIMER_REAL, 0.01)
+                return
             while True:
                 pass
 
         def max_value(game, state, depth=0):
             signal.signal(signal.SIGALRM, _spin)
-            signal.setitimer(signal.ITIMER_REAL, 0.01)  # fires once the reply is on its way
+            signal.setitimer(signal.ITIMER_REAL, 0.01)
             return 3
     """)
     assert worker.run(CASE, "minimax").status == "ok"
