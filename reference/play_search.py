@@ -143,7 +143,7 @@ def _liked_best(game: Any, node: Any, level: int) -> Any:
     return (max if game.to_move(node) == MAX else min)(game.actions(node), key=liking)
 
 
-def _killers(game: Any, node: Any, depth: int, values: dict[str, float]) -> list[Any]:
+def _ranked_replies(game: Any, node: Any, depth: int, values: dict[str, float]) -> list[Any]:
     """The replies to ``node`` (at depth 1, searched in full: ``values`` holds its
     evaluations), best first for its mover (actions order among equals); [] when terminal."""
     if game.is_terminal(node):
@@ -190,7 +190,7 @@ def search(game: Any, state: Any, depth: int, probes: int | None = None) -> Sear
         return Decision(game.state_id(state), exact, best_action(game, state, exact),
                         {action: _WIN_LATER[for_max] for action in children
                          if action not in exact})
-    replies = _killers(game, children[favourite], depth, values)
+    replies = _ranked_replies(game, children[favourite], depth, values)
     killers = [favourite, *(reply for reply in replies if reply != favourite)]
     bounds: dict[Any, Value] = {}
     tried: dict[Any, set] = {action: set() for action in children if action not in exact}
