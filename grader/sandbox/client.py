@@ -355,14 +355,15 @@ class Worker(WorkerProcess):
         if most <= 0:
             return 1
 
+        def request_most(count: int) -> float:  # as _prepare reckons a request of them
+            whole = Budget(result=budget.result * count, evaluated=budget.evaluated * count)
+            return self._request_limits(time_limit, time_multiple, whole, count)[1]
+
         def fitting(used: float) -> int:
-            room = self._room(used)
-            count = max(int(room // (most * (1 + CLOCK_DRIFT))), 0)
-            # checked as _prepare reckons the request (_request_limits): the two may differ in
-            # the last bits, and a request that fits here by this count must fit by _prepare's
-            while count and self._request_limits(time_limit, time_multiple, Budget(
-                    result=budget.result * count, evaluated=budget.evaluated * count),
-                    count)[1] * (1 + CLOCK_DRIFT) > room:
+            count = max(int(self._room(used) // (most * (1 + CLOCK_DRIFT))), 0)
+            # the two reckonings may differ in the last bits: a request that fits by this
+            # count must fit by _prepare's
+            while count and not self._fits(request_most(count), used):
                 count -= 1
             return count
 
@@ -380,6 +381,12 @@ class Worker(WorkerProcess):
         """CPU seconds a request may use in a worker process that has used ``used`` of its
         life (``Limits.cpu_time``, its RLIMIT_CPU), the kill margin and 2 s kept."""
         return self.limits.cpu_time - used - self.limits.kill_margin - 2
+
+    def _fits(self, most: float, used: float) -> bool:
+        """Whether a request that may use ``most`` CPU seconds fits in a worker process that
+        has used ``used``: its room counted on RLIMIT_CPU's clock, up to :data:`CLOCK_DRIFT`
+        ahead of the one ``most`` is on."""
+        return most * (1 + CLOCK_DRIFT) <= self._room(used)
 
     def _batch(self, request: Callable[[dict[str, Any]], dict[str, Any]], budgets: list[Budget],
                algorithm: str, function: str, time_limit: float, time_multiple: float,
@@ -479,10 +486,9 @@ class Worker(WorkerProcess):
         started only once this one has used :data:`RESTART_GAIN` of its life: the request then
         gets at least the rest, and one needing more than that would have used nearly all of
         the submission's allowance in one call."""
-        need = most * (1 + CLOCK_DRIFT)
-        if need <= self._room(self._cpu):
+        if self._fits(most, self._cpu):
             return False  # room enough here
-        if need <= self._room(self._ready_cpu):
+        if self._fits(most, self._ready_cpu):
             return True  # room enough in a fresh one
         return self._cpu - self._ready_cpu > RESTART_GAIN * self.limits.cpu_time
 
