@@ -5,7 +5,9 @@ Runs, interleaved so that a change in the machine's load hits both alike, ``grad
 --hidden`` of the correct solution (every public and hidden case, the answer cache warm) and
 CS188's multi-agent ``autograder.py --no-graphics`` (its 25 points, its Pacman games included),
 each in a fresh process, and prints the medians of CPU time (the process and its children) and
-peak memory, and the ratio. The target (issue 33): at most 0.4x CS188's CPU, no more memory.
+peak memory, and the ratio (then each pair's ratio, and the least run of each side against the
+other's: on a machine whose speed drifts, the figures the drift moves least). The target (issue
+33): at most 0.4x CS188's CPU, no more memory; issue 45's: at most 0.45x.
 Then the floor (:mod:`bench.floor`): the correct solution's own work in that grade, with no
 grader around it, and its ratio to CS188's run; what the grade spends beyond it is the grader's.
 
@@ -92,12 +94,20 @@ def paired(folder: Path, runs: int, cache: Path) -> dict[str, Any]:
     print(f"grader grade --hidden / CS188 autograder.py: CPU {ratio:.2f}x (target "
           f"{TARGET_RATIO}x), peak memory {memory:.2f}x (target 1x); {runs} pairs, CS188 "
           f"{total.group(0)}; load average {load_average()}")
+    # Two more readings of the same runs, for a machine whose speed drifts: each pair's ratio
+    # (its two runs a few seconds apart), and the least CPU of each side (load only ever adds
+    # CPU time to deterministic work, so the least run is the nearest to its own cost).
+    pair_ratios = sorted(o["cpu"] / t["cpu"] for o, t in zip(ours, theirs))
+    least = min(s["cpu"] for s in ours) / min(s["cpu"] for s in theirs)
+    print(f"each pair's CPU ratio: {' '.join(f'{r:.2f}' for r in pair_ratios)} (median "
+          f"{statistics.median(pair_ratios):.2f}x); least run against least run: {least:.2f}x")
     own = floor(runs=3)["total_cpu_s"]  # bench/floor.py: what no grader of these cases avoids
     floor_ratio = own / figures["cs188"]["cpu"]
     print(f"the correct solution's own work alone (bench/floor.py): {own:.2f} CPU s, "
           f"{floor_ratio:.2f}x CS188's; the grader's own cost: {figures['grader']['cpu'] - own:.2f}"
           " CPU s")
     return {**figures, "cpu_ratio": ratio, "memory_ratio": memory, "runs": runs,
+            "pair_ratios": pair_ratios, "least_ratio": least,
             "target_cpu_ratio": TARGET_RATIO, "cs188_folder": str(folder),
             "floor_cpu_s": own, "floor_ratio": floor_ratio}
 
