@@ -128,7 +128,8 @@ class Snapshot(dict):
     # defaults then, and their names (a function whose ``__code__`` is swapped is another
     # function by the same object)
     lineage: tuple[tuple[type, ...], tuple[Any, ...], tuple[str, ...]]
-    functions: tuple[tuple[Any, ...], tuple[Any, ...], tuple[str, ...]]  # parts: 3 a function
+    # parts: the codes, then the defaults, then the keyword defaults, each in functions' order
+    functions: tuple[tuple[Any, ...], tuple[tuple[Any, ...], ...], tuple[str, ...]]
     # the places by mapping, for a check in C loops (:func:`tampered`: every call of a batch of
     # positions makes one; ``mappingproxy.get`` looks its method up each call, a subscript
     # does not): the mappings, a getter of each one's keys' objects as a tuple, and the
@@ -179,7 +180,7 @@ def guarded_objects() -> Snapshot:
                     tuple(name for _, name in kinds))
     functions = [(value, name) for _, _, value, name in places if type(value) is FunctionType]
     seen.functions = (tuple(f for f, _ in functions),
-                      tuple(part for f, _ in functions for part in _PARTS(f)),
+                      tuple(tuple(map(get, (f for f, _ in functions))) for get in _PART_GETTERS),
                       tuple(name for _, name in functions))
     seen.groups = (tuple(mapping for mapping, _, _ in groups),
                    tuple(getter for _, getter, _ in groups),
@@ -196,7 +197,9 @@ def _getter_of(names: Any) -> Any:
 _GET = itemgetter.__call__  # a getter applied to its mapping, as map() calls it
 _BASES = attrgetter("__bases__")
 _PART_NAMES = ("__code__", "__defaults__", "__kwdefaults__")
-_PARTS = attrgetter(*_PART_NAMES)  # a function's parts, as one tuple
+# a getter a part: each part compared over every function in one C loop (a tuple of the three
+# parts a function, chained, took 1.5 times as long: a check a request, 300 requests a grade)
+_PART_GETTERS = tuple(map(attrgetter, _PART_NAMES))
 
 
 def _same_code(snapshot: Any) -> bool:
@@ -207,8 +210,8 @@ def _same_code(snapshot: Any) -> bool:
     "equal" (tests/hostile: ``defaults_equal_to_anything``)."""
     kinds, bases, _ = snapshot.lineage
     functions, parts, _ = snapshot.functions
-    return all(map(is_, map(_BASES, kinds), bases)) and \
-        all(map(is_, chain.from_iterable(map(_PARTS, functions)), parts))
+    return all(map(is_, map(_BASES, kinds), bases)) and all(
+        all(map(is_, map(get, functions), then)) for get, then in zip(_PART_GETTERS, parts))
 
 
 def _unmoved(groups: tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]) -> bool:
@@ -266,7 +269,6 @@ def tampered(snapshot: dict[str, Any]) -> list[str]:
                     if kind.__bases__ is not bases]
         functions, parts, names = snapshot.functions
         for index, (function, name) in enumerate(zip(functions, names)):  # as _same_code does
-            was = parts[3 * index:3 * index + 3]
-            changed += [f"{name}.{part}" for part, now, then
-                        in zip(_PART_NAMES, _PARTS(function), was) if now is not then]
+            changed += [f"{name}.{part}" for part, get, then in zip(_PART_NAMES, _PART_GETTERS, parts)
+                        if get(function) is not then[index]]
     return [name.replace("__main__", "grader.sandbox.worker") for name in changed[:5]]
