@@ -164,6 +164,19 @@ def parse_board(text: str) -> tuple[int, int, frozenset[int], dict[str, Any]]:
                                   "mover": mover, "score": score, "turn": turn}
 
 
+def _parse(text: Any) -> tuple[int, int, frozenset[int], Position]:
+    """:func:`parse_board`'s answer with the position as a root's (ply 0)."""
+    rows, columns, walls, fields = parse_board(text)
+    return rows, columns, walls, Position(ply=0, **fields)
+
+
+# Each position parsed once a process, its answer immutable (a failure is not kept): a game is
+# built for every position the grader sends the worker, in each, and the two agents' tests of a
+# board search the same positions (the expectimax agent's ghost typed CHANCE, the minimax
+# agent's MIN: the ids are the same). Each game still gets a root of its own (Chase).
+_parsed = lru_cache(maxsize=4096)(_parse)
+
+
 class Chase(Game):
     """See the module docstring."""
 
@@ -183,17 +196,17 @@ class Chase(Game):
             raise ValueError(f"chase: turns must be an integer from 1 to 200, got {turns!r}")
         self.ghost, self.turns = ghost, turns
         self.depth_limit, self.value_bounds, self.max_sum = depth_limit, value_bounds, max_sum
-        self.rows, self.columns, self.walls, fields = parse_board(
-            "P.o|...|o.G" if state is None else state)
+        text = "P.o|...|o.G" if state is None else state
+        self.rows, self.columns, self.walls, root = (
+            _parsed(text) if type(text) is str else _parse(text))
         # per square: its moves, distances, actions and action -> square, and the blank board
         self._moves, self._distances, self._actions, self._targets, self._blank = _board(
             self.rows, self.columns, self.walls)
-        for who in ("pac", "ghost"):
-            if not self._moves[fields[who]]:
-                name = "agent" if who == "pac" else "ghost"
+        for square, name in ((root.pac, "agent"), (root.ghost, "ghost")):
+            if not self._moves[square]:
                 raise ValueError(f"chase board {state!r}: the {name} is walled in (no open "
                                  "square next to it)")
-        self._root = Position(ply=0, **fields)
+        self._root = Position(*root)  # its own object: a state is never shared between games
 
     # --- the game ---------------------------------------------------------------------------
     def initial_state(self) -> Position:
