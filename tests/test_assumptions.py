@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import suite_modules
@@ -328,6 +329,39 @@ def search_batch(worker, ids=tuple(SIBLINGS), budgets=None, depth=3):
     return worker.search_positions("chase", {"ghost": "min", "turns": 30}, list(ids),
                                    "alpha_beta", depth_limit=depth,
                                    budgets=budgets or [Budget(4096, 4096)] * len(ids))
+
+
+class _AnsweringWorker:
+    """A worker whose batch answers every child, each with ``calls`` game calls."""
+
+    def __init__(self, calls: list[dict[str, int]]) -> None:
+        self.calls, self.asked = calls, []
+
+    def search_positions(self, game, params, ids, algorithm, **options):
+        from grader.sandbox.protocol import WorkerReply
+
+        self.asked.append(list(ids))
+        return WorkerReply("ok", function="alpha_beta", value=[1.0] * len(ids), position=None,
+                           answered=[(float(i), self.calls[i]) for i in range(len(ids))])
+
+
+def test_assumptions_an_answer_past_its_exact_budget_fails_its_child_as_the_budget() -> None:
+    """The worker is told a rounder budget: an answer within it and past the exact one (the
+    parent's) fails its child as a budget stop, the children before it keep their values."""
+    settings = SimpleNamespace(work_multiple=40, work_floor=1000, time_floor=1.0,
+                               time_multiple=50)
+    setup = {"agent": "minimax", "turns": 30, "depth": 2, "algorithm": "alpha_beta"}
+    exact = min(scoring.MAX_BUDGET, int(settings.work_multiple * 4 ** 2 + settings.work_floor))
+    worker = _AnsweringWorker([{"result": 3, "evaluated": 3}, {"result": 3, "evaluated": exact + 1},
+                               *[{"result": 3, "evaluated": 3}] * 2])
+    values = scoring.student_values(worker, setup, settings)
+    with pytest.raises(scoring.DecisionFailed) as failed:
+        values(START)
+    reply = failed.value.reply
+    assert (failed.value.action, reply.status, reply.function) == ("S", "budget", "alpha_beta")
+    assert reply.budget_stop == {"kind": "evaluated", "calls": exact}
+    assert reply.message == (f"stopped after {exact:,} `utility`/`evaluate` calls "
+                             "(the work budget)")
 
 
 def test_assumptions_a_batch_is_each_childs_own_call_and_a_failure_names_its_child(

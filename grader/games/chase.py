@@ -98,18 +98,41 @@ def _layout(rows: int, columns: int, walls: frozenset[int]
     return tuple(moves), tuple(distances)
 
 
-@lru_cache(maxsize=64)
-def _steps(moves: tuple[tuple[tuple[str, int], ...], ...]
-           ) -> tuple[tuple[tuple[str, ...], ...], tuple[dict[str, int], ...]]:
-    """Each square's actions (in ``MOVES`` order) and its ``{action: square}``."""
-    return (tuple(tuple(action for action, _ in here) for here in moves),
-            tuple(dict(here) for here in moves))
+class Board(NamedTuple):
+    """What a board's size and walls decide, shared by every position on it."""
+
+    moves: tuple[tuple[tuple[str, int], ...], ...]  # per square: (action, square), MOVES order
+    distances: tuple[tuple[int, ...], ...]  # maze distances (_layout)
+    actions: tuple[tuple[str, ...], ...]  # per square: its actions (what actions looks up)
+    targets: tuple[dict[str, int], ...]  # per square: action -> square (what result looks up)
+    blank: tuple[str, ...]  # the squares without pieces or food: ``#`` or ``.``
 
 
 @lru_cache(maxsize=64)
-def _blank(rows: int, columns: int, walls: frozenset[int]) -> tuple[str, ...]:
-    """The board's squares without pieces or food: ``#`` or ``.``."""
-    return tuple("#" if i in walls else "." for i in range(rows * columns))
+def _board(rows: int, columns: int, walls: frozenset[int]) -> Board:
+    """The :class:`Board` of these walls: one cache lookup a game (a game is built for every
+    position the grader sends the worker, on each side)."""
+    moves, distances = _layout(rows, columns, walls)
+    return Board(moves, distances, tuple(tuple(action for action, _ in here) for here in moves),
+                 tuple(dict(here) for here in moves),
+                 tuple("#" if i in walls else "." for i in range(rows * columns)))
+
+
+# A board's pieces and food found by the C scanners of ``re``, and its squares with them taken
+# off by ``str.translate``, not by Python loops over every square (a game is built for every
+# position a batch searches: see _board).
+AGENT_SQUARES, GHOST_SQUARES = re.compile("[PX]"), re.compile("[GgX]")
+FOOD_SQUARES = re.compile("[og]")
+PIECES_OFF = str.maketrans("oPGgX", ".....")
+
+
+@lru_cache(maxsize=64)
+def _walls(squares: str) -> tuple[frozenset[int], tuple[str, ...]]:
+    """The walls of a board's ``squares`` (its pieces off: :data:`PIECES_OFF`) and the
+    characters in it that are no square's, sorted. Cached: every position of a board gives
+    the same frozenset, whose hash is then kept (_board's key)."""
+    return (frozenset(i for i, ch in enumerate(squares) if ch == "#"),
+            tuple(sorted(set(squares) - BOARD_CHARS)))
 
 
 def parse_board(text: str) -> tuple[int, int, frozenset[int], dict[str, Any]]:
@@ -125,21 +148,33 @@ def parse_board(text: str) -> tuple[int, int, frozenset[int], dict[str, Any]]:
         raise ValueError(f"chase board {text!r}: expected rows of equal length joined by '|'")
     rows, columns = len(parts), len(parts[0])
     cells = "".join(parts)
-    bad = sorted(set(cells) - BOARD_CHARS)
+    walls, bad = _walls(cells.translate(PIECES_OFF))
     if bad:
         raise ValueError(f"chase board {text!r}: unknown square {bad[0]!r}; squares are "
                          "# (wall) . (open) o (food) P (agent) G (ghost) g (ghost on food)")
-    agents = [i for i, ch in enumerate(cells) if ch in "PX"]
-    ghosts = [i for i, ch in enumerate(cells) if ch in "GgX"]
+    agents = [found.start() for found in AGENT_SQUARES.finditer(cells)]
+    ghosts = [found.start() for found in GHOST_SQUARES.finditer(cells)]
     if len(agents) != 1 or len(ghosts) != 1:
         raise ValueError(f"chase board {text!r}: expected one agent (P) and one ghost (G or g), "
                          f"got {len(agents)} and {len(ghosts)}")
-    walls = frozenset(i for i, ch in enumerate(cells) if ch == "#")
-    food = frozenset(i for i, ch in enumerate(cells) if ch in "og")
+    food = frozenset(found.start() for found in FOOD_SQUARES.finditer(cells))
     mover, score, turn = (MAX, 0, 0) if not status else (
         MAX if status.group(1) == "pac" else MIN, int(status.group(2)), int(status.group(3)))
     return rows, columns, walls, {"pac": agents[0], "ghost": ghosts[0], "food": food,
                                   "mover": mover, "score": score, "turn": turn}
+
+
+def _parse(text: Any) -> tuple[int, int, frozenset[int], Position]:
+    """:func:`parse_board`'s answer with the position as a root's (ply 0)."""
+    rows, columns, walls, fields = parse_board(text)
+    return rows, columns, walls, Position(ply=0, **fields)
+
+
+# Each position parsed once a process, its answer immutable (a failure is not kept): a game is
+# built for every position the grader sends the worker, in each, and the two agents' tests of a
+# board search the same positions (the expectimax agent's ghost typed CHANCE, the minimax
+# agent's MIN: the ids are the same). Each game still gets a root of its own (Chase).
+_parsed = lru_cache(maxsize=4096)(_parse)
 
 
 class Chase(Game):
@@ -161,18 +196,17 @@ class Chase(Game):
             raise ValueError(f"chase: turns must be an integer from 1 to 200, got {turns!r}")
         self.ghost, self.turns = ghost, turns
         self.depth_limit, self.value_bounds, self.max_sum = depth_limit, value_bounds, max_sum
-        self.rows, self.columns, self.walls, fields = parse_board(
-            "P.o|...|o.G" if state is None else state)
-        self._moves, self._distances = _layout(self.rows, self.columns, self.walls)
-        # per square: its actions, and action -> square (what actions and result look up)
-        self._actions, self._targets = _steps(self._moves)
-        self._blank = _blank(self.rows, self.columns, self.walls)
-        for who in ("pac", "ghost"):
-            if not self._moves[fields[who]]:
-                name = "agent" if who == "pac" else "ghost"
+        text = "P.o|...|o.G" if state is None else state
+        self.rows, self.columns, self.walls, root = (
+            _parsed(text) if type(text) is str else _parse(text))
+        # per square: its moves, distances, actions and action -> square, and the blank board
+        self._moves, self._distances, self._actions, self._targets, self._blank = _board(
+            self.rows, self.columns, self.walls)
+        for square, name in ((root.pac, "agent"), (root.ghost, "ghost")):
+            if not self._moves[square]:
                 raise ValueError(f"chase board {state!r}: the {name} is walled in (no open "
                                  "square next to it)")
-        self._root = Position(ply=0, **fields)
+        self._root = Position(*root)  # its own object: a state is never shared between games
 
     # --- the game ---------------------------------------------------------------------------
     def initial_state(self) -> Position:

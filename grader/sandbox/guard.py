@@ -54,7 +54,7 @@ class Tools:
     getrlimit: Callable[[int], tuple[int, int]]
     setrlimit: Callable[[int, tuple[int, int]], None]
     setitimer: Callable[..., Any]
-    set_handler: Callable[..., Any]
+    set_handler: Callable[..., Any]  # _signal.signal: handlers SIG_DFL/SIG_IGN as plain ints
     send: Callable[[dict[str, Any]], None]
     receive: Callable[[], Any]
     exit: Callable[[int], Any]
@@ -153,7 +153,9 @@ class CpuGuard:
         more CPU. The submission may have set SIGXCPU's handler: the default is put back first."""
         if self.tools.raise_signal is None:
             return
-        self.tools.set_handler(signal.SIGXCPU, signal.SIG_DFL)
+        # a plain int: the worker's set_handler is _signal.signal, which takes SIG_DFL's
+        # enum (signal.signal's) for a handler that is not callable (a TypeError)
+        self.tools.set_handler(signal.SIGXCPU, int(signal.SIG_DFL))
         self.tools.raise_signal(signal.SIGXCPU)
 
     def arm(self, window: float, most: float, progress: Callable[[], int],

@@ -117,6 +117,8 @@ def decode_value(data: Any) -> Any:
     opaque objects in all, a list, tuple or dict ends with one :class:`OpaqueValue` saying so.
     Never raises for JSON data.
     """
+    if type(data) is float:
+        return data  # a plain float (a position's value, one a batch's answer): itself
     if type(data) is list and len(data) < MAX_ITEMS and set(map(type, data)) == {float}:
         return list(data)  # plain floats (evaluate's values): each is itself, in the budgets
     budget = [MAX_ITEMS]

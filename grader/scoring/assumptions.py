@@ -291,9 +291,10 @@ def student_values(worker: Worker, setup: dict[str, Any], settings: Any,
                         return
             return
         for index, (value, calls) in enumerate(reply.answered or ()):
-            # the exact budget, which the worker was not told (scoring.budget.worker_budget)
-            within = within_budget(WorkerReply("ok", calls=calls), budgets[index])
-            if not within.ok:
+            # the exact budget, which the worker was not told (scoring.budget.worker_budget);
+            # a reply made only for a child past it (one an answer would cost ~1,300 a grade)
+            if budgets[index].passed_by(calls):
+                within = within_budget(WorkerReply("ok", calls=calls), budgets[index])
                 within.function = reply.function
                 failed[batch[index]] = within
                 return

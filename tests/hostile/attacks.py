@@ -481,6 +481,16 @@ ATTACKS: list[Attack] = [
                 while True:
                     pass
             """), message=TIMEOUT + r"[\s\S]*ignored the time-out", slow=True),
+    _attack("replace_signal_function", "runaway",
+            "_signal.signal (what the worker's CPU guard sets its SIGPROF handler with at "
+            "every call; not a guarded module's) replaced at import by a no-op, then an "
+            "endless loop: the guard's own copy, taken before the import, still arms it",
+            _ab("while True:\n    pass", prelude="""
+                import _signal
+
+                _signal.signal = lambda *args: None
+            """), message=TIMEOUT + r"[\s\S]*ran for [\d.]+ s of CPU time without calling the "
+                                     r"game \(an infinite loop", slow=True),
     _attack("endless_game_calls", "runaway",
             "a search calling game.result for ever, catching the budget's stop and going on",
             _ab("""
@@ -1248,9 +1258,9 @@ assert len(BY_NAME) == len(ATTACKS), "attack names must be unique"
 SAME_FOR_ANY_USER = frozenset({
     # the time guards and the work budget
     "infinite_loop", "swallow_timeout", "swallow_ignoring_sigxcpu", "swallow_blocking_sigxcpu",
-    "ignore_cpu_signals", "replace_alarm_handler", "c_loop_sum", "c_loop_regex",
-    "endless_game_calls", "sleep_past_limit", "deadlock", "stop_self", "sleep_in_bursts",
-    "slow_seed_hook", "sleeping_seed_hook", "burns_the_allowance",
+    "ignore_cpu_signals", "replace_signal_function", "replace_alarm_handler", "c_loop_sum",
+    "c_loop_regex", "endless_game_calls", "sleep_past_limit", "deadlock", "stop_self",
+    "sleep_in_bursts", "slow_seed_hook", "sleeping_seed_hook", "burns_the_allowance",
     # the worker's own limits, exits and crashes
     "deep_recursion", "recursion_limit", "memory_bomb", "output_flood", "output_flood_fd",
     "prints_a_lot", "sys_exit", "os_exit", "raise_system_exit", "keyboard_interrupt",
