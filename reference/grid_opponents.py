@@ -104,10 +104,20 @@ class _GridSearch:
             if self.wins(cells, cell, mark):
                 return action
         other, last = "o" if mark == "x" else "x", cells.count(".") == 1
+        # Whether ``other`` filling a cell wins is the same in every child as in ``cells``
+        # but at the cell the move filled (the child's one change: a mark not ``other``'s,
+        # where ``cells`` has none either), so each cell is asked once, not once a child.
+        threats: dict[int, bool] = {}
         safe = []
         for action, cell in moves:
             child = cells[:cell] + mark + cells[cell + 1:]
-            if last or not any(self.wins(child, reply, other) for _, reply in self.moves(child)):
+            for _, reply in ([] if last else self.moves(child)):
+                wins = threats.get(reply)
+                if wins is None:
+                    wins = threats[reply] = self.wins(cells, reply, other)
+                if wins:
+                    break
+            else:
                 safe.append(action)  # the board full (a draw), or no reply of theirs wins
         actions = [action for action, _ in moves]
         return rng.choice(safe if safe and len(safe) < len(actions) else actions)
