@@ -51,6 +51,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from grader.games.base import MAX
@@ -155,6 +156,18 @@ def _ranked_replies(game: Any, node: Any, depth: int, values: dict[str, float]) 
     return sorted(replies, key=lambda action: order[replies[action]])  # stable: actions order
 
 
+def _probe_order(legal: Sequence[Any], killers: list[Any], most: int) -> list[Any]:
+    """The replies a child's probes try, in order (module docstring): the first ``most`` of
+    the killers legal there and then its other actions (``legal``), each once."""
+    order: list[Any] = []
+    for reply in chain(killers, legal):
+        if len(order) >= most:
+            break
+        if reply in legal and reply not in order:
+            order.append(reply)
+    return order
+
+
 def search(game: Any, state: Any, depth: int, probes: int | None = None) -> Search:
     """One move's search (module docstring): yields each round's positions, is sent their
     evaluations (numbers, in the same order), returns the :class:`Decision`."""
@@ -193,7 +206,9 @@ def search(game: Any, state: Any, depth: int, probes: int | None = None) -> Sear
     replies = _ranked_replies(game, children[favourite], depth, values)
     killers = [favourite, *(reply for reply in replies if reply != favourite)]
     bounds: dict[Any, Value] = {}
-    tried: dict[Any, set] = {action: set() for action in children if action not in exact}
+    # child's action -> the replies its probes have still to try, found once (not each round)
+    tried: dict[Any, list] = {action: _probe_order(game.actions(child), killers, probes)
+                              for action, child in children.items() if action not in exact}
     while True:
         best = best_action(game, state, {a: exact[a] for a in children if a in exact})
         kept = exact[best]
@@ -206,15 +221,11 @@ def search(game: Any, state: Any, depth: int, probes: int | None = None) -> Sear
         if not tried:
             break
         full, probing = [], {}
-        for action, done in tried.items():
-            child = children[action]
-            legal = list(game.actions(child))
-            reply = next((r for r in [*killers, *legal] if r in legal and r not in done), None) \
-                if len(done) < probes else None
-            if reply is None:
-                full.append(action)
+        for action, replies in tried.items():
+            if replies:
+                probing[action] = replies.pop(0)
             else:
-                probing[action] = reply
+                full.append(action)
         if not full and any(a in bounds for a in probing):
             hopeful = [a for a in probing if a in bounds]
             pick = (max if for_max else min)(hopeful, key=lambda a: bounds[a])
@@ -229,7 +240,6 @@ def search(game: Any, state: Any, depth: int, probes: int | None = None) -> Sear
             got = backed_up(game, game.result(children[action], reply), 2, depth, values)
             old = bounds.get(action, got)
             bounds[action] = min(old, got) if for_max else max(old, got)
-            tried[action].add(reply)
     exact = {action: exact[action] for action in children if action in exact}
     return Decision(game.state_id(state), exact, best_action(game, state, exact), pruned)
 
