@@ -83,6 +83,13 @@ def _collect(game: Any, node: Any, level: int, depth: int, found: dict[str, Any]
     if level == depth:
         found.setdefault(game.state_id(node), node)
         return
+    if level + 1 == depth:  # the children are the leaves: looked at here, not a call each
+        is_terminal, state_id, result = game.is_terminal, game.state_id, game.result
+        for action in game.actions(node):
+            child = result(node, action)
+            if not is_terminal(child):
+                found.setdefault(state_id(child), child)
+        return
     for action in game.actions(node):
         _collect(game, game.result(node, action), level + 1, depth, found)
 
@@ -111,8 +118,16 @@ def backed_up(game: Any, node: Any, level: int, depth: int, values: dict[str, fl
         return outcome_value(game, node, level)
     if level == depth:
         return (0, values[game.state_id(node)])
-    children = [backed_up(game, game.result(node, a), level + 1, depth, values)
-                for a in game.actions(node)]
+    if level + 1 == depth:  # the children are the leaves: valued here, not a call each
+        is_terminal, state_id = game.is_terminal, game.state_id
+        children = []
+        for action in game.actions(node):
+            child = game.result(node, action)
+            children.append(outcome_value(game, child, depth) if is_terminal(child)
+                            else (0, values[state_id(child)]))
+    else:
+        children = [backed_up(game, game.result(node, a), level + 1, depth, values)
+                    for a in game.actions(node)]
     return max(children) if game.to_move(node) == MAX else min(children)
 
 
