@@ -1,5 +1,6 @@
 """The ``baseline`` and ``greedy`` opponents' moves, computed on the board's cells
-(:mod:`reference.play`).
+(:mod:`reference.play`), and the baseline's values of a position's children, by which the
+search picks its favourite (:func:`baseline_children`, :mod:`reference.play_search`).
 
 Convention: each move is the one the plain definition makes, so the matches are the same; only
 the work differs. The ``baseline`` move is :func:`reference.play_search.search_move`'s with
@@ -38,7 +39,6 @@ from grader.games.mnk import MNKGame
 from grader.games.players import greedy_move as plain_greedy_move
 from grader.games.tictactoe import TicTacToe
 from reference.evaluations import COMPLETES, baseline_evaluation, baseline_gains
-from reference.play_search import search_move
 
 WIN = 1_000_000  # a win for MAX at the root; ``WIN - d`` at depth ``d`` (module docstring)
 _LINE = COMPLETES // 2  # a gain at least this far from 0: the mark completed a line
@@ -50,6 +50,9 @@ def baseline_move(game: Any, state: Any, depth: int) -> Any:
     None at a terminal position, as ``search_move``'s."""
     drops = _DROPS.get(type(game))
     if drops is None or depth < 1 or game.is_terminal(state):
+        # imported here: play_search imports this module (baseline_children)
+        from reference.play_search import search_move
+
         return search_move(game, state, depth, baseline_evaluation)
     search = _search(game.rows, game.columns, game.connect, drops)
     return search.move(game, state, depth)
@@ -65,6 +68,18 @@ def greedy_move(game: Any, state: Any, rng: random.Random) -> Any:
     search = _search(game.rows, game.columns, game.connect, drops)
     return search.greedy("".join(game.board(state)),
                          "x" if game.to_move(state) == MAX else "o", rng)
+
+
+def baseline_children(game: Any, state: Any) -> dict[Any, float] | None:
+    """:func:`baseline_evaluation` of each child of the non-terminal ``state`` that does not end
+    the game, by action: ``state``'s value plus the move's gain, no whole evaluation a child
+    (the search's favourite, :mod:`reference.play_search`). None for a game not searched here."""
+    drops = _DROPS.get(type(game))
+    if drops is None:
+        return None
+    search = _search(game.rows, game.columns, game.connect, drops)
+    return search.children("".join(game.board(state)), int(baseline_evaluation(game, state)),
+                           "x" if game.to_move(state) == MAX else "o")
 
 
 @lru_cache(maxsize=16)
@@ -127,6 +142,17 @@ class _GridSearch:
         a line)."""
         return sum(map(self.gains[mark].__getitem__,
                        zip(*[iter(self.readers[cell](cells))] * (self.connect - 1))))
+
+    def children(self, cells: str, value: int, mark: str) -> dict[int, float]:
+        """:func:`baseline_children` on ``cells`` (worth ``value``, ``mark`` to move)."""
+        if cells.count(".") == 1:
+            return {}  # the one move fills the board: a draw
+        found = {}
+        for action, cell in self.moves(cells):
+            gain = self.gain(cells, cell, mark)
+            if -_LINE < gain < _LINE:  # else the mark completed a line
+                found[action] = float(value + gain)
+        return found
 
     def move(self, game: Any, state: Any, depth: int) -> int:
         cells = "".join(game.board(state))
@@ -201,4 +227,4 @@ class _GridSearch:
         return best
 
 
-__all__ = ["WIN", "baseline_move", "greedy_move"]
+__all__ = ["WIN", "baseline_children", "baseline_move", "greedy_move"]

@@ -325,6 +325,19 @@ def test_the_baseline_s_gain_is_the_change_of_its_value_and_flags_a_line(name, p
 
 
 @pytest.mark.parametrize("name, params", BOARDS)
+def test_the_baseline_s_children_values_are_its_evaluations_of_the_children(name, params):
+    from reference.grid_opponents import baseline_children
+
+    game = builtin_game(name, None, params)
+    for state in seeded_positions(game, 40, 5):
+        children = {action: game.result(state, action) for action in game.actions(state)}
+        assert baseline_children(game, state) == {
+            action: play.baseline_evaluation(game, child)
+            for action, child in children.items() if not game.is_terminal(child)}
+    assert baseline_children(builtin_game("nim", None, {}), None) is None  # not a grid game
+
+
+@pytest.mark.parametrize("name, params", BOARDS)
 def test_the_baseline_opponent_moves_as_the_search_with_the_baseline_evaluation(name, params):
     from reference.grid_opponents import baseline_move
 
