@@ -1,6 +1,6 @@
 """The ``baseline`` and ``greedy`` opponents' moves, computed on the board's cells
-(:mod:`reference.play`), and the baseline's values of a position's children, by which the
-search picks its favourite (:func:`baseline_children`, :mod:`reference.play_search`).
+(:mod:`reference.play`), and the baseline's changes from a position to its children, by which
+the search picks its favourite (:func:`baseline_changes`, :mod:`reference.play_search`).
 
 Convention: each move is the one the plain definition makes, so the matches are the same; only
 the work differs. The ``baseline`` move is :func:`reference.play_search.search_move`'s with
@@ -50,7 +50,7 @@ def baseline_move(game: Any, state: Any, depth: int) -> Any:
     None at a terminal position, as ``search_move``'s."""
     drops = _DROPS.get(type(game))
     if drops is None or depth < 1 or game.is_terminal(state):
-        # imported here: play_search imports this module (baseline_children)
+        # imported here: play_search imports this module (baseline_changes)
         from reference.play_search import search_move
 
         return search_move(game, state, depth, baseline_evaluation)
@@ -70,16 +70,16 @@ def greedy_move(game: Any, state: Any, rng: random.Random) -> Any:
                          "x" if game.to_move(state) == MAX else "o", rng)
 
 
-def baseline_children(game: Any, state: Any) -> dict[Any, float] | None:
-    """:func:`baseline_evaluation` of each child of the non-terminal ``state`` that does not end
-    the game, by action: ``state``'s value plus the move's gain, no whole evaluation a child
-    (the search's favourite, :mod:`reference.play_search`). None for a game not searched here."""
+def baseline_changes(game: Any, state: Any) -> dict[Any, int] | None:
+    """How much each move from the non-terminal ``state`` changes :func:`baseline_evaluation`
+    (the child's value minus ``state``'s), for each child that does not end the game, by action:
+    the gains, no evaluation at all (the search's favourite, :mod:`reference.play_search`).
+    None for a game not searched here."""
     drops = _DROPS.get(type(game))
     if drops is None:
         return None
     search = _search(game.rows, game.columns, game.connect, drops)
-    return search.children("".join(game.board(state)), int(baseline_evaluation(game, state)),
-                           "x" if game.to_move(state) == MAX else "o")
+    return search.changes("".join(game.board(state)), "x" if game.to_move(state) == MAX else "o")
 
 
 @lru_cache(maxsize=16)
@@ -143,15 +143,15 @@ class _GridSearch:
         return sum(map(self.gains[mark].__getitem__,
                        zip(*[iter(self.readers[cell](cells))] * (self.connect - 1))))
 
-    def children(self, cells: str, value: int, mark: str) -> dict[int, float]:
-        """:func:`baseline_children` on ``cells`` (worth ``value``, ``mark`` to move)."""
+    def changes(self, cells: str, mark: str) -> dict[int, int]:
+        """:func:`baseline_changes` on ``cells``, ``mark`` to move."""
         if cells.count(".") == 1:
             return {}  # the one move fills the board: a draw
         found = {}
         for action, cell in self.moves(cells):
             gain = self.gain(cells, cell, mark)
             if -_LINE < gain < _LINE:  # else the mark completed a line
-                found[action] = float(value + gain)
+                found[action] = gain
         return found
 
     def move(self, game: Any, state: Any, depth: int) -> int:
@@ -227,4 +227,4 @@ class _GridSearch:
         return best
 
 
-__all__ = ["WIN", "baseline_children", "baseline_move", "greedy_move"]
+__all__ = ["WIN", "baseline_changes", "baseline_move", "greedy_move"]

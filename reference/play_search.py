@@ -56,7 +56,7 @@ from typing import Any
 
 from grader.games.base import MAX
 from reference.evaluations import baseline_evaluation
-from reference.grid_opponents import baseline_children
+from reference.grid_opponents import baseline_changes
 
 Value = tuple[int, float]
 Evaluation = Callable[[Any, Any], float]
@@ -151,13 +151,16 @@ def _liked_best(game: Any, node: Any, level: int) -> Any:
     """The action of ``node`` (at depth ``level``) to the child the baseline likes best for
     ``node``'s mover, a terminal child by its outcome; the first in actions order of those."""
 
-    known = baseline_children(game, node)  # the grid games' values, from node's: quicker
+    # A grid game's children that do not end the game are ranked by how much each move
+    # changes the baseline (no evaluation at all): their values all add node's own, so the
+    # order is the same. (A child ending in a draw, (0, 0.0), leaves no other: the board full.)
+    changes = baseline_changes(game, node)
 
     def liking(action: Any) -> Value:
         child = game.result(node, action)
         if game.is_terminal(child):
             return outcome_value(game, child, level + 1)
-        return (0, baseline_evaluation(game, child) if known is None else known[action])
+        return (0, baseline_evaluation(game, child) if changes is None else changes[action])
 
     return (max if game.to_move(node) == MAX else min)(game.actions(node), key=liking)
 

@@ -325,16 +325,16 @@ def test_the_baseline_s_gain_is_the_change_of_its_value_and_flags_a_line(name, p
 
 
 @pytest.mark.parametrize("name, params", BOARDS)
-def test_the_baseline_s_children_values_are_its_evaluations_of_the_children(name, params):
-    from reference.grid_opponents import baseline_children
+def test_the_baseline_s_changes_are_its_children_s_values_minus_the_position_s(name, params):
+    from reference.grid_opponents import baseline_changes
 
     game = builtin_game(name, None, params)
     for state in seeded_positions(game, 40, 5):
         children = {action: game.result(state, action) for action in game.actions(state)}
-        assert baseline_children(game, state) == {
-            action: play.baseline_evaluation(game, child)
+        assert baseline_changes(game, state) == {
+            action: play.baseline_evaluation(game, child) - play.baseline_evaluation(game, state)
             for action, child in children.items() if not game.is_terminal(child)}
-    assert baseline_children(builtin_game("nim", None, {}), None) is None  # not a grid game
+    assert baseline_changes(builtin_game("nim", None, {}), None) is None  # not a grid game
 
 
 @pytest.mark.parametrize("name, params", BOARDS)
