@@ -158,9 +158,10 @@ def best_action(game: Any, state: Any, by_action: dict[Any, Value]) -> Any:
     return next(action for action, value in by_action.items() if value == best)
 
 
-def _liked_best(game: Any, node: Any, level: int) -> Any:
-    """The action of ``node`` (at depth ``level``) to the child the baseline likes best for
-    ``node``'s mover, a terminal child by its outcome; the first in actions order of those."""
+def _liked_best(game: Any, node: Any, level: int, children: dict[Any, Any]) -> Any:
+    """The action of ``node`` (at depth ``level``; ``children``: its children by action, in
+    actions order) to the child the baseline likes best for ``node``'s mover, a terminal child
+    by its outcome; the first in actions order of those."""
 
     # A grid game's children that do not end the game are ranked by how much each move
     # changes the baseline (no evaluation at all): their values all add node's own, so the
@@ -168,12 +169,12 @@ def _liked_best(game: Any, node: Any, level: int) -> Any:
     changes = baseline_changes(game, node)
 
     def liking(action: Any) -> Value:
-        child = game.result(node, action)
+        child = children[action]
         if game.is_terminal(child):
             return outcome_value(game, child, level + 1)
         return (0, baseline_evaluation(game, child) if changes is None else changes[action])
 
-    return (max if game.to_move(node) == MAX else min)(game.actions(node), key=liking)
+    return (max if game.to_move(node) == MAX else min)(children, key=liking)
 
 
 def _ranked_replies(plan: Plan, values: dict[str, float]) -> list[Any]:
@@ -225,7 +226,7 @@ def search(game: Any, state: Any, depth: int, probes: int | None = None) -> Sear
         return Decision(game.state_id(state), exact, best_action(game, state, exact), pruned)
     for_max = game.to_move(state) == MAX
     place = {action: i for i, action in enumerate(children)}
-    favourite = _liked_best(game, state, 0)
+    favourite = _liked_best(game, state, 0, children)
     (favoured,) = yield from in_full([(children[favourite], 1)])
     exact = {action: outcome_value(game, child, 1) for action, child in children.items()
              if game.is_terminal(child)}
