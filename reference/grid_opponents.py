@@ -1,6 +1,7 @@
 """The ``baseline`` and ``greedy`` opponents' moves, computed on the board's cells
-(:mod:`reference.play`), and the baseline's changes from a position to its children, by which
-the search picks its favourite (:func:`baseline_changes`, :mod:`reference.play_search`).
+(:mod:`reference.play`); the baseline's changes from a position to its children, by which
+the search picks its favourite (:func:`baseline_changes`, :mod:`reference.play_search`); and
+the referee's values of a position's cutoff (:func:`reference_values`).
 
 Convention: each move is the one the plain definition makes, so the matches are the same; only
 the work differs. The ``baseline`` move is :func:`reference.play_search.search_move`'s with
@@ -38,7 +39,13 @@ from grader.games.connect4 import ConnectFour
 from grader.games.mnk import MNKGame
 from grader.games.players import greedy_move as plain_greedy_move
 from grader.games.tictactoe import TicTacToe
-from reference.evaluations import COMPLETES, baseline_evaluation, baseline_gains
+from reference.evaluations import (
+    COMPLETES,
+    baseline_evaluation,
+    baseline_gains,
+    reference_evaluation,
+    reference_gains,
+)
 
 WIN = 1_000_000  # a win for MAX at the root; ``WIN - d`` at depth ``d`` (module docstring)
 _LINE = COMPLETES // 2  # a gain at least this far from 0: the mark completed a line
@@ -82,6 +89,21 @@ def baseline_changes(game: Any, state: Any) -> dict[Any, int] | None:
     return search.changes("".join(game.board(state)), "x" if game.to_move(state) == MAX else "o")
 
 
+def reference_values(game: Any, state: Any, depth: int) -> dict[str, float] | None:
+    """:func:`reference_evaluation` of each non-terminal position ``depth`` plies below the
+    non-terminal ``state``, by its cells (``"".join(game.board(position))``): ``state``'s value
+    plus each move's change on the way, no whole evaluation a position (the referee,
+    :func:`reference.play.losing_choice`). None for a game not searched here, or depth 0."""
+    drops = _DROPS.get(type(game))
+    if drops is None or depth < 1:
+        return None
+    search = _search(game.rows, game.columns, game.connect, drops)
+    found: dict[str, float] = {}
+    search.reference_values("".join(game.board(state)), reference_evaluation(game, state),
+                            "x" if game.to_move(state) == MAX else "o", depth, found)
+    return found
+
+
 @lru_cache(maxsize=16)
 def _search(rows: int, columns: int, connect: int, drops: bool) -> _GridSearch:
     return _GridSearch(rows, columns, connect, drops)
@@ -93,6 +115,7 @@ class _GridSearch:
     def __init__(self, rows: int, columns: int, connect: int, drops: bool) -> None:
         self.rows, self.columns, self.connect, self.drops = rows, columns, connect, drops
         self.readers, self.gains = baseline_gains(rows, columns, connect)
+        self.reference, self.halves = reference_gains(rows, columns, connect)
         self.runs = {mark: (mark,) * (connect - 1) for mark in "xo"}  # a window's other cells
 
     def moves(self, cells: str) -> list[tuple[int, int]]:
@@ -153,6 +176,24 @@ class _GridSearch:
             if -_LINE < gain < _LINE:  # else the mark completed a line
                 found[action] = gain
         return found
+
+    def reference_values(self, cells: str, value: float, mark: str, depth: int,
+                         found: dict[str, float]) -> None:
+        """:func:`reference_values` below ``cells`` (worth ``value``, ``mark`` to move), added
+        to ``found``."""
+        table, others = self.reference[mark].__getitem__, self.connect - 1
+        sign = 1 if mark == "x" else -1
+        for _, cell in self.moves(cells):
+            child = cells[:cell] + mark + cells[cell + 1:]
+            if self.wins(cells, cell, mark) or "." not in child:
+                continue  # the game ends there: a line, or the board full
+            worth = value + sum(map(table, zip(*[iter(self.readers[cell](cells))] * others)))
+            worth += sign * self.halves[cell]
+            if depth == 1:
+                found[child] = worth
+            else:
+                self.reference_values(child, worth, "o" if mark == "x" else "x", depth - 1,
+                                      found)
 
     def move(self, game: Any, state: Any, depth: int) -> int:
         cells = "".join(game.board(state))
@@ -227,4 +268,4 @@ class _GridSearch:
         return best
 
 
-__all__ = ["WIN", "baseline_changes", "baseline_move", "greedy_move"]
+__all__ = ["WIN", "baseline_changes", "baseline_move", "greedy_move", "reference_values"]
