@@ -252,7 +252,7 @@ class GridGame(Game):
         except TypeError:  # not a board's string of cells: found the slow way, as before
             found = None
         if found is None:
-            found = tuple(i for i, mark in enumerate(cells) if mark == ".")
+            found = tuple([i for i, mark in enumerate(cells) if mark == "."])  # a list: quicker
             if type(cells) is str:
                 if len(self._empty) >= POSITION_MEMO:
                     self._empty.clear()
