@@ -145,18 +145,18 @@ class _GridSearch:
         # Whether ``other`` filling a cell wins is the same in every child as in ``cells``
         # but at the cell the move filled (the child's one change: a mark not ``other``'s,
         # where ``cells`` has none either), so each cell is asked once, not once a child.
-        threats: dict[int, bool] = {}
+        threats: dict[int, bool] = {}  # a reply's cell -> whether ``other`` wins there
         safe = []
         for action, cell in moves:
             child = cells[:cell] + mark + cells[cell + 1:]
-            for _, reply in ([] if last else self.moves(child)):
-                wins = threats.get(reply)
-                if wins is None:
-                    wins = threats[reply] = self.wins(cells, reply, other)
-                if wins:
-                    break
+            replies = [] if last else self.moves(child)  # last: the board full, a draw
+            for _, reply in replies:
+                if reply not in threats:
+                    threats[reply] = self.wins(cells, reply, other)
+                if threats[reply]:
+                    break  # a reply of theirs wins
             else:
-                safe.append(action)  # the board full (a draw), or no reply of theirs wins
+                safe.append(action)
         actions = [action for action, _ in moves]
         return rng.choice(safe if safe and len(safe) < len(actions) else actions)
 
