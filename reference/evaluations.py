@@ -98,6 +98,23 @@ def baseline_gains(rows: int, columns: int, connect: int
 
 
 @lru_cache(maxsize=32)
+def reference_gains(rows: int, columns: int, connect: int
+                    ) -> tuple[dict[str, dict[tuple[str, ...], float]], tuple[float, ...]]:
+    """How :func:`reference_evaluation` changes when a mark fills an empty cell, read as
+    :func:`baseline_gains` says (its readers): per mark, the change one window makes by its
+    other cells' marks (no line flagged: the baseline's gain says that); per cell, what a mark
+    there adds for the middle column(s): 0.5 (x; minus it for o), else 0.0. Every worth is a
+    power of four or a half, far inside a float's precision: the sums are exact, in any order,
+    so a value found this way is the very float :func:`reference_evaluation` returns."""
+    _, worth = _tables(rows, columns, connect, "reference")
+    gains = {mark: {others: worth[(*others, mark)] - worth[(*others, ".")]
+                    for others in product("xo.", repeat=connect - 1)} for mark in "xo"}
+    middle = {columns // 2, (columns - 1) // 2}
+    halves = tuple(0.5 if cell % columns in middle else 0.0 for cell in range(rows * columns))
+    return gains, halves
+
+
+@lru_cache(maxsize=32)
 def _tables(rows: int, columns: int, connect: int, weights: str
             ) -> tuple[itemgetter, dict[tuple[str, ...], float]]:
     """The windows' reader (an itemgetter of every window's cells, one window after another)

@@ -1,5 +1,7 @@
 """The ``baseline`` and ``greedy`` opponents' moves, computed on the board's cells
-(:mod:`reference.play`).
+(:mod:`reference.play`); the baseline's changes from a position to its children, by which
+the search picks its favourite (:func:`baseline_changes`, :mod:`reference.play_search`); and
+the referee's values of a position's cutoff (:func:`reference_values`).
 
 Convention: each move is the one the plain definition makes, so the matches are the same; only
 the work differs. The ``baseline`` move is :func:`reference.play_search.search_move`'s with
@@ -37,8 +39,13 @@ from grader.games.connect4 import ConnectFour
 from grader.games.mnk import MNKGame
 from grader.games.players import greedy_move as plain_greedy_move
 from grader.games.tictactoe import TicTacToe
-from reference.evaluations import COMPLETES, baseline_evaluation, baseline_gains
-from reference.play_search import search_move
+from reference.evaluations import (
+    COMPLETES,
+    baseline_evaluation,
+    baseline_gains,
+    reference_evaluation,
+    reference_gains,
+)
 
 WIN = 1_000_000  # a win for MAX at the root; ``WIN - d`` at depth ``d`` (module docstring)
 _LINE = COMPLETES // 2  # a gain at least this far from 0: the mark completed a line
@@ -50,6 +57,9 @@ def baseline_move(game: Any, state: Any, depth: int) -> Any:
     None at a terminal position, as ``search_move``'s."""
     drops = _DROPS.get(type(game))
     if drops is None or depth < 1 or game.is_terminal(state):
+        # imported here: play_search imports this module (baseline_changes)
+        from reference.play_search import search_move
+
         return search_move(game, state, depth, baseline_evaluation)
     search = _search(game.rows, game.columns, game.connect, drops)
     return search.move(game, state, depth)
@@ -67,6 +77,33 @@ def greedy_move(game: Any, state: Any, rng: random.Random) -> Any:
                          "x" if game.to_move(state) == MAX else "o", rng)
 
 
+def baseline_changes(game: Any, state: Any) -> dict[Any, int] | None:
+    """How much each move from the non-terminal ``state`` changes :func:`baseline_evaluation`
+    (the child's value minus ``state``'s), for each child that does not end the game, by action:
+    the gains, no evaluation at all (the search's favourite, :mod:`reference.play_search`).
+    None for a game not searched here."""
+    drops = _DROPS.get(type(game))
+    if drops is None:
+        return None
+    search = _search(game.rows, game.columns, game.connect, drops)
+    return search.changes("".join(game.board(state)), "x" if game.to_move(state) == MAX else "o")
+
+
+def reference_values(game: Any, state: Any, depth: int) -> dict[str, float] | None:
+    """:func:`reference_evaluation` of each non-terminal position ``depth`` plies below the
+    non-terminal ``state``, by its cells (``"".join(game.board(position))``): ``state``'s value
+    plus each move's change on the way, no whole evaluation a position (the referee,
+    :func:`reference.play.losing_choice`). None for a game not searched here, or depth 0."""
+    drops = _DROPS.get(type(game))
+    if drops is None or depth < 1:
+        return None
+    search = _search(game.rows, game.columns, game.connect, drops)
+    found: dict[str, float] = {}
+    search.reference_values("".join(game.board(state)), reference_evaluation(game, state),
+                            "x" if game.to_move(state) == MAX else "o", depth, found)
+    return found
+
+
 @lru_cache(maxsize=16)
 def _search(rows: int, columns: int, connect: int, drops: bool) -> _GridSearch:
     return _GridSearch(rows, columns, connect, drops)
@@ -78,6 +115,7 @@ class _GridSearch:
     def __init__(self, rows: int, columns: int, connect: int, drops: bool) -> None:
         self.rows, self.columns, self.connect, self.drops = rows, columns, connect, drops
         self.readers, self.gains = baseline_gains(rows, columns, connect)
+        self.reference, self.halves = reference_gains(rows, columns, connect)
         self.runs = {mark: (mark,) * (connect - 1) for mark in "xo"}  # a window's other cells
 
     def moves(self, cells: str) -> list[tuple[int, int]]:
@@ -104,11 +142,21 @@ class _GridSearch:
             if self.wins(cells, cell, mark):
                 return action
         other, last = "o" if mark == "x" else "x", cells.count(".") == 1
+        # Whether ``other`` filling a cell wins is the same in every child as in ``cells``
+        # but at the cell the move filled (the child's one change: a mark not ``other``'s,
+        # where ``cells`` has none either), so each cell is asked once, not once a child.
+        threats: dict[int, bool] = {}  # a reply's cell -> whether ``other`` wins there
         safe = []
         for action, cell in moves:
             child = cells[:cell] + mark + cells[cell + 1:]
-            if last or not any(self.wins(child, reply, other) for _, reply in self.moves(child)):
-                safe.append(action)  # the board full (a draw), or no reply of theirs wins
+            replies = [] if last else self.moves(child)  # last: the board full, a draw
+            for _, reply in replies:
+                if reply not in threats:
+                    threats[reply] = self.wins(cells, reply, other)
+                if threats[reply]:
+                    break  # a reply of theirs wins
+            else:
+                safe.append(action)
         actions = [action for action, _ in moves]
         return rng.choice(safe if safe and len(safe) < len(actions) else actions)
 
@@ -117,6 +165,35 @@ class _GridSearch:
         a line)."""
         return sum(map(self.gains[mark].__getitem__,
                        zip(*[iter(self.readers[cell](cells))] * (self.connect - 1))))
+
+    def changes(self, cells: str, mark: str) -> dict[int, int]:
+        """:func:`baseline_changes` on ``cells``, ``mark`` to move."""
+        if cells.count(".") == 1:
+            return {}  # the one move fills the board: a draw
+        found = {}
+        for action, cell in self.moves(cells):
+            gain = self.gain(cells, cell, mark)
+            if -_LINE < gain < _LINE:  # else the mark completed a line
+                found[action] = gain
+        return found
+
+    def reference_values(self, cells: str, value: float, mark: str, depth: int,
+                         found: dict[str, float]) -> None:
+        """:func:`reference_values` below ``cells`` (worth ``value``, ``mark`` to move), added
+        to ``found``."""
+        table, others = self.reference[mark].__getitem__, self.connect - 1
+        sign = 1 if mark == "x" else -1
+        for _, cell in self.moves(cells):
+            child = cells[:cell] + mark + cells[cell + 1:]
+            if self.wins(cells, cell, mark) or "." not in child:
+                continue  # the game ends there: a line, or the board full
+            worth = value + sum(map(table, zip(*[iter(self.readers[cell](cells))] * others)))
+            worth += sign * self.halves[cell]
+            if depth == 1:
+                found[child] = worth
+            else:
+                self.reference_values(child, worth, "o" if mark == "x" else "x", depth - 1,
+                                      found)
 
     def move(self, game: Any, state: Any, depth: int) -> int:
         cells = "".join(game.board(state))
@@ -191,4 +268,4 @@ class _GridSearch:
         return best
 
 
-__all__ = ["WIN", "baseline_move", "greedy_move"]
+__all__ = ["WIN", "baseline_changes", "baseline_move", "greedy_move", "reference_values"]

@@ -39,7 +39,7 @@ from grader.games.players import (
     run_match,
     simple_move,
 )
-from reference.grid_opponents import baseline_move
+from reference.grid_opponents import baseline_move, reference_values
 from reference.grid_opponents import greedy_move as grid_greedy_move
 from reference.evaluations import baseline_evaluation, reference_evaluation
 from reference.play_search import (
@@ -96,7 +96,9 @@ def losing_choice(game: Any, record: MatchRecord, depth: int
     for decision in reversed(record.decisions):
         state = game.state_from_id(decision.position)
         positions = cutoff_positions(game, state, depth)
-        values = {game.state_id(p): reference_evaluation(game, p) for p in positions}
+        known = reference_values(game, state, depth)  # a grid game's, from state's: quicker
+        values = {game.state_id(p): reference_evaluation(game, p) if known is None
+                  else known["".join(game.board(p))] for p in positions}
         staff = search_values(game, state, depth, values)
         if best_action(game, state, staff) != decision.action and \
                 staff[best_action(game, state, staff)] != staff[decision.action]:

@@ -51,10 +51,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import chain
+from typing import Any, NamedTuple
 
 from grader.games.base import MAX
 from reference.evaluations import baseline_evaluation
+from reference.grid_opponents import baseline_changes
 
 Value = tuple[int, float]
 Evaluation = Callable[[Any, Any], float]
@@ -74,23 +76,50 @@ class Decision:
     pruned: dict[Any, Value] = field(default_factory=dict)
 
 
-def _collect(game: Any, node: Any, level: int, depth: int, found: dict[str, Any]) -> None:
-    """Add the non-terminal positions at depth ``depth`` below ``node`` (at depth ``level``)
-    to ``found`` (by id, first met first), depth first, children in ``actions`` order."""
+class _Inner(NamedTuple):
+    """A node of a :func:`_plan` above the cutoff."""
+
+    maximizing: bool  # MAX to move
+    children: dict[Any, Plan]  # by action, in actions order
+
+
+# A node searched in full, as :func:`backed_up` needs it once the evaluations are in: a
+# terminal node's outcome, a non-terminal one's id at the cutoff, or a node above the cutoff.
+Plan = Value | str | _Inner
+
+
+def _plan(game: Any, node: Any, level: int, depth: int, found: dict[str, Any]) -> Plan:
+    """The :data:`Plan` of ``node`` (at depth ``level``) searched to depth ``depth``; its
+    non-terminal positions at depth ``depth`` are added to ``found`` (by id, first met first),
+    depth first, children in ``actions`` order. The subtree is walked once: backing it up
+    needs no game call."""
     if game.is_terminal(node):
-        return
+        return outcome_value(game, node, level)
     if level == depth:
-        found.setdefault(game.state_id(node), node)
-        return
-    for action in game.actions(node):
-        _collect(game, game.result(node, action), level + 1, depth, found)
+        key = game.state_id(node)
+        found.setdefault(key, node)
+        return key
+    plans: dict[Any, Plan] = {}
+    if level + 1 == depth:  # the children are the leaves: looked at here, not a call each
+        is_terminal, state_id, result = game.is_terminal, game.state_id, game.result
+        for action in game.actions(node):
+            child = result(node, action)
+            if is_terminal(child):
+                plans[action] = outcome_value(game, child, depth)
+            else:
+                key = plans[action] = state_id(child)
+                found.setdefault(key, child)
+    else:
+        for action in game.actions(node):
+            plans[action] = _plan(game, game.result(node, action), level + 1, depth, found)
+    return _Inner(game.to_move(node) == MAX, plans)
 
 
 def cutoff_positions(game: Any, state: Any, depth: int) -> list[Any]:
     """The distinct non-terminal positions at depth ``depth`` below ``state``, in search order
     (depth first, children in ``actions`` order): what a search in full evaluates."""
     found: dict[str, Any] = {}
-    _collect(game, state, 0, depth, found)
+    _plan(game, state, 0, depth, found)
     return list(found.values())
 
 
@@ -103,22 +132,21 @@ def outcome_value(game: Any, state: Any, level: int) -> Value:
     return (0, 0.0)
 
 
-def backed_up(game: Any, node: Any, level: int, depth: int, values: dict[str, float]) -> Value:
-    """The minimax value of ``node`` (at depth ``level``) searched in full, ``values`` the
+def backed_up(plan: Plan, values: dict[str, float]) -> Value:
+    """The minimax value of a node searched in full (its :func:`_plan`), ``values`` the
     evaluations by position id."""
-    if game.is_terminal(node):
-        return outcome_value(game, node, level)
-    if level == depth:
-        return (0, values[game.state_id(node)])
-    children = [backed_up(game, game.result(node, a), level + 1, depth, values)
-                for a in game.actions(node)]
-    return max(children) if game.to_move(node) == MAX else min(children)
+    if type(plan) is str:
+        return (0, values[plan])
+    if type(plan) is _Inner:
+        got = [backed_up(child, values) for child in plan.children.values()]
+        return max(got) if plan.maximizing else min(got)
+    return plan  # a terminal node's outcome
 
 
 def search_values(game: Any, state: Any, depth: int, values: dict[str, float]
                   ) -> dict[Any, Value]:
     """``{action: minimax value}`` at the root, every child searched in full."""
-    return {action: backed_up(game, game.result(state, action), 1, depth, values)
+    return {action: backed_up(_plan(game, game.result(state, action), 1, depth, {}), values)
             for action in game.actions(state)}
 
 
@@ -130,29 +158,46 @@ def best_action(game: Any, state: Any, by_action: dict[Any, Value]) -> Any:
     return next(action for action, value in by_action.items() if value == best)
 
 
-def _liked_best(game: Any, node: Any, level: int) -> Any:
-    """The action of ``node`` (at depth ``level``) to the child the baseline likes best for
-    ``node``'s mover, a terminal child by its outcome; the first in actions order of those."""
+def _liked_best(game: Any, node: Any, level: int, children: dict[Any, Any]) -> Any:
+    """The action of ``node`` (at depth ``level``; ``children``: its children by action, in
+    actions order) to the child the baseline likes best for ``node``'s mover, a terminal child
+    by its outcome; the first in actions order of those."""
+
+    # A grid game's children that do not end the game are ranked by how much each move
+    # changes the baseline (no evaluation at all): their values all add node's own, so the
+    # order is the same. (A child ending in a draw, (0, 0.0), leaves no other: the board full.)
+    changes = baseline_changes(game, node)
 
     def liking(action: Any) -> Value:
-        child = game.result(node, action)
+        child = children[action]
         if game.is_terminal(child):
             return outcome_value(game, child, level + 1)
-        return (0, baseline_evaluation(game, child))
+        return (0, baseline_evaluation(game, child) if changes is None else changes[action])
 
-    return (max if game.to_move(node) == MAX else min)(game.actions(node), key=liking)
+    return (max if game.to_move(node) == MAX else min)(children, key=liking)
 
 
-def _ranked_replies(game: Any, node: Any, depth: int, values: dict[str, float]) -> list[Any]:
-    """The replies to ``node`` (at depth 1, searched in full: ``values`` holds its
+def _ranked_replies(plan: Plan, values: dict[str, float]) -> list[Any]:
+    """The replies to a node at depth 1 (its :func:`_plan`; ``values`` holds its
     evaluations), best first for its mover (actions order among equals); [] when terminal."""
-    if game.is_terminal(node):
+    if type(plan) is not _Inner:
         return []
-    replies = {action: backed_up(game, game.result(node, action), 2, depth, values)
-               for action in game.actions(node)}
-    ranked = sorted(replies.values(), reverse=game.to_move(node) == MAX)
+    replies = {action: backed_up(child, values) for action, child in plan.children.items()}
+    ranked = sorted(replies.values(), reverse=plan.maximizing)
     order = {value: rank for rank, value in reversed(list(enumerate(ranked)))}
     return sorted(replies, key=lambda action: order[replies[action]])  # stable: actions order
+
+
+def _probe_order(legal: Sequence[Any], killers: list[Any], most: int) -> list[Any]:
+    """The replies a child's probes try, in order (module docstring): the first ``most`` of
+    the killers legal there and then its other actions (``legal``), each once."""
+    order: list[Any] = []
+    for reply in chain(killers, legal):
+        if len(order) >= most:
+            break
+        if reply in legal and reply not in order:
+            order.append(reply)
+    return order
 
 
 def search(game: Any, state: Any, depth: int, probes: int | None = None) -> Search:
@@ -162,38 +207,40 @@ def search(game: Any, state: Any, depth: int, probes: int | None = None) -> Sear
     children = {action: game.result(state, action) for action in game.actions(state)}
     values: dict[str, float] = {}
 
-    def in_full(roots: list[tuple[Any, int]]) -> Generator[list[Any], Sequence[float], None]:
+    def in_full(roots: list[tuple[Any, int]]
+                ) -> Generator[list[Any], Sequence[float], list[Plan]]:
         """Search each ``(node, depth of node)`` in full: ask (one yield) for the positions
-        that needs and no earlier round asked for."""
+        that needs and no earlier round asked for; return each one's plan, to back up."""
         found: dict[str, Any] = {}
-        for node, level in roots:
-            _collect(game, node, level, depth, found)
+        plans = [_plan(game, node, level, depth, found) for node, level in roots]
         asked = [(key, node) for key, node in found.items() if key not in values]
         if asked:
             got = yield [node for _, node in asked]
             values.update(zip((key for key, _ in asked), map(float, got), strict=True))
+        return plans
 
     pruned: dict[Any, Value] = {}
     if depth < 2:
-        yield from in_full([(child, 1) for child in children.values()])
-        exact = {action: backed_up(game, child, 1, depth, values)
-                 for action, child in children.items()}
+        plans = yield from in_full([(child, 1) for child in children.values()])
+        exact = {action: backed_up(plan, values) for action, plan in zip(children, plans)}
         return Decision(game.state_id(state), exact, best_action(game, state, exact), pruned)
     for_max = game.to_move(state) == MAX
     place = {action: i for i, action in enumerate(children)}
-    favourite = _liked_best(game, state, 0)
-    yield from in_full([(children[favourite], 1)])
+    favourite = _liked_best(game, state, 0, children)
+    (favoured,) = yield from in_full([(children[favourite], 1)])
     exact = {action: outcome_value(game, child, 1) for action, child in children.items()
              if game.is_terminal(child)}
-    exact[favourite] = backed_up(game, children[favourite], 1, depth, values)
+    exact[favourite] = backed_up(favoured, values)
     if _wins_now(exact, for_max):  # no other child can beat or tie a win in one ply
         return Decision(game.state_id(state), exact, best_action(game, state, exact),
                         {action: _WIN_LATER[for_max] for action in children
                          if action not in exact})
-    replies = _ranked_replies(game, children[favourite], depth, values)
+    replies = _ranked_replies(favoured, values)
     killers = [favourite, *(reply for reply in replies if reply != favourite)]
     bounds: dict[Any, Value] = {}
-    tried: dict[Any, set] = {action: set() for action in children if action not in exact}
+    # child's action -> the replies its probes have still to try, found once (not each round)
+    tried: dict[Any, list] = {action: _probe_order(game.actions(child), killers, probes)
+                              for action, child in children.items() if action not in exact}
     while True:
         best = best_action(game, state, {a: exact[a] for a in children if a in exact})
         kept = exact[best]
@@ -206,30 +253,25 @@ def search(game: Any, state: Any, depth: int, probes: int | None = None) -> Sear
         if not tried:
             break
         full, probing = [], {}
-        for action, done in tried.items():
-            child = children[action]
-            legal = list(game.actions(child))
-            reply = next((r for r in [*killers, *legal] if r in legal and r not in done), None) \
-                if len(done) < probes else None
-            if reply is None:
-                full.append(action)
+        for action, replies in tried.items():
+            if replies:
+                probing[action] = replies.pop(0)
             else:
-                probing[action] = reply
+                full.append(action)
         if not full and any(a in bounds for a in probing):
             hopeful = [a for a in probing if a in bounds]
             pick = (max if for_max else min)(hopeful, key=lambda a: bounds[a])
             full.append(pick)
             del probing[pick]
-        yield from in_full([(children[a], 1) for a in full]
-                           + [(game.result(children[a], r), 2) for a, r in probing.items()])
-        for action in full:
-            exact[action] = backed_up(game, children[action], 1, depth, values)
+        plans = yield from in_full([(children[a], 1) for a in full]
+                                   + [(game.result(children[a], r), 2) for a, r in probing.items()])
+        for action, plan in zip(full, plans):
+            exact[action] = backed_up(plan, values)
             del tried[action]
-        for action, reply in probing.items():
-            got = backed_up(game, game.result(children[action], reply), 2, depth, values)
+        for action, plan in zip(probing, plans[len(full):]):
+            got = backed_up(plan, values)
             old = bounds.get(action, got)
             bounds[action] = min(old, got) if for_max else max(old, got)
-            tried[action].add(reply)
     exact = {action: exact[action] for action in children if action in exact}
     return Decision(game.state_id(state), exact, best_action(game, state, exact), pruned)
 

@@ -325,6 +325,36 @@ def test_the_baseline_s_gain_is_the_change_of_its_value_and_flags_a_line(name, p
 
 
 @pytest.mark.parametrize("name, params", BOARDS)
+def test_the_baseline_s_changes_are_its_children_s_values_minus_the_position_s(name, params):
+    from reference.grid_opponents import baseline_changes
+
+    game = builtin_game(name, None, params)
+    for state in seeded_positions(game, 40, 5):
+        children = {action: game.result(state, action) for action in game.actions(state)}
+        assert baseline_changes(game, state) == {
+            action: play.baseline_evaluation(game, child) - play.baseline_evaluation(game, state)
+            for action, child in children.items() if not game.is_terminal(child)}
+    assert baseline_changes(builtin_game("nim", None, {}), None) is None  # not a grid game
+
+
+@pytest.mark.parametrize("name, params", BOARDS)
+def test_the_referee_s_values_from_the_position_s_are_its_evaluations_of_the_cutoff(name, params):
+    from reference.grid_opponents import reference_values
+
+    game = builtin_game(name, None, params)
+    for depth in (1, 2, 3):
+        for state in seeded_positions(game, 15, depth, 14 if depth == 3 else None):
+            known = reference_values(game, state, depth)
+            cutoff = play.cutoff_positions(game, state, depth)
+            assert len(known) == len(cutoff)  # the same positions, none more
+            for position in cutoff:  # the same floats (==, and the same sign of a zero)
+                value = known["".join(game.board(position))]
+                assert repr(value) == repr(play.reference_evaluation(game, position))
+    assert reference_values(game, state, 0) is None  # depth 0: the position itself
+    assert reference_values(builtin_game("nim", None, {}), None, 2) is None  # not a grid game
+
+
+@pytest.mark.parametrize("name, params", BOARDS)
 def test_the_baseline_opponent_moves_as_the_search_with_the_baseline_evaluation(name, params):
     from reference.grid_opponents import baseline_move
 

@@ -87,4 +87,5 @@ class ConnectFour(GridGame):
     def actions(self, state: Any) -> tuple[int, ...]:
         if state.winner:
             return ()
-        return tuple(c for c in range(self.columns) if state.cells[c] == ".")
+        cells = state.cells
+        return tuple([c for c in range(self.columns) if cells[c] == "."])  # a list: quicker

@@ -61,14 +61,29 @@ def grid_lines(rows: int, columns: int, connect: int) -> tuple[tuple[int, ...], 
 
 
 @lru_cache(maxsize=64)  # made once a shape: the worker builds a game for every request
-def lines_through(rows: int, columns: int, connect: int) -> tuple[tuple[itemgetter, ...], ...]:
-    """Per cell: a getter for each line through it, returning that line's marks as a tuple."""
-    through: list[list[itemgetter]] = [[] for _ in range(rows * columns)]
-    for line in grid_lines(rows, columns, connect):
-        getter = itemgetter(*line)
-        for cell in line:
-            through[cell].append(getter)
-    return tuple(map(tuple, through))
+def line_segments(rows: int, columns: int, connect: int) -> tuple[tuple[slice, ...], ...]:
+    """Per cell: for each direction (along a row, a column, either diagonal) in which a line of
+    ``connect`` cells can pass through it, the slice of the cells (row-major) within
+    ``connect - 1`` steps of it that way, on both sides. A mark filling the cell makes a line
+    exactly when ``connect`` of its marks lie in a row in one of them: any ``connect`` in a row
+    of those at most ``2 * connect - 1`` cells include the middle one, the cell itself."""
+    segments = []
+    for cell in range(rows * columns):
+        r, c = divmod(cell, columns)
+        through = []
+        for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+            reach = []  # the steps the board allows from the cell, backwards then forwards
+            for sign in (-1, 1):
+                steps = 0
+                while steps < connect - 1 and 0 <= r + sign * dr * (steps + 1) < rows \
+                        and 0 <= c + sign * dc * (steps + 1) < columns:
+                    steps += 1
+                reach.append(steps)
+            if reach[0] + reach[1] + 1 >= connect:
+                step = dr * columns + dc  # > 0: a step down a row, or right along one
+                through.append(slice(cell - reach[0] * step, cell + reach[1] * step + 1, step))
+        segments.append(tuple(through))
+    return tuple(segments)
 
 
 def parse_grid(state: Any, game: str) -> tuple[str, int, int]:
@@ -135,8 +150,8 @@ class GridGame(Game):
         self.rows, self.columns, self.connect = rows, columns, connect
         self._width = rows * columns  # actions are 0 .. _width - 1
         self._lines = grid_lines(rows, columns, connect)
-        self._through = lines_through(rows, columns, connect)
-        self._runs = {mark: (mark,) * connect for mark in "xo"}
+        self._segments = line_segments(rows, columns, connect)
+        self._runs = {mark: mark * connect for mark in "xo"}
         self._id_length = rows * (columns + 1) - 1  # an id's length: rows, "|" between them
         self._bars = "|" * (rows - 1)  # an id's characters between its rows
         # cells -> its rows, in one call (board and ids: asked for at every evaluation in play)
@@ -237,7 +252,7 @@ class GridGame(Game):
         except TypeError:  # not a board's string of cells: found the slow way, as before
             found = None
         if found is None:
-            found = tuple(i for i, mark in enumerate(cells) if mark == ".")
+            found = tuple([i for i, mark in enumerate(cells) if mark == "."])  # a list: quicker
             if type(cells) is str:
                 if len(self._empty) >= POSITION_MEMO:
                     self._empty.clear()
@@ -342,8 +357,8 @@ class GridGame(Game):
         mark = "x" if self.to_move(state) == MAX else "o"
         cells = cells[:square] + mark + cells[square + 1 :]
         run = self._runs[mark]
-        for marks in self._through[square]:
-            if marks(cells) == run:
+        for segment in self._segments[square]:  # a search in C a direction (line_segments)
+            if run in cells[segment]:
                 return _board(Board, (cells, state.ply + 1, mark))
         return _board(Board, (cells, state.ply + 1, ""))
 
