@@ -23,6 +23,7 @@ late return, :func:`tampered`) are there to give honest mistakes a clear message
 
 from __future__ import annotations
 
+import _signal
 import faulthandler
 import importlib
 import importlib.machinery
@@ -568,13 +569,11 @@ def main(argv: list[str] | None = None) -> int:
     landlock = confine(config["scratch"]) if config.get("landlock", True) else 0
     seccomp = refuse_sysv_ipc() if config.get("seccomp", True) else 0  # after no_new_privs
     apply_limits(limits)
-    # signal.signal is _signal.signal inside enum conversions both ways, 7 us of the ~80 each
-    # call of a batch costs here (CpuGuard.arm sets its handler anew every call)
-    import _signal
-
     tools = Tools(
         seed=seed, perf_counter=time.perf_counter, getrusage=resource.getrusage,
         getrlimit=resource.getrlimit, setrlimit=resource.setrlimit, setitimer=signal.setitimer,
+        # _signal.signal: signal.signal wraps it in enum conversions both ways, 7 us of the
+        # ~80 each call of a batch costs here (CpuGuard.arm sets its handler anew every call)
         set_handler=_signal.signal, send=send, receive=receive, exit=os._exit,
         raise_signal=signal.raise_signal, prof_clock=prof_clock_reader(time.clock_gettime),
     )
