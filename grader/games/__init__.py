@@ -7,7 +7,6 @@ never imports Connect Four.
 from __future__ import annotations
 
 import importlib
-import sys
 from typing import Any
 
 from grader.games.base import CHANCE, MAX, MIN, Game
@@ -27,10 +26,7 @@ BUILTIN_GAMES: dict[str, tuple[str, str]] = {
 def builtin_game(name: str, state: Any = None, params: dict | None = None, **options: Any) -> Game:
     """Build a built-in game at a position. ``options`` are depth_limit and friends."""
     module_name, class_name = BUILTIN_GAMES[name]
-    # sys.modules first: import_module's own lookup of a loaded module costs more than the
-    # lookup (a game is built for every position a batch searches, in the grader and worker)
-    module = sys.modules.get(module_name) or importlib.import_module(module_name)
-    factory = getattr(module, class_name)
+    factory = getattr(importlib.import_module(module_name), class_name)
     return factory(state=state, **(params or {}), **options)
 
 

@@ -98,7 +98,7 @@ def _layout(rows: int, columns: int, walls: frozenset[int]
     return tuple(moves), tuple(distances)
 
 
-class Board(NamedTuple):
+class Layout(NamedTuple):
     """What a board's size and walls decide, shared by every position on it."""
 
     moves: tuple[tuple[tuple[str, int], ...], ...]  # per square: (action, square), MOVES order
@@ -109,18 +109,18 @@ class Board(NamedTuple):
 
 
 @lru_cache(maxsize=64)
-def _board(rows: int, columns: int, walls: frozenset[int]) -> Board:
-    """The :class:`Board` of these walls: one cache lookup a game (a game is built for every
+def _shared_layout(rows: int, columns: int, walls: frozenset[int]) -> Layout:
+    """The :class:`Layout` of these walls: one cache lookup a game (a game is built for every
     position the grader sends the worker, on each side)."""
     moves, distances = _layout(rows, columns, walls)
-    return Board(moves, distances, tuple(tuple(action for action, _ in here) for here in moves),
+    return Layout(moves, distances, tuple(tuple(action for action, _ in here) for here in moves),
                  tuple(dict(here) for here in moves),
                  tuple("#" if i in walls else "." for i in range(rows * columns)))
 
 
 # A board's pieces and food found by the C scanners of ``re``, and its squares with them taken
 # off by ``str.translate``, not by Python loops over every square (a game is built for every
-# position a batch searches: see _board).
+# position a batch searches: see _shared_layout).
 AGENT_SQUARES, GHOST_SQUARES = re.compile("[PX]"), re.compile("[GgX]")
 FOOD_SQUARES = re.compile("[og]")
 PIECES_OFF = str.maketrans("oPGgX", ".....")
@@ -130,7 +130,7 @@ PIECES_OFF = str.maketrans("oPGgX", ".....")
 def _walls(squares: str) -> tuple[frozenset[int], tuple[str, ...]]:
     """The walls of a board's ``squares`` (its pieces off: :data:`PIECES_OFF`) and the
     characters in it that are no square's, sorted. Cached: every position of a board gives
-    the same frozenset, whose hash is then kept (_board's key)."""
+    the same frozenset, whose hash is then kept (_shared_layout's key)."""
     return (frozenset(i for i, ch in enumerate(squares) if ch == "#"),
             tuple(sorted(set(squares) - BOARD_CHARS)))
 
@@ -200,7 +200,7 @@ class Chase(Game):
         self.rows, self.columns, self.walls, root = (
             _parsed(text) if type(text) is str else _parse(text))
         # per square: its moves, distances, actions and action -> square, and the blank board
-        self._moves, self._distances, self._actions, self._targets, self._blank = _board(
+        self._moves, self._distances, self._actions, self._targets, self._blank = _shared_layout(
             self.rows, self.columns, self.walls)
         for square, name in ((root.pac, "agent"), (root.ghost, "ghost")):
             if not self._moves[square]:

@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 SUSPICIOUS_MODULES = frozenset({
-    "os", "subprocess", "ctypes", "socket", "gc", "inspect", "importlib", "signal", "threading",
-    "multiprocessing", "sys", "builtins", "atexit", "shutil", "pathlib", "io", "tempfile", "pty",
-    "resource", "pickle", "marshal", "code", "runpy", "unittest", "gradescope_utils",
+    "os", "subprocess", "ctypes", "socket", "gc", "inspect", "importlib", "signal", "_signal",
+    "threading", "multiprocessing", "sys", "builtins", "atexit", "shutil", "pathlib", "io",
+    "tempfile", "pty", "resource", "pickle", "marshal", "code", "runpy", "unittest",
+    "gradescope_utils",
     "timeout_decorator", "urllib", "http", "requests", "asyncio", "concurrent", "faulthandler",
     "reference",
 })  # fmt: skip

@@ -169,6 +169,17 @@ def guarded_objects() -> Snapshot:
                     if callable(item) or isinstance(item, (staticmethod, classmethod, property)):
                         seen[f"{name}.{key}.{member}"] = item
                         places.append((members, member, item, f"{name}.{key}.{member}"))
+    functions = [(value, name) for _, _, value, name in places if type(value) is FunctionType]
+    # a function's keyword defaults are a dict, changed in place without replacing it (json.dumps'
+    # ``cls``, the worker's encoder, given the submission's): each entry a place of its own
+    keyword_defaults: dict[int, tuple[dict[str, Any], str]] = {}  # by id: one a dict, first name
+    for function, name in functions:
+        defaults = function.__kwdefaults__
+        if defaults:
+            keyword_defaults.setdefault(id(defaults), (defaults, name))
+    for defaults, name in keyword_defaults.values():
+        places += [(defaults, key, value, f"{name}.__kwdefaults__[{key!r}]")
+                   for key, value in defaults.items()]
     by_mapping: dict[int, tuple[Any, list[str], list[Any]]] = {}
     for mapping, key, value, _ in places:
         _, keys, values = by_mapping.setdefault(id(mapping), (mapping, [], []))
@@ -178,7 +189,6 @@ def guarded_objects() -> Snapshot:
               for mapping, keys, values in by_mapping.values()]  # key or more
     seen.lineage = (tuple(kind for kind, _ in kinds), tuple(kind.__bases__ for kind, _ in kinds),
                     tuple(name for _, name in kinds))
-    functions = [(value, name) for _, _, value, name in places if type(value) is FunctionType]
     seen.functions = (tuple(f for f, _ in functions),
                       tuple(tuple(map(get, (f for f, _ in functions))) for get in _PART_GETTERS),
                       tuple(name for _, name in functions))
@@ -195,6 +205,7 @@ def _getter_of(names: Any) -> Any:
 
 
 _GET = itemgetter.__call__  # a getter applied to its mapping, as map() calls it
+_MISSING = object()  # what a deleted place holds
 _BASES = attrgetter("__bases__")
 _PART_NAMES = ("__code__", "__defaults__", "__kwdefaults__")
 # a getter a part: each part compared over every function in one C loop (a tuple of the three
@@ -253,7 +264,8 @@ def tampered(snapshot: dict[str, Any]) -> list[str]:
         current = guarded_objects()
         changed = [name for name, value in snapshot.items() if current.get(name) is not value]
     else:
-        changed = [name for mapping, key, value, name in places if mapping.get(key) is not value]
+        changed = [name for mapping, key, value, name in places
+                   if mapping.get(key, _MISSING) is not value]  # a None default deleted too
     for place, (members, names, _, name) in enumerate(namespaces):
         now = set(members)
         cached = {member for member in now - names if member in PYTHON_CACHES
@@ -269,6 +281,7 @@ def tampered(snapshot: dict[str, Any]) -> list[str]:
                     if kind.__bases__ is not bases]
         functions, parts, names = snapshot.functions
         for index, (function, name) in enumerate(zip(functions, names)):  # as _same_code does
-            changed += [f"{name}.{part}" for part, get, then in zip(_PART_NAMES, _PART_GETTERS, parts)
+            changed += [f"{name}.{part}" for part, get, then
+                        in zip(_PART_NAMES, _PART_GETTERS, parts)
                         if get(function) is not then[index]]
     return [name.replace("__main__", "grader.sandbox.worker") for name in changed[:5]]

@@ -153,9 +153,9 @@ class CpuGuard:
         more CPU. The submission may have set SIGXCPU's handler: the default is put back first."""
         if self.tools.raise_signal is None:
             return
-        # a plain int: the worker's set_handler is _signal.signal, which takes SIG_DFL's
-        # enum (signal.signal's) for a handler that is not callable (a TypeError)
-        self.tools.set_handler(signal.SIGXCPU, int(signal.SIG_DFL))
+        # SIG_DFL as the plain 0: _signal.signal (the worker's set_handler) knows no other, and
+        # the signal module's name is the submission's to rebind
+        self.tools.set_handler(signal.SIGXCPU, 0)
         self.tools.raise_signal(signal.SIGXCPU)
 
     def arm(self, window: float, most: float, progress: Callable[[], int],

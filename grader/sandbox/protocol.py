@@ -434,7 +434,7 @@ def _call_count(number: Any) -> int | None:
     """A count of game calls a batch's answer gives, as a whole number from 0 to 10^12; None
     when it is not a finite number."""
     if type(number) is int and 0 <= number <= 10**12:
-        return number  # the worker's own count (~1,300 a grade): what the general way gives
+        return number  # the common case (~1,300 a grade), as the general way below gives it
     number = finite_number(number, None) if type(number) in (int, float) else None
     return None if number is None else int(min(max(number, 0.0), 1e12))
 

@@ -292,7 +292,8 @@ def student_values(worker: Worker, setup: dict[str, Any], settings: Any,
             return
         for index, (value, calls) in enumerate(reply.answered or ()):
             # the exact budget, which the worker was not told (scoring.budget.worker_budget);
-            # a reply made only for a child past it (one an answer would cost ~1,300 a grade)
+            # the failing reply is built only for a child past it, not for each of the ~1,300
+            # answers a grade gets
             if budgets[index].passed_by(calls):
                 within = within_budget(WorkerReply("ok", calls=calls), budgets[index])
                 within.function = reply.function

@@ -483,12 +483,16 @@ ATTACKS: list[Attack] = [
             """), message=TIMEOUT + r"[\s\S]*ignored the time-out", slow=True),
     _attack("replace_signal_function", "runaway",
             "_signal.signal (what the worker's CPU guard sets its SIGPROF handler with at "
-            "every call; not a guarded module's) replaced at import by a no-op, then an "
-            "endless loop: the guard's own copy, taken before the import, still arms it",
+            "every call; not a guarded module's) replaced at import by a no-op once SIGPROF is "
+            "ignored with the real one, then an endless loop: the guard's own copy, taken "
+            "before the import, arms it again at the call (one looked up by name would not)",
             _ab("while True:\n    pass", prelude="""
                 import _signal
+                import signal
 
+                real = _signal.signal
                 _signal.signal = lambda *args: None
+                real(signal.SIGPROF, 1)  # SIG_IGN
             """), message=TIMEOUT + r"[\s\S]*ran for [\d.]+ s of CPU time without calling the "
                                      r"game \(an infinite loop", slow=True),
     _attack("endless_game_calls", "runaway",
@@ -676,6 +680,15 @@ ATTACKS: list[Attack] = [
                 return 3
             """), message=r"replaced part of the grader \(grader\.run\.tracing\.traced\."
                           r"__defaults__"),
+    _attack("keyword_defaults_changed_in_place", "forgery",
+            "a grader function's keyword defaults changed inside the dict it holds (the dict "
+            "object itself unchanged, so a check of the function's parts by identity passes)",
+            _ab("""
+                import grader.run.evaluation
+                grader.run.evaluation.sealed_game.__kwdefaults__["in_place"] = True
+                return 3
+            """), message=r"replaced part of the grader \(grader\.run\.evaluation\.sealed_game"
+                          r"\.__kwdefaults__\W+'in_place'"),  # the brackets escaped for Markdown
     _attack("patch_compare", "forgery", "the comparison replaced by one that always passes",
             _ab("""
                 import grader.compare
