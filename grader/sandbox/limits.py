@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
 
@@ -183,6 +182,7 @@ def worker_users(count: int) -> list[tuple[int, int] | None]:
 def _claim_slot(folder: str | None = None) -> int:
     """The lowest free job slot, its lock held for this process's life (0: none free)."""
     import fcntl  # POSIX only, as is every job slot
+    import tempfile  # the parent's alone: the worker imports this module for its sizes
 
     folder = folder or os.path.join(tempfile.gettempdir(), f"grader-slots-{os.getuid()}")
     try:
