@@ -521,6 +521,56 @@ def test_the_worker_never_loads_the_reference(worker_for):
     assert reply.status == "ok" and reply.value == []
 
 
+def test_the_worker_imports_nothing_after_the_submission(worker_for):
+    """Everything a request needs was imported before search.py: a module imported later could
+    be one the student planted in sys.modules, or a file the dropped user cannot read. Calls
+    that raise (the traceback), return a value with a repr of its own (the timed repr), run a
+    built-in game, MCTS and a batch of seeds, then one returns what came after its import."""
+    worker = worker_for("""
+        import sys
+
+        _AT_IMPORT = set(sys.modules)
+
+        class Odd:
+            def __repr__(self):
+                return "odd"
+
+        _odd = [Odd()]
+
+        def max_value(game, state, depth=0):
+            return [_odd.pop()] if _odd else 0  # the first call's value has a repr of its own
+
+        def min_value(game, state, depth=0):
+            raise ValueError("a traceback to format")
+
+        def alpha_beta(game, state, depth=0, alpha=0, beta=0):
+            return sorted(set(sys.modules) - _AT_IMPORT)
+
+        def mcts(game, state, iterations, rng, c):
+            return game.actions(state)[0]
+
+        def evaluate(game, state):
+            return 0.5
+    """)
+    from grader.run.tracing import Budget
+
+    board = {key: value for key, value in CASE.items() if key != "tree"}
+    game = {**board, "name": "board", "game": "tictactoe", "state": "x..|...|...",
+            "algorithms": ["minimax"]}
+    settings = {"iterations": 3, "seed": 1, "c": 0.5}
+    budget = Budget(result=1000, evaluated=1000)
+    assert worker.run(CASE, "minimax").status == "ok"
+    assert worker.run(game, "minimax").status == "error"
+    assert worker.run(CASE, "mcts", mcts=settings).status == "ok"
+    assert worker.run_seeds(CASE, "mcts", mcts=settings, seeds=[1, 2],
+                            budget=budget).status == "ok"
+    assert worker.search_positions("tictactoe", {}, ["...|...|...", "xo.|...|..."], "minimax",
+                                   depth_limit=1, budgets=[budget, budget]).status == "ok"
+    assert worker.evaluate("tictactoe", {}, ["...|...|..."], calls=5, seed=0).status == "ok"
+    reply = worker.run(CASE, "alpha_beta")
+    assert reply.status == "ok" and reply.value == [] and worker.starts == 1, reply
+
+
 def test_an_unknown_worker_user_is_a_grader_error(tmp_path):
     if os.geteuid() != 0:
         with pytest.raises(GraderError, match="needs root"):
