@@ -218,6 +218,15 @@ def test_public_dict_has_no_expect_and_is_a_copy() -> None:
     assert case_from_dict(json.loads(json.dumps(public))).name == "case"  # a worker can load it
 
 
+def test_request_case_is_the_public_dict_made_once() -> None:
+    """What a worker request carries of a loaded case: its public dict, kept (one deep copy a
+    case, not one a request), not the file's data itself."""
+    loaded = case(tree=[[3, 12], [2]], expect={"minimax": {"value": 3}})
+    sent = loaded.request_case()
+    assert sent == loaded.public_dict() and sent is loaded.request_case()
+    assert sent["tree"] is not loaded.data["tree"]
+
+
 def test_the_worker_gets_no_name_description_or_grading_field_of_any_case() -> None:
     from grader.cases import iter_cases
 

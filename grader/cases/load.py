@@ -160,6 +160,17 @@ class Case:
                                   if key in ("iterations", "seed", "c")}
         return public
 
+    def request_case(self) -> dict[str, Any]:
+        """:meth:`public_dict`, made once and kept: the same dict at every call, for a worker
+        request, which only JSON-encodes it (its deep copy was a tenth of the grader's CPU a
+        request), so never to be changed. Like the case's game (:attr:`_tree_nodes`), made
+        from ``data`` as it was at the first call."""
+        return self._request_case
+
+    @functools.cached_property
+    def _request_case(self) -> dict[str, Any]:
+        return self.public_dict()
+
     def build_game(self) -> Game:
         """A fresh game for this case (a :class:`TreeGame`, or the built-in game)."""
         if self.game is not None:

@@ -661,11 +661,13 @@ class Worker(WorkerProcess):
 
 
 def _sendable(case: Any, algorithm: str, stub: str | None) -> tuple[Mapping[str, Any], str]:
-    """``case`` as a request carries it (a Case's ``public_dict()``: checked whole when it was
-    loaded) and the stub ``algorithm`` calls at its root (``stub`` when the caller has it);
-    :class:`~grader.errors.GraderError` when a plain dict does not build."""
+    """``case`` as a request carries it (a Case's ``public_dict()``, kept by the case:
+    ``request_case()``; checked whole when it was loaded) and the stub ``algorithm`` calls at
+    its root (``stub`` when the caller has it); :class:`~grader.errors.GraderError` when a
+    plain dict does not build."""
     if hasattr(case, "public_dict"):
-        return case.public_dict(), stub or root_stub(case, algorithm)
+        sendable = case.request_case() if hasattr(case, "request_case") else case.public_dict()
+        return sendable, stub or root_stub(case, algorithm)
     return case, check_case_builds(case, algorithm)
 
 
