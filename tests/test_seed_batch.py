@@ -14,6 +14,7 @@ submission does.
 from __future__ import annotations
 
 import math
+import os
 import random
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -261,7 +262,10 @@ def test_a_batch_of_seeds_stops_at_the_submissions_allowance_as_its_requests_wou
         spent = worker.account.spent
     assert whole.status == "timeout" and "whole CPU allowance" in whole.message, whole
     assert 2 <= whole.position < 12 and len(whole.answered) == whole.position, whole
-    assert 0.9 <= spent <= 0.9 + FAST.time, spent
+    # charged from /proc's readings, whole clock ticks each: the parent may count a tick less
+    # than the worker stopped at (0.892 seen beside a whole suite on two cores)
+    tick = 1 / os.sysconf("SC_CLK_TCK")
+    assert 0.9 - tick <= spent <= 0.9 + FAST.time, spent
 
 
 def test_forged_replies_to_a_batch_of_seeds_are_crashes_never_moves(tmp_path: Path) -> None:
