@@ -28,14 +28,10 @@ processes), one rule with two sums:
 from __future__ import annotations
 
 import os
-from _thread import allocate_lock
+import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from grader.cases.algorithms import ALGORITHMS
-
-if TYPE_CHECKING:
-    import threading
 
 TIME_BUDGET_ENV = "GRADER_TIME_BUDGET"  # the platform's seconds for one grade (run_autograder)
 DEFAULT_TIME_BUDGET = 540.0  # run_autograder's default (under Gradescope's 10 minutes)
@@ -83,10 +79,8 @@ class CpuAccount:
     # worker starts (``Limits.restart_cpu`` bounds their CPU), all of the submission's workers'
     starts: int = 0
     start_cpu: float = 0.0
-    # workers grading one submission at once share its account (grader.scoring.grade);
-    # _thread's allocate_lock is threading.Lock, without importing threading in the sandbox
-    # worker, which imports this module (through limits) and starts no thread
-    lock: threading.Lock = field(default_factory=allocate_lock, repr=False, compare=False)
+    # workers grading one submission at once share its account (grader.scoring.grade)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def refusal(self, function: str, window: float) -> str:
         """Why the next call of ``function`` (the stub called: ``max_value``, ``alpha_beta``,
