@@ -24,9 +24,7 @@ late return, :func:`tampered`) are there to give honest mistakes a clear message
 from __future__ import annotations
 
 import _signal
-import _socket
 import faulthandler
-import io
 import importlib
 import importlib.machinery
 import importlib.util
@@ -39,6 +37,7 @@ try:
 except ImportError:  # Windows: only the portable worker (grader.sandbox.portable) runs there
     resource = None  # type: ignore[assignment]
 import signal
+import socket
 import sys
 import time
 from collections.abc import Callable
@@ -557,12 +556,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if sys.path and sys.path[0] in ("", os.getcwd()):
         del sys.path[0]  # never import from the working directory
-    # _socket's own socket, its lines read through a buffered file on the same descriptor: the
-    # socket module (selectors, enums; 127 places for tampered to check) is never imported
-    channel = _socket.socket(fileno=int(argv[0]))
-    lines = open(channel.fileno(), "rb", buffering=io.DEFAULT_BUFFER_SIZE,  # noqa: SIM115
-                 closefd=False)  # makefile's size; the socket owns the descriptor
-    send, receive = json_lines(channel.sendall, lines.readline)
+    channel = socket.socket(fileno=int(argv[0]))
+    send, receive = json_lines(channel.sendall, channel.makefile("rb").readline)
     config = receive()
     if config is None:
         return 0
