@@ -83,9 +83,9 @@ def counted(decisions: list[Decision], evaluate: Callable[[Any, Any], float],
 
 def whole_cutoff(game: Any, state: Any, depth: int) -> Any:
     """Every non-terminal position at the cutoff in one round, minimax's move."""
-    found = play_search.cutoff_positions(game, state, depth)
-    values = dict(zip((game.state_id(p) for p in found), (yield found) if found else []))
-    by_action = play_search.search_values(game, state, depth, values)
+    searched = play_search.search_in_full(game, state, depth)
+    found = list(searched.positions.values())
+    by_action = searched.values(dict(zip(searched.positions, (yield found) if found else [])))
     return play_search.Decision(game.state_id(state), by_action,
                                 play_search.best_action(game, state, by_action))
 

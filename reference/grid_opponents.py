@@ -163,7 +163,12 @@ class _GridSearch:
     def gain(self, cells: str, cell: int, mark: str) -> int:
         """The baseline's change when ``mark`` fills ``cell`` (plus ``COMPLETES``, signed, for
         a line)."""
-        return sum(map(self.gains[mark].__getitem__,
+        return self._windows_sum(self.gains[mark], cells, cell)
+
+    def _windows_sum(self, table: dict[tuple[str, ...], Any], cells: str, cell: int) -> Any:
+        """The sum over the windows through ``cell`` of ``table``'s worth of each window's
+        other cells (``readers``: the baseline's gains, or the reference's)."""
+        return sum(map(table.__getitem__,
                        zip(*[iter(self.readers[cell](cells))] * (self.connect - 1))))
 
     def changes(self, cells: str, mark: str) -> dict[int, int]:
@@ -181,14 +186,12 @@ class _GridSearch:
                          found: dict[str, float]) -> None:
         """:func:`reference_values` below ``cells`` (worth ``value``, ``mark`` to move), added
         to ``found``."""
-        table, others = self.reference[mark].__getitem__, self.connect - 1
-        sign = 1 if mark == "x" else -1
+        table, sign = self.reference[mark], 1 if mark == "x" else -1
         for _, cell in self.moves(cells):
             child = cells[:cell] + mark + cells[cell + 1:]
             if self.wins(cells, cell, mark) or "." not in child:
                 continue  # the game ends there: a line, or the board full
-            worth = value + sum(map(table, zip(*[iter(self.readers[cell](cells))] * others)))
-            worth += sign * self.halves[cell]
+            worth = value + self._windows_sum(table, cells, cell) + sign * self.halves[cell]
             if depth == 1:
                 found[child] = worth
             else:

@@ -48,6 +48,7 @@ from reference.play_search import (
     best_action,
     cutoff_positions,
     search,
+    search_in_full,
     search_move,
     search_values,
 )
@@ -95,11 +96,11 @@ def losing_choice(game: Any, record: MatchRecord, depth: int
     have moved elsewhere: that decision and the staff search's values of every move there."""
     for decision in reversed(record.decisions):
         state = game.state_from_id(decision.position)
-        positions = cutoff_positions(game, state, depth)
+        searched = search_in_full(game, state, depth)
         known = reference_values(game, state, depth)  # a grid game's, from state's: quicker
-        values = {game.state_id(p): reference_evaluation(game, p) if known is None
-                  else known["".join(game.board(p))] for p in positions}
-        staff = search_values(game, state, depth, values)
+        staff = searched.values({key: reference_evaluation(game, p) if known is None
+                                 else known["".join(game.board(p))]
+                                 for key, p in searched.positions.items()})
         if best_action(game, state, staff) != decision.action and \
                 staff[best_action(game, state, staff)] != staff[decision.action]:
             return decision, staff
@@ -110,5 +111,6 @@ def losing_choice(game: Any, record: MatchRecord, depth: int
 __all__ = [
     "OPPONENTS", "Decision", "MatchRecord", "Value", "baseline_evaluation", "best_action",
     "cutoff_positions", "greedy_move", "losing_choice", "match_seed", "opponent_move",
-    "play_match", "reference_evaluation", "search", "search_move", "search_values",
+    "play_match", "reference_evaluation", "search", "search_in_full", "search_move",
+    "search_values",
 ]

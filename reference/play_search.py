@@ -143,11 +143,31 @@ def backed_up(plan: Plan, values: dict[str, float]) -> Value:
     return plan  # a terminal node's outcome
 
 
+class FullSearch(NamedTuple):
+    """A position searched in full (:func:`search_in_full`): what it asks, what backs it up."""
+
+    positions: dict[str, Any]  # the distinct non-terminal positions at the cutoff, by id
+    plans: dict[Any, Plan]  # each action's child's plan, in actions order
+
+    def values(self, values: dict[str, float]) -> dict[Any, Value]:
+        """``{action: minimax value}``, ``values`` the evaluations by position id."""
+        return {action: backed_up(plan, values) for action, plan in self.plans.items()}
+
+
+def search_in_full(game: Any, state: Any, depth: int) -> FullSearch:
+    """``state`` searched in full to depth ``depth`` (at least 1), its subtree walked once: the
+    positions to evaluate (as :func:`cutoff_positions` gives them, with their ids) and the
+    plans that back their values up (:meth:`FullSearch.values`)."""
+    found: dict[str, Any] = {}
+    plans = {action: _plan(game, game.result(state, action), 1, depth, found)
+             for action in game.actions(state)}
+    return FullSearch(found, plans)
+
+
 def search_values(game: Any, state: Any, depth: int, values: dict[str, float]
                   ) -> dict[Any, Value]:
     """``{action: minimax value}`` at the root, every child searched in full."""
-    return {action: backed_up(_plan(game, game.result(state, action), 1, depth, {}), values)
-            for action in game.actions(state)}
+    return search_in_full(game, state, depth).values(values)
 
 
 def best_action(game: Any, state: Any, by_action: dict[Any, Value]) -> Any:

@@ -24,6 +24,7 @@ No score depends on the wall clock but through this last resort.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 
@@ -88,14 +89,12 @@ def process_sample(pid: int) -> tuple[float, str] | None:
 
 
 _STAT_CHUNK = 4096
-_TICKS: list[int] = []  # os.sysconf("SC_CLK_TCK"), once read (a constant of the system)
 
 
+@functools.cache  # a constant of the system (a raise is not kept: Windows raises each time)
 def _clock_ticks() -> int:
     """The clock ticks a second of ``/proc``'s CPU times (raises as ``os.sysconf`` does)."""
-    if not _TICKS:
-        _TICKS.append(os.sysconf("SC_CLK_TCK"))
-    return _TICKS[0]
+    return os.sysconf("SC_CLK_TCK")
 
 
 class Watch:

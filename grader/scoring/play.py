@@ -561,12 +561,12 @@ def _fill_in_pruned(worker: Worker, case: Case, rubric: Rubric, game: Any, choic
             continue
         decision = found[0]
         state = game.state_from_id(decision.position)
-        ids = [game.state_id(p) for p in play.cutoff_positions(game, state, depth)]
+        searched = play.search_in_full(game, state, depth)
         try:
-            values = evaluate_ids(worker, case, ids, rubric)
+            values = evaluate_ids(worker, case, list(searched.positions), rubric)
         except EvaluationFailed:
             return False
-        decision.values = play.search_values(game, state, depth, values)
+        decision.values = searched.values(values)
         decision.pruned = {}
     return True
 
