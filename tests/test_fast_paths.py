@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import math
 import random
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +24,8 @@ from grader.games.tictactoe import TicTacToe, grid_lines
 from grader.run.tracing import Budget, BudgetExceeded, traced
 from grader.sandbox.client import Worker
 from grader.sandbox.limits import Limits
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 class Forwarding:
@@ -257,3 +262,28 @@ def test_the_worker_takes_the_graders_calibration(tmp_path):
         # (5 times it passed 0.6 s on one 3.3 times slower than this one's loaded bursts)
         reply = worker.run(TREE, "minimax", time_limit=0.1, time_multiple=2.5)
         assert worker.calibration < 0.2 and reply.status == "timeout", reply
+
+
+CLOCK_UNDER_A_CPU_LIMIT = """
+import inspect, resource, sys, time
+from grader.run.calibration import calibration_seconds
+clock = inspect.signature(calibration_seconds).parameters["clock"].default
+_, hard = resource.getrlimit(resource.RLIMIT_CPU)
+resource.setrlimit(resource.RLIMIT_CPU, (3600, hard))  # as the worker has when it times it
+still = 0
+for _ in range(40):  # a fixed bit of work, under a tick of CPU time
+    before = clock()
+    sum(range(20_000))
+    still += clock() == before
+print(still)
+"""
+
+
+def test_the_calibration_clock_reads_finer_than_a_tick_under_a_cpu_limit():
+    """The worker times the calibration workload with its CPU limit armed, when Linux reads the
+    process's CPU clock from a sample taken each scheduler tick (``time.process_time`` stood
+    still in most of these 40 bits of work here, moving in 4 ms steps); the clock
+    :func:`~grader.run.calibration.calibration_seconds` uses moves with each of them."""
+    done = subprocess.run([sys.executable, "-c", CLOCK_UNDER_A_CPU_LIMIT], capture_output=True,
+                          text=True, check=True, cwd=REPO)
+    assert int(done.stdout) <= 2, done.stdout

@@ -28,9 +28,14 @@ def calibration_workload() -> int:
     return walk(game.initial_state(), 0)
 
 
-def calibration_seconds(repeats: int = 3, clock: Callable[[], float] = time.process_time) -> float:
-    """The best of ``repeats`` timings of :func:`calibration_workload` on ``clock`` (CPU time
-    by default: another process's load does not change it much)."""
+def calibration_seconds(repeats: int = 3, clock: Callable[[], float] = time.thread_time) -> float:
+    """The best of ``repeats`` timings of :func:`calibration_workload` on ``clock``: this
+    thread's CPU time by default (another process's load does not change it much). Not the
+    process's (``time.process_time``): once a process has a CPU limit or a profiling timer
+    armed, as the sandbox worker has when it times this, Linux reads that clock from a sample
+    taken at each scheduler tick, so it moves in 4 ms steps at 250 Hz (51 changes in 0.2 s of
+    reading it here, against one a read for this thread's clock), and a workload of about
+    20 ms came out as 16 or 20 ms."""
     best = float("inf")
     for _ in range(repeats):
         start = clock()
