@@ -28,6 +28,7 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -78,10 +79,32 @@ def assumption_children(case: Any, rubric: Any) -> tuple[str, list[Any]]:
                                       depth_limit=depth) for child in ahead_of(setup)]
 
 
+def own_work(cases: list[Any], rubric: Any, student: dict[str, Any]
+             ) -> dict[str, list[Callable[[], Any]]]:
+    """The solution's own calls of every test but the ``evaluate`` ones, by algorithm, as the
+    module docstring says (a case's game built once here: every MCTS seed runs on it)."""
+    from bench.sections import own_run, run_seeds
+
+    work: dict[str, list[Callable[[], Any]]] = defaultdict(list)
+    for case in cases:
+        game = case.build_game()
+        for algorithm in case.algorithms:
+            if algorithm == "assumptions":
+                searched, games = assumption_children(case, rubric)
+                work[algorithm].append(
+                    lambda c=case, a=searched, gs=games: [own_run(student, c, g, a, [0])
+                                                          for g in gs])
+            elif algorithm != "evaluate":
+                seeds = run_seeds(case, algorithm, rubric)
+                work[algorithm].append(
+                    lambda c=case, g=game, a=algorithm, s=seeds: own_run(student, c, g, a, s))
+    return work
+
+
 def floor(runs: int = 3) -> dict[str, Any]:
     """The floor's CPU seconds by algorithm (medians of ``runs``), their sum, and the bare
     interpreter's start."""
-    from bench.sections import import_student, own_run, run_seeds
+    from bench.sections import import_student
     from grader.cases import find_cases, load_case
     from grader.cases.rubric import load_rubric
 
@@ -98,19 +121,7 @@ def floor(runs: int = 3) -> dict[str, Any]:
             for state in states:
                 evaluate(game, state)
 
-    work: dict[str, list] = defaultdict(list)  # algorithm -> the calls of its tests
-    for case in cases:
-        game = case.build_game()
-        for algorithm in case.algorithms:
-            if algorithm == "assumptions":
-                searched, games = assumption_children(case, rubric)
-                work[algorithm].append(
-                    lambda c=case, a=searched, gs=games: [own_run(student, c, g, a, [0])
-                                                          for g in gs])
-            elif algorithm != "evaluate":
-                seeds = run_seeds(case, algorithm, rubric)
-                work[algorithm].append(
-                    lambda c=case, g=game, a=algorithm, s=seeds: own_run(student, c, g, a, s))
+    work = own_work(cases, rubric, student)
     work["evaluate"] = [play]
     by_kind = {}
     for kind, calls in work.items():

@@ -1,0 +1,177 @@
+"""A grade's worker requests served again in this process, beside the solution's own work.
+
+``python bench/serve_replay.py record``: grades the correct solution (every public and hidden
+case, in this process, as ``grader grade --hidden`` does) with each request the grader sends its
+workers recorded (``Worker._exchange``), to ``serve-replay-requests.json`` in the temp folder.
+
+``python bench/serve_replay.py serve [KIND]``: serves the recorded requests once more, in this
+process, with the worker's own :func:`grader.sandbox.worker._serve` (its CPU guard, output
+capture, tracing, budget and tampering check, the submission imported as the worker imports it;
+no process, channel or sandbox); with ``KIND`` only those of one kind: an algorithm, ``evaluate``
+(the play cases' batches of positions), ``positions`` (the ``assumptions`` cases' searches) or
+``none`` (no request: the imports and set-up alone).
+
+``python bench/serve_replay.py own KIND``: the correct solution's own work for the same tests,
+with no grader around it, once, cold: :func:`bench.floor.own_work`'s calls of that algorithm
+(``positions``: of ``assumptions``), or for ``evaluate`` the solution's ``evaluate`` on each
+position the recorded requests asked, on the plain game (every kind's set-up is made, whichever
+runs, so ``own none`` is the set-up alone).
+
+Each prints its CPU seconds, which this machine's drift moves by a third; the figures to compare
+are instructions, which it does not move: ``PYTHONHASHSEED=0 valgrind --tool=callgrind python
+bench/serve_replay.py serve minimax`` less the same with ``none``, beside ``own minimax`` less
+``own none``. The sandboxed worker cannot run under valgrind (its limits and confinement), so this
+is how the worker's own cost a request is counted; what the real worker spends outside
+``_serve`` (reading and writing the channel) is a few hundredths of a CPU second a grade
+(docs/benchmarks.md). Record again after a change to the cases, the rubric or the protocol.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import random
+import resource
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
+CASE_DIRS = [REPO / "trees" / "public", REPO / "trees" / "hidden"]
+RECORDED = Path(tempfile.gettempdir()) / "serve-replay-requests.json"
+LIMITS = {"output": 100_000, "kill_margin": 1.0, "flood": 10**7}  # as a grade's worker has them
+
+
+def kind(request: dict[str, Any]) -> str:
+    """A request's kind: its algorithm, ``evaluate`` or ``positions`` (a batch of positions)."""
+    from grader.sandbox.protocol import POSITIONS_REQUEST
+
+    positions = request.get(POSITIONS_REQUEST)
+    if isinstance(positions, dict):
+        return "positions" if "algorithm" in positions else "evaluate"
+    return str(request.get("algorithm"))
+
+
+def record() -> list[dict[str, Any]]:
+    """One grade's requests, in the order sent, written to :data:`RECORDED`."""
+    from grader.cases.rubric import load_rubric
+    from grader.sandbox.client import Worker
+    from grader.scoring.grade import grade
+
+    sent: list[dict[str, Any]] = []
+    exchange = Worker._exchange
+
+    def recording(self: Worker, request: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        sent.append(request)
+        return exchange(self, request, *args, **kwargs)
+
+    Worker._exchange = recording  # type: ignore[method-assign]
+    try:
+        grade(CORRECT, CASE_DIRS, rubric=load_rubric())
+    finally:
+        Worker._exchange = exchange  # type: ignore[method-assign]
+    RECORDED.write_text(json.dumps(sent))
+    return sent
+
+
+def recorded(wanted: str | None) -> list[dict[str, Any]]:
+    if not RECORDED.exists():
+        raise SystemExit(f"no {RECORDED}: run `python bench/serve_replay.py record` first")
+    return [request for request in json.loads(RECORDED.read_text())
+            if wanted is None or kind(request) == wanted]
+
+
+def serve(wanted: str | None) -> float:
+    """The CPU seconds of serving the recorded requests (of kind ``wanted``) in this process."""
+    from grader.sandbox import worker
+    from grader.sandbox.failures import guarded_objects
+    from grader.sandbox.guard import CpuGuard, Tools, prof_clock_reader
+
+    requests = recorded(wanted)
+    with tempfile.TemporaryDirectory(prefix="serve-replay-") as scratch:
+        seed = worker.prepare_process({"scratch": scratch})
+        tools = Tools(seed=seed, perf_counter=time.perf_counter, getrusage=resource.getrusage,
+                      getrlimit=resource.getrlimit, setrlimit=resource.setrlimit,
+                      setitimer=signal.setitimer, set_handler=signal.signal,
+                      send=lambda message: None, receive=lambda: None, exit=os._exit,
+                      raise_signal=signal.raise_signal,
+                      prof_clock=prof_clock_reader(time.clock_gettime))
+        guard = CpuGuard(tools, LIMITS["kill_margin"])
+        spec = importlib.util.spec_from_file_location("search", CORRECT)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["search"] = module
+        spec.loader.exec_module(module)
+        # taken once every name of this process's modules is bound (this module's too): a
+        # name bound later is a change the check names, the long way, every request
+        snapshot = guarded_objects()
+        started = time.process_time()
+        statuses = [worker._serve(request, module, "search.py", LIMITS, tools, guard,
+                                  snapshot).get("status") for request in requests]
+        spent = time.process_time() - started
+    wrong = [status for status in statuses if status != "ok"]
+    if wrong:
+        raise SystemExit(f"{len(wrong)} of {len(statuses)} requests not ok: {wrong[:5]}")
+    return spent
+
+
+def own(wanted: str) -> float:
+    """The CPU seconds of the solution's own work for the tests of kind ``wanted``."""
+    from bench.floor import own_work
+    from bench.sections import import_student
+    from grader.cases import find_cases, load_case
+    from grader.cases.rubric import load_rubric
+    from grader.games import builtin_game
+    from grader.sandbox.protocol import POSITIONS_REQUEST
+
+    student = import_student(CORRECT)
+    # every kind's set-up, whichever is run (the assumptions cases' matches planned, each
+    # case's game built), so that ``own KIND`` less ``own none`` counts the calls alone
+    work = own_work([load_case(path) for path in find_cases(CASE_DIRS)], load_rubric(), student)
+    if wanted == "evaluate":
+        evaluate = student["evaluate"]
+        batches = []
+        for request in recorded("evaluate"):
+            asked = request[POSITIONS_REQUEST]
+            game = builtin_game(asked["game"], None, dict(asked.get("params") or {}))
+            batches.append((game, [game.state_from_id(state) for state in asked["ids"]]))
+        calls = [lambda: [evaluate(game, state) for game, states in batches
+                          for state in states]]
+    else:
+        calls = work.get("assumptions" if wanted == "positions" else wanted, [])
+    started = time.process_time()
+    for call in calls:
+        call()
+    return time.process_time() - started
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=["record", "serve", "own"])
+    parser.add_argument("kind", nargs="?", help="an algorithm, evaluate, positions or none")
+    args = parser.parse_args(argv)
+    if args.what == "record":
+        from collections import Counter
+
+        sent = record()
+        print(f"{len(sent)} requests to {RECORDED}: "
+              f"{dict(Counter(kind(request) for request in sent).most_common())}")
+    elif args.what == "serve":
+        print(f"served in {serve(args.kind):.3f} CPU s")
+    else:
+        if not args.kind:
+            parser.error("own needs a KIND")
+        print(f"the solution's own work: {own(args.kind):.3f} CPU s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
