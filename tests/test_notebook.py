@@ -24,9 +24,11 @@ hostile = suite_modules.load("hostile/notebooks.py")
 
 def make_notebook(*cells: tuple[str, str]) -> bytes:
     notebook = nbformat.v4.new_notebook()
-    for kind, source in cells:
+    for number, (kind, source) in enumerate(cells, 1):
         make = nbformat.v4.new_code_cell if kind == "code" else nbformat.v4.new_markdown_cell
-        notebook.cells.append(make(source))
+        # ids of our own: nbformat's are random, and two of 5,000 alike now and then (about
+        # 0.3% of runs) made it warn and renumber one
+        notebook.cells.append(make(source, id=f"cell-{number}"))
     return nbformat.writes(notebook).encode()
 
 
