@@ -5,22 +5,23 @@ case, in this process, as ``grader grade --hidden`` does) with each request the 
 workers recorded (``Worker._exchange``), to ``serve-replay-requests.json`` in the temp folder.
 
 ``python bench/serve_replay.py serve [KIND]``: serves the recorded requests once more, in this
-process, with the worker's own :func:`grader.sandbox.worker._serve` (its CPU guard, output
-capture, tracing, budget and tampering check, the submission imported as the worker imports it;
-no process, channel or sandbox); with ``KIND`` only those of one kind: an algorithm, ``evaluate``
-(the play cases' batches of positions), ``positions`` (the ``assumptions`` cases' searches) or
-``none`` (no request: the imports and set-up alone).
+process, with the worker's own :func:`grader.sandbox.worker._serve` and tools (its CPU guard,
+output capture, tracing, budget and tampering check, a grade's limits; the submission imported
+from its path, not under the worker's guard; no process, channel or sandbox); with ``KIND`` only
+those of one kind: an algorithm, ``evaluate`` (the play cases' batches of positions),
+``positions`` (the ``assumptions`` cases' searches) or ``none`` (no request: the imports and
+set-up alone).
 
 ``python bench/serve_replay.py own KIND``: the correct solution's own work for the same tests,
 with no grader around it, once, cold: :func:`bench.floor.own_work`'s calls of that algorithm
 (``positions``: of ``assumptions``), or for ``evaluate`` the solution's ``evaluate`` on each
 position the recorded requests asked, on the plain game (every kind's set-up is made, whichever
-runs, so ``own none`` is the set-up alone).
+runs, the asked positions built included, so ``own none`` is the set-up alone).
 
 Each prints its CPU seconds, which this machine's drift moves by a third; the figures to compare
 are instructions, which it does not move: ``PYTHONHASHSEED=0 valgrind --tool=callgrind python
 bench/serve_replay.py serve minimax`` less the same with ``none``, beside ``own minimax`` less
-``own none``. The sandboxed worker cannot run under valgrind (its limits and confinement), so this
+``own none`` (user-space instructions: the guard's system calls are not in them). The sandboxed worker cannot run under valgrind (its limits and confinement), so this
 is how the worker's own cost a request is counted; what the real worker spends outside
 ``_serve`` (reading and writing the channel) is a few hundredths of a CPU second a grade
 (docs/benchmarks.md). Record again after a change to the cases, the rubric or the protocol.
@@ -31,10 +32,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
-import random
-import resource
-import signal
 import sys
 import tempfile
 import time
@@ -48,7 +45,9 @@ if str(REPO) not in sys.path:
 CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
 CASE_DIRS = [REPO / "trees" / "public", REPO / "trees" / "hidden"]
 RECORDED = Path(tempfile.gettempdir()) / "serve-replay-requests.json"
-LIMITS = {"output": 100_000, "kill_margin": 1.0, "flood": 10**7}  # as a grade's worker has them
+
+
+KINDS = ("evaluate", "positions", "none")  # and the algorithms
 
 
 def kind(request: dict[str, Any]) -> str:
@@ -84,6 +83,13 @@ def record() -> list[dict[str, Any]]:
 
 
 def recorded(wanted: str | None) -> list[dict[str, Any]]:
+    """The recorded requests (of kind ``wanted``; all with None)."""
+    from grader.algorithms import names
+
+    if wanted is not None and wanted not in KINDS and wanted not in names():
+        raise SystemExit(f"no kind {wanted!r}: an algorithm ({', '.join(names())}) or "
+                         f"{', '.join(KINDS)}")
+    wanted = "positions" if wanted == "assumptions" else wanted  # its requests' kind
     if not RECORDED.exists():
         raise SystemExit(f"no {RECORDED}: run `python bench/serve_replay.py record` first")
     return [request for request in json.loads(RECORDED.read_text())
@@ -91,21 +97,22 @@ def recorded(wanted: str | None) -> list[dict[str, Any]]:
 
 
 def serve(wanted: str | None) -> float:
-    """The CPU seconds of serving the recorded requests (of kind ``wanted``) in this process."""
+    """The CPU seconds of serving the recorded requests (of kind ``wanted``) in this process
+    (this thread's clock: the guard arms a CPU limit, under which the process's clock moves in
+    ticks)."""
+    from dataclasses import asdict
+
     from grader.sandbox import worker
     from grader.sandbox.failures import guarded_objects
-    from grader.sandbox.guard import CpuGuard, Tools, prof_clock_reader
+    from grader.sandbox.guard import CpuGuard
+    from grader.sandbox.limits import Limits
 
     requests = recorded(wanted)
+    limits = asdict(Limits())  # a grade's, as the parent sends them
     with tempfile.TemporaryDirectory(prefix="serve-replay-") as scratch:
-        seed = worker.prepare_process({"scratch": scratch})
-        tools = Tools(seed=seed, perf_counter=time.perf_counter, getrusage=resource.getrusage,
-                      getrlimit=resource.getrlimit, setrlimit=resource.setrlimit,
-                      setitimer=signal.setitimer, set_handler=signal.signal,
-                      send=lambda message: None, receive=lambda: None, exit=os._exit,
-                      raise_signal=signal.raise_signal,
-                      prof_clock=prof_clock_reader(time.clock_gettime))
-        guard = CpuGuard(tools, LIMITS["kill_margin"])
+        tools = worker.worker_tools(worker.prepare_process({"scratch": scratch}),
+                                    send=lambda message: None, receive=lambda: None)
+        guard = CpuGuard(tools, float(limits["kill_margin"]))
         spec = importlib.util.spec_from_file_location("search", CORRECT)
         module = importlib.util.module_from_spec(spec)
         sys.modules["search"] = module
@@ -113,10 +120,10 @@ def serve(wanted: str | None) -> float:
         # taken once every name of this process's modules is bound (this module's too): a
         # name bound later is a change the check names, the long way, every request
         snapshot = guarded_objects()
-        started = time.process_time()
-        statuses = [worker._serve(request, module, "search.py", LIMITS, tools, guard,
+        started = time.thread_time()
+        statuses = [worker._serve(request, module, "search.py", limits, tools, guard,
                                   snapshot).get("status") for request in requests]
-        spent = time.process_time() - started
+        spent = time.thread_time() - started
     wrong = [status for status in statuses if status != "ok"]
     if wrong:
         raise SystemExit(f"{len(wrong)} of {len(statuses)} requests not ok: {wrong[:5]}")
@@ -132,25 +139,26 @@ def own(wanted: str) -> float:
     from grader.games import builtin_game
     from grader.sandbox.protocol import POSITIONS_REQUEST
 
+    requests = recorded("evaluate")
+    recorded(wanted)  # a kind it knows
     student = import_student(CORRECT)
     # every kind's set-up, whichever is run (the assumptions cases' matches planned, each
-    # case's game built), so that ``own KIND`` less ``own none`` counts the calls alone
+    # case's game built, the asked positions built), so that ``own KIND`` less ``own none``
+    # counts the calls alone
     work = own_work([load_case(path) for path in find_cases(CASE_DIRS)], load_rubric(), student)
-    if wanted == "evaluate":
-        evaluate = student["evaluate"]
-        batches = []
-        for request in recorded("evaluate"):
-            asked = request[POSITIONS_REQUEST]
-            game = builtin_game(asked["game"], None, dict(asked.get("params") or {}))
-            batches.append((game, [game.state_from_id(state) for state in asked["ids"]]))
-        calls = [lambda: [evaluate(game, state) for game, states in batches
-                          for state in states]]
-    else:
-        calls = work.get("assumptions" if wanted == "positions" else wanted, [])
-    started = time.process_time()
+    batches = []
+    for request in requests:
+        asked = request[POSITIONS_REQUEST]
+        game = builtin_game(asked["game"], None, dict(asked.get("params") or {}))
+        batches.append((game, [game.state_from_id(state) for state in asked["ids"]]))
+    evaluate = student["evaluate"]
+    work["evaluate"] = [lambda: [evaluate(game, state) for game, states in batches
+                                 for state in states]]
+    calls = work.get("assumptions" if wanted == "positions" else wanted, [])
+    started = time.thread_time()
     for call in calls:
         call()
-    return time.process_time() - started
+    return time.thread_time() - started
 
 
 def main(argv: list[str] | None = None) -> int:

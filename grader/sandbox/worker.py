@@ -546,6 +546,21 @@ def prepare_process(config: dict[str, Any]) -> Callable[[Any], None]:
     return seed
 
 
+def worker_tools(seed: Callable[[Any], None], send: Callable[[dict[str, Any]], None],
+                 receive: Callable[[], Any]) -> Tools:
+    """The functions the worker calls once the submission is imported (:class:`Tools`), taken
+    from their modules now: call it before the import. (``bench/serve_replay.py`` serves
+    requests in process with the same ones.)"""
+    return Tools(
+        seed=seed, perf_counter=time.perf_counter, getrusage=resource.getrusage,
+        getrlimit=resource.getrlimit, setrlimit=resource.setrlimit, setitimer=signal.setitimer,
+        # _signal.signal: signal.signal wraps it in enum conversions both ways, 7 us of the
+        # ~80 each call of a batch costs here (CpuGuard.arm sets its handler anew every call)
+        set_handler=_signal.signal, send=send, receive=receive, exit=os._exit,
+        raise_signal=signal.raise_signal, prof_clock=prof_clock_reader(time.clock_gettime),
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1 or not argv[0].isdigit():
@@ -569,14 +584,7 @@ def main(argv: list[str] | None = None) -> int:
     landlock = confine(config["scratch"]) if config.get("landlock", True) else 0
     seccomp = refuse_sysv_ipc() if config.get("seccomp", True) else 0  # after no_new_privs
     apply_limits(limits)
-    tools = Tools(
-        seed=seed, perf_counter=time.perf_counter, getrusage=resource.getrusage,
-        getrlimit=resource.getrlimit, setrlimit=resource.setrlimit, setitimer=signal.setitimer,
-        # _signal.signal: signal.signal wraps it in enum conversions both ways, 7 us of the
-        # ~80 each call of a batch costs here (CpuGuard.arm sets its handler anew every call)
-        set_handler=_signal.signal, send=send, receive=receive, exit=os._exit,
-        raise_signal=signal.raise_signal, prof_clock=prof_clock_reader(time.clock_gettime),
-    )
+    tools = worker_tools(seed, send, receive)
     guard = CpuGuard(tools, float(limits["kill_margin"]))
     return serve(config, tools, guard, {"uid": os.getuid(), "landlock": landlock,
                                         "seccomp": seccomp, "unreadable": unreadable_stdlib()})
