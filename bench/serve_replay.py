@@ -6,7 +6,8 @@ workers recorded (``Worker._exchange``), to ``serve-replay-requests.json`` in th
 
 ``python bench/serve_replay.py serve [KIND]``: serves the recorded requests once more, in this
 process, with the worker's own :func:`grader.sandbox.worker._serve` and tools (its CPU guard,
-output capture, tracing, budget and tampering check, a grade's limits; the submission imported
+output capture, tracing, budget and tampering check, a grade's limits but each call's CPU
+limits raised, :func:`unhurried`, so that valgrind's pace stops none; the submission imported
 from its path, not under the worker's guard; no process, channel or sandbox); with ``KIND`` only
 those of one kind: an algorithm, ``evaluate`` (the play cases' batches of positions),
 ``positions`` (the ``assumptions`` cases' searches) or ``none`` (no request: the imports and
@@ -96,6 +97,25 @@ def recorded(wanted: str | None) -> list[dict[str, Any]]:
             if wanted is None or kind(request) == wanted]
 
 
+UNHURRIED = 3600.0  # CPU seconds a call may take here: valgrind runs code about 50 times slower
+
+
+def unhurried(request: dict[str, Any]) -> dict[str, Any]:
+    """``request`` with its CPU limits (the window, the most, a batch's each and left) raised to
+    :data:`UNHURRIED`: the same work, never stopped by the clock (under valgrind a recorded
+    limit stops a long call part way, and the count with it). The budget of game calls stays."""
+    from grader.sandbox.protocol import POSITIONS_REQUEST, SEEDS_REQUEST
+
+    raised = {**request, "time_limit": UNHURRIED, "cpu_most": UNHURRIED}
+    for field in (POSITIONS_REQUEST, SEEDS_REQUEST):
+        batch = request.get(field)
+        if isinstance(batch, dict):
+            raised[field] = {**batch, "left": UNHURRIED * len(batch.get("most") or [0]),
+                             **({"most": [UNHURRIED] * len(batch["most"])}
+                                if "most" in batch else {})}
+    return raised
+
+
 def serve(wanted: str | None) -> float:
     """The CPU seconds of serving the recorded requests (of kind ``wanted``) in this process
     (this thread's clock: the guard arms a CPU limit, under which the process's clock moves in
@@ -107,7 +127,7 @@ def serve(wanted: str | None) -> float:
     from grader.sandbox.guard import CpuGuard
     from grader.sandbox.limits import Limits
 
-    requests = recorded(wanted)
+    requests = [unhurried(request) for request in recorded(wanted)]
     limits = asdict(Limits())  # a grade's, as the parent sends them
     with tempfile.TemporaryDirectory(prefix="serve-replay-") as scratch:
         tools = worker.worker_tools(worker.prepare_process({"scratch": scratch}),
