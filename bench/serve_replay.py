@@ -43,8 +43,8 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-CORRECT = REPO / "tests" / "submissions" / "correct" / "search.py"
-CASE_DIRS = [REPO / "trees" / "public", REPO / "trees" / "hidden"]
+from bench.floor import CASE_DIRS, CORRECT  # noqa: E402  (the floor's submission and cases)
+
 RECORDED = Path(tempfile.gettempdir()) / "serve-replay-requests.json"
 
 
@@ -83,14 +83,20 @@ def record() -> list[dict[str, Any]]:
     return sent
 
 
-def recorded(wanted: str | None) -> list[dict[str, Any]]:
-    """The recorded requests (of kind ``wanted``; all with None)."""
+def checked_kind(wanted: str | None) -> str | None:
+    """``wanted`` as a kind of request (``assumptions``: its requests' kind, ``positions``);
+    SystemExit naming the kinds when it is none of them."""
     from grader.algorithms import names
 
     if wanted is not None and wanted not in KINDS and wanted not in names():
         raise SystemExit(f"no kind {wanted!r}: an algorithm ({', '.join(names())}) or "
                          f"{', '.join(KINDS)}")
-    wanted = "positions" if wanted == "assumptions" else wanted  # its requests' kind
+    return "positions" if wanted == "assumptions" else wanted
+
+
+def recorded(wanted: str | None) -> list[dict[str, Any]]:
+    """The recorded requests (of kind ``wanted``; all with None)."""
+    wanted = checked_kind(wanted)
     if not RECORDED.exists():
         raise SystemExit(f"no {RECORDED}: run `python bench/serve_replay.py record` first")
     return [request for request in json.loads(RECORDED.read_text())
@@ -159,8 +165,8 @@ def own(wanted: str) -> float:
     from grader.games import builtin_game
     from grader.sandbox.protocol import POSITIONS_REQUEST
 
+    wanted = checked_kind(wanted)
     requests = recorded("evaluate")
-    recorded(wanted)  # a kind it knows
     student = import_student(CORRECT)
     # every kind's set-up, whichever is run (the assumptions cases' matches planned, each
     # case's game built, the asked positions built), so that ``own KIND`` less ``own none``
