@@ -22,8 +22,9 @@ runs, the asked positions built included, so ``own none`` is the set-up alone).
 Each prints its CPU seconds, which this machine's drift moves by a third; the figures to compare
 are instructions, which it does not move: ``PYTHONHASHSEED=0 valgrind --tool=callgrind python
 bench/serve_replay.py serve minimax`` less the same with ``none``, beside ``own minimax`` less
-``own none`` (user-space instructions: the guard's system calls are not in them). The sandboxed worker cannot run under valgrind (its limits and confinement), so this
-is how the worker's own cost a request is counted; what the real worker spends outside
+``own none`` (user-space instructions: the guard's system calls are not in them). The
+sandboxed worker cannot run under valgrind (its limits and confinement), so this is how the
+worker's own cost a request is counted; what the real worker spends outside
 ``_serve`` (reading and writing the channel) is a few hundredths of a CPU second a grade
 (docs/benchmarks.md). Record again after a change to the cases, the rubric or the protocol.
 """

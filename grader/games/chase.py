@@ -66,11 +66,11 @@ class Position(NamedTuple):
         return f"<chase pac {self.pac} ghost {self.ghost} food {sorted(self.food)} {self.score}>"
 
 
-@lru_cache(maxsize=64)
 def _layout(rows: int, columns: int, walls: frozenset[int]
             ) -> tuple[tuple[tuple[tuple[str, int], ...], ...], tuple[tuple[int, ...], ...]]:
     """The moves from each square (``(action, square)`` in ``MOVES`` order) and the maze
-    distance between every two squares (a large number between unconnected ones)."""
+    distance between every two squares (a large number between unconnected ones). Made once
+    a board: its one caller, :func:`_shared_layout`, is cached."""
     squares = rows * columns
     moves = []
     for square in range(squares):
@@ -274,10 +274,10 @@ class Chase(Game):
 
     def state_from_id(self, state_id: str) -> Position:
         """The position ``state_id`` names, at ply 0 (the root of a search from it)."""
-        rows, columns, walls, fields = parse_board(state_id)
+        rows, columns, walls, root = _parsed(state_id)
         if (rows, columns, walls) != (self.rows, self.columns, self.walls):
             raise ValueError(f"chase: {state_id!r} is not a position of this board")
-        return Position(ply=0, **fields)
+        return Position(*root)  # its own object, as a game's root is
 
     def maze_distance(self, first: int, second: int) -> int:
         """Moves between two squares (indexes row by row) around the walls; a number larger

@@ -47,13 +47,16 @@ class Board(NamedTuple):
         return f"<board {self.cells}>"
 
 
+DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # (rows, columns) a step: across, down, diagonals
+
+
 @lru_cache(maxsize=64)  # a handful of board shapes, asked for at every staff evaluation in play
 def grid_lines(rows: int, columns: int, connect: int) -> tuple[tuple[int, ...], ...]:
     """Every run of ``connect`` cells in a row, column or diagonal, as cell indexes."""
     lines = []
     for r in range(rows):
         for c in range(columns):
-            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+            for dr, dc in DIRECTIONS:
                 last_r, last_c = r + dr * (connect - 1), c + dc * (connect - 1)
                 if 0 <= last_r < rows and 0 <= last_c < columns:
                     lines.append(tuple((r + dr * i) * columns + c + dc * i for i in range(connect)))
@@ -64,26 +67,19 @@ def grid_lines(rows: int, columns: int, connect: int) -> tuple[tuple[int, ...], 
 def line_segments(rows: int, columns: int, connect: int) -> tuple[tuple[slice, ...], ...]:
     """Per cell: for each direction (along a row, a column, either diagonal) in which a line of
     ``connect`` cells can pass through it, the slice of the cells (row-major) within
-    ``connect - 1`` steps of it that way, on both sides. A mark filling the cell makes a line
-    exactly when ``connect`` of its marks lie in a row in one of them: any ``connect`` in a row
-    of those at most ``2 * connect - 1`` cells include the middle one, the cell itself."""
-    segments = []
-    for cell in range(rows * columns):
-        r, c = divmod(cell, columns)
-        through = []
-        for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-            reach = []  # the steps the board allows from the cell, backwards then forwards
-            for sign in (-1, 1):
-                steps = 0
-                while steps < connect - 1 and 0 <= r + sign * dr * (steps + 1) < rows \
-                        and 0 <= c + sign * dc * (steps + 1) < columns:
-                    steps += 1
-                reach.append(steps)
-            if reach[0] + reach[1] + 1 >= connect:
-                step = dr * columns + dc  # > 0: a step down a row, or right along one
-                through.append(slice(cell - reach[0] * step, cell + reach[1] * step + 1, step))
-        segments.append(tuple(through))
-    return tuple(segments)
+    ``connect - 1`` steps of it that way, on both sides: from the first cell to the last of
+    the :func:`grid_lines` through it that way. A mark filling the cell makes a line exactly
+    when ``connect`` of its marks lie in a row in one of them: any ``connect`` in a row of
+    those at most ``2 * connect - 1`` cells include the middle one, the cell itself."""
+    spans: list[dict[tuple[int, int], list[int]]] = [{} for _ in range(rows * columns)]
+    for line in grid_lines(rows, columns, connect):
+        (r0, c0), (r1, c1) = divmod(line[0], columns), divmod(line[1], columns)
+        for cell in line:  # a line's cells ascend: the span grows at either end
+            span = spans[cell].setdefault((r1 - r0, c1 - c0), [line[0], line[-1]])
+            span[0], span[1] = min(span[0], line[0]), max(span[1], line[-1])
+    return tuple(tuple(slice(found[direction][0], found[direction][1] + 1,
+                             direction[0] * columns + direction[1])
+                       for direction in DIRECTIONS if direction in found) for found in spans)
 
 
 def parse_grid(state: Any, game: str) -> tuple[str, int, int]:

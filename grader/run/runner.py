@@ -53,13 +53,7 @@ class RunResult:
 
 def function_name(algorithm: str, game: Game) -> str:
     """The stub a case's algorithm calls at this game's root (its MIN stub at a MIN root)."""
-    return _stub(algorithm_specs.get(algorithm), game)
-
-
-def _stub(spec: Any, game: Game) -> str:
-    """:func:`function_name` by the algorithm's spec, for a caller that has looked it up (the
-    registry is read from the environment at each lookup)."""
-    return spec.stub_at(game.to_move(game.initial_state()) == MIN)
+    return algorithm_specs.get(algorithm).stub_at(game.to_move(game.initial_state()) == MIN)
 
 
 def root_mover_is_min(game: Game) -> bool | None:
@@ -103,7 +97,7 @@ def run_algorithm(
     spec = algorithm_specs.get(algorithm)
     traced_game, trace = traced(game, budget)
     root = game.initial_state()
-    function = functions[_stub(spec, game)]
+    function = functions[spec.stub_at(game.to_move(root) == MIN)]  # as function_name says
     if spec.call == "iterations":
         settings = mcts or MctsSettings()
         value = function(traced_game, root, settings.iterations, random.Random(settings.seed), settings.c)

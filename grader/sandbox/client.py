@@ -666,8 +666,7 @@ def _sendable(case: Any, algorithm: str, stub: str | None) -> tuple[Mapping[str,
     its root (``stub`` when the caller has it); :class:`~grader.errors.GraderError` when a
     plain dict does not build."""
     if hasattr(case, "public_dict"):
-        sendable = case.request_case() if hasattr(case, "request_case") else case.public_dict()
-        return sendable, stub or root_stub(case, algorithm)
+        return case.request_case(), stub or root_stub(case, algorithm)
     return case, check_case_builds(case, algorithm)
 
 
